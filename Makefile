@@ -1,0 +1,45 @@
+# verify-pods: `make demo` shows a verdict on the bundled sample; `make test` runs every test.
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+CARGO ?= cargo
+RELEASE_BIN := target/release
+DEMO_SNAPSHOT ?= samples/pods.json
+DEMO_EVENTS ?= samples/events.json
+
+.PHONY: demo test tools build generate check-generated lint bench bless
+
+demo: ## check the bundled sample snapshot (a red KWOK run) and show the verdict
+	@$(CARGO) build --release --quiet -p verify-pods
+	@echo "\$$ verify-pods check --snapshot $(DEMO_SNAPSHOT) --events $(DEMO_EVENTS)"
+	@code=0; $(RELEASE_BIN)/verify-pods check --snapshot $(DEMO_SNAPSHOT) --events $(DEMO_EVENTS) || code=$$?; \
+	  echo "(exit code $$code: 0 pass/empty, 1 validation failed, 2 could not observe)"; \
+	  [ $$code -le 1 ]
+
+tools: ## install the real tools the tests run (jq, shellcheck, kubectl, PyPI jq) when missing
+	@./hack/install-test-tools.sh
+
+build:
+	$(CARGO) build --release --workspace --all-targets
+
+test: tools build ## every test: unit, CLI, lint, generated/ freshness, shellcheck, parity, live, race
+	$(CARGO) test --release --workspace
+	$(MAKE) --no-print-directory check-generated
+	shellcheck generated/*.sh
+
+generate: ## rewrite generated/ from the canonical programs and templates
+	$(CARGO) run --release --quiet -p scriptgen -- write
+
+check-generated: ## fail with a diff when generated/ is stale
+	$(CARGO) run --release --quiet -p scriptgen -- check
+
+lint: ## cargo fmt, clippy -D warnings, shellcheck
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --release --workspace --all-targets -- -D warnings
+	shellcheck generated/*.sh
+
+bless: ## rewrite the golden files of tests/corpus from the checker's output (review the diff!)
+	VERIFY_PODS_BLESS=1 $(CARGO) test --release -p verify-pods-tests --test golden
+
+bench: ## measure checker, jq, generated bash, post-fix bash and cat on synthetic snapshots (BIG=1 adds 150k)
+	$(CARGO) build --release --workspace
+	python3 bench/run.py $(if $(BIG),--big,)

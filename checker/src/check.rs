@@ -1,0 +1,328 @@
+//! One check: take a snapshot per attempt, settle while pods are only
+//! unscheduled, collect the matching events, build the result.
+
+use crate::engine::{EvalError, Report};
+use crate::kubectl::{Kubectl, KubectlError};
+use crate::projection::Projection;
+use crate::snapshot::{self, SnapshotError};
+use crate::Engine;
+use jaq_json::Val;
+use std::fmt;
+use std::fs;
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// The command that takes one snapshot; the only pods query per attempt.
+pub const GET_PODS: [&str; 5] = ["get", "pods", "--all-namespaces", "-o", "json"];
+/// The command that lists FailedScheduling events, filtered by events.jq after.
+pub const GET_EVENTS: [&str; 7] = [
+    "get",
+    "events",
+    "--all-namespaces",
+    "--field-selector",
+    "reason=FailedScheduling",
+    "-o",
+    "json",
+];
+
+/// Why a check could not decide (exit code 2).
+#[derive(Debug)]
+pub enum CheckError {
+    /// A document was unreadable.
+    Snapshot(SnapshotError),
+    /// kubectl could not be run or failed.
+    Kubectl(KubectlError),
+    /// A canonical program rejected its input (e.g. no `items` array).
+    Eval { source: String, error: EvalError },
+    /// Writing the artifacts failed.
+    SaveDir { path: PathBuf, error: io::Error },
+    /// A file could not be opened.
+    Open { path: PathBuf, error: io::Error },
+}
+
+impl fmt::Display for CheckError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            CheckError::Snapshot(e) => e.fmt(f),
+            CheckError::Kubectl(e) => e.fmt(f),
+            CheckError::Eval { source, error } => write!(f, "{source}: {}", error.message),
+            CheckError::SaveDir { path, error } => {
+                write!(f, "{}: cannot save artifacts: {error}", path.display())
+            }
+            CheckError::Open { path, error } => {
+                write!(f, "{}: cannot open: {error}", path.display())
+            }
+        }
+    }
+}
+
+impl std::error::Error for CheckError {}
+
+/// Where the pods (and events) come from.
+pub enum Source {
+    /// A saved snapshot (`-` = stdin), optional saved events: one attempt.
+    Offline {
+        snapshot: PathBuf,
+        events: Option<PathBuf>,
+    },
+    /// The cluster, through kubectl, with the settle loop.
+    Live {
+        kubectl: Kubectl,
+        deadline: Duration,
+        interval: Duration,
+    },
+}
+
+/// What a check needs besides its source.
+pub struct Settings {
+    /// Namespaces whose pods are ignored.
+    pub excluded_namespaces: Vec<String>,
+    /// Where to save pods.json, events.json and report.json on failure.
+    pub save_dir: Option<PathBuf>,
+}
+
+/// The outcome of a check.
+pub struct Outcome {
+    /// The final report of report.jq.
+    pub report: Report,
+    /// The result of result.jq (`--format json`).
+    pub result: Val,
+}
+
+/// Run one check. `progress` receives the (level, text) line printed before
+/// each extra attempt.
+pub fn run(
+    engine: &Engine,
+    source: &Source,
+    settings: &Settings,
+    progress: &mut dyn FnMut(&str, &str),
+) -> Result<Outcome, CheckError> {
+    let projection = Projection::canonical();
+    let saver = Saver::new(settings.save_dir.as_deref())?;
+    let started = Instant::now();
+    let mut attempts = 0;
+    let report = loop {
+        attempts += 1;
+        let doc = read_pods(source, &projection, &saver)?;
+        let report = engine
+            .report(doc, &settings.excluded_namespaces)
+            .map_err(|error| CheckError::Eval {
+                source: pods_source_name(source),
+                error,
+            })?;
+        let waited = started.elapsed();
+        match source {
+            Source::Live {
+                deadline, interval, ..
+            } if report.may_settle() && waited < *deadline => {
+                let (level, text) = engine
+                    .progress(&report, attempts, waited.as_secs(), deadline.as_secs())
+                    .map_err(|error| CheckError::Eval {
+                        source: "report".into(),
+                        error,
+                    })?;
+                progress(&level, &text);
+                thread::sleep(*interval);
+            }
+            _ => break report,
+        }
+    };
+    let waited_seconds = match source {
+        Source::Offline { .. } => 0,
+        Source::Live { .. } => started.elapsed().as_secs(),
+    };
+    let events = if report.count("unscheduled") > 0 {
+        read_events(engine, source, &projection, &report, &saver, progress)?
+    } else {
+        None
+    };
+    let result = engine
+        .result(&report, attempts, waited_seconds, events)
+        .map_err(|error| CheckError::Eval {
+            source: "report".into(),
+            error,
+        })?;
+    saver.finish(report.verdict() == crate::Verdict::Fail, &result)?;
+    Ok(Outcome { report, result })
+}
+
+fn pods_source_name(source: &Source) -> String {
+    match source {
+        Source::Offline { snapshot, .. } => display_path(snapshot),
+        Source::Live { .. } => "kubectl get pods".to_owned(),
+    }
+}
+
+fn display_path(path: &Path) -> String {
+    if path == Path::new("-") {
+        "<stdin>".to_owned()
+    } else {
+        path.display().to_string()
+    }
+}
+
+fn read_pods(source: &Source, projection: &Projection, saver: &Saver) -> Result<Val, CheckError> {
+    match source {
+        Source::Offline { snapshot, .. } => {
+            read_file(snapshot, &projection.pods, saver.tee("pods.json")?)
+        }
+        Source::Live { kubectl, .. } => {
+            let tee = saver.tee("pods.json")?;
+            let parsed = kubectl
+                .run(&GET_PODS, |out| {
+                    snapshot::read(Tee::new(out, tee), "kubectl get pods", &projection.pods)
+                })
+                .map_err(CheckError::Kubectl)?;
+            parsed.map_err(CheckError::Snapshot)
+        }
+    }
+}
+
+fn read_events(
+    engine: &Engine,
+    source: &Source,
+    projection: &Projection,
+    report: &Report,
+    saver: &Saver,
+    warn: &mut dyn FnMut(&str, &str),
+) -> Result<Option<Val>, CheckError> {
+    let (doc, name) = match source {
+        Source::Offline { events: None, .. } => return Ok(None),
+        Source::Offline {
+            events: Some(path), ..
+        } => (
+            read_file(path, &projection.events, saver.tee("events.json")?)?,
+            display_path(path),
+        ),
+        Source::Live { kubectl, .. } => {
+            let tee = saver.tee("events.json")?;
+            let fetched = kubectl
+                .run(&GET_EVENTS, |out| {
+                    snapshot::read(Tee::new(out, tee), "kubectl get events", &projection.events)
+                })
+                .map_err(|e| e.to_string())
+                .and_then(|parsed| parsed.map_err(|e| e.to_string()));
+            match fetched {
+                Ok(doc) => (doc, "kubectl get events".to_owned()),
+                // The pods verdict stands without its diagnostics; say so.
+                Err(why) => {
+                    warn(
+                        "warn",
+                        &format!("cannot collect FailedScheduling events: {why}"),
+                    );
+                    return Ok(None);
+                }
+            }
+        }
+    };
+    engine
+        .events(doc, report)
+        .map(Some)
+        .map_err(|error| CheckError::Eval {
+            source: name,
+            error,
+        })
+}
+
+fn read_file(
+    path: &Path,
+    shape: &crate::projection::Shape,
+    tee: Option<fs::File>,
+) -> Result<Val, CheckError> {
+    let name = display_path(path);
+    if path == Path::new("-") {
+        let stdin = io::stdin().lock();
+        return snapshot::read(Tee::new(stdin, tee), &name, shape).map_err(CheckError::Snapshot);
+    }
+    let file = fs::File::open(path).map_err(|error| CheckError::Open {
+        path: path.to_owned(),
+        error,
+    })?;
+    snapshot::read(Tee::new(file, tee), &name, shape).map_err(CheckError::Snapshot)
+}
+
+/// Copies every byte read into an optional file: the raw snapshot is saved
+/// while it streams, never held in memory.
+struct Tee<R> {
+    inner: R,
+    copy: Option<fs::File>,
+}
+
+impl<R> Tee<R> {
+    fn new(inner: R, copy: Option<fs::File>) -> Self {
+        Self { inner, copy }
+    }
+}
+
+impl<R: Read> Read for Tee<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if let Some(copy) = &mut self.copy {
+            copy.write_all(&buf[..n])?;
+        }
+        Ok(n)
+    }
+}
+
+/// The artifacts of `--save-dir`: written while reading, kept on failure.
+struct Saver {
+    dir: Option<PathBuf>,
+}
+
+impl Saver {
+    fn new(dir: Option<&Path>) -> Result<Self, CheckError> {
+        if let Some(dir) = dir {
+            fs::create_dir_all(dir).map_err(|error| CheckError::SaveDir {
+                path: dir.to_owned(),
+                error,
+            })?;
+        }
+        Ok(Self {
+            dir: dir.map(Path::to_owned),
+        })
+    }
+
+    fn partial(dir: &Path, name: &str) -> PathBuf {
+        dir.join(format!(".{name}.partial"))
+    }
+
+    /// A fresh file that receives a copy of the document being read.
+    fn tee(&self, name: &str) -> Result<Option<fs::File>, CheckError> {
+        let Some(dir) = &self.dir else {
+            return Ok(None);
+        };
+        let path = Self::partial(dir, name);
+        fs::File::create(&path)
+            .map(Some)
+            .map_err(|error| CheckError::SaveDir { path, error })
+    }
+
+    /// Keep the copies (and the result as report.json) when the check
+    /// failed; remove them otherwise.
+    fn finish(&self, failed: bool, result: &Val) -> Result<(), CheckError> {
+        let Some(dir) = &self.dir else { return Ok(()) };
+        let io_err = |path: &Path| {
+            let path = path.to_owned();
+            move |error| CheckError::SaveDir { path, error }
+        };
+        for name in ["pods.json", "events.json"] {
+            let partial = Self::partial(dir, name);
+            if !partial.exists() {
+                continue;
+            }
+            if failed {
+                fs::rename(&partial, dir.join(name)).map_err(io_err(&partial))?;
+            } else {
+                fs::remove_file(&partial).map_err(io_err(&partial))?;
+            }
+        }
+        if failed {
+            let path = dir.join("report.json");
+            let json = crate::engine::to_json(result) + "\n";
+            fs::write(&path, json).map_err(io_err(&path))?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,253 @@
+//! Compiles the canonical programs once with jaq and runs them.
+//!
+//! The engine knows nothing of files or processes: values in, values out.
+
+use crate::programs::{Program, Programs};
+use jaq_core::load::{Arena, File, Loader};
+use jaq_core::{data, Compiler, Ctx, Native, Vars};
+use jaq_json::Val;
+use std::fmt;
+
+type Data = data::JustLut<Val>;
+type Filter = jaq_core::compile::Filter<Native<Data>>;
+
+/// A canonical program failed to compile or to run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EvalError {
+    /// The program's file name.
+    pub program: &'static str,
+    /// What went wrong, in words.
+    pub message: String,
+}
+
+impl fmt::Display for EvalError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "{}: {}", self.program, self.message)
+    }
+}
+
+impl std::error::Error for EvalError {}
+
+/// The verdict of report.jq.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Every pod is scheduled and nothing failed.
+    Pass,
+    /// No pod outside the excluded namespaces.
+    Empty,
+    /// Pods are unscheduled or failed.
+    Fail,
+}
+
+/// The report object of report.jq, with typed access to what the drivers
+/// need to decide (verdict, counts). Everything else stays a jq value.
+#[derive(Debug, Clone)]
+pub struct Report(pub Val);
+
+impl Report {
+    /// A top-level number of the report (0 when absent).
+    pub fn count(&self, key: &str) -> usize {
+        match field(&self.0, key) {
+            Some(Val::Num(n)) => n
+                .as_isize()
+                .and_then(|n| usize::try_from(n).ok())
+                .unwrap_or(0),
+            _ => 0,
+        }
+    }
+
+    /// The verdict computed by report.jq.
+    pub fn verdict(&self) -> Verdict {
+        match field(&self.0, "verdict").map(|v| v.to_string()) {
+            Some(s) if s == "\"pass\"" => Verdict::Pass,
+            Some(s) if s == "\"empty\"" => Verdict::Empty,
+            _ => Verdict::Fail,
+        }
+    }
+
+    /// Whether waiting could still change the verdict: pods are unscheduled
+    /// and nothing has failed (a failed pod never recovers by waiting).
+    pub fn may_settle(&self) -> bool {
+        self.count("unscheduled") > 0 && self.count("failed") == 0
+    }
+
+    /// Compact JSON, byte-identical to `jq -c`.
+    pub fn to_json(&self) -> String {
+        to_json(&self.0)
+    }
+}
+
+fn field<'a>(v: &'a Val, key: &str) -> Option<&'a Val> {
+    match v {
+        Val::Obj(map) => map.get(&Val::from(key.to_owned())),
+        _ => None,
+    }
+}
+
+/// Compact JSON of a value, as `jq -c` prints it.
+pub fn to_json(v: &Val) -> String {
+    let mut out = Vec::new();
+    jaq_json::write::write(&mut out, &jaq_json::write::Pp::default(), 0, v)
+        .expect("writing to a Vec cannot fail");
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// A string value's text, or the value's JSON (as `jq -r` prints it).
+pub fn to_raw(v: &Val) -> String {
+    match v {
+        Val::TStr(b) | Val::BStr(b) => String::from_utf8_lossy(b).into_owned(),
+        other => to_json(other),
+    }
+}
+
+/// The canonical programs, compiled once.
+pub struct Engine {
+    filters: Vec<(Program, Filter)>,
+}
+
+impl Engine {
+    /// Compile every canonical program.
+    pub fn new() -> Result<Self, EvalError> {
+        let filters = Programs::ALL
+            .into_iter()
+            .map(|p| compile(p).map(|f| (p, f)))
+            .collect::<Result<_, _>>()?;
+        Ok(Self { filters })
+    }
+
+    /// Run `program` on `input` with its variables (in `program.vars` order);
+    /// every output value, or the first error.
+    pub fn run(&self, program: Program, input: Val, vars: Vec<Val>) -> Result<Vec<Val>, EvalError> {
+        let (_, filter) = self
+            .filters
+            .iter()
+            .find(|(p, _)| *p == program)
+            .expect("every canonical program is compiled");
+        assert_eq!(
+            vars.len(),
+            program.vars.len(),
+            "{}: wrong number of variables",
+            program.file
+        );
+        let ctx = Ctx::<Data>::new(&filter.lut, Vars::new(vars));
+        filter
+            .id
+            .run((ctx, input))
+            .map(|r| jaq_core::unwrap_valr(r).map_err(|e| runtime_error(program, e)))
+            .collect()
+    }
+
+    /// Run a program that yields exactly one value.
+    pub fn run_one(&self, program: Program, input: Val, vars: Vec<Val>) -> Result<Val, EvalError> {
+        let mut out = self.run(program, input, vars)?;
+        match out.len() {
+            1 => Ok(out.pop().expect("one value")),
+            n => Err(EvalError {
+                program: program.file,
+                message: format!("expected one output value, got {n}"),
+            }),
+        }
+    }
+
+    /// report.jq on a snapshot document.
+    pub fn report(
+        &self,
+        snapshot: Val,
+        excluded_namespaces: &[String],
+    ) -> Result<Report, EvalError> {
+        let excluded = Val::from(excluded_namespaces.join(","));
+        self.run_one(Programs::REPORT, snapshot, vec![excluded])
+            .map(Report)
+    }
+
+    /// events.jq: the FailedScheduling events of the report's unscheduled pods.
+    pub fn events(&self, events: Val, report: &Report) -> Result<Val, EvalError> {
+        let slurped = Val::from_iter([report.0.clone()]);
+        self.run_one(Programs::EVENTS, events, vec![slurped])
+    }
+
+    /// result.jq: the report plus attempts, waited seconds and events.
+    pub fn result(
+        &self,
+        report: &Report,
+        attempts: usize,
+        waited_seconds: u64,
+        events: Option<Val>,
+    ) -> Result<Val, EvalError> {
+        let slurped: Val = events.into_iter().collect();
+        let vars = vec![Val::from(attempts), number(waited_seconds), slurped];
+        self.run_one(Programs::RESULT, report.0.clone(), vars)
+    }
+
+    /// render.jq: the text lines of a result, as (level, text).
+    pub fn render(&self, result: &Val) -> Result<Vec<(String, String)>, EvalError> {
+        let lines = self.run(Programs::RENDER, result.clone(), vec![])?;
+        Ok(lines.iter().map(|l| split_level(&to_raw(l))).collect())
+    }
+
+    /// progress.jq: the line printed before another attempt.
+    pub fn progress(
+        &self,
+        report: &Report,
+        attempts: usize,
+        waited_seconds: u64,
+        deadline_seconds: u64,
+    ) -> Result<(String, String), EvalError> {
+        let vars = vec![
+            Val::from(attempts),
+            number(waited_seconds),
+            number(deadline_seconds),
+        ];
+        let line = self.run_one(Programs::PROGRESS, report.0.clone(), vars)?;
+        Ok(split_level(&to_raw(&line)))
+    }
+}
+
+fn number(n: u64) -> Val {
+    Val::from(usize::try_from(n).unwrap_or(usize::MAX))
+}
+
+fn split_level(line: &str) -> (String, String) {
+    match line.split_once('\t') {
+        Some((level, text)) => (level.to_owned(), text.to_owned()),
+        None => ("info".to_owned(), line.to_owned()),
+    }
+}
+
+fn runtime_error(program: Program, e: jaq_core::Error<Val>) -> EvalError {
+    // `error("text")` carries a string: show it without JSON quotes.
+    let message = match e.into_val() {
+        Val::TStr(b) => String::from_utf8_lossy(&b).into_owned(),
+        other => to_json(&other),
+    };
+    EvalError {
+        program: program.file,
+        message,
+    }
+}
+
+fn compile(program: Program) -> Result<Filter, EvalError> {
+    let fail = |message: String| EvalError {
+        program: program.file,
+        message,
+    };
+    let defs = jaq_core::defs()
+        .chain(jaq_std::defs())
+        .chain(jaq_json::defs());
+    let funs = jaq_core::funs()
+        .chain(jaq_std::funs())
+        .chain(jaq_json::funs());
+    let arena = Arena::default();
+    let file = File {
+        code: program.text,
+        path: (),
+    };
+    let modules = Loader::new(defs)
+        .load(&arena, file)
+        .map_err(|errs| fail(format!("cannot parse: {errs:?}")))?;
+    Compiler::default()
+        .with_funs(funs)
+        .with_global_vars(program.vars.iter().copied())
+        .compile(modules)
+        .map_err(|errs| fail(format!("cannot compile: {errs:?}")))
+}

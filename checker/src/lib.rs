@@ -1,0 +1,48 @@
+//! verify-pods: decide whether every pod of a cluster got scheduled, from ONE
+//! snapshot, with canonical jq programs evaluated by jaq.
+//!
+//! The data path is `snapshot → report.jq → report → result.jq → render.jq →
+//! text` (or the result as JSON). All rules and all wording live in the `.jq`
+//! files of `checker/programs/`; this crate only reads snapshots and runs them.
+//!
+//! ```
+//! use checker::{Engine, Programs, Projection, snapshot};
+//!
+//! let engine = Engine::new().unwrap();
+//! let pods = br#"{"kind":"List","items":[
+//!   {"metadata":{"namespace":"default","name":"web-0"},
+//!    "spec":{"nodeName":"kwok-node-0"},"status":{"phase":"Running"}},
+//!   {"metadata":{"namespace":"kube-system","name":"coredns"},
+//!    "spec":{},"status":{"phase":"Pending"}}]}"#;
+//! let projection = Projection::canonical();
+//! let doc = snapshot::read(&pods[..], "inline", &projection.pods).unwrap();
+//! let report = engine.report(doc, &Programs::default_excluded_namespaces()).unwrap();
+//! assert_eq!(
+//!     report.to_json(),
+//!     r#"{"total":1,"running":1,"pending":0,"failed":0,"succeeded":0,"unscheduled":0,"unscheduled_pods":[],"failed_pods":[],"distribution":[{"node":"kwok-node-0","pods":1}],"verdict":"pass"}"#
+//! );
+//! ```
+#![forbid(unsafe_code)]
+
+pub mod check;
+pub mod engine;
+pub mod kubectl;
+pub mod lint;
+pub mod options;
+pub mod programs;
+pub mod projection;
+pub mod snapshot;
+
+pub use engine::{Engine, Report, Verdict};
+pub use programs::Programs;
+pub use projection::Projection;
+
+/// Exit codes shared by the checker and the generated bash function.
+pub mod exit {
+    /// Every pod is scheduled, or there are no pods to check.
+    pub const PASS: u8 = 0;
+    /// Pods are unscheduled or failed.
+    pub const VALIDATION_FAILED: u8 = 1;
+    /// The cluster could not be observed, or the input or usage was bad.
+    pub const CANNOT_OBSERVE: u8 = 2;
+}

@@ -1,0 +1,101 @@
+//! The canonical jq programs, included at build time from `checker/programs/`.
+//!
+//! This module is the only door to them: the checker compiles them, scriptgen
+//! embeds their text in the bash function, and the tests read them from here.
+
+/// One canonical program.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Program {
+    /// Short name, as used by `verify-pods programs NAME`.
+    pub name: &'static str,
+    /// File name inside `checker/programs/`.
+    pub file: &'static str,
+    /// The program text, byte for byte.
+    pub text: &'static str,
+    /// The `$variables` the program expects, in the order the engine passes them.
+    pub vars: &'static [&'static str],
+}
+
+macro_rules! program {
+    ($name:literal, $vars:expr) => {
+        Program {
+            name: $name,
+            file: concat!($name, ".jq"),
+            text: include_str!(concat!("../programs/", $name, ".jq")),
+            vars: $vars,
+        }
+    };
+}
+
+/// Access to the canonical programs and their data files.
+pub struct Programs;
+
+impl Programs {
+    /// snapshot → report (counts, lists, distribution, verdict).
+    pub const REPORT: Program = program!("report", &["$excluded_namespaces"]);
+    /// events list + slurped report → matching FailedScheduling events.
+    pub const EVENTS: Program = program!("events", &["$report"]);
+    /// report + how it was observed → the `--format json` result.
+    pub const RESULT: Program = program!("result", &["$attempts", "$waited_seconds", "$events"]);
+    /// result → "LEVEL<TAB>TEXT" lines.
+    pub const RENDER: Program = program!("render", &[]);
+    /// report → the line printed before another attempt.
+    pub const PROGRESS: Program = program!(
+        "progress",
+        &["$attempts", "$waited_seconds", "$deadline_seconds"]
+    );
+
+    /// Every canonical program.
+    pub const ALL: [Program; 5] = [
+        Self::REPORT,
+        Self::EVENTS,
+        Self::RESULT,
+        Self::RENDER,
+        Self::PROGRESS,
+    ];
+
+    /// `checker/programs/excluded-namespaces`, as written.
+    pub const EXCLUDED_NAMESPACES_FILE: &'static str =
+        include_str!("../programs/excluded-namespaces");
+
+    /// `checker/programs/projection.json`, as written.
+    pub const PROJECTION_FILE: &'static str = include_str!("../programs/projection.json");
+
+    /// A program by its name (`report`) or file name (`report.jq`).
+    pub fn by_name(name: &str) -> Option<Program> {
+        Self::ALL
+            .into_iter()
+            .find(|p| p.name == name || p.file == name)
+    }
+
+    /// The default excluded namespaces: the lines of the data file without
+    /// comments and blanks.
+    pub fn default_excluded_namespaces() -> Vec<String> {
+        Self::EXCLUDED_NAMESPACES_FILE
+            .lines()
+            .map(|line| line.split('#').next().unwrap_or("").trim())
+            .filter(|name| !name.is_empty())
+            .map(str::to_owned)
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_list_has_the_documented_namespaces() {
+        let names = Programs::default_excluded_namespaces();
+        assert!(names.contains(&"kube-system".to_owned()));
+        assert!(names.contains(&"aicr-registry".to_owned()));
+        assert!(names.iter().all(|n| !n.contains(',') && !n.contains('#')));
+    }
+
+    #[test]
+    fn programs_are_found_by_name_and_file() {
+        assert_eq!(Programs::by_name("report"), Some(Programs::REPORT));
+        assert_eq!(Programs::by_name("events.jq"), Some(Programs::EVENTS));
+        assert_eq!(Programs::by_name("nope"), None);
+    }
+}

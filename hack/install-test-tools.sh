@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Install the real tools the tests run, when they are missing: jq (1.6 on
+# Debian bookworm), shellcheck, kubectl, and the PyPI `jq` module (libjq 1.8)
+# for the jq >= 1.7 parity check. Needs root for apt-get; otherwise it only
+# reports what is missing.
+set -euo pipefail
+
+missing=()
+command -v jq >/dev/null || missing+=(jq)
+command -v shellcheck >/dev/null || missing+=(shellcheck)
+command -v kubectl >/dev/null || missing+=(kubernetes-client)
+command -v timeout >/dev/null || missing+=(coreutils)
+
+if ((${#missing[@]})); then
+  if [[ $(id -u) -eq 0 ]]; then
+    echo "installing: ${missing[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  else
+    echo "missing tools: ${missing[*]} (run as root, or install them)" >&2
+    exit 1
+  fi
+fi
+
+if ! python3 -c 'import jq' 2>/dev/null; then
+  echo "installing: PyPI jq (libjq 1.8)"
+  python3 -m pip install --quiet --disable-pip-version-check 'jq>=1.13' \
+    || { echo "cannot install the PyPI jq module" >&2; exit 1; }
+fi
