@@ -12,7 +12,7 @@ def pod_key: "\(.namespace)/\(.name)";
 def seen: .lastTimestamp // .eventTime // .firstTimestamp // "";
 
 ($report[0].unscheduled_pods | map({key: pod_key, value: (.uid // "")}) | from_entries) as $uid_by_pod
-| if (.items | type) != "array" then error("events document has no items array") else . end
+| if type != "object" or (.items | type) != "array" then error("events document has no items array") else . end
 | [ .items[]
     | select(.reason == "FailedScheduling")
     | (.involvedObject // {}) as $pod

@@ -35,7 +35,7 @@ def summarize:
 def count(f): [.[] | select(f)] | length;
 
 ($excluded_namespaces | split(",") | map(select(. != ""))) as $excluded
-| if (.items | type) != "array" then error("snapshot has no items array") else . end
+| if type != "object" or (.items | type) != "array" then error("snapshot has no items array") else . end
 | [ .items[]
     | select(.metadata.namespace as $ns | any($excluded[]; . == $ns) | not)
     | summarize ]
