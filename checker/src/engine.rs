@@ -58,9 +58,10 @@ impl Report {
 
     /// The verdict computed by report.jq.
     pub fn verdict(&self) -> Verdict {
-        match field(&self.0, "verdict").map(|v| v.to_string()) {
-            Some(s) if s == "\"pass\"" => Verdict::Pass,
-            Some(s) if s == "\"empty\"" => Verdict::Empty,
+        match field(&self.0, "verdict").map(to_raw).as_deref() {
+            Some("pass") => Verdict::Pass,
+            Some("empty") => Verdict::Empty,
+            // Anything else, including a missing verdict, must not pass.
             _ => Verdict::Fail,
         }
     }
