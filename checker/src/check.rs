@@ -89,6 +89,9 @@ pub struct Outcome {
     pub report: Report,
     /// The result of result.jq (`--format json`).
     pub result: Val,
+    /// Diagnostics for stderr that do not change the verdict (e.g. why
+    /// events could not be collected; the text then says "not collected").
+    pub warnings: Vec<String>,
 }
 
 /// Run one check. `progress` receives the (level, text) line printed before
@@ -133,8 +136,9 @@ pub fn run(
         Source::Offline { .. } => 0,
         Source::Live { .. } => started.elapsed().as_secs(),
     };
+    let mut warnings = Vec::new();
     let events = if report.count("unscheduled") > 0 {
-        read_events(engine, source, &projection, &report, &saver, progress)?
+        read_events(engine, source, &projection, &report, &saver, &mut warnings)?
     } else {
         None
     };
@@ -145,7 +149,11 @@ pub fn run(
             error,
         })?;
     saver.finish(report.verdict() == crate::Verdict::Fail, &result)?;
-    Ok(Outcome { report, result })
+    Ok(Outcome {
+        report,
+        result,
+        warnings,
+    })
 }
 
 fn pods_source_name(source: &Source) -> String {
@@ -186,7 +194,7 @@ fn read_events(
     projection: &Projection,
     report: &Report,
     saver: &Saver,
-    warn: &mut dyn FnMut(&str, &str),
+    warnings: &mut Vec<String>,
 ) -> Result<Option<Val>, CheckError> {
     let (doc, name) = match source {
         Source::Offline { events: None, .. } => return Ok(None),
@@ -208,10 +216,7 @@ fn read_events(
                 Ok(doc) => (doc, "kubectl get events".to_owned()),
                 // The pods verdict stands without its diagnostics; say so.
                 Err(why) => {
-                    warn(
-                        "warn",
-                        &format!("cannot collect FailedScheduling events: {why}"),
-                    );
+                    warnings.push(format!("cannot collect FailedScheduling events: {why}"));
                     return Ok(None);
                 }
             }

@@ -196,6 +196,9 @@ fn run_check(args: &CheckArgs) -> u8 {
         Ok(outcome) => outcome,
         Err(e) => return fail(e),
     };
+    for warning in &outcome.warnings {
+        eprintln!("verify-pods: warning: {warning}");
+    }
     match args.format {
         Format::Json => println!("{}", checker::engine::to_json(&outcome.result)),
         Format::Text => match engine.render(&outcome.result) {
