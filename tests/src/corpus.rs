@@ -1,0 +1,109 @@
+//! The recorded corpus: `tests/corpus/<case>/` holds a snapshot
+//! (`pods.json`, a `kubectl get pods -A -o json` document), its events
+//! (`events.json`, always present), a one-line `README`, and the goldens
+//! (`expected.txt`, `expected.json`, `expected.exit`) of
+//! `verify-pods check --snapshot pods.json --events events.json`.
+//! `tests/corpus/bad/` holds inputs that must be refused (exit 2).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// The folder of the corpus.
+pub fn corpus_dir() -> PathBuf {
+    crate::workspace_root().join("tests/corpus")
+}
+
+/// The folder of the bad inputs.
+pub fn bad_dir() -> PathBuf {
+    corpus_dir().join("bad")
+}
+
+/// One recorded case.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Case {
+    /// The folder name, e.g. `seed-one-unscheduled`.
+    pub name: String,
+    /// `tests/corpus/<name>/`.
+    pub dir: PathBuf,
+}
+
+/// Golden file names, as the bless mode writes them.
+pub const EXPECTED_TXT: &str = "expected.txt";
+/// `--format json` golden.
+pub const EXPECTED_JSON: &str = "expected.json";
+/// Exit-code golden (the number and a newline).
+pub const EXPECTED_EXIT: &str = "expected.exit";
+
+impl Case {
+    /// `pods.json` of the case.
+    pub fn pods(&self) -> PathBuf {
+        self.dir.join("pods.json")
+    }
+
+    /// `events.json` of the case (an empty List when the case has no events).
+    pub fn events(&self) -> PathBuf {
+        self.dir.join("events.json")
+    }
+
+    /// A file of the case folder.
+    pub fn file(&self, name: &str) -> PathBuf {
+        self.dir.join(name)
+    }
+
+    /// The bytes of a file of the case folder; panics with the path if missing.
+    pub fn read(&self, name: &str) -> Vec<u8> {
+        read(&self.file(name))
+    }
+
+    /// The golden exit code.
+    pub fn expected_exit(&self) -> i32 {
+        let text = String::from_utf8(self.read(EXPECTED_EXIT)).expect("expected.exit is text");
+        text.trim()
+            .parse()
+            .unwrap_or_else(|_| panic!("{}: not an exit code: {text:?}", self.name))
+    }
+
+    /// The one-line description.
+    pub fn readme(&self) -> String {
+        String::from_utf8(self.read("README")).expect("README is UTF-8")
+    }
+}
+
+/// Every case of the corpus, sorted by name (folders with a `pods.json`).
+pub fn cases() -> Vec<Case> {
+    let mut cases: Vec<Case> = fs::read_dir(corpus_dir())
+        .expect("tests/corpus exists")
+        .map(|entry| entry.expect("readable corpus entry").path())
+        .filter(|dir| dir.join("pods.json").is_file())
+        .map(|dir| Case {
+            name: dir.file_name().unwrap().to_string_lossy().into_owned(),
+            dir,
+        })
+        .collect();
+    cases.sort_by(|a, b| a.name.cmp(&b.name));
+    cases
+}
+
+/// A case by name; panics when it does not exist.
+pub fn case(name: &str) -> Case {
+    cases()
+        .into_iter()
+        .find(|c| c.name == name)
+        .unwrap_or_else(|| panic!("no corpus case {name:?}"))
+}
+
+/// The files of `tests/corpus/bad/`, sorted.
+pub fn bad_inputs() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = fs::read_dir(bad_dir())
+        .expect("tests/corpus/bad exists")
+        .map(|entry| entry.expect("readable entry").path())
+        .filter(|path| path.is_file())
+        .collect();
+    files.sort();
+    files
+}
+
+/// The bytes of a file; panics with the path when it cannot be read.
+pub fn read(path: &Path) -> Vec<u8> {
+    fs::read(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
+}
