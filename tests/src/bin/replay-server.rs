@@ -1,0 +1,93 @@
+//! `replay-server`: run the replay API server by hand and point kubectl at it.
+//!
+//! ```text
+//! replay-server --state tests/corpus/all-running --state t1/pods.json --port 0 \
+//!               [--page-size N] [--now RFC3339 (default: the wall clock)] [--version v1.32.0] \
+//!               [--fault pods-page-2=expired] [--kubeconfig FILE]
+//! ```
+//! It prints its URL (and writes a kubeconfig when asked), then logs each
+//! request on stderr until killed.
+#![forbid(unsafe_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+use verify_pods_tests::replay::client::kubeconfig_text;
+use verify_pods_tests::replay::{FaultRule, Server, State};
+
+const USAGE: &str = "usage: replay-server --state DIR|PODS.json[,EVENTS.json] [--state …] [--port N]
+       [--page-size N] [--now RFC3339] [--version vX.Y.Z] [--fault TARGET=FAULT[@once|@N]]
+       [--kubeconfig FILE]
+  TARGET: pods, pods-page-N, events, request-N
+  FAULT:  expired, 500, 503[:SECS], 429[:SECS], close, close-mid-body, truncate, delay:MILLIS
+  The timeline advances after each successful first page of a pods list.";
+
+fn main() -> ExitCode {
+    match run(std::env::args().skip(1).collect()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("replay-server: {e}\n{USAGE}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn wall_clock() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+}
+
+fn state(arg: &str) -> Result<State, String> {
+    let path = Path::new(arg);
+    if path.is_dir() {
+        return State::from_case_dir(path);
+    }
+    match arg.split_once(',') {
+        Some((pods, events)) => State::from_files(Path::new(pods), Some(Path::new(events))),
+        None => State::from_files(path, None),
+    }
+}
+
+fn run(args: Vec<String>) -> Result<(), String> {
+    // By hand, ages are shown from the wall clock; tests pin `now`.
+    let mut builder = Server::builder().now_seconds(wall_clock());
+    let mut kubeconfig: Option<PathBuf> = None;
+    let mut args = args.into_iter();
+    while let Some(flag) = args.next() {
+        let mut value = || args.next().ok_or_else(|| format!("{flag} needs a value"));
+        let number = |v: String| v.parse::<usize>().map_err(|_| format!("{flag}: not a number: {v}"));
+        builder = match flag.as_str() {
+            "--state" => builder.state(state(&value()?)?),
+            "--port" => builder.port(u16::try_from(number(value()?)?).map_err(|e| e.to_string())?),
+            "--page-size" => builder.page_size(number(value()?)?),
+            "--now" => builder.now(&value()?)?,
+            "--version" => builder.git_version(&value()?),
+            "--fault" => builder.fault(FaultRule::parse(&value()?)?),
+            "--kubeconfig" => {
+                kubeconfig = Some(PathBuf::from(value()?));
+                builder
+            }
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                return Ok(());
+            }
+            other => return Err(format!("unknown argument {other:?}")),
+        };
+    }
+    let server = builder.start().map_err(|e| format!("cannot listen: {e}"))?;
+    if let Some(path) = kubeconfig {
+        let text = kubeconfig_text(&server.url());
+        std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    println!("{}", server.url());
+    let mut printed = 0;
+    loop {
+        std::thread::sleep(Duration::from_millis(100));
+        let log = server.log();
+        for entry in &log[printed.min(log.len())..] {
+            eprintln!("{}", entry.line());
+        }
+        printed = log.len();
+    }
+}

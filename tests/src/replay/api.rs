@@ -1,0 +1,471 @@
+//! The API: discovery, lists (JSON or Table, selectors, pagination pinned to
+//! the state of the first page), single objects, Status errors; the timeline
+//! and the fault rules, decided per request under one lock.
+
+use super::fault::{Fault, FaultRule, Target, Times};
+use super::http::{Delivery, Request, Response};
+use super::log::{LogEntry, Resource};
+use super::select::{FieldSelector, Kind, LabelSelector};
+use super::state::State;
+use super::table::{self, IncludeObject, Printer};
+use serde_json::{json, Value};
+use std::collections::BTreeSet;
+
+/// When the timeline moves to its next state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Advance {
+    /// After each successful first page of a pods list (the default).
+    PodsLists,
+    /// After each successful first page of a pods or events list.
+    PodsAndEventsLists,
+}
+
+/// Settings that hold for a whole run.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Largest page the server sends, whatever `limit` asks (None = `limit` only).
+    pub page_size: Option<usize>,
+    /// "Now" for the AGE columns, in seconds since the epoch.
+    pub now: i64,
+    /// `gitVersion` of `/version`: the google-cloud-sdk kubectl dispatcher
+    /// picks the kubectl build from it.
+    pub git_version: String,
+    /// When the timeline advances.
+    pub advance: Advance,
+}
+
+/// Everything the connection threads share.
+#[derive(Debug)]
+pub struct Shared {
+    /// The timeline.
+    pub states: Vec<State>,
+    /// The state the next first page is taken from.
+    pub current: usize,
+    /// Fault rules with how often each fired.
+    pub rules: Vec<(FaultRule, usize)>,
+    /// Every request so far.
+    pub log: Vec<LogEntry>,
+    /// Run settings.
+    pub config: Config,
+    /// `host:port` of the server, for `/api`.
+    pub address: String,
+}
+
+/// Where a path leads.
+enum Route {
+    Version,
+    Api,
+    Apis,
+    ApiV1,
+    List(Resource, Option<String>),
+    Get(Resource, Option<String>, String),
+    Unknown,
+}
+
+fn route(path: &str) -> Route {
+    let parts: Vec<&str> = path.trim_end_matches('/').split('/').skip(1).collect();
+    let namespaced = |r: &str| Resource::from_plural(r).filter(|r| matches!(r, Resource::Pods | Resource::Events));
+    match parts[..] {
+        ["version"] => Route::Version,
+        ["api"] => Route::Api,
+        ["apis"] => Route::Apis,
+        ["api", "v1"] => Route::ApiV1,
+        ["api", "v1", r] => Resource::from_plural(r).map_or(Route::Unknown, |r| Route::List(r, None)),
+        ["api", "v1", "namespaces", ns, r] => {
+            namespaced(r).map_or(Route::Unknown, |r| Route::List(r, Some(ns.to_owned())))
+        }
+        ["api", "v1", "namespaces", ns, r, name] => namespaced(r)
+            .map_or(Route::Unknown, |r| Route::Get(r, Some(ns.to_owned()), name.to_owned())),
+        ["api", "v1", r @ ("nodes" | "namespaces"), name] => Resource::from_plural(r)
+            .map_or(Route::Unknown, |r| Route::Get(r, None, name.to_owned())),
+        _ => Route::Unknown,
+    }
+}
+
+/// What the client asked for in `Accept`.
+enum Format {
+    Json,
+    Table(&'static str),
+}
+
+/// Scan the Accept entries in order, like the apiserver: a Table when an
+/// entry asks for one, plain JSON for `application/json` or `*/*`.
+fn negotiate(accept: Option<&str>) -> Option<Format> {
+    let Some(accept) = accept.filter(|a| !a.trim().is_empty()) else {
+        return Some(Format::Json);
+    };
+    for entry in accept.split(',') {
+        let mut params = entry.split(';').map(str::trim);
+        let media = params.next().unwrap_or("");
+        let params: Vec<(&str, &str)> = params.filter_map(|p| p.split_once('=')).collect();
+        let get = |key: &str| params.iter().find(|(k, _)| *k == key).map(|(_, v)| *v);
+        if get("g") == Some("apidiscovery.k8s.io") {
+            continue;
+        }
+        if !matches!(media, "application/json" | "*/*" | "application/*") {
+            continue;
+        }
+        match (get("as"), get("g"), get("v")) {
+            (None, _, _) => return Some(Format::Json),
+            (Some("Table"), Some("meta.k8s.io"), Some("v1")) => return Some(Format::Table("v1")),
+            (Some("Table"), Some("meta.k8s.io"), Some("v1beta1")) => {
+                return Some(Format::Table("v1beta1"))
+            }
+            _ => continue,
+        }
+    }
+    None
+}
+
+/// A `Status` error object.
+pub fn status(code: u16, reason: &str, message: &str) -> Value {
+    json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+           "message": message, "reason": reason, "code": code})
+}
+
+fn status_response(code: u16, reason: &str, message: &str) -> Response {
+    Response::json(code, &status(code, reason, message))
+}
+
+/// What one request turned into, before the fault rules.
+struct Answer {
+    response: Response,
+    list: Option<Resource>,
+    page: Option<usize>,
+    state: Option<usize>,
+    items: usize,
+}
+
+impl Answer {
+    fn plain(response: Response) -> Self {
+        Self {
+            response,
+            list: None,
+            page: None,
+            state: None,
+            items: 0,
+        }
+    }
+}
+
+impl Shared {
+    /// Answer one request: route it, apply the first matching fault rule,
+    /// log it, and advance the timeline after a served first page.
+    pub fn handle(&mut self, request: &Request) -> (Response, Delivery) {
+        let seq = self.log.len() + 1;
+        let mut answer = self.answer(request);
+        let fault = self.fire(seq, &answer);
+        let delivery = match &fault {
+            None => Delivery::Normal,
+            Some(Fault::Status {
+                code,
+                reason,
+                message,
+                retry_after,
+            }) => {
+                answer.response = self.fault_status(*code, reason, message, &answer);
+                if let Some(secs) = retry_after {
+                    answer.response.headers.push(("Retry-After".into(), secs.to_string()));
+                }
+                Delivery::Normal
+            }
+            Some(Fault::CloseBeforeHeaders) => Delivery::CloseBeforeHeaders,
+            Some(Fault::CloseMidBody) => Delivery::CloseMidBody,
+            Some(Fault::TruncatedBody) => Delivery::Truncated,
+            Some(Fault::Delay(d)) => Delivery::Delayed(*d),
+        };
+        let entry = LogEntry {
+            seq,
+            method: request.method.clone(),
+            path: request.path.clone(),
+            query: request.raw_query.clone(),
+            accept: request.header("accept").unwrap_or("").to_owned(),
+            user_agent: request.header("user-agent").unwrap_or("").to_owned(),
+            list: answer.list,
+            page: answer.page,
+            state: answer.state,
+            status: if delivery == Delivery::CloseBeforeHeaders {
+                0
+            } else {
+                answer.response.status
+            },
+            fault,
+            items: answer.items,
+        };
+        self.advance_after(&entry);
+        self.log.push(entry);
+        (answer.response, delivery)
+    }
+
+    fn fault_status(&self, code: u16, reason: &str, message: &str, answer: &Answer) -> Response {
+        let mut body = status(code, reason, message);
+        // The apiserver's 410 carries a token to continue inconsistently.
+        if code == 410 {
+            body["metadata"] = json!({"continue": format!("inconsistent.{}", answer.page.unwrap_or(1))});
+        }
+        Response::json(code, &body)
+    }
+
+    fn advance_after(&mut self, entry: &LogEntry) {
+        let advances = entry.is_list_start(Resource::Pods)
+            || (self.config.advance == Advance::PodsAndEventsLists
+                && entry.is_list_start(Resource::Events));
+        if advances && self.current + 1 < self.states.len() {
+            self.current += 1;
+        }
+    }
+
+    /// The first rule that aims at this request and has shots left.
+    fn fire(&mut self, seq: usize, answer: &Answer) -> Option<Fault> {
+        let hit = |target: &Target| match *target {
+            Target::PodsPage(n) => answer.list == Some(Resource::Pods) && answer.page == Some(n),
+            Target::PodsList => answer.list == Some(Resource::Pods),
+            Target::EventsList => answer.list == Some(Resource::Events),
+            Target::Request(n) => n == seq,
+        };
+        let (rule, fired) = self.rules.iter_mut().find(|(rule, fired)| {
+            hit(&rule.target)
+                && match rule.times {
+                    Times::Always => true,
+                    Times::First(n) => *fired < n,
+                }
+        })?;
+        *fired += 1;
+        Some(rule.fault.clone())
+    }
+
+    fn answer(&self, request: &Request) -> Answer {
+        if request.method != "GET" {
+            return Answer::plain(status_response(405, "MethodNotAllowed", "replay: only GET is served"));
+        }
+        let format = negotiate(request.header("accept"));
+        match (route(&request.path), format) {
+            (_, None) => Answer::plain(status_response(406, "NotAcceptable", "only application/json and meta.k8s.io Tables are served")),
+            (Route::Version, _) => Answer::plain(Response::json(200, &self.version())),
+            (Route::Api, _) => Answer::plain(Response::json(200, &self.api_versions())),
+            (Route::Apis, _) => Answer::plain(Response::json(200, &json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": []}))),
+            (Route::ApiV1, _) => Answer::plain(Response::json(200, &resource_list())),
+            (Route::List(resource, ns), Some(format)) => self.list(request, resource, ns.as_deref(), &format),
+            (Route::Get(resource, ns, name), Some(format)) => {
+                Answer::plain(self.get(request, resource, ns.as_deref(), &name, &format))
+            }
+            (Route::Unknown, _) => Answer::plain(status_response(404, "NotFound", "the server could not find the requested resource")),
+        }
+    }
+
+    fn version(&self) -> Value {
+        let minor = self
+            .config
+            .git_version
+            .trim_start_matches('v')
+            .split('.')
+            .nth(1)
+            .unwrap_or("32")
+            .to_owned();
+        json!({"major": "1", "minor": minor, "gitVersion": self.config.git_version,
+               "gitCommit": "0000000000000000000000000000000000000000", "gitTreeState": "clean",
+               "buildDate": "2025-01-01T00:00:00Z", "goVersion": "go1.23.0", "compiler": "gc",
+               "platform": "linux/amd64"})
+    }
+
+    fn api_versions(&self) -> Value {
+        json!({"kind": "APIVersions", "versions": ["v1"],
+               "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": self.address}]})
+    }
+
+    /// The objects of `resource` in state `index` (nodes and namespaces are
+    /// derived from the pods: enough for `kubectl get nodes|namespaces`).
+    fn objects(&self, resource: Resource, index: usize) -> Vec<Value> {
+        let state = &self.states[index];
+        let names = |pointer: &str| -> BTreeSet<String> {
+            state
+                .pods
+                .iter()
+                .filter_map(|p| p.pointer(pointer).and_then(Value::as_str))
+                .filter(|n| !n.is_empty())
+                .map(str::to_owned)
+                .collect()
+        };
+        match resource {
+            Resource::Pods => state.pods.clone(),
+            Resource::Events => state.events.clone(),
+            Resource::Nodes => names("/spec/nodeName")
+                .into_iter()
+                .map(|n| json!({"metadata": {"name": n}}))
+                .collect(),
+            Resource::Namespaces => names("/metadata/namespace")
+                .into_iter()
+                .map(|n| json!({"metadata": {"name": n}, "status": {"phase": "Active"}}))
+                .collect(),
+        }
+    }
+
+    fn list(&self, request: &Request, resource: Resource, namespace: Option<&str>, format: &Format) -> Answer {
+        let mut answer = Answer::plain(Response::json(200, &Value::Null));
+        answer.list = Some(resource);
+        let selected = match self.select(request, resource, namespace) {
+            Ok(selected) => selected,
+            Err(response) => {
+                answer.page = Some(1);
+                answer.response = response;
+                return answer;
+            }
+        };
+        let (index, offset, page) = match request.param("continue").filter(|c| !c.is_empty()) {
+            None => (self.current, 0, 1),
+            Some(token) => match parse_token(token).filter(|(s, _, _)| *s < self.states.len()) {
+                Some(pinned) => pinned,
+                None => {
+                    answer.page = Some(2);
+                    answer.response = status_response(400, "BadRequest", "continue key is not valid: replay: unknown token");
+                    return answer;
+                }
+            },
+        };
+        answer.page = Some(page);
+        answer.state = Some(index);
+        let all = self.objects(resource, index);
+        let matching: Vec<&Value> = all.iter().filter(|o| selected(o)).collect();
+        let limit = match request.param("limit").map(str::parse::<usize>) {
+            None => None,
+            Some(Ok(0)) => None,
+            Some(Ok(n)) => Some(n),
+            Some(Err(_)) => {
+                answer.response = status_response(400, "BadRequest", "limit must be a non-negative integer");
+                return answer;
+            }
+        };
+        let size = [limit, self.config.page_size].into_iter().flatten().min().unwrap_or(usize::MAX);
+        let start = offset.min(matching.len());
+        let end = start.saturating_add(size).min(matching.len());
+        let page_items = &matching[start..end];
+        let mut metadata = json!({"resourceVersion": (1000 + index).to_string()});
+        if end < matching.len() {
+            metadata["continue"] = token(index, end, page + 1).into();
+            if !has_selectors(request) {
+                metadata["remainingItemCount"] = (matching.len() - end).into();
+            }
+        }
+        answer.items = page_items.len();
+        answer.response = match format {
+            Format::Json => Response::json(200, &json!({
+                "kind": format!("{}List", resource.kind()), "apiVersion": "v1",
+                "metadata": metadata, "items": page_items})),
+            Format::Table(version) => match IncludeObject::parse(request.param("includeObject")) {
+                Ok(include) => Response::json(200, &table::table(printer(resource), resource.kind(), page_items, include, version, self.config.now, metadata)),
+                Err(e) => status_response(400, "BadRequest", &e),
+            },
+        };
+        answer
+    }
+
+    /// The filter of a list request: namespace, field and label selectors.
+    #[allow(clippy::type_complexity)]
+    fn select(&self, request: &Request, resource: Resource, namespace: Option<&str>) -> Result<Box<dyn Fn(&Value) -> bool>, Response> {
+        let kind = match resource {
+            Resource::Pods => Kind::Pods,
+            Resource::Events => Kind::Events,
+            Resource::Nodes => Kind::Nodes,
+            Resource::Namespaces => Kind::Namespaces,
+        };
+        let fields = FieldSelector::parse(request.param("fieldSelector").unwrap_or(""), kind)
+            .map_err(|e| status_response(400, "BadRequest", &e))?;
+        let labels = LabelSelector::parse(request.param("labelSelector").unwrap_or(""))
+            .map_err(|e| status_response(400, "BadRequest", &e))?;
+        let namespace = namespace.map(str::to_owned);
+        Ok(Box::new(move |object: &Value| {
+            let in_namespace = namespace.as_deref().map_or(true, |ns| {
+                object.pointer("/metadata/namespace").and_then(Value::as_str) == Some(ns)
+            });
+            in_namespace && fields.matches(object) && labels.matches(object)
+        }))
+    }
+
+    fn get(&self, request: &Request, resource: Resource, namespace: Option<&str>, name: &str, format: &Format) -> Response {
+        let objects = self.objects(resource, self.current);
+        let found = objects.iter().find(|o| {
+            o.pointer("/metadata/name").and_then(Value::as_str) == Some(name)
+                && namespace.map_or(true, |ns| o.pointer("/metadata/namespace").and_then(Value::as_str) == Some(ns))
+        });
+        let Some(object) = found else {
+            let mut body = status(404, "NotFound", &format!("{} \"{name}\" not found", resource.plural()));
+            body["details"] = json!({"name": name, "kind": resource.plural()});
+            return Response::json(404, &body);
+        };
+        match format {
+            Format::Json => {
+                let mut object = object.clone();
+                object["kind"] = resource.kind().into();
+                object["apiVersion"] = "v1".into();
+                Response::json(200, &object)
+            }
+            Format::Table(version) => match IncludeObject::parse(request.param("includeObject")) {
+                Ok(include) => Response::json(200, &table::table(printer(resource), resource.kind(), &[object], include, version, self.config.now, json!({"resourceVersion": (1000 + self.current).to_string()}))),
+                Err(e) => status_response(400, "BadRequest", &e),
+            },
+        }
+    }
+}
+
+fn printer(resource: Resource) -> Printer {
+    match resource {
+        Resource::Pods => Printer::Pods,
+        Resource::Events => Printer::Events,
+        Resource::Nodes | Resource::Namespaces => Printer::NameAge,
+    }
+}
+
+fn has_selectors(request: &Request) -> bool {
+    ["fieldSelector", "labelSelector"]
+        .iter()
+        .any(|p| request.param(p).is_some_and(|v| !v.is_empty()))
+}
+
+/// A continue token: the pinned state, the offset of the next item, the next page.
+fn token(state: usize, offset: usize, page: usize) -> String {
+    format!("replay.{state}.{offset}.{page}")
+}
+
+fn parse_token(token: &str) -> Option<(usize, usize, usize)> {
+    let mut parts = token.strip_prefix("replay.")?.split('.').map(str::parse::<usize>);
+    let (state, offset, page) = (parts.next()?.ok()?, parts.next()?.ok()?, parts.next()?.ok()?);
+    parts.next().is_none().then_some((state, offset, page))
+}
+
+/// `/api/v1`: the resources `kubectl get` needs.
+fn resource_list() -> Value {
+    let verbs = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
+    let resource = |name: &str, singular: &str, kind: &str, namespaced: bool, short: &str| {
+        json!({"name": name, "singularName": singular, "namespaced": namespaced, "kind": kind,
+               "verbs": verbs, "shortNames": [short]})
+    };
+    json!({"kind": "APIResourceList", "groupVersion": "v1", "resources": [
+        resource("events", "event", "Event", true, "ev"),
+        resource("namespaces", "namespace", "Namespace", false, "ns"),
+        resource("nodes", "node", "Node", false, "no"),
+        resource("pods", "pod", "Pod", true, "po"),
+    ]})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_round_trip() {
+        assert_eq!(parse_token(&token(3, 500, 2)), Some((3, 500, 2)));
+        assert_eq!(parse_token("replay.1.2"), None);
+        assert_eq!(parse_token("abc"), None);
+    }
+
+    #[test]
+    fn accept_headers() {
+        let table = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json";
+        assert!(matches!(negotiate(Some(table)), Some(Format::Table("v1"))));
+        assert!(matches!(negotiate(Some("application/json, */*")), Some(Format::Json)));
+        assert!(matches!(negotiate(None), Some(Format::Json)));
+        assert!(negotiate(Some("text/plain")).is_none());
+        let disco = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json";
+        assert!(matches!(negotiate(Some(disco)), Some(Format::Json)));
+    }
+}

@@ -1,0 +1,129 @@
+//! Pointing the real kubectl at a replay server: a throw-away kubeconfig, an
+//! isolated HOME and discovery cache, and a `kubectl` first on PATH.
+
+use std::env;
+use std::ffi::OsString;
+use std::fs;
+use std::io;
+use std::os::unix::fs::symlink;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use tempfile::TempDir;
+
+/// Environment variable that names the kubectl the tests run.
+pub const KUBECTL_ENV: &str = "VERIFY_PODS_TEST_KUBECTL";
+
+/// The google-cloud-sdk ships one kubectl per minor next to its dispatcher;
+/// calling one directly skips the dispatcher's extra `/version` round trip.
+const DIRECT_KUBECTL: &str = "/usr/lib/google-cloud-sdk/bin/kubectl.1.32";
+
+/// The kubectl the tests run: `$VERIFY_PODS_TEST_KUBECTL`, else the direct
+/// 1.32 build of the google-cloud-sdk, else `kubectl` from PATH.
+pub fn kubectl_binary() -> PathBuf {
+    if let Some(path) = env::var_os(KUBECTL_ENV).filter(|p| !p.is_empty()) {
+        return PathBuf::from(path);
+    }
+    if Path::new(DIRECT_KUBECTL).is_file() {
+        return PathBuf::from(DIRECT_KUBECTL);
+    }
+    find_on_path("kubectl").expect("kubectl is not installed (make tools installs it)")
+}
+
+/// An executable named `name` on PATH.
+pub fn find_on_path(name: &str) -> Option<PathBuf> {
+    env::split_paths(&env::var_os("PATH")?)
+        .map(|dir| dir.join(name))
+        .find(|p| p.is_file())
+}
+
+/// A private kubectl world for one server: kubeconfig, HOME, cache, PATH.
+#[derive(Debug)]
+pub struct KubeEnv {
+    dir: TempDir,
+    /// The kubeconfig (server = the replay server, no credentials).
+    pub kubeconfig: PathBuf,
+    /// A `bin/` with `kubectl` (a symlink to the chosen binary).
+    pub bin_dir: PathBuf,
+    /// `bin_dir/kubectl`.
+    pub kubectl_path: PathBuf,
+}
+
+impl KubeEnv {
+    /// An environment for the server at `url` with [`kubectl_binary`].
+    pub fn new(url: &str) -> io::Result<Self> {
+        Self::with_kubectl(url, &kubectl_binary())
+    }
+
+    /// An environment for the server at `url` with this kubectl binary.
+    pub fn with_kubectl(url: &str, kubectl: &Path) -> io::Result<Self> {
+        let dir = tempfile::Builder::new().prefix("replay-kube-").tempdir()?;
+        let kubeconfig = dir.path().join("kubeconfig");
+        fs::write(&kubeconfig, kubeconfig_text(url))?;
+        fs::create_dir_all(dir.path().join("home"))?;
+        fs::create_dir_all(dir.path().join("cache"))?;
+        let bin_dir = dir.path().join("bin");
+        fs::create_dir_all(&bin_dir)?;
+        let kubectl_path = bin_dir.join("kubectl");
+        symlink(kubectl, &kubectl_path)?;
+        Ok(Self {
+            dir,
+            kubeconfig,
+            bin_dir,
+            kubectl_path,
+        })
+    }
+
+    /// The temporary folder (scratch space for a test).
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Point `cmd` at the server: HOME, KUBECONFIG, KUBECACHEDIR, `kubectl`
+    /// first on PATH, no colour, and none of the caller's KWOK_VERIFY_PODS_*.
+    pub fn apply<'a>(&self, cmd: &'a mut Command) -> &'a mut Command {
+        for (name, _) in env::vars_os() {
+            if name.to_string_lossy().starts_with("KWOK_VERIFY_PODS_") {
+                cmd.env_remove(name);
+            }
+        }
+        let mut path = OsString::from(&self.bin_dir);
+        if let Some(rest) = env::var_os("PATH") {
+            path.push(":");
+            path.push(rest);
+        }
+        cmd.env("HOME", self.dir().join("home"))
+            .env("KUBECONFIG", &self.kubeconfig)
+            .env("KUBECACHEDIR", self.dir().join("cache"))
+            .env("PATH", path)
+            .env("NO_COLOR", "1")
+    }
+
+    /// `kubectl` with this environment.
+    pub fn kubectl(&self) -> Command {
+        let mut cmd = Command::new(&self.kubectl_path);
+        self.apply(&mut cmd);
+        cmd
+    }
+}
+
+/// A kubeconfig for the server at `url` (plain http: kubectl sends no credentials).
+pub fn kubeconfig_text(url: &str) -> String {
+    format!(
+        "apiVersion: v1
+kind: Config
+clusters:
+- name: replay
+  cluster:
+    server: {url}
+contexts:
+- name: replay
+  context:
+    cluster: replay
+    user: replay
+current-context: replay
+users:
+- name: replay
+  user: {{}}
+"
+    )
+}

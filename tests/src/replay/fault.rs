@@ -1,0 +1,210 @@
+//! Faults the server injects: error Statuses, broken connections, broken
+//! bodies, slow answers; each aimed at some requests, a number of times.
+
+use std::time::Duration;
+
+/// What goes wrong with one response.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Fault {
+    /// An error `Status` with this code and reason (and `Retry-After`).
+    Status {
+        /// HTTP status code.
+        code: u16,
+        /// The Status `reason` (`InternalError`, `Expired`, …).
+        reason: String,
+        /// The Status `message`.
+        message: String,
+        /// Seconds for the `Retry-After` header, if any.
+        retry_after: Option<u32>,
+    },
+    /// Close the connection after reading the request, before any header.
+    CloseBeforeHeaders,
+    /// Announce the full Content-Length, send half the body, close.
+    CloseMidBody,
+    /// Send the first half of the JSON body with a correct Content-Length.
+    TruncatedBody,
+    /// Answer normally after this delay.
+    Delay(Duration),
+}
+
+impl Fault {
+    /// The apiserver's 410 for a continue token whose snapshot is gone.
+    pub fn expired() -> Self {
+        Self::Status {
+            code: 410,
+            reason: "Expired".into(),
+            message: "The provided continue parameter is too old to display a consistent list \
+                      result. You can start a new list without the continue parameter, or use \
+                      the continue token in this response to retrieve the remainder of the \
+                      results. Continuing with the provided token results in an inconsistent \
+                      list - objects that were created, modified, or deleted between the time \
+                      the first chunk was returned and now may show up in the list."
+                .into(),
+            retry_after: None,
+        }
+    }
+
+    /// A 500 InternalError.
+    pub fn internal_error() -> Self {
+        Self::Status {
+            code: 500,
+            reason: "InternalError".into(),
+            message: "Internal error occurred: replay: injected failure".into(),
+            retry_after: None,
+        }
+    }
+
+    /// A 503 ServiceUnavailable with `Retry-After`.
+    pub fn unavailable(retry_after: u32) -> Self {
+        Self::Status {
+            code: 503,
+            reason: "ServiceUnavailable".into(),
+            message: "replay: try again later".into(),
+            retry_after: Some(retry_after),
+        }
+    }
+
+    /// A 429 TooManyRequests with `Retry-After`.
+    pub fn too_many_requests(retry_after: u32) -> Self {
+        Self::Status {
+            code: 429,
+            reason: "TooManyRequests".into(),
+            message: "replay: too many requests, please try again later".into(),
+            retry_after: Some(retry_after),
+        }
+    }
+
+    /// Whether the request still counts as served (a slow answer does).
+    pub fn is_failure(&self) -> bool {
+        !matches!(self, Self::Delay(_))
+    }
+
+    /// Parse `expired`, `500`, `503[:SECS]`, `429[:SECS]`, `close`,
+    /// `close-mid-body`, `truncate`, `delay:MILLIS`.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let (name, arg) = text.split_once(':').unwrap_or((text, ""));
+        let secs = || -> Result<u32, String> {
+            if arg.is_empty() {
+                return Ok(1);
+            }
+            arg.parse().map_err(|_| format!("bad seconds in {text:?}"))
+        };
+        match name {
+            "expired" | "410" => Ok(Self::expired()),
+            "500" => Ok(Self::internal_error()),
+            "503" => Ok(Self::unavailable(secs()?)),
+            "429" => Ok(Self::too_many_requests(secs()?)),
+            "close" => Ok(Self::CloseBeforeHeaders),
+            "close-mid-body" => Ok(Self::CloseMidBody),
+            "truncate" => Ok(Self::TruncatedBody),
+            "delay" => arg
+                .parse()
+                .map(|ms| Self::Delay(Duration::from_millis(ms)))
+                .map_err(|_| format!("bad milliseconds in {text:?}")),
+            _ => Err(format!("unknown fault {text:?}")),
+        }
+    }
+}
+
+/// Which requests a fault is aimed at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    /// Page N (1 = the first request, 2 = the first continue) of a pods list.
+    PodsPage(usize),
+    /// Every page of every pods list.
+    PodsList,
+    /// Every page of every events list.
+    EventsList,
+    /// The N-th request the server receives (1-based, all paths counted).
+    Request(usize),
+}
+
+/// How many times a rule fires.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Times {
+    /// Every matching request.
+    Always,
+    /// The first N matching requests.
+    First(usize),
+}
+
+/// A fault, the requests it hits, and how often.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FaultRule {
+    /// Which requests.
+    pub target: Target,
+    /// What goes wrong.
+    pub fault: Fault,
+    /// How often.
+    pub times: Times,
+}
+
+impl FaultRule {
+    /// `fault` on every request `target` matches.
+    pub fn always(target: Target, fault: Fault) -> Self {
+        Self {
+            target,
+            fault,
+            times: Times::Always,
+        }
+    }
+
+    /// `fault` on the first request `target` matches only.
+    pub fn once(target: Target, fault: Fault) -> Self {
+        Self {
+            target,
+            fault,
+            times: Times::First(1),
+        }
+    }
+
+    /// Parse `TARGET=FAULT[@once|@N]` with TARGET `pods`, `pods-page-N`,
+    /// `events` or `request-N` (for the replay-server command line).
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let (target, rest) = text
+            .split_once('=')
+            .ok_or_else(|| format!("expected TARGET=FAULT, got {text:?}"))?;
+        let (fault, times) = rest.split_once('@').unwrap_or((rest, "always"));
+        let number = |s: &str| s.parse::<usize>().map_err(|_| format!("bad number in {text:?}"));
+        let target = match target {
+            "pods" => Target::PodsList,
+            "events" => Target::EventsList,
+            t if t.starts_with("pods-page-") => Target::PodsPage(number(&t[10..])?),
+            t if t.starts_with("request-") => Target::Request(number(&t[8..])?),
+            _ => return Err(format!("unknown target {target:?}")),
+        };
+        let times = match times {
+            "always" => Times::Always,
+            "once" => Times::First(1),
+            n => Times::First(number(n)?),
+        };
+        Ok(Self {
+            target,
+            fault: Fault::parse(fault)?,
+            times,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rules_parse() {
+        assert_eq!(
+            FaultRule::parse("pods-page-2=expired").unwrap(),
+            FaultRule::always(Target::PodsPage(2), Fault::expired())
+        );
+        assert_eq!(
+            FaultRule::parse("pods=503:2@once").unwrap(),
+            FaultRule::once(Target::PodsList, Fault::unavailable(2))
+        );
+        assert_eq!(
+            FaultRule::parse("request-3=delay:1500@2").unwrap().fault,
+            Fault::Delay(Duration::from_millis(1500))
+        );
+        assert!(FaultRule::parse("pods=boom").is_err());
+        assert!(FaultRule::parse("nodes=500").is_err());
+    }
+}

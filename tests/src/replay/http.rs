@@ -1,0 +1,274 @@
+//! The HTTP/1.1 layer: parse request heads with httparse, answer with a
+//! Content-Length (head and body in one write, TCP_NODELAY), keep the
+//! connection alive; or break the wire on purpose for fault injection.
+
+use std::io::{self, Read, Write};
+use std::net::{Shutdown, TcpStream};
+use std::thread;
+use std::time::Duration;
+
+/// One parsed request head (kubectl only sends body-less GETs).
+#[derive(Debug, Clone)]
+pub struct Request {
+    /// `GET`, …
+    pub method: String,
+    /// The path without the query.
+    pub path: String,
+    /// The raw query string (after `?`, still percent-encoded).
+    pub raw_query: String,
+    /// Decoded query parameters, in order.
+    pub query: Vec<(String, String)>,
+    /// Header names (lower-cased) and values.
+    pub headers: Vec<(String, String)>,
+}
+
+impl Request {
+    /// The first value of a header (name in lower case).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The first value of a query parameter.
+    pub fn param(&self, name: &str) -> Option<&str> {
+        self.query
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// A complete response.
+#[derive(Debug, Clone)]
+pub struct Response {
+    /// HTTP status code.
+    pub status: u16,
+    /// Extra headers (Content-Type and Content-Length are always sent).
+    pub headers: Vec<(String, String)>,
+    /// The body.
+    pub body: Vec<u8>,
+}
+
+impl Response {
+    /// A JSON response.
+    pub fn json(status: u16, value: &serde_json::Value) -> Self {
+        Self {
+            status,
+            headers: Vec::new(),
+            body: serde_json::to_vec(value).expect("a Value always serializes"),
+        }
+    }
+}
+
+/// How a response goes on the wire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Delivery {
+    /// As it is.
+    Normal,
+    /// Not at all: the connection is closed before any header.
+    CloseBeforeHeaders,
+    /// Full Content-Length announced, half the body sent, connection closed.
+    CloseMidBody,
+    /// The first half of the body, with a Content-Length that matches it.
+    Truncated,
+    /// As it is, after a delay.
+    Delayed(Duration),
+}
+
+const MAX_HEAD: usize = 64 * 1024;
+
+/// Serve every request of one connection until the client closes it.
+pub fn serve_connection(
+    mut stream: TcpStream,
+    handle: &dyn Fn(&Request) -> (Response, Delivery),
+) -> io::Result<()> {
+    stream.set_nodelay(true)?;
+    let mut buffer = Vec::with_capacity(8192);
+    loop {
+        let Some((request, used)) = read_head(&mut stream, &mut buffer)? else {
+            return Ok(());
+        };
+        buffer.drain(..used);
+        let (response, delivery) = handle(&request);
+        let close = request
+            .header("connection")
+            .is_some_and(|c| c.eq_ignore_ascii_case("close"));
+        if !deliver(&mut stream, &response, delivery)? || close {
+            let _ = stream.shutdown(Shutdown::Both);
+            return Ok(());
+        }
+    }
+}
+
+/// Read until one request head is complete: the request and the bytes it
+/// used, or None when the client closed the connection.
+fn read_head(stream: &mut TcpStream, buffer: &mut Vec<u8>) -> io::Result<Option<(Request, usize)>> {
+    let mut chunk = [0u8; 8192];
+    loop {
+        if !buffer.is_empty() {
+            if let Some(parsed) = parse_head(buffer)? {
+                return Ok(Some(parsed));
+            }
+        }
+        if buffer.len() > MAX_HEAD {
+            return Err(io::Error::new(io::ErrorKind::InvalidData, "request head too large"));
+        }
+        let n = match stream.read(&mut chunk) {
+            Ok(0) => return Ok(None),
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::ConnectionReset => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        buffer.extend_from_slice(&chunk[..n]);
+    }
+}
+
+fn parse_head(buffer: &[u8]) -> io::Result<Option<(Request, usize)>> {
+    let mut headers = [httparse::EMPTY_HEADER; 64];
+    let mut parsed = httparse::Request::new(&mut headers);
+    let used = match parsed.parse(buffer) {
+        Ok(httparse::Status::Complete(n)) => n,
+        Ok(httparse::Status::Partial) => return Ok(None),
+        Err(e) => return Err(io::Error::new(io::ErrorKind::InvalidData, e)),
+    };
+    let target = parsed.path.unwrap_or("/");
+    let (path, raw_query) = target.split_once('?').unwrap_or((target, ""));
+    let headers: Vec<(String, String)> = parsed
+        .headers
+        .iter()
+        .map(|h| {
+            (
+                h.name.to_ascii_lowercase(),
+                String::from_utf8_lossy(h.value).into_owned(),
+            )
+        })
+        .collect();
+    // Bodies are not expected; skip one if a client sends it anyway.
+    let body_len: usize = headers
+        .iter()
+        .find(|(n, _)| n == "content-length")
+        .and_then(|(_, v)| v.trim().parse().ok())
+        .unwrap_or(0);
+    if buffer.len() < used + body_len {
+        return Ok(None);
+    }
+    let request = Request {
+        method: parsed.method.unwrap_or("GET").to_owned(),
+        path: percent_decode(path),
+        raw_query: raw_query.to_owned(),
+        query: parse_query(raw_query),
+        headers,
+    };
+    Ok(Some((request, used + body_len)))
+}
+
+/// Write the response as `delivery` says; false when the connection must close.
+fn deliver(stream: &mut TcpStream, response: &Response, delivery: Delivery) -> io::Result<bool> {
+    let body = &response.body;
+    match delivery {
+        Delivery::CloseBeforeHeaders => return Ok(false),
+        Delivery::Delayed(delay) => thread::sleep(delay),
+        _ => {}
+    }
+    let (sent, announced) = match delivery {
+        Delivery::CloseMidBody => (&body[..body.len() / 2], body.len()),
+        Delivery::Truncated => (&body[..body.len() / 2], body.len() / 2),
+        _ => (&body[..], body.len()),
+    };
+    let mut message = head(response, announced).into_bytes();
+    message.extend_from_slice(sent);
+    match stream.write_all(&message).and_then(|()| stream.flush()) {
+        Ok(()) => Ok(delivery != Delivery::CloseMidBody),
+        // The client gave up (a timeout): nothing more to do on this connection.
+        Err(e) if matches!(e.kind(), io::ErrorKind::BrokenPipe | io::ErrorKind::ConnectionReset) => {
+            Ok(false)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+fn head(response: &Response, content_length: usize) -> String {
+    let mut head = format!(
+        "HTTP/1.1 {} {}\r\nContent-Type: application/json\r\nContent-Length: {content_length}\r\n",
+        response.status,
+        reason_phrase(response.status)
+    );
+    for (name, value) in &response.headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str("\r\n");
+    head
+}
+
+fn reason_phrase(status: u16) -> &'static str {
+    match status {
+        200 => "OK",
+        400 => "Bad Request",
+        404 => "Not Found",
+        405 => "Method Not Allowed",
+        406 => "Not Acceptable",
+        410 => "Gone",
+        429 => "Too Many Requests",
+        500 => "Internal Server Error",
+        503 => "Service Unavailable",
+        _ => "Status",
+    }
+}
+
+/// `a=1&b=x%3Dy` → [(a, 1), (b, x=y)].
+pub fn parse_query(raw: &str) -> Vec<(String, String)> {
+    raw.split('&')
+        .filter(|p| !p.is_empty())
+        .map(|pair| {
+            let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+            (percent_decode(name), percent_decode(value))
+        })
+        .collect()
+}
+
+/// Decode `%XX` escapes and `+` (a space in a query).
+pub fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        match bytes[i] {
+            b'%' if i + 2 < bytes.len() => {
+                match (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+                    (Some(h), Some(l)) => {
+                        out.push((h * 16 + l) as u8);
+                        i += 3;
+                        continue;
+                    }
+                    _ => out.push(b'%'),
+                }
+            }
+            b'+' => out.push(b' '),
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn queries_decode() {
+        assert_eq!(
+            parse_query("fieldSelector=status.phase%3DPending&limit=500&x"),
+            vec![
+                ("fieldSelector".into(), "status.phase=Pending".into()),
+                ("limit".into(), "500".into()),
+                ("x".into(), String::new())
+            ]
+        );
+        assert_eq!(percent_decode("a%2"), "a%2");
+        assert_eq!(percent_decode("%41+b"), "A b");
+    }
+}

@@ -1,0 +1,107 @@
+//! The request log: what kubectl asked, and what it got, for assertions
+//! (how many pods lists were served, which state each one saw).
+
+use super::fault::Fault;
+
+/// The resources the server lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Resource {
+    /// `pods`
+    Pods,
+    /// `events`
+    Events,
+    /// `nodes`
+    Nodes,
+    /// `namespaces`
+    Namespaces,
+}
+
+impl Resource {
+    /// The plural name in URLs.
+    pub fn plural(self) -> &'static str {
+        match self {
+            Self::Pods => "pods",
+            Self::Events => "events",
+            Self::Nodes => "nodes",
+            Self::Namespaces => "namespaces",
+        }
+    }
+
+    /// The object kind.
+    pub fn kind(self) -> &'static str {
+        match self {
+            Self::Pods => "Pod",
+            Self::Events => "Event",
+            Self::Nodes => "Node",
+            Self::Namespaces => "Namespace",
+        }
+    }
+
+    /// A resource by its plural name.
+    pub fn from_plural(plural: &str) -> Option<Self> {
+        [Self::Pods, Self::Events, Self::Nodes, Self::Namespaces]
+            .into_iter()
+            .find(|r| r.plural() == plural)
+    }
+}
+
+/// One request and its outcome.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogEntry {
+    /// 1-based arrival number.
+    pub seq: usize,
+    /// `GET`, …
+    pub method: String,
+    /// The path (decoded).
+    pub path: String,
+    /// The raw query string.
+    pub query: String,
+    /// The `Accept` header.
+    pub accept: String,
+    /// The `User-Agent` header.
+    pub user_agent: String,
+    /// The listed resource, for list requests.
+    pub list: Option<Resource>,
+    /// The page of a list request (1 = first request, 2 = first continue).
+    pub page: Option<usize>,
+    /// The timeline state the answer was taken from.
+    pub state: Option<usize>,
+    /// The HTTP status sent (0 when the connection closed before headers).
+    pub status: u16,
+    /// The fault injected, if any.
+    pub fault: Option<Fault>,
+    /// Objects in the answer (items or rows).
+    pub items: usize,
+}
+
+impl LogEntry {
+    /// Whether the client got the whole answer with a 2xx status.
+    pub fn succeeded(&self) -> bool {
+        (200..300).contains(&self.status) && !self.fault.as_ref().is_some_and(Fault::is_failure)
+    }
+
+    /// A successful first page of a list of `resource`: what advances the timeline.
+    pub fn is_list_start(&self, resource: Resource) -> bool {
+        self.list == Some(resource) && self.page == Some(1) && self.succeeded()
+    }
+
+    /// One line for humans (the replay-server binary prints these).
+    pub fn line(&self) -> String {
+        let query = if self.query.is_empty() {
+            String::new()
+        } else {
+            format!("?{}", self.query)
+        };
+        let state = self.state.map_or(String::new(), |s| format!(" state={s}"));
+        let page = self.page.map_or(String::new(), |p| format!(" page={p}"));
+        let fault = self
+            .fault
+            .as_ref()
+            .map_or(String::new(), |f| format!(" fault={f:?}"));
+        let table = if self.accept.contains("as=Table") { " table" } else { "" };
+        format!(
+            "{:>4} {} {}{query} -> {}{state}{page} items={}{table}{fault}",
+            self.seq, self.method, self.path, self.status, self.items
+        )
+    }
+}

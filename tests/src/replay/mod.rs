@@ -1,0 +1,268 @@
+//! A replay API server: the real `kubectl` talks to it as to a cluster.
+//!
+//! It serves discovery, pods/events lists (JSON or server-side Tables, field
+//! and label selectors, `limit`/`continue` pagination pinned to the state of
+//! the first page) from a *timeline* of recorded states, moving to the next
+//! state after each successful first page of a pods list, so the N-th
+//! `kubectl get pods` sees state N-1 and the last state sticks. Fault rules
+//! break chosen answers (error Statuses, closed connections, cut bodies,
+//! slow answers). Every request is logged for assertions.
+//!
+//! ```no_run
+//! use verify_pods_tests::replay::{KubeEnv, Server, State};
+//!
+//! let server = Server::builder().state(State::default()).start().unwrap();
+//! let env = KubeEnv::new(&server.url()).unwrap();
+//! let out = env.kubectl().args(["get", "pods", "-A", "-o", "json"]).output().unwrap();
+//! assert!(out.status.success());
+//! assert_eq!(server.pods_lists().len(), 1);
+//! ```
+//!
+//! The server runs in-process on `127.0.0.1:0`: a thread accepts, a thread
+//! per connection answers (HTTP/1.1 keep-alive, TCP_NODELAY, head and body in
+//! one write).
+
+mod api;
+pub mod client;
+pub mod coherence;
+pub mod fault;
+pub mod fixtures;
+mod http;
+pub mod log;
+pub mod select;
+pub mod state;
+pub mod table;
+
+pub use api::{Advance, Config};
+pub use client::{kubectl_binary, KubeEnv};
+pub use fault::{Fault, FaultRule, Target, Times};
+pub use log::{LogEntry, Resource};
+pub use state::State;
+
+use api::Shared;
+use std::io;
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread::{self, JoinHandle};
+
+/// The fixed "now" of the AGE columns unless told otherwise.
+pub const DEFAULT_NOW: &str = "2025-01-01T12:00:00Z";
+/// `/version` unless told otherwise: 1.32 makes the google-cloud-sdk
+/// dispatcher run its built-in kubectl instead of exec'ing another build.
+pub const DEFAULT_GIT_VERSION: &str = "v1.32.0";
+
+/// How to start a server.
+#[derive(Debug, Clone)]
+pub struct Builder {
+    states: Vec<State>,
+    rules: Vec<FaultRule>,
+    config: Config,
+    port: u16,
+}
+
+impl Builder {
+    /// Add a state to the timeline.
+    pub fn state(mut self, state: State) -> Self {
+        self.states.push(state);
+        self
+    }
+
+    /// Add several states to the timeline.
+    pub fn states(mut self, states: impl IntoIterator<Item = State>) -> Self {
+        self.states.extend(states);
+        self
+    }
+
+    /// Add a fault rule (the first matching rule with shots left fires).
+    pub fn fault(mut self, rule: FaultRule) -> Self {
+        self.rules.push(rule);
+        self
+    }
+
+    /// Never send more than `n` items per page, whatever `limit` says.
+    pub fn page_size(mut self, n: usize) -> Self {
+        self.config.page_size = Some(n);
+        self
+    }
+
+    /// "Now" for the AGE columns (RFC 3339).
+    pub fn now(mut self, now: &str) -> Result<Self, String> {
+        self.config.now = table::parse_time(now).ok_or_else(|| format!("not an RFC 3339 time: {now:?}"))?;
+        Ok(self)
+    }
+
+    /// "Now" for the AGE columns, in seconds since the epoch.
+    pub fn now_seconds(mut self, now: i64) -> Self {
+        self.config.now = now;
+        self
+    }
+
+    /// The `gitVersion` `/version` reports.
+    pub fn git_version(mut self, version: &str) -> Self {
+        self.config.git_version = version.to_owned();
+        self
+    }
+
+    /// When the timeline advances.
+    pub fn advance(mut self, advance: Advance) -> Self {
+        self.config.advance = advance;
+        self
+    }
+
+    /// Listen on this port (0 = any free port, the default).
+    pub fn port(mut self, port: u16) -> Self {
+        self.port = port;
+        self
+    }
+
+    /// Bind 127.0.0.1 and start serving.
+    pub fn start(self) -> io::Result<Server> {
+        let states = if self.states.is_empty() {
+            vec![State::default()]
+        } else {
+            self.states
+        };
+        let listener = TcpListener::bind(("127.0.0.1", self.port))?;
+        let addr = listener.local_addr()?;
+        let shared = Arc::new(Mutex::new(Shared {
+            states,
+            current: 0,
+            rules: self.rules.into_iter().map(|r| (r, 0)).collect(),
+            log: Vec::new(),
+            config: self.config,
+            address: addr.to_string(),
+        }));
+        let stop = Arc::new(AtomicBool::new(false));
+        let acceptor = {
+            let (shared, stop) = (Arc::clone(&shared), Arc::clone(&stop));
+            thread::spawn(move || accept_loop(&listener, &shared, &stop))
+        };
+        Ok(Server {
+            shared,
+            addr,
+            stop,
+            acceptor: Some(acceptor),
+        })
+    }
+}
+
+fn accept_loop(listener: &TcpListener, shared: &Arc<Mutex<Shared>>, stop: &AtomicBool) {
+    for stream in listener.incoming() {
+        if stop.load(Ordering::SeqCst) {
+            return;
+        }
+        let Ok(stream) = stream else { continue };
+        let shared = Arc::clone(shared);
+        thread::spawn(move || {
+            let handle = |request: &http::Request| {
+                let (response, delivery) = lock(&shared).handle(request);
+                (response, delivery)
+            };
+            // A client that vanishes mid-request is not the server's problem.
+            let _ = http::serve_connection(stream, &handle);
+        });
+    }
+}
+
+fn lock(shared: &Mutex<Shared>) -> MutexGuard<'_, Shared> {
+    shared.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A running replay server; stops when dropped.
+#[derive(Debug)]
+pub struct Server {
+    shared: Arc<Mutex<Shared>>,
+    addr: SocketAddr,
+    stop: Arc<AtomicBool>,
+    acceptor: Option<JoinHandle<()>>,
+}
+
+impl Server {
+    /// A server to configure.
+    pub fn builder() -> Builder {
+        Builder {
+            states: Vec::new(),
+            rules: Vec::new(),
+            config: Config {
+                page_size: None,
+                now: table::parse_time(DEFAULT_NOW).expect("DEFAULT_NOW is RFC 3339"),
+                git_version: DEFAULT_GIT_VERSION.to_owned(),
+                advance: Advance::PodsLists,
+            },
+            port: 0,
+        }
+    }
+
+    /// Serve one state (no timeline, no faults).
+    pub fn serve(state: State) -> io::Result<Self> {
+        Self::builder().state(state).start()
+    }
+
+    /// `http://127.0.0.1:PORT`
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// The port.
+    pub fn port(&self) -> u16 {
+        self.addr.port()
+    }
+
+    /// Every request so far.
+    pub fn log(&self) -> Vec<LogEntry> {
+        lock(&self.shared).log.clone()
+    }
+
+    /// The successful first pages of pods lists, in order: one per `kubectl
+    /// get pods` that got an answer (their `state` says which state it saw).
+    pub fn pods_lists(&self) -> Vec<LogEntry> {
+        self.log()
+            .into_iter()
+            .filter(|e| e.is_list_start(Resource::Pods))
+            .collect()
+    }
+
+    /// Every request for a pods list page (failed ones included).
+    pub fn pods_requests(&self) -> Vec<LogEntry> {
+        self.log()
+            .into_iter()
+            .filter(|e| e.list == Some(Resource::Pods))
+            .collect()
+    }
+
+    /// The state the next pods list starts from.
+    pub fn current_state(&self) -> usize {
+        lock(&self.shared).current
+    }
+
+    /// Start over with a new timeline and new fault rules, on the same port
+    /// (kubectl's discovery cache, keyed by host and port, stays warm).
+    pub fn reset(&self, states: Vec<State>, rules: Vec<FaultRule>) {
+        let mut shared = lock(&self.shared);
+        shared.states = if states.is_empty() {
+            vec![State::default()]
+        } else {
+            states
+        };
+        shared.current = 0;
+        shared.rules = rules.into_iter().map(|r| (r, 0)).collect();
+        shared.log.clear();
+    }
+
+    /// Change the largest page size.
+    pub fn set_page_size(&self, page_size: Option<usize>) {
+        lock(&self.shared).config.page_size = page_size;
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        // Wake the accept loop so it sees the flag.
+        let _ = TcpStream::connect(self.addr);
+        if let Some(acceptor) = self.acceptor.take() {
+            let _ = acceptor.join();
+        }
+    }
+}
