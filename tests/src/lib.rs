@@ -6,6 +6,7 @@
 #![forbid(unsafe_code)]
 
 pub mod corpus;
+pub mod replay;
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
