@@ -1,12 +1,19 @@
 //! `verify-pods`: the command-line face of the checker.
+#![forbid(unsafe_code)]
+
+mod triage;
 
 use checker::check::{self, Source};
+use checker::engine::to_raw;
 use checker::options::{self, DEADLINE_ENV, INTERVAL_ENV};
+use checker::programs::Program;
 use checker::{exit, Engine, Programs, Verdict};
 use clap::{Parser, Subcommand, ValueEnum};
+use jaq_json::Val;
 use std::ffi::OsString;
-use std::io::{self, IsTerminal, Write};
-use std::path::PathBuf;
+use std::fs;
+use std::io::{self, BufRead, IsTerminal, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -41,11 +48,71 @@ enum Command {
     #[command(after_help = CHECK_HELP)]
     Check(CheckArgs),
     /// Print a canonical jq program (or list them), to run it with jq yourself.
+    #[command(after_help = PROGRAMS_HELP)]
     Programs {
-        /// report, events, result, render or progress (with or without .jq).
+        /// report, events, result, render, progress, github or summary (with or without .jq).
         name: Option<String>,
     },
+    /// Read CI job logs and tell whether a red verify_pods was the sampling race or a real failure.
+    #[command(after_help = TRIAGE_HELP, long_about = TRIAGE_ABOUT)]
+    Triage(TriageArgs),
+    /// Print a shell completion script.
+    #[command(after_help = COMPLETIONS_HELP)]
+    Completions {
+        /// The shell to complete for.
+        shell: clap_complete::Shell,
+    },
 }
+
+/// The file GitHub Actions names in this variable receives the step summary.
+const STEP_SUMMARY_ENV: &str = "GITHUB_STEP_SUMMARY";
+
+const PROGRAMS_HELP: &str = "\
+Examples:
+  verify-pods programs                       # name, file and $variables of each program
+  verify-pods programs report > report.jq
+  kubectl get pods -A -o json | jq --arg excluded_namespaces kube-system -f report.jq
+
+Exit codes:
+  0  printed    2  no such program";
+
+const TRIAGE_ABOUT: &str = "\
+Read CI job logs and tell, with line numbers, whether a red verify_pods was the sampling race \
+of the old function or a real failure.
+
+Every `Pod status: T total, R running, P pending (U unscheduled), F failed` line is found \
+(with or without `(attempts=N, waited=Ws)`, through ANSI colours, GitHub Actions timestamps \
+and `[INFO]`-style prefixes) and classified:
+  impossible     U > P, or R + P + F > T: no single cluster state has these counts
+  contradicted   U > 0, then `No resources found` where the unscheduled pods are listed
+  red herring    FailedScheduling event rows (`kubectl get events -A`, also -o wide) of an
+                 excluded namespace (kube-system...) after it: not about the checked pods
+The lines a status line speaks for (its failure block) run up to the next status line, the \
+next GitHub step header (`##[group]Run ...`) or 1000 lines, whichever comes first; the \
+unscheduled listing is the part of the block before the first line that speaks of events.
+
+Verdict per log: race-signature (a status line is impossible or contradicted), real-failure \
+(unscheduled or failed pods, coherent), pass, or no-status-line. Logs are streamed: any size.";
+
+const TRIAGE_HELP: &str = "\
+Examples:
+  gh run view 123456 --log-failed > job.log && verify-pods triage job.log
+  verify-pods triage logs/*.txt --format json | jq '.logs[] | select(.verdict == \"race-signature\") | .log'
+  curl -sL \"$LOG_URL\" | verify-pods triage -
+
+Exit codes:
+  0  no log shows the race signature (real-failure, pass or no-status-line)
+  1  at least one log shows the race signature
+  2  a log could not be read (missing, a directory, read error), or bad flags";
+
+const COMPLETIONS_HELP: &str = "\
+Examples:
+  verify-pods completions bash > /etc/bash_completion.d/verify-pods
+  verify-pods completions zsh > \"${fpath[1]}/_verify-pods\"
+  verify-pods completions fish > ~/.config/fish/completions/verify-pods.fish
+
+Exit codes:
+  0  printed    2  unknown shell";
 
 const CHECK_HELP: &str = "\
 Examples:
@@ -53,6 +120,14 @@ Examples:
   verify-pods check --snapshot pods.json --events events.json
   kubectl get pods -A -o json | verify-pods check --snapshot - --format json
   verify-pods check --save-dir artifacts/ --deadline 120
+  verify-pods check --format github                  # in a GitHub Actions step
+
+GitHub Actions: `--format github` prints the text lines, then workflow commands
+(`::error title=...::...` per unscheduled or failed pod, `::warning` when no pod
+is found) from github.jq. Whenever GITHUB_STEP_SUMMARY names a file (any
+--format, like the generated bash), the Markdown of summary.jq (counts, the
+unscheduled pods, their events, the failed pods) is appended to it; an empty
+GITHUB_STEP_SUMMARY counts as unset.
 
 Exit codes:
   0  pass or empty    1  validation failed    2  could not observe / bad input";
@@ -100,6 +175,29 @@ enum Format {
     Text,
     /// The result object of result.jq, compact, one line.
     Json,
+    /// The lines of render.jq, then GitHub Actions workflow commands of github.jq.
+    Github,
+}
+
+#[derive(clap::Args)]
+struct TriageArgs {
+    /// Job logs to read (`-` or none = stdin).
+    #[arg(value_name = "LOG")]
+    logs: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = TriageFormat::Text)]
+    format: TriageFormat,
+    /// Comma-separated namespaces whose events are red herrings, replacing the default list.
+    #[arg(long, value_name = "NS,NS", default_value_t = default_excluded())]
+    exclude_ns: String,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum TriageFormat {
+    /// The verdict of each log and its reasons, with line numbers.
+    Text,
+    /// {"race_signature": bool, "logs": [...]}, compact, one line.
+    Json,
 }
 
 fn default_excluded() -> String {
@@ -111,6 +209,8 @@ fn main() -> ExitCode {
     let code = match cli.command {
         Command::Check(args) => run_check(&args),
         Command::Programs { name } => print_programs(name.as_deref()),
+        Command::Triage(args) => run_triage(&args),
+        Command::Completions { shell } => print_completions(shell),
     };
     ExitCode::from(code)
 }
@@ -189,7 +289,7 @@ fn run_check(args: &CheckArgs) -> u8 {
     let colour = Colour::detect();
     let format = args.format;
     let mut progress = |level: &str, text: &str| match format {
-        Format::Text => colour.print_line(&mut io::stdout().lock(), level, text),
+        Format::Text | Format::Github => colour.print_line(&mut io::stdout().lock(), level, text),
         Format::Json => colour.print_line(&mut io::stderr().lock(), level, text),
     };
     let outcome = match check::run(&engine, &source, &settings, &mut progress) {
@@ -199,21 +299,162 @@ fn run_check(args: &CheckArgs) -> u8 {
     for warning in &outcome.warnings {
         eprintln!("verify-pods: warning: {warning}");
     }
-    match args.format {
-        Format::Json => println!("{}", checker::engine::to_json(&outcome.result)),
-        Format::Text => match engine.render(&outcome.result) {
-            Ok(lines) => {
-                let mut out = io::stdout().lock();
-                for (level, text) in lines {
-                    colour.print_line(&mut out, &level, &text);
-                }
-            }
-            Err(e) => return fail(e),
-        },
+    if let Err(e) = print_result(&engine, &outcome.result, args.format, colour) {
+        return fail(e);
+    }
+    if let Err(e) = append_step_summary(&engine, &outcome.result) {
+        return fail(e);
     }
     match outcome.report.verdict() {
         Verdict::Pass | Verdict::Empty => exit::PASS,
         Verdict::Fail => exit::VALIDATION_FAILED,
+    }
+}
+
+fn print_result(
+    engine: &Engine,
+    result: &Val,
+    format: Format,
+    colour: Colour,
+) -> Result<(), String> {
+    let mut out = io::stdout().lock();
+    if format == Format::Json {
+        let _ = writeln!(out, "{}", checker::engine::to_json(result));
+        return Ok(());
+    }
+    for (level, text) in engine.render(result).map_err(|e| e.to_string())? {
+        colour.print_line(&mut out, &level, &text);
+    }
+    if format == Format::Github {
+        for line in raw_lines(engine, Programs::GITHUB, result)? {
+            let _ = out.write_all(line.as_bytes());
+        }
+    }
+    Ok(())
+}
+
+/// A program's outputs as `jq -r` prints them: each raw, newline-terminated.
+fn raw_lines(engine: &Engine, program: Program, result: &Val) -> Result<Vec<String>, String> {
+    let values = engine
+        .run(program, result.clone(), vec![])
+        .map_err(|e| e.to_string())?;
+    Ok(values.iter().map(|v| to_raw(v) + "\n").collect())
+}
+
+/// Append summary.jq's Markdown to the file named by GITHUB_STEP_SUMMARY, if any.
+fn append_step_summary(engine: &Engine, result: &Val) -> Result<(), String> {
+    let Some(path) = std::env::var_os(STEP_SUMMARY_ENV).filter(|p| !p.is_empty()) else {
+        return Ok(());
+    };
+    let markdown: String = raw_lines(engine, Programs::SUMMARY, result)?.concat();
+    let path = PathBuf::from(path);
+    fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(&path)
+        .and_then(|mut file| file.write_all(markdown.as_bytes()))
+        .map_err(|e| {
+            format!(
+                "{STEP_SUMMARY_ENV}={}: cannot append the step summary: {e}",
+                path.display()
+            )
+        })
+}
+
+fn print_completions(shell: clap_complete::Shell) -> u8 {
+    let mut command = <Cli as clap::CommandFactory>::command();
+    clap_complete::generate(shell, &mut command, "verify-pods", &mut io::stdout());
+    exit::PASS
+}
+
+fn run_triage(args: &TriageArgs) -> u8 {
+    let excluded = match options::parse_namespaces(&args.exclude_ns) {
+        Ok(names) => names,
+        Err(e) => return fail(e),
+    };
+    let stdin = [PathBuf::from("-")];
+    let logs = if args.logs.is_empty() {
+        &stdin[..]
+    } else {
+        &args.logs[..]
+    };
+    let colour = Colour::detect();
+    let mut reports = Vec::new();
+    let mut unreadable = false;
+    for log in logs {
+        match triage_one(log, &excluded) {
+            Ok(report) => {
+                if args.format == TriageFormat::Text {
+                    print_triage(&report, colour);
+                }
+                reports.push(report);
+            }
+            Err(e) => {
+                eprintln!("verify-pods: error: {}: {e}", log.display());
+                unreadable = true;
+            }
+        }
+    }
+    let race = reports
+        .iter()
+        .any(|r| r.verdict == triage::Verdict::RaceSignature);
+    if args.format == TriageFormat::Json {
+        let doc = TriageDoc {
+            race_signature: race,
+            logs: &reports,
+        };
+        println!(
+            "{}",
+            serde_json::to_string(&doc).expect("a triage report serializes")
+        );
+    }
+    if unreadable {
+        exit::CANNOT_OBSERVE
+    } else if race {
+        exit::VALIDATION_FAILED
+    } else {
+        exit::PASS
+    }
+}
+
+/// `--format json` of triage.
+#[derive(serde::Serialize)]
+struct TriageDoc<'a> {
+    /// Whether any log shows the race signature (exit code 1).
+    race_signature: bool,
+    logs: &'a [triage::LogReport],
+}
+
+fn triage_one(log: &Path, excluded: &[String]) -> io::Result<triage::LogReport> {
+    if log == Path::new("-") {
+        return triage::scan(io::stdin().lock(), "<stdin>", excluded);
+    }
+    let name = log.display().to_string();
+    if fs::metadata(log)?.is_dir() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "is a directory, not a log",
+        ));
+    }
+    let reader: Box<dyn BufRead> =
+        Box::new(io::BufReader::with_capacity(1 << 16, fs::File::open(log)?));
+    triage::scan(reader, &name, excluded)
+}
+
+fn print_triage(report: &triage::LogReport, colour: Colour) {
+    let level = match report.verdict {
+        triage::Verdict::RaceSignature => "error",
+        triage::Verdict::RealFailure => "warn",
+        triage::Verdict::Pass | triage::Verdict::NoStatusLine => "info",
+    };
+    let mut out = io::stdout().lock();
+    colour.print_line(
+        &mut out,
+        level,
+        &format!("{}: {}", report.log, report.verdict.as_str()),
+    );
+    for reason in &report.reasons {
+        let _ = writeln!(out, "  {reason}");
     }
 }
 

@@ -45,13 +45,20 @@ impl Programs {
         &["$attempts", "$waited_seconds", "$deadline_seconds"]
     );
 
+    /// result → GitHub Actions workflow commands (`::error title=…::…`).
+    pub const GITHUB: Program = program!("github", &[]);
+    /// result → the Markdown step summary (`$GITHUB_STEP_SUMMARY`).
+    pub const SUMMARY: Program = program!("summary", &[]);
+
     /// Every canonical program.
-    pub const ALL: [Program; 5] = [
+    pub const ALL: [Program; 7] = [
         Self::REPORT,
         Self::EVENTS,
         Self::RESULT,
         Self::RENDER,
         Self::PROGRESS,
+        Self::GITHUB,
+        Self::SUMMARY,
     ];
 
     /// `checker/programs/excluded-namespaces`, as written.

@@ -1,0 +1,67 @@
+# summary.jq: the Markdown step summary of a result, for $GITHUB_STEP_SUMMARY.
+#
+# Input:  the result of result.jq. No variables. Output: raw lines (`jq -r`),
+#         appended as they are to the summary file; the last one is blank so
+#         that summaries appended one after the other stay apart.
+# Sections: a heading with the verdict, the counts table, then for a failure
+# the unscheduled pods, their FailedScheduling events and the failed pods.
+
+def text: if type == "string" then . else tojson end;
+
+# One table cell: a control character (newline, tab, escape...) would end or
+# corrupt the row, so it becomes a space. `|` would split the cell, `\` would
+# escape the next character, and `` ` * _ ~ < > [ ] & `` would start code,
+# emphasis, HTML or a link: each gets a backslash, which CommonMark and GFM
+# turn back into the character itself.
+def cell: text
+  | [ explode[]
+      | if . < 32 or . == 127 then 32
+        elif . == 92 or . == 124 or . == 96 or . == 42 or . == 95 or . == 126
+             or . == 60 or . == 62 or . == 91 or . == 93 or . == 38 then 92, .
+        else . end ]
+  | implode;
+def row($cells): reduce $cells[] as $c ("|"; . + " \($c | cell) |");
+def table($header; $align; $rows):
+  row($header),
+  reduce $align[] as $a ("|"; . + " \($a) |"),
+  ($rows[] | row(.));
+
+def heading:
+  if .verdict == "pass" then "All \(.total) pods are scheduled"
+  elif .verdict == "empty" then "No pods found outside the excluded namespaces"
+  else "Pod validation failed: \(.unscheduled) unscheduled, \(.failed) failed"
+  end;
+
+def events_section:
+  if .events == null then
+    "FailedScheduling events: not collected", ""
+  elif (.events | length) == 0 then
+    "FailedScheduling events: none for the unscheduled pods", ""
+  else
+    "#### FailedScheduling events for the unscheduled pods (\(.events | length), newest first)",
+    "",
+    table(["Last seen", "Pod", "Count", "Message"]; ["---", "---", "---:", "---"];
+          [.events[] | [.last_seen, "\(.namespace | text)/\(.pod | text)", .count, .message]]),
+    ""
+  end;
+
+"### verify-pods: \(heading)",
+"",
+table(["Total", "Running", "Pending", "Unscheduled", "Failed", "Succeeded", "Attempts", "Waited"];
+      ["---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:"];
+      [[.total, .running, .pending, .unscheduled, .failed, .succeeded, .attempts, "\(.waited_seconds)s"]]),
+"",
+(if .unscheduled > 0 then
+   "#### Unscheduled pods (\(.unscheduled))",
+   "",
+   table(["Namespace", "Pod"]; ["---", "---"]; [.unscheduled_pods[] | [.namespace, .name]]),
+   "",
+   events_section
+ else empty end),
+(if .failed > 0 then
+   "#### Failed pods (\(.failed))",
+   "",
+   table(["Namespace", "Pod", "Reason", "Message"]; ["---", "---", "---", "---"];
+         [.failed_pods[] | [.namespace, .name, .reason, .message]]),
+   ""
+ else empty end)
