@@ -26,7 +26,9 @@ pub fn workspace_root() -> PathBuf {
 /// `target/<profile>/` of the running test binary (`…/deps/<test>-<hash>`).
 pub fn profile_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("path of the test binary");
-    let deps = exe.parent().expect("test binaries live in target/<profile>/deps");
+    let deps = exe
+        .parent()
+        .expect("test binaries live in target/<profile>/deps");
     deps.parent()
         .expect("deps/ lives in target/<profile>/")
         .to_owned()
@@ -60,7 +62,14 @@ pub fn binary(name: &str) -> PathBuf {
 fn build_binary(name: &str) {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let status = Command::new(cargo)
-        .args(["build", "--quiet", "--profile", &profile_name(), "--bin", name])
+        .args([
+            "build",
+            "--quiet",
+            "--profile",
+            &profile_name(),
+            "--bin",
+            name,
+        ])
         .current_dir(workspace_root())
         .stdin(Stdio::null())
         .status()

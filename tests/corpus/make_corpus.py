@@ -1,0 +1,1015 @@
+#!/usr/bin/env python3
+"""The recorded corpus of verify-pods: inputs, and an independent model of the rules.
+
+    python3 tests/corpus/make_corpus.py write   # (re)write pods.json, events.json, README of every case
+    python3 tests/corpus/make_corpus.py check   # inputs match this script; goldens match the model
+
+The committed JSON files are the corpus; this script only made them (deterministically,
+byte for byte) and keeps them reproducible. It never writes goldens: `make bless` does,
+from the real checker. `check` then compares every golden with what THIS script's own
+model of the rules (written from the rules in issue 2 and the README, not from the jq
+programs) predicts, so a golden is never accepted just because the checker printed it.
+
+Documents look like kubectl's: `kubectl get pods -A -o json` is a `List` with sorted
+keys, 4-space indent, Go's HTML-safe escaping (`<` is \\u003c) and a final newline; the
+`kind-podlist` case is what the API server itself returns (compact `PodList`, items
+without kind/apiVersion, fields in Go struct order).
+"""
+
+import hashlib
+import json
+import random
+import sys
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+BASE_TIME = datetime(2026, 5, 28, 10, 0, 0, tzinfo=timezone.utc)
+NODES = ["kwok-node-0", "kwok-node-1", "kwok-node-2", "kwok-node-3"]
+
+UNSCHEDULABLE_GPU = (
+    "0/4 nodes are available: 4 Insufficient nvidia.com/gpu. preemption: 0/4 nodes are "
+    "available: 4 No preemption victims found for incoming pod."
+)
+UNSCHEDULABLE_TAINT = (
+    "0/4 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, "
+    "3 node(s) didn't match Pod's node affinity/selector. preemption: 0/4 nodes are available: "
+    "4 Preemption is not helpful for scheduling."
+)
+
+
+# ---------------------------------------------------------------- small helpers
+
+
+def ts(seconds):
+    """An RFC 3339 timestamp, `seconds` after the base time (as metav1.Time prints)."""
+    return (BASE_TIME + timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def ts_micro(seconds, micros):
+    """A metav1.MicroTime (eventTime), with six fractional digits."""
+    t = BASE_TIME + timedelta(seconds=seconds, microseconds=micros)
+    return t.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def digest(*parts):
+    return hashlib.sha256("/".join(parts).encode()).hexdigest()
+
+
+def uid(*parts):
+    """A deterministic UUID (v4 layout) for an object."""
+    h = digest("uid", *parts)
+    return f"{h[0:8]}-{h[8:12]}-4{h[13:16]}-8{h[17:20]}-{h[20:32]}"
+
+
+def suffix(n, *parts):
+    """A pod-name suffix like the ones controllers generate (bcdfghjklmnpqrstvwxz2456789)."""
+    alphabet = "bcdfghjklmnpqrstvwxz2456789"
+    h = int(digest("suffix", *parts), 16)
+    out = ""
+    for _ in range(n):
+        h, r = divmod(h, len(alphabet))
+        out += alphabet[r]
+    return out
+
+
+def rs_hash(app):
+    """A ReplicaSet's pod-template-hash (10 characters of the same alphabet)."""
+    return suffix(10, "rs", app)
+
+
+def go_json(doc, sort_keys=True, indent=4):
+    """JSON as Go's encoding/json prints it (kubectl -o json): HTML-safe escapes."""
+    if indent is None:
+        text = json.dumps(doc, ensure_ascii=False, sort_keys=sort_keys, separators=(",", ":"))
+    else:
+        text = json.dumps(doc, ensure_ascii=False, sort_keys=sort_keys, indent=indent)
+    # These characters only ever occur inside strings in JSON text.
+    for ch, esc in (("&", "\\u0026"), ("<", "\\u003c"), (">", "\\u003e"),
+                    ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
+        text = text.replace(ch, esc)
+    return text + "\n"
+
+
+def kubectl_list(items):
+    return {"apiVersion": "v1", "items": items, "kind": "List", "metadata": {"resourceVersion": ""}}
+
+
+# ---------------------------------------------------------------- pods
+
+
+def owner(kind, name, api_version=None, controller=True):
+    api = api_version or {
+        "ReplicaSet": "apps/v1", "DaemonSet": "apps/v1", "StatefulSet": "apps/v1",
+        "Job": "batch/v1", "CronJob": "batch/v1", "PyTorchJob": "kubeflow.org/v1",
+        "MPIJob": "kubeflow.org/v2beta1", "JobSet": "jobset.x-k8s.io/v1alpha2",
+        "Node": "v1", "Workflow": "argoproj.io/v1alpha1",
+    }.get(kind, "example.com/v1")
+    ref = {"apiVersion": api, "kind": kind, "name": name, "uid": uid("owner", kind, name)}
+    if controller:
+        ref["controller"] = True
+        ref["blockOwnerDeletion"] = True
+    return ref
+
+
+def condition(kind, status, at, reason=None, message=None):
+    c = {"type": kind, "status": status, "lastProbeTime": None, "lastTransitionTime": ts(at)}
+    if reason:
+        c["reason"] = reason
+    if message is not None:
+        c["message"] = message
+    return c
+
+
+def container_spec(name, image):
+    return {
+        "name": name,
+        "image": image,
+        "resources": {"limits": {"cpu": "500m", "memory": "256Mi"},
+                      "requests": {"cpu": "100m", "memory": "128Mi"}},
+        "volumeMounts": [{"name": "kube-api-access", "readOnly": True,
+                          "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount"}],
+        "terminationMessagePath": "/dev/termination-log",
+        "terminationMessagePolicy": "File",
+        "imagePullPolicy": "IfNotPresent",
+    }
+
+
+def container_status(name, image, state, ready, restarts=0):
+    status = {
+        "name": name,
+        "state": state,
+        "lastState": {},
+        "ready": ready,
+        "restartCount": restarts,
+        "image": image,
+        "imageID": f"{image.split(':')[0]}@sha256:{digest('image', image)}",
+        "containerID": f"containerd://{digest('container', name, str(state))}",
+        "started": "running" in state,
+    }
+    if "waiting" in state:  # no container yet: Go omits the empty fields
+        del status["containerID"], status["imageID"]
+    return status
+
+
+def terminated(reason, exit_code, message=None, at=120):
+    t = {"exitCode": exit_code, "reason": reason, "startedAt": ts(at - 60), "finishedAt": ts(at),
+         "containerID": f"containerd://{digest('terminated', reason, str(at))}"}
+    if message is not None:
+        t["message"] = message
+    return {"terminated": t}
+
+
+class Pod:
+    """Build one realistic pod; fields are in Go struct order (the API server's order)."""
+
+    def __init__(self, ns, name, owners=None, labels=None, created=0, image="registry.k8s.io/pause:3.9"):
+        self.ns, self.name, self.created, self.image = ns, name, created, image
+        self.owners = owners
+        self.labels = labels or {"app.kubernetes.io/name": name.rsplit("-", 1)[0]}
+
+    def metadata(self):
+        m = {"name": self.name}
+        if self.owners and self.owners[0]["kind"] in ("ReplicaSet", "DaemonSet", "Job"):
+            m["generateName"] = self.name.rsplit("-", 1)[0] + "-"
+        m.update({"namespace": self.ns, "uid": uid("pod", self.ns, self.name),
+                  "resourceVersion": str(1000 + int(digest("rv", self.ns, self.name)[:4], 16)),
+                  "creationTimestamp": ts(self.created), "labels": self.labels})
+        if self.owners is not None:
+            m["ownerReferences"] = self.owners
+        return m
+
+    def spec(self, node):
+        s = {
+            "volumes": [{"name": "kube-api-access", "projected": {"defaultMode": 420, "sources": [
+                {"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}}]}}],
+            "containers": [container_spec("main", self.image)],
+            "restartPolicy": "Always",
+            "terminationGracePeriodSeconds": 30,
+            "dnsPolicy": "ClusterFirst",
+            "serviceAccountName": "default",
+            "serviceAccount": "default",
+        }
+        if node is not None:
+            s["nodeName"] = node
+        s.update({
+            "securityContext": {},
+            "schedulerName": "default-scheduler",
+            "tolerations": [
+                {"key": "kwok.x-k8s.io/node", "operator": "Exists", "effect": "NoSchedule"},
+                {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute",
+                 "tolerationSeconds": 300},
+                {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute",
+                 "tolerationSeconds": 300},
+            ],
+            "priority": 0,
+            "enableServiceLinks": True,
+            "preemptionPolicy": "PreemptLowerPriority",
+        })
+        return s
+
+    def doc(self, node, status):
+        d = {"kind": "Pod", "apiVersion": "v1", "metadata": self.metadata(), "spec": self.spec(node)}
+        if status is not None:
+            d["status"] = status
+        return d
+
+    def ips(self, node):
+        n = NODES.index(node) if node in NODES else int(digest("node", str(node))[:2], 16) % 200
+        h = int(digest("ip", self.ns, self.name)[:4], 16)
+        return f"10.0.0.{10 + n}", f"10.244.{n}.{h % 250 + 2}"
+
+    # -- phases
+
+    def running(self, node, restarts=0):
+        host_ip, pod_ip = self.ips(node)
+        start = self.created + 1
+        state = {"running": {"startedAt": ts(start + 2)}}
+        return self.doc(node, {
+            "phase": "Running",
+            "conditions": [condition(t, "True", start) for t in
+                           ("Initialized", "Ready", "ContainersReady", "PodScheduled")],
+            "hostIP": host_ip, "hostIPs": [{"ip": host_ip}],
+            "podIP": pod_ip, "podIPs": [{"ip": pod_ip}],
+            "startTime": ts(start),
+            "containerStatuses": [container_status("main", self.image, state, True, restarts)],
+            "qosClass": "Burstable",
+        })
+
+    def unschedulable(self, message=UNSCHEDULABLE_GPU, node=None):
+        return self.doc(node, {
+            "phase": "Pending",
+            "conditions": [condition("PodScheduled", "False", self.created + 1, "Unschedulable", message)],
+            "qosClass": "Burstable",
+        })
+
+    def pending_bound(self, node, waiting_reason="ContainerCreating"):
+        host_ip, _ = self.ips(node)
+        start = self.created + 1
+        return self.doc(node, {
+            "phase": "Pending",
+            "conditions": [
+                condition("Initialized", "True", start),
+                condition("Ready", "False", start, "ContainersNotReady", "containers with unready status: [main]"),
+                condition("ContainersReady", "False", start, "ContainersNotReady",
+                          "containers with unready status: [main]"),
+                condition("PodScheduled", "True", start),
+            ],
+            "hostIP": host_ip, "hostIPs": [{"ip": host_ip}],
+            "startTime": ts(start),
+            "containerStatuses": [container_status("main", self.image, {"waiting": {"reason": waiting_reason}}, False)],
+            "qosClass": "Burstable",
+        })
+
+    def succeeded(self, node):
+        host_ip, pod_ip = self.ips(node)
+        start = self.created + 1
+        return self.doc(node, {
+            "phase": "Succeeded",
+            "conditions": [
+                condition("Initialized", "True", start, "PodCompleted"),
+                condition("Ready", "False", start + 30, "PodCompleted"),
+                condition("ContainersReady", "False", start + 30, "PodCompleted"),
+                condition("PodScheduled", "True", start),
+            ],
+            "hostIP": host_ip, "hostIPs": [{"ip": host_ip}],
+            "podIP": pod_ip, "podIPs": [{"ip": pod_ip}],
+            "startTime": ts(start),
+            "containerStatuses": [container_status("main", self.image, terminated("Completed", 0, at=start + 30), False)],
+            "qosClass": "BestEffort",
+        })
+
+    def failed(self, node, state=None, reason=None, message=None):
+        """Failed: `state` is the container state (e.g. terminated(...)), or None for no containerStatuses."""
+        host_ip, pod_ip = self.ips(node)
+        start = self.created + 1
+        status = {"phase": "Failed", "conditions": [
+            condition("Initialized", "True", start),
+            condition("Ready", "False", start + 60, "PodFailed"),
+            condition("ContainersReady", "False", start + 60, "PodFailed"),
+            condition("PodScheduled", "True", start),
+        ]}
+        if message is not None:
+            status["message"] = message
+        if reason is not None:
+            status["reason"] = reason
+        status.update({"hostIP": host_ip, "hostIPs": [{"ip": host_ip}],
+                       "podIP": pod_ip, "podIPs": [{"ip": pod_ip}], "startTime": ts(start)})
+        if state is not None:
+            status["containerStatuses"] = [container_status("main", self.image, state, False)]
+        status["qosClass"] = "Burstable"
+        return self.doc(node, status)
+
+    def unknown(self, node):
+        host_ip, pod_ip = self.ips(node)
+        return self.doc(node, {
+            "phase": "Unknown",
+            "conditions": [condition("Ready", "Unknown", self.created + 90, "NodeStatusUnknown")],
+            "hostIP": host_ip, "podIP": pod_ip, "startTime": ts(self.created + 1),
+            "qosClass": "Burstable",
+        })
+
+
+def deployment(ns, app, n, **kw):
+    rs = f"{app}-{rs_hash(ns + app)}"
+    return [Pod(ns, f"{rs}-{suffix(5, ns, app, str(i))}", [owner("ReplicaSet", rs)],
+                {"app.kubernetes.io/name": app, "pod-template-hash": rs.rsplit('-', 1)[1]}, **kw)
+            for i in range(n)]
+
+
+def daemonset(ns, app, **kw):
+    return [Pod(ns, f"{app}-{suffix(5, ns, app, node)}", [owner("DaemonSet", app)],
+                {"app.kubernetes.io/name": app}, **kw) for node in NODES]
+
+
+def statefulset(ns, app, n, **kw):
+    return [Pod(ns, f"{app}-{i}", [owner("StatefulSet", app)], {"app.kubernetes.io/name": app}, **kw)
+            for i in range(n)]
+
+
+def owned(ns, name, kind, owner_name=None, **kw):
+    return Pod(ns, name, [owner(kind, owner_name or name.rsplit("-", 2)[0])],
+               {"training.kubeflow.org/job-name": owner_name or name.rsplit("-", 2)[0]}, **kw)
+
+
+def spread(pods, offset=0):
+    """Running pods, round-robin over the nodes."""
+    return [p.running(NODES[(i + offset) % len(NODES)]) for i, p in enumerate(pods)]
+
+
+def system_pods():
+    """What kwokctl clusters and the AICR platform run in excluded namespaces."""
+    pods = [p.running("kwok-node-0") for p in deployment("kube-system", "coredns", 2)]
+    pods += [p.running(NODES[i]) for i, p in enumerate(daemonset("kube-system", "kube-proxy"))]
+    pods += [p.running("kwok-node-1") for p in deployment("local-path-storage", "local-path-provisioner", 1)]
+    pods += [p.running("kwok-node-2") for p in deployment("kwok-system", "kwok-controller", 1)]
+    pods += [p.running("kwok-node-3") for p in statefulset("argocd", "argocd-application-controller", 1)]
+    pods += [p.running("kwok-node-3") for p in deployment("argocd", "argocd-repo-server", 1)]
+    pods += [p.running("kwok-node-1") for p in deployment("flux-system", "source-controller", 1)]
+    pods += [p.running("kwok-node-2") for p in statefulset("aicr-registry", "registry", 1)]
+    return pods
+
+
+def platform_pods():
+    """Twenty running pods of a typical AICR bundle, outside the excluded namespaces."""
+    pods = deployment("gpu-operator", "gpu-operator", 1)
+    pods += daemonset("gpu-operator", "nvidia-device-plugin-daemonset")
+    pods += daemonset("gpu-operator", "nvidia-dcgm-exporter")
+    pods += deployment("cert-manager", "cert-manager", 1)
+    pods += deployment("cert-manager", "cert-manager-cainjector", 1)
+    pods += deployment("cert-manager", "cert-manager-webhook", 1)
+    pods += statefulset("monitoring", "prometheus-kube-prometheus-stack-prometheus", 1)
+    pods += deployment("monitoring", "kube-prometheus-stack-grafana", 1)
+    pods += deployment("monitoring", "kube-state-metrics", 1)
+    pods += deployment("kai-scheduler", "kai-scheduler", 2)
+    pods += deployment("network-operator", "network-operator", 1)
+    pods += deployment("kubeflow", "training-operator", 1)
+    pods += deployment("nvidia-dra-driver", "nvidia-dra-driver-controller", 1)
+    assert len(pods) == 20
+    return spread(pods)
+
+
+# ---------------------------------------------------------------- events
+
+
+def event(pod, message, last=None, first=None, count=1, event_time=None, reason="FailedScheduling",
+          kind="Pod", pod_uid="same", series=None, ev_type="Warning", uid_key=""):
+    """A core/v1 Event about a pod document (or a (ns, name, uid) tuple)."""
+    if isinstance(pod, dict):
+        ns, name, p_uid = pod["metadata"]["namespace"], pod["metadata"]["name"], pod["metadata"].get("uid")
+    else:
+        ns, name, p_uid = pod
+    if pod_uid != "same":
+        p_uid = pod_uid
+    involved = {"apiVersion": "v1", "kind": kind, "name": name, "namespace": ns,
+                "resourceVersion": str(1000 + int(digest("ev-rv", ns, name)[:3], 16))}
+    if kind is None:
+        del involved["kind"]
+    if p_uid is not None:
+        involved["uid"] = p_uid
+    key = (ns, name, message, str(last), str(event_time), uid_key)
+    ev_name = f"{name}.{digest('event', *key)[:16]}"
+    created = last if last is not None else (first if first is not None else 0)
+    ev = {
+        "apiVersion": "v1", "kind": "Event",
+        "metadata": {"name": ev_name, "namespace": ns, "uid": uid("event", *key),
+                     "resourceVersion": str(5000 + int(digest("ev", *key)[:4], 16)),
+                     "creationTimestamp": ts(created if isinstance(created, int) else 0)},
+        "involvedObject": involved, "reason": reason, "message": message, "type": ev_type,
+    }
+    if event_time is None:
+        ev.update({"source": {"component": "default-scheduler"},
+                   "firstTimestamp": ts(first if first is not None else last),
+                   "lastTimestamp": ts(last), "count": count,
+                   "reportingComponent": "default-scheduler", "reportingInstance": ""})
+    else:
+        ev.update({"source": {}, "firstTimestamp": None, "lastTimestamp": None,
+                   "eventTime": event_time, "action": "Scheduling",
+                   "reportingComponent": "default-scheduler",
+                   "reportingInstance": "default-scheduler-kwok-kwok-control-plane"})
+        if series is not None:
+            ev["series"] = series
+    return ev
+
+
+def kube_system_noise():
+    """FailedScheduling events of excluded namespaces: they must never be shown."""
+    metrics = deployment("kube-system", "metrics-server", 1)[0].unschedulable(
+        "0/4 nodes are available: 4 node(s) didn't match pod anti-affinity rules.")
+    return metrics, [
+        event(metrics, metrics["status"]["conditions"][0]["message"], last=95, first=30, count=12),
+        event(("kwok-system", "kwok-controller-0", None),
+              "0/4 nodes are available: 4 node(s) had untolerated taint {node.kubernetes.io/not-ready: }.",
+              last=80, count=4),
+    ]
+
+
+# ---------------------------------------------------------------- cases
+
+CASES = {}
+
+
+def case(readme):
+    def register(fn):
+        CASES[fn.__name__.replace("_", "-")] = (readme, fn)
+        return fn
+    return register
+
+
+@case("Every pod outside the excluded namespaces runs: pass, with a per-node distribution.")
+def all_running():
+    return system_pods() + platform_pods(), []
+
+
+@case("The upstream seed: 20 running pods and 1 truly unscheduled (PodScheduled=False, Unschedulable), with its event.")
+def seed_one_unscheduled():
+    stuck = deployment("skyhook", "skyhook-operator-controller-manager", 1)[0].unschedulable(UNSCHEDULABLE_TAINT)
+    pods = system_pods() + platform_pods() + [stuck]
+    metrics, noise = kube_system_noise()
+    events = [event(stuck, UNSCHEDULABLE_TAINT, last=75, first=15, count=5)] + noise
+    return pods + [metrics], events
+
+
+@case("A bound pod still in ContainerCreating (nodeName set, phase Pending) is pending but not unscheduled: pass.")
+def pending_bound_container_creating():
+    pods = platform_pods()
+    pods += [p.pending_bound("kwok-node-2") for p in deployment("inference", "triton-server", 1)]
+    pods += [p.pending_bound("kwok-node-3", "ImagePullBackOff") for p in statefulset("inference", "model-cache", 1)]
+    return pods, []
+
+
+@case("A Job-owned hook pod pending without a node is pending, not unscheduled (owner kind exactly Job): pass.")
+def job_hook_pending():
+    hook = Pod("model-registry", "model-registry-db-migrate-" + suffix(5, "hook"),
+               [owner("Job", "model-registry-db-migrate")],
+               {"batch.kubernetes.io/job-name": "model-registry-db-migrate",
+                "argocd.argoproj.io/hook": "PreSync"})
+    pods = platform_pods() + [hook.unschedulable(UNSCHEDULABLE_GPU)]
+    return pods, [event(pods[-1], UNSCHEDULABLE_GPU, last=40)]
+
+
+@case("Pods owned by PyTorchJob, MPIJob, CronJob, JobSet, a lowercase 'job' kind and Workflow+Job are told apart: only the exact Job owner escapes.")
+def training_owners():
+    pods = platform_pods()
+    stuck = [
+        owned("training", "llama-ft-worker-0", "PyTorchJob", "llama-ft"),
+        owned("training", "nccl-allreduce-launcher-0", "MPIJob", "nccl-allreduce"),
+        owned("training", "nightly-eval-29012345-0", "CronJob", "nightly-eval"),
+        owned("training", "sweep-trainer-0-0", "JobSet", "sweep"),
+        owned("training", "custom-job-runner-0", "job", "custom"),
+    ]
+    docs = [p.unschedulable(UNSCHEDULABLE_GPU) for p in stuck]
+    both = Pod("training", "pipeline-step-" + suffix(5, "wf"),
+               [owner("Workflow", "pipeline", controller=False), owner("Job", "pipeline-step")])
+    docs.append(both.unschedulable(UNSCHEDULABLE_GPU))  # has an exact Job owner: excluded
+    job = Pod("training", "data-prep-" + suffix(5, "prep"), [owner("Job", "data-prep")])
+    docs.append(job.unschedulable(UNSCHEDULABLE_GPU))  # Job-owned: excluded
+    events = [event(d, UNSCHEDULABLE_GPU, last=60 + i, first=10, count=3 + i) for i, d in enumerate(docs)]
+    return pods + docs, events
+
+
+@case("Failed pods with container termination reasons: OOMKilled, and Error with a multi-line message.")
+def failed_container_reasons():
+    pods = platform_pods()
+    oom = deployment("inference", "vllm-server", 1)[0].failed(
+        "kwok-node-1", terminated("OOMKilled", 137))
+    err = statefulset("training", "checkpoint-uploader", 1)[0].failed(
+        "kwok-node-2", terminated("Error", 1, "Traceback (most recent call last):\n  File \"upload.py\", line 12\n\tRuntimeError: bucket <ckpt> not found & no retry"))
+    # The first terminated container wins; a waiting sidecar before it is skipped.
+    multi = deployment("inference", "reranker", 1)[0].failed("kwok-node-3", terminated("Error", 2, "exit status 2"))
+    multi["status"]["containerStatuses"].insert(0, container_status(
+        "istio-proxy", "docker.io/istio/proxyv2:1.22.0", {"waiting": {"reason": "PodInitializing"}}, False))
+    multi["status"]["containerStatuses"].append(container_status(
+        "logger", "docker.io/fluent/fluent-bit:3.0", terminated("Completed", 0), False))
+    return pods + [oom, err, multi], []
+
+
+@case("Evicted pods: pod-level reason Evicted with its message; a terminated container state takes precedence over it.")
+def failed_evicted():
+    pods = platform_pods()
+    evicted = deployment("monitoring", "loki-ingester", 2)
+    plain = evicted[0].failed("kwok-node-0", None, "Evicted",
+                              "The node was low on resource: memory. Threshold quantity: 100Mi, available: 51200Ki. "
+                              "Container main was using 1843200Ki, request is 128Mi, has larger consumption of memory.")
+    with_container = evicted[1].failed(
+        "kwok-node-1", terminated("ContainerStatusUnknown", 137,
+                                  "The container could not be located when the pod was terminated"),
+        "Evicted", "The node had condition: [DiskPressure].")
+    return pods + [plain, with_container], []
+
+
+@case("A Failed pod without any reason or message (no terminated container, no status.reason) is reported as Unknown.")
+def failed_no_reason():
+    pods = platform_pods()
+    bare = deployment("batch", "report-generator", 1)[0].failed("kwok-node-2", {"waiting": {"reason": "ContainerCreating"}})
+    no_statuses = statefulset("batch", "spooler", 1)[0].failed("kwok-node-3")
+    return pods + [bare, no_statuses], []
+
+
+@case("Succeeded and Unknown phases count in the total only (not running, pending or failed): pass.")
+def succeeded_and_unknown():
+    pods = platform_pods()
+    done = [Pod("batch", f"nightly-report-2901{i}-{suffix(5, 'done', str(i))}", [owner("Job", f"nightly-report-2901{i}")])
+            for i in range(3)]
+    pods += [p.succeeded(NODES[i]) for i, p in enumerate(done)]
+    pods += [p.unknown("kwok-node-3") for p in deployment("inference", "embedder", 2)]
+    return pods, []
+
+
+@case("An empty pod list: verdict empty, exit 0.")
+def empty_list():
+    return [], []
+
+
+@case("Pods only in excluded namespaces (some unscheduled or failed there): verdict empty, exit 0.")
+def only_excluded_namespaces():
+    pods = system_pods()
+    metrics, noise = kube_system_noise()
+    crashed = deployment("flux-system", "helm-controller", 1)[0].failed("kwok-node-1", terminated("Error", 1, "leader election lost"))
+    return pods + [metrics, crashed], noise
+
+
+@case("A Pending pod with nodeName \"\" is unscheduled and counted under <none>.")
+def nodename_empty_string():
+    pods = platform_pods()
+    stuck = deployment("inference", "triton-server", 1)[0].unschedulable(UNSCHEDULABLE_GPU, node="")
+    return pods + [stuck], [event(stuck, UNSCHEDULABLE_GPU, last=50, first=20, count=2)]
+
+
+@case("Pods without status, with status {} and with status.phase missing count in the total only.")
+def missing_status():
+    pods = platform_pods()
+    a, b, c = deployment("inference", "warmup", 3)
+    no_status = a.doc(None, None)
+    empty_status = b.doc(None, {})
+    no_phase = c.running("kwok-node-1")
+    del no_phase["status"]["phase"]
+    return pods + [no_status, empty_status, no_phase], []
+
+
+@case("ownerReferences null, [] and absent on unscheduled pods: all three are counted as unscheduled.")
+def owner_references_null_and_empty():
+    pods = platform_pods()
+    stuck = []
+    for i, refs in enumerate([None, [], "absent"]):
+        p = Pod("research", f"notebook-{i}", [], {"app.kubernetes.io/name": "notebook"}).unschedulable(UNSCHEDULABLE_GPU)
+        if refs == "absent":
+            del p["metadata"]["ownerReferences"]
+        else:
+            p["metadata"]["ownerReferences"] = refs
+        stuck.append(p)
+    return pods + stuck, [event(p, UNSCHEDULABLE_GPU, last=30 + i) for i, p in enumerate(stuck)]
+
+
+@case("Namespaces that merely resemble excluded ones (argocd-apps, kube-system-extra, kube-systems, flux-system2) are counted.")
+def near_miss_namespaces():
+    pods = platform_pods()
+    pods += [p.running("kwok-node-0") for p in deployment("argocd-apps", "guestbook-ui", 1)]
+    pods += [deployment("kube-system-extra", "descheduler", 1)[0].unschedulable(UNSCHEDULABLE_TAINT)]
+    pods += [statefulset("kube-systems", "etcd-backup", 1)[0].failed("kwok-node-2", terminated("Error", 1, "snapshot failed"))]
+    pods += [p.running("kwok-node-1") for p in deployment("flux-system2", "notification-controller", 1)]
+    pods += [p.running("kwok-node-3") for p in deployment("kube", "dashboard", 1)]
+    pods += system_pods()
+    return pods, [event(pods[21], UNSCHEDULABLE_TAINT, last=44, first=4, count=7)]
+
+
+def podlist_vs_list_pods():
+    pods = platform_pods()[:8]
+    stuck = owned("training", "bert-pretrain-worker-3", "PyTorchJob", "bert-pretrain").unschedulable(UNSCHEDULABLE_GPU)
+    return pods + [stuck], [event(stuck, UNSCHEDULABLE_GPU, last=66, first=6, count=9)]
+
+
+@case("kind: PodList as the API server returns it (compact, items without kind/apiVersion); same pods as kind-list.")
+def kind_podlist():
+    pods, events = podlist_vs_list_pods()
+    for p in pods:
+        del p["kind"], p["apiVersion"]
+    doc = {"kind": "PodList", "apiVersion": "v1", "metadata": {"resourceVersion": "48213"}, "items": pods}
+    return doc, events
+
+
+@case("kind: List as kubectl prints it; same pods as kind-podlist, same goldens.")
+def kind_list():
+    return podlist_vs_list_pods()
+
+
+@case("Non-ASCII text in messages and events: accents, CJK, emoji, RTL Arabic/Hebrew, a bidi override, U+2028.")
+def unicode_messages():
+    pods = platform_pods()
+    stuck = deployment("forschung", "uebersetzer", 1)[0].unschedulable("0/4 Knoten verfügbar: 4 Insufficient nvidia.com/gpu.")
+    failed_doc = statefulset("research", "inference", 1)[0].failed("kwok-node-1", terminated("Error", 1, "モデルの読み込みに失敗しました 🚫 — Größe überschritten"))
+    evicted = deployment("research", "arabic-nlp", 1)[0].failed(
+        "kwok-node-2", None, "Evicted", "تم إخلاء الحاوية بسبب نقص الذاكرة ‏שגיאה‏ \u202eevil\u202c end\u2028next")
+    events = [
+        event(stuck, "0/4 Knoten verfügbar: 4 Insufficient nvidia.com/gpu. ⏳ Vorrang: keine Opfer gefunden.", last=70, count=2),
+        event(stuck, "节点资源不足 🧠🔥 — 0/4 nodes are available", last=71),
+    ]
+    return pods + [stuck, failed_doc, evicted], events
+
+
+@case("Control characters in messages (newline, tab, CR, ESC colour sequences, BEL, DEL) are flattened to spaces in text output.")
+def control_characters():
+    pods = platform_pods()
+    stuck = deployment("ci", "runner", 1)[0].unschedulable("line one\nline two")
+    crashed = deployment("ci", "builder", 1)[0].failed(
+        "kwok-node-0", terminated("Error", 2, "\u001b[31mFAILED\u001b[0m\ttests\r\nbell:\u0007 del:\u007f end"))
+    events = [
+        event(stuck, "0/4 nodes are available:\n\t4 Insufficient cpu.\u001b]0;pwned\u0007 \u001b[2J", last=33, count=2),
+    ]
+    return pods + [stuck, crashed], events
+
+
+@case("Classic events with lastTimestamp/firstTimestamp and count, several per pod, shown newest first.")
+def events_last_timestamp():
+    pods = platform_pods()
+    stuck = [owned("training", f"gpt-small-worker-{i}", "PyTorchJob", "gpt-small").unschedulable(UNSCHEDULABLE_GPU)
+             for i in range(3)]
+    events = [
+        event(stuck[0], UNSCHEDULABLE_GPU, last=120, first=10, count=14),
+        event(stuck[1], "0/4 nodes are available: 4 Insufficient nvidia.com/gpu.", last=45, first=10, count=4),
+        event(stuck[2], UNSCHEDULABLE_GPU, last=121, first=11, count=13),
+        event(stuck[0], "0/4 nodes are available: 2 Insufficient memory, 2 Insufficient nvidia.com/gpu.", last=9, first=9),
+    ]
+    return pods + stuck, events
+
+
+@case("events.k8s.io-style events with only eventTime (microseconds, no lastTimestamp, no count), mixed with classic ones.")
+def events_event_time_only():
+    pods = platform_pods()
+    stuck = [owned("training", f"mixtral-worker-{i}", "MPIJob", "mixtral").unschedulable(UNSCHEDULABLE_GPU)
+             for i in range(2)]
+    events = [
+        event(stuck[0], UNSCHEDULABLE_GPU, event_time=ts_micro(102, 512345)),
+        event(stuck[1], UNSCHEDULABLE_GPU, event_time=ts_micro(102, 9),
+              series={"count": 5, "lastObservedTime": ts_micro(160, 1)}),
+        event(stuck[0], "0/4 nodes are available: 4 Insufficient nvidia.com/gpu.", last=102, count=2),
+        event(stuck[1], "0/4 nodes are available: 4 Insufficient nvidia.com/gpu.", last=101, count=3),
+    ]
+    return pods + stuck, events
+
+
+@case("Old FailedScheduling events of pods that have since been bound and run must not be shown.")
+def events_stale_bound():
+    running = platform_pods()
+    stuck = owned("training", "resnet-worker-1", "PyTorchJob", "resnet").unschedulable(UNSCHEDULABLE_GPU)
+    now_bound = owned("training", "resnet-worker-0", "PyTorchJob", "resnet").running("kwok-node-1")
+    events = [event(p, UNSCHEDULABLE_GPU, last=20 + i, first=5, count=3) for i, p in enumerate(running[:3])]
+    events += [event(now_bound, UNSCHEDULABLE_GPU, last=58, first=3, count=11),
+               event(stuck, UNSCHEDULABLE_GPU, last=59, first=3, count=11)]
+    return running + [now_bound, stuck], events
+
+
+@case("Events for a pod with the same namespace/name but another uid (an earlier incarnation) are not shown; events without a uid are.")
+def events_uid_mismatch():
+    pods = platform_pods()
+    stuck = statefulset("databases", "postgres", 1)[0].unschedulable(UNSCHEDULABLE_TAINT)
+    events = [
+        event(stuck, "0/4 nodes are available: 4 node(s) had volume node affinity conflict.", last=12,
+              pod_uid=uid("pod", "databases", "postgres-0", "previous"), uid_key="old"),
+        event(stuck, UNSCHEDULABLE_TAINT, last=48, count=6),
+        event(stuck, "0/4 nodes are available: 4 node(s) didn't find available persistent volumes to bind.",
+              last=47, pod_uid=None, uid_key="none"),
+        event(("databases-2", "postgres-0", None), "same name, other namespace", last=49, uid_key="ns"),
+    ]
+    return pods + [stuck], events
+
+
+@case("An unfiltered events dump: kube-system/kwok-system noise, other reasons, a non-Pod involvedObject and Normal events are ignored.")
+def events_kube_system_noise():
+    pods = platform_pods()
+    stuck = deployment("inference", "embedder", 1)[0].unschedulable(UNSCHEDULABLE_GPU)
+    metrics, noise = kube_system_noise()
+    events = noise + [
+        event(stuck, UNSCHEDULABLE_GPU, last=91, first=31, count=4),
+        event(stuck, "Successfully assigned inference/embedder to kwok-node-0", last=92, reason="Scheduled", ev_type="Normal"),
+        event(stuck, "MountVolume.SetUp failed for volume \"model\" : configmap \"model\" not found", last=93, reason="FailedMount"),
+        event((stuck["metadata"]["namespace"], stuck["metadata"]["name"], None),
+              "pod group is not ready", last=94, kind="PodGroup", uid_key="podgroup"),
+        event(stuck, "involvedObject without kind counts as a Pod", last=90, kind=None, uid_key="nokind"),
+    ]
+    return pods + [metrics, stuck], events
+
+
+@case("55 unscheduled gang pods with 60 matching events: only the newest 50 are shown, newest first.")
+def events_over_50():
+    pods = platform_pods()
+    gang = [owned("training", f"llama-70b-worker-{i}", "PyTorchJob", "llama-70b").unschedulable(UNSCHEDULABLE_GPU)
+            for i in range(55)]
+    rng = random.Random(50)
+    order = list(range(60))
+    rng.shuffle(order)
+    events = [event(gang[i % 55], UNSCHEDULABLE_GPU, last=200 + t, first=100, count=1 + i % 7, uid_key=str(i))
+              for i, t in enumerate(order)]
+    return pods + gang, events
+
+
+@case("An unscheduled pod whose events file has no FailedScheduling event for it: 'none for the unscheduled pods'.")
+def events_none_matching():
+    pods = platform_pods()
+    stuck = deployment("inference", "vllm-server", 1)[0].unschedulable(UNSCHEDULABLE_GPU)
+    _, noise = kube_system_noise()
+    return pods + [stuck], noise
+
+
+@case("Hand-edited shapes: spec missing, spec.nodeName null, status null, containerStatuses null, state {}, terminated without reason, an event without any timestamp.")
+def odd_shapes():
+    pods = platform_pods()
+    a, b, c, d, e = deployment("sandbox", "odd", 5)
+    no_spec = a.unschedulable(UNSCHEDULABLE_GPU)
+    del no_spec["spec"]
+    null_node = b.unschedulable(UNSCHEDULABLE_GPU)
+    null_node["spec"]["nodeName"] = None
+    null_status = c.doc("kwok-node-0", None)
+    null_status["status"] = None
+    null_statuses = d.failed("kwok-node-1", None, None, "pod failed before its containers were reported")
+    null_statuses["status"]["containerStatuses"] = None
+    no_reason = e.failed("kwok-node-2", terminated("Error", 3, "exit 3"))
+    del no_reason["status"]["containerStatuses"][0]["state"]["terminated"]["reason"]
+    no_reason["status"]["containerStatuses"].insert(0, container_status("init", e.image, {}, False))
+    no_reason["status"]["reason"] = "DeadlineExceeded"
+    ev = event(no_spec, "event without timestamps", last=0)
+    for k in ("firstTimestamp", "lastTimestamp", "count"):
+        ev[k] = None
+    return pods + [no_spec, null_node, null_status, null_statuses, no_reason], [
+        ev, event(null_node, UNSCHEDULABLE_GPU, last=15)]
+
+
+@case("A bit of everything in one snapshot: every phase, owners, near-miss namespaces, evictions, stale and foreign events.")
+def mixed_everything():
+    pods = system_pods() + platform_pods()
+    metrics, noise = kube_system_noise()
+    pods.append(metrics)
+    pytorch = owned("training", "llama-ft-worker-4", "PyTorchJob", "llama-ft").unschedulable(UNSCHEDULABLE_GPU)
+    cron = owned("reports", "weekly-digest-29012345-0", "CronJob", "weekly-digest").unschedulable(UNSCHEDULABLE_TAINT, node="")
+    hook = Pod("model-registry", "schema-upgrade-" + suffix(5, "mix"), [owner("Job", "schema-upgrade")]).unschedulable()
+    bound = deployment("inference", "triton-server", 1)[0].pending_bound("kwok-node-1")
+    was_stuck = owned("training", "llama-ft-worker-3", "PyTorchJob", "llama-ft").running("kwok-node-2")
+    oom = deployment("argocd-apps", "guestbook-api", 1)[0].failed("kwok-node-3", terminated("OOMKilled", 137))
+    evicted = deployment("kube-system-extra", "node-problem-detector", 1)[0].failed(
+        "kwok-node-0", None, "Evicted", "Pod ephemeral local storage usage exceeds the total limit of containers 1Gi.")
+    done = Pod("batch", "etl-" + suffix(5, "etl"), [owner("Job", "etl")]).succeeded("kwok-node-0")
+    lost = statefulset("databases", "redis", 1)[0].unknown("kwok-node-3")
+    pods += [pytorch, cron, hook, bound, was_stuck, oom, evicted, done, lost]
+    events = noise + [
+        event(pytorch, UNSCHEDULABLE_GPU, event_time=ts_micro(150, 250000)),
+        event(pytorch, UNSCHEDULABLE_GPU, last=150, first=10, count=21),
+        event(cron, UNSCHEDULABLE_TAINT, last=149, count=2),
+        event(hook, UNSCHEDULABLE_GPU, last=151),
+        event(was_stuck, UNSCHEDULABLE_GPU, last=40, first=5, count=6),
+        event(pytorch, "earlier incarnation", last=5, pod_uid=uid("previous"), uid_key="prev"),
+    ]
+    return pods, events
+
+
+@case("A larger cluster, generated with a fixed seed: 400 pods in 30 namespaces on 16 nodes, a few unscheduled and failed.")
+def large_generated():
+    rng = random.Random(20260528)
+    nodes = [f"kwok-node-{i}" for i in range(16)]
+    namespaces = [f"team-{i:02d}" for i in range(24)] + ["kube-system", "kwok-system", "argocd",
+                                                         "kube-system-extra", "argocd-apps", "monitoring"]
+    pods, stuck = [], []
+    for i in range(400):
+        ns = rng.choice(namespaces)
+        app = f"svc-{rng.randrange(40):02d}"
+        p = Pod(ns, f"{app}-{rs_hash(ns + app)}-{suffix(5, 'large', str(i))}", [owner("ReplicaSet", f"{app}-{rs_hash(ns + app)}")],
+                created=rng.randrange(300))
+        roll = rng.random()
+        node = rng.choice(nodes)
+        if roll < 0.90:
+            pods.append(p.running(node, restarts=rng.randrange(3)))
+        elif roll < 0.93:
+            pods.append(p.pending_bound(node))
+        elif roll < 0.955:
+            if rng.random() < 0.3:
+                p.owners = [owner(rng.choice(["Job", "PyTorchJob", "CronJob"]), f"job-{i}")]
+            doc = p.unschedulable(rng.choice([UNSCHEDULABLE_GPU, UNSCHEDULABLE_TAINT]))
+            pods.append(doc)
+            stuck.append(doc)
+        elif roll < 0.975:
+            reason = rng.choice(["OOMKilled", "Error", "Evicted", None])
+            if reason == "Evicted":
+                pods.append(p.failed(node, None, "Evicted", "The node was low on resource: ephemeral-storage."))
+            elif reason:
+                pods.append(p.failed(node, terminated(reason, 137 if reason == "OOMKilled" else 1)))
+            else:
+                pods.append(p.failed(node))
+        elif roll < 0.99:
+            pods.append(p.succeeded(node))
+        else:
+            pods.append(p.unknown(node))
+    events = [event(d, d["status"]["conditions"][0]["message"], last=300 + rng.randrange(60), first=100,
+                    count=rng.randrange(1, 30)) for d in stuck]
+    return pods, events
+
+
+@case("The bundled `make demo` sample (samples/pods.json, samples/events.json), verbatim.")
+def sample_demo():
+    return "copy", (ROOT / "samples/pods.json", ROOT / "samples/events.json")
+
+
+# ---------------------------------------------------------------- writing
+
+
+def render(name):
+    """(README, pods.json bytes, events.json bytes) of one case."""
+    readme, fn = CASES[name]
+    pods, events = fn()
+    if pods == "copy":
+        return readme, events[0].read_bytes(), events[1].read_bytes()
+    if isinstance(pods, dict):  # a PodList as the API server returns it
+        pods_text = go_json(pods, sort_keys=False, indent=None)
+    else:
+        pods_text = go_json(kubectl_list(pods))
+    return readme, pods_text.encode(), go_json(kubectl_list(events)).encode()
+
+
+def write():
+    for name in CASES:
+        readme, pods, events = render(name)
+        folder = HERE / name
+        folder.mkdir(exist_ok=True)
+        (folder / "README").write_text(readme + "\n")
+        (folder / "pods.json").write_bytes(pods)
+        (folder / "events.json").write_bytes(events)
+    print(f"wrote {len(CASES)} cases under {HERE}")
+
+
+# ---------------------------------------------------------------- the model
+
+
+def excluded_namespaces():
+    """The default list, read from the one file that defines it (never restated here)."""
+    lines = (ROOT / "checker/programs/excluded-namespaces").read_text().splitlines()
+    return {line.split("#")[0].strip() for line in lines} - {""}
+
+
+def alt(*values):
+    """jq's `a // b // c`: the first value that is neither null nor false."""
+    return next((v for v in values if v is not None and v is not False), values[-1])
+
+
+def get(obj, *path):
+    """obj.path... with missing keys, nulls and wrong types read as None (like jq's `.a.b`)."""
+    for key in path:
+        if not isinstance(obj, dict):
+            return None
+        obj = obj.get(key)
+    return obj
+
+
+def model(pods_doc, events_doc):
+    """What `verify-pods check --snapshot --events --format json` must say, from the rules of issue 2."""
+    excluded = excluded_namespaces()
+    pods = [p for p in pods_doc["items"] if get(p, "metadata", "namespace") not in excluded]
+    phase = lambda p: get(p, "status", "phase")
+    node = lambda p: alt(get(p, "spec", "nodeName"), "")
+    owner_kinds = lambda p: [get(o, "kind") for o in (get(p, "metadata", "ownerReferences") or [])]
+
+    def is_unscheduled(p):
+        return phase(p) == "Pending" and node(p) == "" and "Job" not in owner_kinds(p)
+
+    def failure(p):
+        states = [get(c, "state", "terminated") for c in (get(p, "status", "containerStatuses") or [])]
+        term = next((t for t in states if isinstance(t, dict)), {})
+        reason = alt(term.get("reason"), get(p, "status", "reason"), "Unknown")
+        message = alt(term.get("message"), get(p, "status", "message"), "")
+        return {"namespace": get(p, "metadata", "namespace"), "name": get(p, "metadata", "name"),
+                "reason": reason, "message": message}
+
+    unscheduled = [{"namespace": get(p, "metadata", "namespace"), "name": get(p, "metadata", "name"),
+                    "uid": get(p, "metadata", "uid")} for p in pods if is_unscheduled(p)]
+    failed = [failure(p) for p in pods if phase(p) == "Failed"]
+    per_node = {}
+    for p in pods:
+        key = node(p) or "<none>"
+        per_node[key] = per_node.get(key, 0) + 1
+    result = {
+        "total": len(pods),
+        "running": sum(phase(p) == "Running" for p in pods),
+        "pending": sum(phase(p) == "Pending" for p in pods),
+        "failed": len(failed),
+        "succeeded": sum(phase(p) == "Succeeded" for p in pods),
+        "unscheduled": len(unscheduled),
+        "unscheduled_pods": unscheduled,
+        "failed_pods": failed,
+        "distribution": [{"node": n, "pods": per_node[n]} for n in sorted(per_node, key=lambda s: s.encode())],
+        "verdict": "fail" if unscheduled or failed else ("empty" if not pods else "pass"),
+        "attempts": 1,
+        "waited_seconds": 0,
+        "events": model_events(events_doc, unscheduled) if unscheduled else None,
+    }
+    return result
+
+
+def model_events(events_doc, unscheduled):
+    uid_of = {(p["namespace"], p["name"]): alt(p["uid"], "") for p in unscheduled}
+    shown = []
+    for ev in events_doc["items"]:
+        obj = ev.get("involvedObject") or {}
+        key = (obj.get("namespace"), obj.get("name"))
+        if ev.get("reason") != "FailedScheduling" or alt(obj.get("kind"), "Pod") != "Pod" or key not in uid_of:
+            continue
+        if uid_of[key] != "" and alt(obj.get("uid"), "") != "" and obj["uid"] != uid_of[key]:
+            continue
+        shown.append({"namespace": key[0], "pod": key[1],
+                      "last_seen": alt(ev.get("lastTimestamp"), ev.get("eventTime"), ev.get("firstTimestamp"), ""),
+                      "count": alt(ev.get("count"), 1),
+                      "message": alt(ev.get("message"), "")})
+    # Newest first by the whole second, then the full text; ties in a fixed order.
+    order = lambda e: (e["last_seen"][:19], e["last_seen"], e["namespace"], e["pod"], e["message"])
+    return list(reversed(sorted(shown, key=order)))[:50]
+
+
+def flat(text):
+    """A message as one log line: every control character becomes a space."""
+    return "".join(" " if ord(c) < 32 or ord(c) == 127 else c for c in str(text))
+
+
+def check_text(name, expected, lines):
+    """The text golden mentions every listed pod, reason, message, event and node, on clean lines.
+
+    Only data is looked for (the wording belongs to render.jq), plus the documented
+    `Pod status:` counts line that CI log searches rely on."""
+    problems = []
+    for line in lines:
+        if any(ord(c) < 32 or ord(c) == 127 for c in line):
+            problems.append(f"control character in text line {line!r}")
+    wanted = [f"{p['namespace']}/{p['name']}" for p in expected["unscheduled_pods"]]
+    wanted += [flat(f"{p['namespace']}/{p['name']}") for p in expected["failed_pods"]]
+    wanted += [flat(p[k]) for p in expected["failed_pods"] for k in ("reason", "message") if p[k]]
+    for e in expected["events"] or []:
+        wanted += [flat(f"{e['namespace']}/{e['pod']}"), flat(e["message"]), flat(e["last_seen"])]
+    wanted += [flat(d["node"]) for d in expected["distribution"]]
+    for text in wanted:
+        if not any(text in line for line in lines):
+            problems.append(f"expected.txt lacks {text!r}")
+    status = f"Pod status: {expected['total']} total, {expected['running']} running, {expected['pending']} pending " \
+             f"({expected['unscheduled']} unscheduled), {expected['failed']} failed"
+    if not lines or status not in lines[0]:
+        problems.append(f"first line does not carry the counts {status!r}")
+    return problems
+
+
+def check():
+    problems = []
+    for name in CASES:
+        readme, pods, events = render(name)
+        folder = HERE / name
+        for file, want in (("README", (readme + "\n").encode()), ("pods.json", pods), ("events.json", events)):
+            if not (folder / file).is_file() or (folder / file).read_bytes() != want:
+                problems.append(f"{name}/{file}: differs from what make_corpus.py writes (run it with `write`)")
+    cases = sorted(d for d in HERE.iterdir() if (d / "pods.json").is_file())
+    for folder in cases:
+        pods_doc = json.loads((folder / "pods.json").read_bytes())
+        events_doc = json.loads((folder / "events.json").read_bytes())
+        want = model(pods_doc, events_doc)
+        try:
+            got = json.loads((folder / "expected.json").read_bytes())
+            code = int((folder / "expected.exit").read_text())
+            # Only "\n" ends a line: splitlines() would also split at U+2028 and friends.
+            lines = (folder / "expected.txt").read_text().split("\n")[:-1]
+        except (OSError, ValueError) as e:
+            problems.append(f"{folder.name}: goldens missing or unreadable ({e}); run `make bless`")
+            continue
+        for key in sorted(set(want) | set(got)):
+            if want.get(key, "<absent>") != got.get(key, "<absent>"):
+                problems.append(f"{folder.name}: {key}: model says {json.dumps(want.get(key, '<absent>'), ensure_ascii=False)[:300]}, "
+                                f"golden says {json.dumps(got.get(key, '<absent>'), ensure_ascii=False)[:300]}")
+        if code != (1 if want["verdict"] == "fail" else 0):
+            problems.append(f"{folder.name}: exit {code} for verdict {want['verdict']}")
+        problems += [f"{folder.name}: {p}" for p in check_text(folder.name, got, lines)]
+    for p in problems:
+        print(p, file=sys.stderr)
+    print(f"checked {len(cases)} cases: {len(problems)} problem(s)")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    command = sys.argv[1] if len(sys.argv) > 1 else "check"
+    if command == "write":
+        write()
+    elif command == "check":
+        sys.exit(check())
+    else:
+        sys.exit(__doc__)
