@@ -1,0 +1,259 @@
+//! Rendering: the canonical programs and the checker's constants, through the
+//! askama templates of `scriptgen/templates/`, into bash.
+//!
+//! Rust only gathers data here; every byte of bash lives in the templates.
+
+use askama::Template;
+use checker::check::{GET_EVENTS, GET_PODS};
+use checker::options;
+use checker::programs::Program;
+use checker::Programs;
+use std::borrow::Cow;
+use std::fmt;
+
+/// The programs the bash function runs (the template refers to each by its
+/// variable, e.g. `$report_program`). github.jq and summary.jq format
+/// results for the checker's other outputs; the function prints text only.
+pub const USED: [Program; 5] = [
+    Programs::REPORT,
+    Programs::EVENTS,
+    Programs::RESULT,
+    Programs::RENDER,
+    Programs::PROGRESS,
+];
+
+/// What the templates may use: the program texts and the checker's constants.
+pub struct Fields {
+    /// The programs of [`USED`], in that order.
+    pub programs: Vec<Embedded>,
+    /// `report.jq, events.jq, …`, for the headers.
+    pub program_files: String,
+    /// The default excluded namespaces, comma-joined (report.jq's variable).
+    pub excluded_namespaces: String,
+    /// The one pods query per attempt.
+    pub get_pods: &'static [&'static str],
+    /// The events query.
+    pub get_events: &'static [&'static str],
+    pub deadline_env: &'static str,
+    pub interval_env: &'static str,
+    pub kubectl_timeout_env: &'static str,
+    pub artifact_dir_env: &'static str,
+    pub default_deadline: u64,
+    pub default_interval: u64,
+    pub default_kubectl_timeout: u64,
+}
+
+/// One program, ready to sit in a quoted here-document.
+pub struct Embedded {
+    /// `report.jq`.
+    pub file: &'static str,
+    /// The bash variable that holds it: `report_program`.
+    pub variable: String,
+    /// The here-document delimiter: `VERIFY_PODS_REPORT_JQ`.
+    pub delimiter: String,
+    /// The program text, byte for byte, plus a final newline if it had none
+    /// (the delimiter must start a line of its own).
+    pub text: Cow<'static, str>,
+}
+
+/// Why the programs cannot be embedded.
+#[derive(Debug, PartialEq, Eq)]
+pub enum RenderError {
+    /// A line of the program equals its here-document delimiter: bash would
+    /// end the document there.
+    DelimiterInProgram {
+        file: &'static str,
+        delimiter: String,
+    },
+    /// askama failed.
+    Template(String),
+}
+
+impl fmt::Display for RenderError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            RenderError::DelimiterInProgram { file, delimiter } => write!(
+                f,
+                "checker/programs/{file} contains the line {delimiter:?}, its here-document delimiter"
+            ),
+            RenderError::Template(e) => write!(f, "template error: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for RenderError {}
+
+impl Embedded {
+    /// Embed `program`, refusing a text that contains its delimiter anywhere
+    /// (stricter than bash, which only stops at a line equal to it).
+    pub fn new(program: Program) -> Result<Self, RenderError> {
+        let delimiter = heredoc_delimiter(program);
+        if program.text.contains(&delimiter) {
+            return Err(RenderError::DelimiterInProgram {
+                file: program.file,
+                delimiter,
+            });
+        }
+        let text = if program.text.ends_with('\n') {
+            Cow::Borrowed(program.text)
+        } else {
+            Cow::Owned(format!("{}\n", program.text))
+        };
+        Ok(Self {
+            file: program.file,
+            variable: format!("{}_program", program.name),
+            delimiter,
+            text,
+        })
+    }
+}
+
+/// `VERIFY_PODS_REPORT_JQ` for report.jq: upper case, which no canonical
+/// program uses for identifiers (jq keywords and builtins are lower case).
+pub fn heredoc_delimiter(program: Program) -> String {
+    format!("VERIFY_PODS_{}_JQ", program.name.to_ascii_uppercase())
+}
+
+impl Fields {
+    /// Everything from the checker.
+    pub fn from_checker() -> Result<Self, RenderError> {
+        let programs = USED
+            .into_iter()
+            .map(Embedded::new)
+            .collect::<Result<Vec<_>, _>>()?;
+        let program_files = USED.map(|p| p.file).join(", ");
+        Ok(Self {
+            programs,
+            program_files,
+            excluded_namespaces: Programs::default_excluded_namespaces().join(","),
+            get_pods: &GET_PODS,
+            get_events: &GET_EVENTS,
+            deadline_env: options::DEADLINE_ENV,
+            interval_env: options::INTERVAL_ENV,
+            kubectl_timeout_env: options::KUBECTL_TIMEOUT_ENV,
+            artifact_dir_env: options::ARTIFACT_DIR_ENV,
+            default_deadline: options::DEFAULT_DEADLINE,
+            default_interval: options::DEFAULT_INTERVAL,
+            default_kubectl_timeout: options::DEFAULT_KUBECTL_TIMEOUT,
+        })
+    }
+}
+
+/// The definition alone, `verify_pods() {` … `}` (what splice inserts).
+#[derive(Template)]
+#[template(path = "function.sh.j2", escape = "none")]
+struct Definition<'a> {
+    f: &'a Fields,
+}
+
+/// `generated/verify_pods.sh`: a header and the definition.
+#[derive(Template)]
+#[template(path = "verify_pods.sh.j2", escape = "none")]
+struct FunctionFile<'a> {
+    f: &'a Fields,
+}
+
+/// `generated/verify-pods.sh`: log functions, the definition, the call.
+#[derive(Template)]
+#[template(path = "verify-pods.sh.j2", escape = "none")]
+struct Wrapper<'a> {
+    f: &'a Fields,
+}
+
+/// askama drops the final newline of a template file; a text file has one.
+fn with_newline(rendered: askama::Result<String>) -> Result<String, RenderError> {
+    let mut text = rendered.map_err(|e| RenderError::Template(e.to_string()))?;
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    Ok(text)
+}
+
+/// The definition of `verify_pods()`, ending with its `}` line and a newline.
+pub fn definition(fields: &Fields) -> Result<String, RenderError> {
+    with_newline(Definition { f: fields }.render())
+}
+
+/// The contents of `generated/verify_pods.sh`.
+pub fn function_file(fields: &Fields) -> Result<String, RenderError> {
+    with_newline(FunctionFile { f: fields }.render())
+}
+
+/// The contents of `generated/verify-pods.sh`.
+pub fn wrapper(fields: &Fields) -> Result<String, RenderError> {
+    with_newline(Wrapper { f: fields }.render())
+}
+
+/// One shell word that bash reads back as `word`: bare when it only holds
+/// characters bash never treats specially, single-quoted otherwise.
+pub fn shell_word(word: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_-.,/=:@%+".contains(c);
+    if !word.is_empty() && word.chars().all(plain) {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
+mod filters {
+    use askama::Values;
+
+    /// `@{ value|shell_word }@`: see [`super::shell_word`].
+    #[askama::filter_fn]
+    pub fn shell_word(value: impl ToString, _: &dyn Values) -> askama::Result<String> {
+        Ok(super::shell_word(&value.to_string()))
+    }
+
+    /// `@{ words|shell_words }@`: each word quoted as needed, space-separated.
+    #[askama::filter_fn]
+    pub fn shell_words(words: &&[&str], _: &dyn Values) -> askama::Result<String> {
+        Ok(words
+            .iter()
+            .map(|w| super::shell_word(w))
+            .collect::<Vec<_>>()
+            .join(" "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shell_words_are_bare_only_when_safe() {
+        assert_eq!(
+            shell_word("reason=FailedScheduling"),
+            "reason=FailedScheduling"
+        );
+        assert_eq!(shell_word("kube-system,argocd"), "kube-system,argocd");
+        assert_eq!(shell_word(""), "''");
+        assert_eq!(shell_word("a b"), "'a b'");
+        assert_eq!(shell_word("$(x)"), "'$(x)'");
+        assert_eq!(shell_word("it's"), r"'it'\''s'");
+    }
+
+    #[test]
+    fn a_program_holding_its_delimiter_is_refused() {
+        let evil = Program {
+            name: "report",
+            file: "report.jq",
+            text: "# ends early\nVERIFY_PODS_REPORT_JQ\n.",
+            vars: &[],
+        };
+        assert!(matches!(
+            Embedded::new(evil),
+            Err(RenderError::DelimiterInProgram { .. })
+        ));
+    }
+
+    #[test]
+    fn a_program_without_final_newline_gets_one() {
+        let bare = Program {
+            name: "x",
+            file: "x.jq",
+            text: ".",
+            vars: &[],
+        };
+        assert_eq!(Embedded::new(bare).unwrap().text, ".\n");
+    }
+}
