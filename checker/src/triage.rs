@@ -8,7 +8,7 @@
 //! holds a few counters), so a log of any size streams through.
 //!
 //! Every `Pod status:` line (pattern derived from render.jq, see
-//! [`pattern`]) opens a **failure block**: the lines after it up to the next
+//! [`pattern`]) that reports unscheduled or failed pods opens a **failure block**: the lines after it up to the next
 //! status line, the next GitHub Actions step header (`##[group]Run …`), or
 //! [`BLOCK_LINES`] lines, whichever comes first. Its first part, up to the
 //! first line that speaks of events (an event row, an events table header,
@@ -147,6 +147,8 @@ struct Scanner<'a> {
     findings: Vec<Finding>,
     /// Findings seen per class: race, failure, pass.
     seen: [u64; 3],
+    /// The last passing status line, kept or not: what a pass verdict cites.
+    last_pass: Option<Finding>,
 }
 
 fn class_index(class: Class) -> usize {
@@ -166,6 +168,7 @@ impl<'a> Scanner<'a> {
             block: None,
             findings: Vec::new(),
             seen: [0; 3],
+            last_pass: None,
         }
     }
 
@@ -174,19 +177,24 @@ impl<'a> Scanner<'a> {
         let clean = text::strip_ansi(raw);
         if let Some(status) = self.pattern.parse(&clean) {
             self.close();
-            self.block = Some(Block {
-                finding: Finding {
-                    line: self.line_no,
-                    class: Class::Pass,
-                    status,
-                    impossible: Vec::new(),
-                    contradicted_at: None,
-                    red_herring: None,
-                    events_in_checked_namespaces: 0,
-                },
-                lines: 0,
-                listing_open: true,
-            });
+            let finding = Finding {
+                line: self.line_no,
+                class: Class::Pass,
+                status,
+                impossible: Vec::new(),
+                contradicted_at: None,
+                red_herring: None,
+                events_in_checked_namespaces: 0,
+            };
+            if status.unscheduled > 0 || status.failed > 0 {
+                self.block = Some(Block {
+                    finding,
+                    lines: 0,
+                    listing_open: true,
+                });
+            } else {
+                self.keep(finding);
+            }
             return;
         }
         let Some(block) = &mut self.block else {
@@ -222,9 +230,13 @@ impl<'a> Scanner<'a> {
 
     /// Classify the open block's status line and keep it.
     fn close(&mut self) {
-        let Some(Block { mut finding, .. }) = self.block.take() else {
-            return;
-        };
+        if let Some(block) = self.block.take() {
+            self.keep(block.finding);
+        }
+    }
+
+    /// Classify a status line and keep it (or count it past the limit).
+    fn keep(&mut self, mut finding: Finding) {
         finding.impossible = impossible(&finding.status);
         let s = finding.status;
         finding.class = if !finding.impossible.is_empty() || finding.contradicted_at.is_some() {
@@ -236,6 +248,9 @@ impl<'a> Scanner<'a> {
         };
         let seen = &mut self.seen[class_index(finding.class)];
         *seen += 1;
+        if finding.class == Class::Pass {
+            self.last_pass = Some(finding.clone());
+        }
         if *seen <= KEEP_FINDINGS as u64 {
             self.findings.push(finding);
         }
@@ -255,7 +270,13 @@ impl<'a> Scanner<'a> {
         };
         let status_lines = race + failure + pass;
         let findings_omitted = status_lines - self.findings.len() as u64;
-        let reasons = reasons(verdict, &self.findings, self.line_no, findings_omitted);
+        let reasons = reasons(
+            verdict,
+            &self.findings,
+            self.last_pass.as_ref(),
+            self.line_no,
+            findings_omitted,
+        );
         LogReport {
             log: log.to_owned(),
             verdict,
@@ -340,18 +361,24 @@ fn finding_reasons(f: &Finding) -> Vec<String> {
     out
 }
 
-fn reasons(verdict: Verdict, findings: &[Finding], lines: u64, omitted: u64) -> Vec<String> {
+fn reasons(
+    verdict: Verdict,
+    findings: &[Finding],
+    last_pass: Option<&Finding>,
+    lines: u64,
+    omitted: u64,
+) -> Vec<String> {
     let of_class = |class: Class| findings.iter().filter(move |f| f.class == class);
     let mut out: Vec<String> = match verdict {
         Verdict::RaceSignature => of_class(Class::RaceSignature).flat_map(finding_reasons).collect(),
         Verdict::RealFailure => of_class(Class::Failure).flat_map(finding_reasons).collect(),
-        Verdict::Pass => of_class(Class::Pass)
-            .next_back()
+        Verdict::Pass => last_pass
             .map(|f| format!("line {}: {} pods, none unscheduled or failed", f.line, f.status.total))
             .into_iter()
             .collect(),
         Verdict::NoStatusLine => vec![format!(
-            "no `Pod status:` line in {lines} lines: not a verify_pods log, or the step stopped before it"
+            "no `{}…` status line in {lines} lines: not a verify_pods log, or the step stopped before it",
+            StatusPattern::canonical().anchor()
         )],
     };
     if omitted > 0 {
@@ -464,6 +491,15 @@ kube-system   2m   Warning   FailedScheduling   pod/coredns-x   0/3 nodes are av
         assert_eq!(report.findings.len(), KEEP_FINDINGS);
         assert_eq!(report.findings_omitted, 5);
         assert_eq!(report.status_lines, KEEP_FINDINGS as u64 + 5);
+        let last = format!("line {}:", KEEP_FINDINGS + 5);
+        assert!(report.reasons[0].starts_with(&last), "{:?}", report.reasons);
+    }
+
+    #[test]
+    fn no_resources_after_a_passing_status_line_is_nothing() {
+        let log = "Pod status: 3 total, 3 running, 0 pending (0 unscheduled), 0 failed\n\
+                   No resources found\n";
+        assert_eq!(triage(log).verdict, Verdict::Pass);
     }
 
     #[test]

@@ -136,6 +136,11 @@ impl StatusPattern {
         })
     }
 
+    /// The literal a status line starts with, as render.jq words it.
+    pub fn anchor(&self) -> &str {
+        &self.anchor
+    }
+
     /// The counts of `line` when it contains a status line.
     pub fn parse(&self, line: &str) -> Option<Status> {
         line.match_indices(&self.anchor).find_map(|(at, _)| {

@@ -136,7 +136,13 @@ pub struct EventRow<'a> {
 
 /// The event row in a message (prefixes stripped), if it is one.
 pub fn event_row(message: &str) -> Option<EventRow<'_>> {
-    let tokens: Vec<&str> = message.split_whitespace().take(16).collect();
+    let mut tokens = [""; 16];
+    let mut count = 0;
+    for (slot, token) in tokens.iter_mut().zip(message.split_whitespace()) {
+        *slot = token;
+        count += 1;
+    }
+    let tokens = &tokens[..count];
     let reason = tokens.iter().position(|t| *t == "FailedScheduling")?;
     let kind = tokens.get(reason.checked_sub(1)?)?;
     if *kind != "Warning" && *kind != "Normal" {
@@ -183,7 +189,14 @@ pub fn is_events_header(message: &str) -> bool {
 pub fn is_events_marker(message: &str) -> bool {
     event_row(message).is_some()
         || is_events_header(message)
-        || message.to_ascii_lowercase().contains("event")
+        || contains_ignore_case(message, "event")
+}
+
+fn contains_ignore_case(haystack: &str, needle: &str) -> bool {
+    haystack
+        .as_bytes()
+        .windows(needle.len())
+        .any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
 }
 
 /// kubectl's answer for an empty listing ("No resources found" or
@@ -271,6 +284,7 @@ mod tests {
             "NAMESPACE   LAST SEEN   TYPE   REASON   OBJECT   MESSAGE"
         ));
         assert!(is_events_marker("FailedScheduling events (unfiltered):"));
+        assert!(is_events_marker("EVENTS"));
         assert!(!is_events_marker("Unscheduled pods:"));
         assert!(is_no_resources("No resources found in default namespace."));
         assert!(is_step_marker("##[group]Run make test"));
