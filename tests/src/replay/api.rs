@@ -9,6 +9,7 @@ use super::select::{FieldSelector, Kind, LabelSelector};
 use super::state::State;
 use super::table::{self, IncludeObject, Printer};
 use serde_json::{json, Value};
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 /// When the timeline moves to its next state.
@@ -64,18 +65,23 @@ enum Route {
 
 fn route(path: &str) -> Route {
     let parts: Vec<&str> = path.trim_end_matches('/').split('/').skip(1).collect();
-    let namespaced = |r: &str| Resource::from_plural(r).filter(|r| matches!(r, Resource::Pods | Resource::Events));
+    let namespaced = |r: &str| {
+        Resource::from_plural(r).filter(|r| matches!(r, Resource::Pods | Resource::Events))
+    };
     match parts[..] {
         ["version"] => Route::Version,
         ["api"] => Route::Api,
         ["apis"] => Route::Apis,
         ["api", "v1"] => Route::ApiV1,
-        ["api", "v1", r] => Resource::from_plural(r).map_or(Route::Unknown, |r| Route::List(r, None)),
+        ["api", "v1", r] => {
+            Resource::from_plural(r).map_or(Route::Unknown, |r| Route::List(r, None))
+        }
         ["api", "v1", "namespaces", ns, r] => {
             namespaced(r).map_or(Route::Unknown, |r| Route::List(r, Some(ns.to_owned())))
         }
-        ["api", "v1", "namespaces", ns, r, name] => namespaced(r)
-            .map_or(Route::Unknown, |r| Route::Get(r, Some(ns.to_owned()), name.to_owned())),
+        ["api", "v1", "namespaces", ns, r, name] => namespaced(r).map_or(Route::Unknown, |r| {
+            Route::Get(r, Some(ns.to_owned()), name.to_owned())
+        }),
         ["api", "v1", r @ ("nodes" | "namespaces"), name] => Resource::from_plural(r)
             .map_or(Route::Unknown, |r| Route::Get(r, None, name.to_owned())),
         _ => Route::Unknown,
@@ -165,7 +171,10 @@ impl Shared {
             }) => {
                 answer.response = self.fault_status(*code, reason, message, &answer);
                 if let Some(secs) = retry_after {
-                    answer.response.headers.push(("Retry-After".into(), secs.to_string()));
+                    answer
+                        .response
+                        .headers
+                        .push(("Retry-After".into(), secs.to_string()));
                 }
                 Delivery::Normal
             }
@@ -201,7 +210,8 @@ impl Shared {
         let mut body = status(code, reason, message);
         // The apiserver's 410 carries a token to continue inconsistently.
         if code == 410 {
-            body["metadata"] = json!({"continue": format!("inconsistent.{}", answer.page.unwrap_or(1))});
+            body["metadata"] =
+                json!({"continue": format!("inconsistent.{}", answer.page.unwrap_or(1))});
         }
         Response::json(code, &body)
     }
@@ -236,20 +246,37 @@ impl Shared {
 
     fn answer(&self, request: &Request) -> Answer {
         if request.method != "GET" {
-            return Answer::plain(status_response(405, "MethodNotAllowed", "replay: only GET is served"));
+            return Answer::plain(status_response(
+                405,
+                "MethodNotAllowed",
+                "replay: only GET is served",
+            ));
         }
         let format = negotiate(request.header("accept"));
         match (route(&request.path), format) {
-            (_, None) => Answer::plain(status_response(406, "NotAcceptable", "only application/json and meta.k8s.io Tables are served")),
+            (_, None) => Answer::plain(status_response(
+                406,
+                "NotAcceptable",
+                "only application/json and meta.k8s.io Tables are served",
+            )),
             (Route::Version, _) => Answer::plain(Response::json(200, &self.version())),
             (Route::Api, _) => Answer::plain(Response::json(200, &self.api_versions())),
-            (Route::Apis, _) => Answer::plain(Response::json(200, &json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": []}))),
+            (Route::Apis, _) => Answer::plain(Response::json(
+                200,
+                &json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": []}),
+            )),
             (Route::ApiV1, _) => Answer::plain(Response::json(200, &resource_list())),
-            (Route::List(resource, ns), Some(format)) => self.list(request, resource, ns.as_deref(), &format),
+            (Route::List(resource, ns), Some(format)) => {
+                self.list(request, resource, ns.as_deref(), &format)
+            }
             (Route::Get(resource, ns, name), Some(format)) => {
                 Answer::plain(self.get(request, resource, ns.as_deref(), &name, &format))
             }
-            (Route::Unknown, _) => Answer::plain(status_response(404, "NotFound", "the server could not find the requested resource")),
+            (Route::Unknown, _) => Answer::plain(status_response(
+                404,
+                "NotFound",
+                "the server could not find the requested resource",
+            )),
         }
     }
 
@@ -275,7 +302,7 @@ impl Shared {
 
     /// The objects of `resource` in state `index` (nodes and namespaces are
     /// derived from the pods: enough for `kubectl get nodes|namespaces`).
-    fn objects(&self, resource: Resource, index: usize) -> Vec<Value> {
+    fn objects(&self, resource: Resource, index: usize) -> Cow<'_, [Value]> {
         let state = &self.states[index];
         let names = |pointer: &str| -> BTreeSet<String> {
             state
@@ -287,8 +314,8 @@ impl Shared {
                 .collect()
         };
         match resource {
-            Resource::Pods => state.pods.clone(),
-            Resource::Events => state.events.clone(),
+            Resource::Pods => Cow::Borrowed(&state.pods),
+            Resource::Events => Cow::Borrowed(&state.events),
             Resource::Nodes => names("/spec/nodeName")
                 .into_iter()
                 .map(|n| json!({"metadata": {"name": n}}))
@@ -300,7 +327,13 @@ impl Shared {
         }
     }
 
-    fn list(&self, request: &Request, resource: Resource, namespace: Option<&str>, format: &Format) -> Answer {
+    fn list(
+        &self,
+        request: &Request,
+        resource: Resource,
+        namespace: Option<&str>,
+        format: &Format,
+    ) -> Answer {
         let mut answer = Answer::plain(Response::json(200, &Value::Null));
         answer.list = Some(resource);
         let selected = match self.select(request, resource, namespace) {
@@ -317,7 +350,11 @@ impl Shared {
                 Some(pinned) => pinned,
                 None => {
                     answer.page = Some(2);
-                    answer.response = status_response(400, "BadRequest", "continue key is not valid: replay: unknown token");
+                    answer.response = status_response(
+                        400,
+                        "BadRequest",
+                        "continue key is not valid: replay: unknown token",
+                    );
                     return answer;
                 }
             },
@@ -331,11 +368,16 @@ impl Shared {
             Some(Ok(0)) => None,
             Some(Ok(n)) => Some(n),
             Some(Err(_)) => {
-                answer.response = status_response(400, "BadRequest", "limit must be a non-negative integer");
+                answer.response =
+                    status_response(400, "BadRequest", "limit must be a non-negative integer");
                 return answer;
             }
         };
-        let size = [limit, self.config.page_size].into_iter().flatten().min().unwrap_or(usize::MAX);
+        let size = [limit, self.config.page_size]
+            .into_iter()
+            .flatten()
+            .min()
+            .unwrap_or(usize::MAX);
         let start = offset.min(matching.len());
         let end = start.saturating_add(size).min(matching.len());
         let page_items = &matching[start..end];
@@ -348,11 +390,20 @@ impl Shared {
         }
         answer.items = page_items.len();
         answer.response = match format {
-            Format::Json => Response::json(200, &json!({
-                "kind": format!("{}List", resource.kind()), "apiVersion": "v1",
-                "metadata": metadata, "items": page_items})),
+            Format::Json => list_response(resource, &metadata, page_items),
             Format::Table(version) => match IncludeObject::parse(request.param("includeObject")) {
-                Ok(include) => Response::json(200, &table::table(printer(resource), resource.kind(), page_items, include, version, self.config.now, metadata)),
+                Ok(include) => Response::json(
+                    200,
+                    &table::table(
+                        printer(resource),
+                        resource.kind(),
+                        page_items,
+                        include,
+                        version,
+                        self.config.now,
+                        metadata,
+                    ),
+                ),
                 Err(e) => status_response(400, "BadRequest", &e),
             },
         };
@@ -361,7 +412,12 @@ impl Shared {
 
     /// The filter of a list request: namespace, field and label selectors.
     #[allow(clippy::type_complexity)]
-    fn select(&self, request: &Request, resource: Resource, namespace: Option<&str>) -> Result<Box<dyn Fn(&Value) -> bool>, Response> {
+    fn select(
+        &self,
+        request: &Request,
+        resource: Resource,
+        namespace: Option<&str>,
+    ) -> Result<Box<dyn Fn(&Value) -> bool>, Response> {
         let kind = match resource {
             Resource::Pods => Kind::Pods,
             Resource::Events => Kind::Events,
@@ -375,20 +431,36 @@ impl Shared {
         let namespace = namespace.map(str::to_owned);
         Ok(Box::new(move |object: &Value| {
             let in_namespace = namespace.as_deref().map_or(true, |ns| {
-                object.pointer("/metadata/namespace").and_then(Value::as_str) == Some(ns)
+                object
+                    .pointer("/metadata/namespace")
+                    .and_then(Value::as_str)
+                    == Some(ns)
             });
             in_namespace && fields.matches(object) && labels.matches(object)
         }))
     }
 
-    fn get(&self, request: &Request, resource: Resource, namespace: Option<&str>, name: &str, format: &Format) -> Response {
+    fn get(
+        &self,
+        request: &Request,
+        resource: Resource,
+        namespace: Option<&str>,
+        name: &str,
+        format: &Format,
+    ) -> Response {
         let objects = self.objects(resource, self.current);
         let found = objects.iter().find(|o| {
             o.pointer("/metadata/name").and_then(Value::as_str) == Some(name)
-                && namespace.map_or(true, |ns| o.pointer("/metadata/namespace").and_then(Value::as_str) == Some(ns))
+                && namespace.map_or(true, |ns| {
+                    o.pointer("/metadata/namespace").and_then(Value::as_str) == Some(ns)
+                })
         });
         let Some(object) = found else {
-            let mut body = status(404, "NotFound", &format!("{} \"{name}\" not found", resource.plural()));
+            let mut body = status(
+                404,
+                "NotFound",
+                &format!("{} \"{name}\" not found", resource.plural()),
+            );
             body["details"] = json!({"name": name, "kind": resource.plural()});
             return Response::json(404, &body);
         };
@@ -400,10 +472,37 @@ impl Shared {
                 Response::json(200, &object)
             }
             Format::Table(version) => match IncludeObject::parse(request.param("includeObject")) {
-                Ok(include) => Response::json(200, &table::table(printer(resource), resource.kind(), &[object], include, version, self.config.now, json!({"resourceVersion": (1000 + self.current).to_string()}))),
+                Ok(include) => Response::json(
+                    200,
+                    &table::table(
+                        printer(resource),
+                        resource.kind(),
+                        &[object],
+                        include,
+                        version,
+                        self.config.now,
+                        json!({"resourceVersion": (1000 + self.current).to_string()}),
+                    ),
+                ),
                 Err(e) => status_response(400, "BadRequest", &e),
             },
         }
+    }
+}
+
+/// A `…List` document, items serialized in place (no copies of big states).
+fn list_response(resource: Resource, metadata: &Value, items: &[&Value]) -> Response {
+    let mut body = format!(
+        r#"{{"kind":"{}List","apiVersion":"v1","metadata":{metadata},"items":"#,
+        resource.kind()
+    )
+    .into_bytes();
+    serde_json::to_writer(&mut body, items).expect("a Value always serializes");
+    body.push(b'}');
+    Response {
+        status: 200,
+        headers: Vec::new(),
+        body,
     }
 }
 
@@ -427,14 +526,30 @@ fn token(state: usize, offset: usize, page: usize) -> String {
 }
 
 fn parse_token(token: &str) -> Option<(usize, usize, usize)> {
-    let mut parts = token.strip_prefix("replay.")?.split('.').map(str::parse::<usize>);
-    let (state, offset, page) = (parts.next()?.ok()?, parts.next()?.ok()?, parts.next()?.ok()?);
+    let mut parts = token
+        .strip_prefix("replay.")?
+        .split('.')
+        .map(str::parse::<usize>);
+    let (state, offset, page) = (
+        parts.next()?.ok()?,
+        parts.next()?.ok()?,
+        parts.next()?.ok()?,
+    );
     parts.next().is_none().then_some((state, offset, page))
 }
 
 /// `/api/v1`: the resources `kubectl get` needs.
 fn resource_list() -> Value {
-    let verbs = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
+    let verbs = [
+        "create",
+        "delete",
+        "deletecollection",
+        "get",
+        "list",
+        "patch",
+        "update",
+        "watch",
+    ];
     let resource = |name: &str, singular: &str, kind: &str, namespaced: bool, short: &str| {
         json!({"name": name, "singularName": singular, "namespaced": namespaced, "kind": kind,
                "verbs": verbs, "shortNames": [short]})
@@ -462,10 +577,14 @@ mod tests {
     fn accept_headers() {
         let table = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json";
         assert!(matches!(negotiate(Some(table)), Some(Format::Table("v1"))));
-        assert!(matches!(negotiate(Some("application/json, */*")), Some(Format::Json)));
+        assert!(matches!(
+            negotiate(Some("application/json, */*")),
+            Some(Format::Json)
+        ));
         assert!(matches!(negotiate(None), Some(Format::Json)));
         assert!(negotiate(Some("text/plain")).is_none());
-        let disco = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json";
+        let disco =
+            "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json";
         assert!(matches!(negotiate(Some(disco)), Some(Format::Json)));
     }
 }

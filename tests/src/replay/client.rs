@@ -127,3 +127,58 @@ users:
 "
     )
 }
+
+/// `generated/verify-pods.sh`, the runnable wrapper of the generated function.
+pub fn generated_wrapper() -> PathBuf {
+    crate::workspace_root().join("generated/verify-pods.sh")
+}
+
+impl KubeEnv {
+    /// `verify-pods check` (live) against the server: this kubeconfig and kubectl.
+    pub fn checker(&self) -> Command {
+        let mut cmd = Command::new(crate::binary("verify-pods"));
+        self.apply(&mut cmd);
+        cmd.arg("check")
+            .arg("--kubeconfig")
+            .arg(&self.kubeconfig)
+            .arg("--kubectl")
+            .arg(&self.kubectl_path);
+        cmd
+    }
+
+    /// `bash generated/verify-pods.sh` against the server (kubectl from PATH,
+    /// KUBECONFIG from the environment).
+    pub fn wrapper(&self) -> Command {
+        let mut cmd = Command::new("bash");
+        self.apply(&mut cmd);
+        cmd.arg(generated_wrapper());
+        cmd
+    }
+}
+
+/// Run `work` on every item with `workers` threads; results in item order.
+pub fn in_parallel<T: Send, R: Send>(
+    items: Vec<T>,
+    workers: usize,
+    work: impl Fn(T) -> R + Sync,
+) -> Vec<R> {
+    use std::sync::Mutex;
+    let queue = Mutex::new(items.into_iter().enumerate());
+    let results = Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..workers.max(1) {
+            scope.spawn(|| loop {
+                let next = queue.lock().unwrap_or_else(|e| e.into_inner()).next();
+                let Some((index, item)) = next else { return };
+                let result = work(item);
+                results
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push((index, result));
+            });
+        }
+    });
+    let mut results = results.into_inner().unwrap_or_else(|e| e.into_inner());
+    results.sort_by_key(|(index, _)| *index);
+    results.into_iter().map(|(_, result)| result).collect()
+}

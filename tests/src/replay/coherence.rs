@@ -4,7 +4,7 @@
 //! rule is restated here; a script that mixes two snapshots is caught.
 
 use super::state::State;
-use checker::{Engine, Programs, Projection};
+use checker::Engine;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -111,7 +111,9 @@ impl Observed {
             Section::Events => {
                 // "<last seen> <ns>/<pod> (x<count>): <message>"
                 let after_time = item.split_once(' ').map_or(item, |(_, rest)| rest);
-                let pod = after_time.split_once(" (x").map_or(after_time, |(pod, _)| pod);
+                let pod = after_time
+                    .split_once(" (x")
+                    .map_or(after_time, |(pod, _)| pod);
                 self.event_pods.push(pod.trim().to_owned());
             }
             Section::Distribution => {
@@ -159,14 +161,20 @@ pub fn impossibilities(observed: &Observed) -> Vec<String> {
             problems.push(what);
         }
     };
-    check(c.unscheduled <= c.pending, format!("{c}: more unscheduled than pending"));
+    check(
+        c.unscheduled <= c.pending,
+        format!("{c}: more unscheduled than pending"),
+    );
     check(
         c.running + c.pending + c.failed <= c.total,
         format!("{c}: running + pending + failed > total"),
     );
     check(
         observed.unscheduled.len() as u64 == c.unscheduled,
-        format!("{c}: {} unscheduled pods listed", observed.unscheduled.len()),
+        format!(
+            "{c}: {} unscheduled pods listed",
+            observed.unscheduled.len()
+        ),
     );
     check(
         observed.failed.len() as u64 == c.failed,
@@ -180,7 +188,10 @@ pub fn impossibilities(observed: &Observed) -> Vec<String> {
     }
     if let Some(distribution) = &observed.distribution {
         let sum: u64 = distribution.values().sum();
-        check(sum == c.total, format!("{c}: the distribution adds up to {sum}"));
+        check(
+            sum == c.total,
+            format!("{c}: the distribution adds up to {sum}"),
+        );
     }
     problems
 }
@@ -188,15 +199,10 @@ pub fn impossibilities(observed: &Observed) -> Vec<String> {
 /// The report of report.jq for each state (default excluded namespaces),
 /// computed by the checker's own engine.
 pub fn reports(engine: &Engine, states: &[State]) -> Vec<Value> {
-    let projection = Projection::canonical();
-    let excluded = Programs::default_excluded_namespaces();
     states
         .iter()
         .map(|state| {
-            let bytes = serde_json::to_vec(&state.pods_document()).expect("JSON");
-            let doc = checker::snapshot::read(&bytes[..], "state", &projection.pods)
-                .expect("a state is a valid snapshot");
-            let report = engine.report(doc, &excluded).expect("report.jq runs");
+            let report = super::expect::report(engine, state);
             serde_json::from_str(&report.to_json()).expect("the report is JSON")
         })
         .collect()
@@ -211,7 +217,13 @@ pub fn matches(observed: &Observed, report: &Value) -> bool {
             .as_array()
             .into_iter()
             .flatten()
-            .map(|p| format!("{}/{}", p["namespace"].as_str().unwrap_or(""), p["name"].as_str().unwrap_or("")))
+            .map(|p| {
+                format!(
+                    "{}/{}",
+                    p["namespace"].as_str().unwrap_or(""),
+                    p["name"].as_str().unwrap_or("")
+                )
+            })
             .collect()
     };
     let expected = Counts {
@@ -227,7 +239,12 @@ pub fn matches(observed: &Observed, report: &Value) -> bool {
             .as_array()
             .into_iter()
             .flatten()
-            .map(|d| (d["node"].as_str().unwrap_or("").to_owned(), d["pods"].as_u64().unwrap_or(0)))
+            .map(|d| {
+                (
+                    d["node"].as_str().unwrap_or("").to_owned(),
+                    d["pods"].as_u64().unwrap_or(0),
+                )
+            })
             .collect();
         *printed == expected
     });
@@ -283,7 +300,13 @@ mod tests {
         let observed = parse(text);
         assert_eq!(
             observed.counts,
-            Some(Counts { total: 3, running: 1, pending: 1, unscheduled: 1, failed: 1 })
+            Some(Counts {
+                total: 3,
+                running: 1,
+                pending: 1,
+                unscheduled: 1,
+                failed: 1
+            })
         );
         assert_eq!(observed.unscheduled, ["ml/train-0"]);
         assert_eq!(observed.event_pods, ["ml/train-0"]);

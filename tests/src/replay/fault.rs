@@ -165,7 +165,10 @@ impl FaultRule {
             .split_once('=')
             .ok_or_else(|| format!("expected TARGET=FAULT, got {text:?}"))?;
         let (fault, times) = rest.split_once('@').unwrap_or((rest, "always"));
-        let number = |s: &str| s.parse::<usize>().map_err(|_| format!("bad number in {text:?}"));
+        let number = |s: &str| {
+            s.parse::<usize>()
+                .map_err(|_| format!("bad number in {text:?}"))
+        };
         let target = match target {
             "pods" => Target::PodsList,
             "events" => Target::EventsList,

@@ -79,7 +79,13 @@ impl Pod {
             hash = (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
         }
         let h = format!("{hash:016x}");
-        format!("{}-{}-{}-{:04x}", &h[..8], &h[8..12], &h[12..16], self.generation)
+        format!(
+            "{}-{}-{}-{:04x}",
+            &h[..8],
+            &h[8..12],
+            &h[12..16],
+            self.generation
+        )
     }
 
     /// `namespace/name`
@@ -168,7 +174,11 @@ impl Pod {
         }
         if self.node.is_some() {
             status["hostIP"] = "10.0.0.1".into();
-            let ip = format!("10.244.{}.{}", self.name.len() % 250, self.uid().len() + self.name.len());
+            let ip = format!(
+                "10.244.{}.{}",
+                self.name.len() % 250,
+                self.uid().len() + self.name.len()
+            );
             status["podIP"] = ip.as_str().into();
             status["podIPs"] = json!([{"ip": ip}]);
             status["startTime"] = started.into();
@@ -198,7 +208,11 @@ pub fn many_running_pods(n: usize) -> Vec<Pod> {
     (0..n)
         .map(|i| {
             let namespace = format!("team-{}", i % 7);
-            Pod::running(&namespace, &format!("app-{i:05}"), &format!("kwok-node-{}", i % 4))
+            Pod::running(
+                &namespace,
+                &format!("app-{i:05}"),
+                &format!("kwok-node-{}", i % 4),
+            )
         })
         .collect()
 }

@@ -113,7 +113,10 @@ fn read_head(stream: &mut TcpStream, buffer: &mut Vec<u8>) -> io::Result<Option<
             }
         }
         if buffer.len() > MAX_HEAD {
-            return Err(io::Error::new(io::ErrorKind::InvalidData, "request head too large"));
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "request head too large",
+            ));
         }
         let n = match stream.read(&mut chunk) {
             Ok(0) => return Ok(None),
@@ -182,7 +185,12 @@ fn deliver(stream: &mut TcpStream, response: &Response, delivery: Delivery) -> i
     match stream.write_all(&message).and_then(|()| stream.flush()) {
         Ok(()) => Ok(delivery != Delivery::CloseMidBody),
         // The client gave up (a timeout): nothing more to do on this connection.
-        Err(e) if matches!(e.kind(), io::ErrorKind::BrokenPipe | io::ErrorKind::ConnectionReset) => {
+        Err(e)
+            if matches!(
+                e.kind(),
+                io::ErrorKind::BrokenPipe | io::ErrorKind::ConnectionReset
+            ) =>
+        {
             Ok(false)
         }
         Err(e) => Err(e),
@@ -236,16 +244,14 @@ pub fn percent_decode(text: &str) -> String {
     while i < bytes.len() {
         let hex = |b: u8| (b as char).to_digit(16);
         match bytes[i] {
-            b'%' if i + 2 < bytes.len() => {
-                match (hex(bytes[i + 1]), hex(bytes[i + 2])) {
-                    (Some(h), Some(l)) => {
-                        out.push((h * 16 + l) as u8);
-                        i += 3;
-                        continue;
-                    }
-                    _ => out.push(b'%'),
+            b'%' if i + 2 < bytes.len() => match (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+                (Some(h), Some(l)) => {
+                    out.push((h * 16 + l) as u8);
+                    i += 3;
+                    continue;
                 }
-            }
+                _ => out.push(b'%'),
+            },
             b'+' => out.push(b' '),
             b => out.push(b),
         }

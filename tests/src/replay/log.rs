@@ -98,7 +98,11 @@ impl LogEntry {
             .fault
             .as_ref()
             .map_or(String::new(), |f| format!(" fault={f:?}"));
-        let table = if self.accept.contains("as=Table") { " table" } else { "" };
+        let table = if self.accept.contains("as=Table") {
+            " table"
+        } else {
+            ""
+        };
         format!(
             "{:>4} {} {}{query} -> {}{state}{page} items={}{table}{fault}",
             self.seq, self.method, self.path, self.status, self.items

@@ -25,6 +25,7 @@
 mod api;
 pub mod client;
 pub mod coherence;
+pub mod expect;
 pub mod fault;
 pub mod fixtures;
 mod http;
@@ -34,7 +35,7 @@ pub mod state;
 pub mod table;
 
 pub use api::{Advance, Config};
-pub use client::{kubectl_binary, KubeEnv};
+pub use client::{generated_wrapper, in_parallel, kubectl_binary, KubeEnv};
 pub use fault::{Fault, FaultRule, Target, Times};
 pub use log::{LogEntry, Resource};
 pub use state::State;
@@ -88,7 +89,8 @@ impl Builder {
 
     /// "Now" for the AGE columns (RFC 3339).
     pub fn now(mut self, now: &str) -> Result<Self, String> {
-        self.config.now = table::parse_time(now).ok_or_else(|| format!("not an RFC 3339 time: {now:?}"))?;
+        self.config.now =
+            table::parse_time(now).ok_or_else(|| format!("not an RFC 3339 time: {now:?}"))?;
         Ok(self)
     }
 

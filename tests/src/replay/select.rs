@@ -118,7 +118,9 @@ fn field_value(object: &Value, field: &str) -> String {
         "source" => at("/source/component"),
         "status.podIPs" => at("/status/podIPs/0/ip"),
         "spec.hostNetwork" | "spec.unschedulable" => {
-            let flag = at(&pointer(field)).and_then(Value::as_bool).unwrap_or(false);
+            let flag = at(&pointer(field))
+                .and_then(Value::as_bool)
+                .unwrap_or(false);
             return flag.to_string();
         }
         _ => at(&pointer(field)),
@@ -226,7 +228,10 @@ fn label_term(term: &str) -> Option<LabelTerm> {
         }
     }
     if let Some((key, value)) = term.split_once("!=") {
-        return Some(LabelTerm::NotIn(key.trim().into(), vec![value.trim().into()]));
+        return Some(LabelTerm::NotIn(
+            key.trim().into(),
+            vec![value.trim().into()],
+        ));
     }
     if let Some((key, value)) = term.split_once("==").or_else(|| term.split_once('=')) {
         return Some(LabelTerm::In(key.trim().into(), vec![value.trim().into()]));

@@ -1,5 +1,8 @@
 //! One cluster state the server replays: the pods and the events, as the
-//! apiserver stores them (items without `kind`/`apiVersion`, in key order).
+//! apiserver stores them (items without `kind`/`apiVersion`). Synthetic
+//! states are put in the apiserver's key order, (namespace, name); recorded
+//! documents are replayed in their recorded order (a recording of a real
+//! cluster already is in that order, and goldens depend on it).
 
 use serde_json::Value;
 use std::fs;
@@ -8,15 +11,24 @@ use std::path::Path;
 /// The pods and events of one moment of the cluster.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct State {
-    /// Pod objects, sorted by (namespace, name).
+    /// Pod objects, in list order.
     pub pods: Vec<Value>,
-    /// Event objects, sorted by (namespace, name).
+    /// Event objects, in list order.
     pub events: Vec<Value>,
 }
 
 impl State {
-    /// A state from pod and event objects (any order, `kind` allowed).
+    /// A state from pod and event objects (any order, `kind` allowed),
+    /// listed in the apiserver's key order.
     pub fn new(pods: Vec<Value>, events: Vec<Value>) -> Self {
+        let mut state = Self::recorded(pods, events);
+        state.pods.sort_by_key(key);
+        state.events.sort_by_key(key);
+        state
+    }
+
+    /// A state listed exactly in the order given.
+    pub fn recorded(pods: Vec<Value>, events: Vec<Value>) -> Self {
         Self {
             pods: stored(pods),
             events: stored(events),
@@ -24,9 +36,12 @@ impl State {
     }
 
     /// A state from a `kubectl get pods -A -o json` document and a
-    /// `kubectl get events -A -o json` document.
+    /// `kubectl get events -A -o json` document, in their recorded order.
     pub fn from_documents(pods: &Value, events: &Value) -> Result<Self, String> {
-        Ok(Self::new(items(pods, "pods")?, items(events, "events")?))
+        Ok(Self::recorded(
+            items(pods, "pods")?,
+            items(events, "events")?,
+        ))
     }
 
     /// A state from a pods file and an optional events file.
@@ -87,8 +102,7 @@ fn items(doc: &Value, what: &str) -> Result<Vec<Value>, String> {
         .ok_or_else(|| format!("the {what} document has no items array"))
 }
 
-/// The apiserver stores objects without `kind`/`apiVersion` and lists them
-/// in key order: (namespace, name).
+/// The apiserver stores objects without `kind`/`apiVersion`.
 fn stored(mut objects: Vec<Value>) -> Vec<Value> {
     for object in &mut objects {
         if let Some(obj) = object.as_object_mut() {
@@ -96,7 +110,6 @@ fn stored(mut objects: Vec<Value>) -> Vec<Value> {
             obj.remove("apiVersion");
         }
     }
-    objects.sort_by(|a, b| key(a).cmp(&key(b)));
     objects
 }
 
@@ -122,7 +135,9 @@ mod tests {
             {"kind": "Pod", "apiVersion": "v1", "metadata": {"namespace": "b", "name": "x"}},
             {"metadata": {"namespace": "a", "name": "z"}},
             {"metadata": {"namespace": "a", "name": "y"}}]});
-        let state = State::from_documents(&pods, &json!({"items": []})).unwrap();
+        let recorded = State::from_documents(&pods, &json!({"items": []})).unwrap();
+        assert_eq!(key(&recorded.pods[0]), ("b".to_owned(), "x".to_owned()));
+        let state = State::new(recorded.pods.clone(), vec![]);
         let names: Vec<_> = state.pods.iter().map(key).collect();
         assert_eq!(
             names,

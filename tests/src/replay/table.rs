@@ -128,7 +128,10 @@ fn row(printer: Printer, kind: &str, object: &Value, include: IncludeObject, now
 }
 
 fn text<'a>(object: &'a Value, pointer: &str) -> &'a str {
-    object.pointer(pointer).and_then(Value::as_str).unwrap_or("")
+    object
+        .pointer(pointer)
+        .and_then(Value::as_str)
+        .unwrap_or("")
 }
 
 fn number(object: &Value, pointer: &str) -> i64 {
@@ -223,7 +226,10 @@ fn pod_status(pod: &Value) -> PodStatus {
     };
     let (mut sidecar_restarts, mut sidecar_last) = (0, 0);
     let mut initializing = false;
-    for (i, c) in array(pod, "/status/initContainerStatuses").iter().enumerate() {
+    for (i, c) in array(pod, "/status/initContainerStatuses")
+        .iter()
+        .enumerate()
+    {
         let sidecar = is_sidecar(pod, text(c, "/name"));
         s.restarts += number(c, "/restartCount");
         s.last_restart = s.last_restart.max(finished_at(c));
@@ -471,7 +477,10 @@ mod tests {
     fn times_and_durations() {
         assert_eq!(parse_time("1970-01-01T00:00:00Z"), Some(0));
         assert_eq!(parse_time("2025-01-01T12:00:00Z"), Some(1_735_732_800));
-        assert_eq!(parse_time("2025-01-01T12:00:00.123456Z"), Some(1_735_732_800));
+        assert_eq!(
+            parse_time("2025-01-01T12:00:00.123456Z"),
+            Some(1_735_732_800)
+        );
         assert_eq!(parse_time("2025-01-01T13:00:00+01:00"), Some(1_735_732_800));
         assert_eq!(parse_time("yesterday"), None);
         let cases = [
@@ -505,10 +514,20 @@ mod tests {
         let cells = pod_cells(&pod, now);
         assert_eq!(
             cells,
-            json!(["web-0", "1/2", "CrashLoopBackOff", "2 (5m ago)", "60m", "10.0.0.1", "n1", "<none>", "<none>"])
-                .as_array()
-                .unwrap()
-                .clone()
+            json!([
+                "web-0",
+                "1/2",
+                "CrashLoopBackOff",
+                "2 (5m ago)",
+                "60m",
+                "10.0.0.1",
+                "n1",
+                "<none>",
+                "<none>"
+            ])
+            .as_array()
+            .unwrap()
+            .clone()
         );
         let pending = json!({"metadata": {"name": "p"}, "spec": {"containers": [{"name": "a"}]},
                              "status": {"phase": "Pending"}});

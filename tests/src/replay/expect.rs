@@ -1,0 +1,70 @@
+//! Expected live output, computed by the checker's own engine from the
+//! states the server served: the same programs, so no rule or wording is
+//! restated. Live runs differ from offline ones only in `attempts` and the
+//! whole seconds waited, which the caller chooses or searches.
+
+use super::state::State;
+use checker::{Engine, Programs, Projection, Report};
+
+fn bytes(value: &serde_json::Value) -> Vec<u8> {
+    serde_json::to_vec(value).expect("JSON")
+}
+
+/// report.jq on a state's pods (default excluded namespaces).
+pub fn report(engine: &Engine, state: &State) -> Report {
+    let projection = Projection::canonical();
+    let bytes = bytes(&state.pods_document());
+    let doc = checker::snapshot::read(&bytes[..], "pods", &projection.pods).expect("valid pods");
+    engine
+        .report(doc, &Programs::default_excluded_namespaces())
+        .expect("report.jq runs")
+}
+
+/// The text of a final result: pods from `pods`, events (when pods are
+/// unscheduled) from `events`, after `attempts` attempts and `waited` seconds.
+pub fn final_text(
+    engine: &Engine,
+    pods: &State,
+    events: &State,
+    attempts: usize,
+    waited: u64,
+) -> String {
+    let report = report(engine, pods);
+    let events = (report.count("unscheduled") > 0).then(|| {
+        let projection = Projection::canonical();
+        let bytes = bytes(&events.events_document());
+        let doc = checker::snapshot::read(&bytes[..], "events", &projection.events)
+            .expect("valid events");
+        engine.events(doc, &report).expect("events.jq runs")
+    });
+    let result = engine
+        .result(&report, attempts, waited, events)
+        .expect("result.jq runs");
+    let lines = engine.render(&result).expect("render.jq runs");
+    lines.into_iter().map(|(_, text)| text + "\n").collect()
+}
+
+/// The line printed before another attempt.
+pub fn progress_text(
+    engine: &Engine,
+    pods: &State,
+    attempts: usize,
+    waited: u64,
+    deadline: u64,
+) -> String {
+    let (_, text) = engine
+        .progress(&report(engine, pods), attempts, waited, deadline)
+        .expect("progress.jq runs");
+    text + "\n"
+}
+
+/// The whole seconds waited (≤ `up_to`) for which a one-attempt run on this
+/// state prints exactly `output`, if any.
+pub fn single_attempt_wait(
+    engine: &Engine,
+    state: &State,
+    output: &str,
+    up_to: u64,
+) -> Option<u64> {
+    (0..=up_to).find(|&waited| final_text(engine, state, state, 1, waited) == output)
+}

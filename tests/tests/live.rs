@@ -1,0 +1,343 @@
+//! Live checks through the real kubectl against the replay API server:
+//! `verify-pods check` (live) and `generated/verify-pods.sh` give the golden
+//! output of every recorded case, also when the list spans several pages.
+
+use checker::options::DEADLINE_ENV;
+use serde_json::Value;
+use std::process::{Command, Output};
+use verify_pods_tests::corpus::{self, Case, EXPECTED_JSON, EXPECTED_TXT};
+use checker::Engine;
+use verify_pods_tests::replay::expect;
+use verify_pods_tests::replay::fixtures::{self, Pod};
+use verify_pods_tests::replay::{
+    generated_wrapper, in_parallel, FaultRule, KubeEnv, Resource, Server, State,
+};
+use verify_pods_tests::run;
+
+/// Two cores: two cases at a time.
+const WORKERS: usize = 2;
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn code(output: &Output) -> i32 {
+    output.status.code().unwrap_or(-1)
+}
+
+/// Which path of the product a run goes through.
+#[derive(Debug, Clone, Copy)]
+enum Path {
+    Checker,
+    Wrapper,
+}
+
+fn command(env: &KubeEnv, path: Path) -> Command {
+    let mut cmd = match path {
+        Path::Checker => env.checker(),
+        Path::Wrapper => env.wrapper(),
+    };
+    cmd.env(DEADLINE_ENV, "0");
+    cmd
+}
+
+/// The golden's `unscheduled` count: whether events must have been fetched.
+fn expects_events(case: &Case) -> bool {
+    let result: Value = serde_json::from_slice(&case.read(EXPECTED_JSON)).expect("expected.json");
+    result["unscheduled"].as_u64().unwrap_or(0) > 0
+}
+
+/// Seconds a live attempt may take on a loaded machine (2 cores shared by
+/// every test: `waited` is wall-clock time, the rest of the output is exact).
+const SLOW: u64 = 60;
+
+/// Whether `live` is the offline output `offline` of `state`, except that
+/// the live attempt took a few whole seconds (`waited` counts them): the
+/// engine renders the state with each possible wait.
+fn same_as_offline(state: &State, offline: &str, live: &str) -> bool {
+    if live == offline {
+        return true;
+    }
+    let engine = Engine::new().expect("engine");
+    expect::final_text(&engine, state, state, 1, 0) == offline
+        && expect::single_attempt_wait(&engine, state, live, SLOW).is_some()
+}
+
+/// One case through one path: golden text, golden exit code, one pods list,
+/// events listed only when pods are unscheduled. Err = what differs.
+fn check_case(case: &Case, path: Path) -> Result<(), String> {
+    let state = State::from_case_dir(&case.dir).map_err(|e| format!("{}: {e}", case.name))?;
+    let server = Server::serve(state.clone()).expect("server starts");
+    let env = KubeEnv::new(&server.url()).expect("kube env");
+    let output = run(&mut command(&env, path));
+    let mut problems = Vec::new();
+    let expected = text(&case.read(EXPECTED_TXT));
+    if !same_as_offline(&state, &expected, &text(&output.stdout)) {
+        problems.push(format!(
+            "stdout differs\n--- expected\n{expected}--- got\n{}",
+            text(&output.stdout)
+        ));
+    }
+    if code(&output) != case.expected_exit() {
+        problems.push(format!("exit {} (expected {})", code(&output), case.expected_exit()));
+    }
+    let pods_lists = server.pods_lists().len();
+    if pods_lists != 1 {
+        problems.push(format!("{pods_lists} pods lists (expected exactly one)"));
+    }
+    let events_lists = server
+        .log()
+        .iter()
+        .filter(|e| e.is_list_start(Resource::Events))
+        .count();
+    if events_lists != usize::from(expects_events(case)) {
+        problems.push(format!("{events_lists} events lists"));
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} ({path:?}): {}\nstderr: {}",
+            case.name,
+            problems.join("\n"),
+            text(&output.stderr)
+        ))
+    }
+}
+
+fn check_every_case(path: Path) {
+    let cases = corpus::cases();
+    assert!(cases.len() >= 25, "the corpus has {} cases", cases.len());
+    let failures: Vec<String> = in_parallel(cases, WORKERS, |case| check_case(&case, path))
+        .into_iter()
+        .filter_map(Result::err)
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn checker_live_gives_the_golden_output_for_every_case() {
+    check_every_case(Path::Checker);
+}
+
+#[test]
+fn generated_wrapper_live_gives_the_golden_output_for_every_case() {
+    assert!(generated_wrapper().is_file(), "generated/verify-pods.sh is missing");
+    check_every_case(Path::Wrapper);
+}
+
+#[test]
+fn checker_live_json_equals_the_golden_json() {
+    let failures: Vec<String> = in_parallel(corpus::cases(), WORKERS, |case| {
+        let server = Server::serve(State::from_case_dir(&case.dir).expect("state")).expect("server");
+        let env = KubeEnv::new(&server.url()).expect("kube env");
+        let output = run(command(&env, Path::Checker).args(["--format", "json"]));
+        let expected = text(&case.read(EXPECTED_JSON));
+        let same = text(&output.stdout) == expected || same_but_waited(&expected, &text(&output.stdout));
+        (!same || code(&output) != case.expected_exit()).then(|| {
+            format!(
+                "{}: exit {}\n--- expected\n{expected}--- got\n{}",
+                case.name,
+                code(&output),
+                text(&output.stdout)
+            )
+        })
+    })
+    .into_iter()
+    .flatten()
+    .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// Equal JSON results but for a few whole seconds of `waited_seconds`.
+fn same_but_waited(expected: &str, live: &str) -> bool {
+    let (Ok(expected), Ok(mut live)) = (
+        serde_json::from_str::<Value>(expected),
+        serde_json::from_str::<Value>(live),
+    ) else {
+        return false;
+    };
+    let waited = live["waited_seconds"].as_u64().unwrap_or(u64::MAX);
+    live["waited_seconds"] = expected["waited_seconds"].clone();
+    waited <= SLOW && live == expected
+}
+
+/// The google-cloud-sdk dispatcher picks a kubectl build from `/version`;
+/// the pinned 1.32 makes it run its own code, and the output is the same.
+#[test]
+fn dispatcher_kubectl_gives_the_golden_output() {
+    let dispatcher = std::path::Path::new("/usr/bin/kubectl");
+    if !dispatcher.is_file() {
+        eprintln!("no /usr/bin/kubectl: nothing to compare");
+        return;
+    }
+    let case = corpus::case("seed-one-unscheduled");
+    let server = Server::serve(State::from_case_dir(&case.dir).expect("state")).expect("server");
+    let env = KubeEnv::with_kubectl(&server.url(), dispatcher).expect("kube env");
+    let output = run(&mut command(&env, Path::Checker));
+    let state = State::from_case_dir(&case.dir).expect("state");
+    let (golden, live) = (text(&case.read(EXPECTED_TXT)), text(&output.stdout));
+    assert!(same_as_offline(&state, &golden, &live), "{live}\n{}", text(&output.stderr));
+    assert_eq!(code(&output), case.expected_exit());
+}
+
+/// 1,200 pods (kubectl asks 500 at a time: three pages) plus unscheduled and
+/// failed pods: the live result equals the offline result on the same data.
+fn big_state() -> State {
+    let mut pods = fixtures::many_running_pods(1200);
+    let pending: Vec<Pod> = (0..3).map(|i| Pod::unschedulable("ml", &format!("trainer-{i}"))).collect();
+    let mut failed = Pod::running("web", "api-9", "kwok-node-1");
+    failed.phase = fixtures::Phase::Failed;
+    failed.reason = Some("OOMKilled".into());
+    let events = pending
+        .iter()
+        .enumerate()
+        .map(|(i, p)| fixtures::failed_scheduling_event(p, 10 + i as u32, 3))
+        .collect();
+    pods.extend(pending);
+    pods.push(failed);
+    State::new(pods.iter().map(Pod::to_json).collect(), events)
+}
+
+fn offline(state: &State) -> Output {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pods = dir.path().join("pods.json");
+    let events = dir.path().join("events.json");
+    std::fs::write(&pods, serde_json::to_vec(&state.pods_document()).unwrap()).unwrap();
+    std::fs::write(&events, serde_json::to_vec(&state.events_document()).unwrap()).unwrap();
+    run(Command::new(verify_pods_tests::binary("verify-pods"))
+        .arg("check")
+        .arg("--snapshot")
+        .arg(&pods)
+        .arg("--events")
+        .arg(&events)
+        .env("NO_COLOR", "1"))
+}
+
+fn paginated_equals_offline(path: Path) {
+    let state = big_state();
+    let expected = offline(&state);
+    assert_eq!(code(&expected), 1, "the data has unscheduled and failed pods");
+    let server = Server::serve(state.clone()).expect("server");
+    let env = KubeEnv::new(&server.url()).expect("kube env");
+    let output = run(&mut command(&env, path));
+    let (offline, live) = (text(&expected.stdout), text(&output.stdout));
+    assert!(
+        same_as_offline(&state, &offline, &live),
+        "--- offline\n{offline}--- live\n{live}stderr: {}",
+        text(&output.stderr)
+    );
+    assert_eq!(code(&output), code(&expected));
+    let pages: Vec<(Option<usize>, Option<usize>)> = server
+        .pods_requests()
+        .iter()
+        .map(|e| (e.page, e.state))
+        .collect();
+    assert_eq!(pages, [(Some(1), Some(0)), (Some(2), Some(0)), (Some(3), Some(0))]);
+}
+
+#[test]
+fn checker_live_on_three_pages_equals_offline() {
+    paginated_equals_offline(Path::Checker);
+}
+
+#[test]
+fn generated_wrapper_live_on_three_pages_equals_offline() {
+    assert!(generated_wrapper().is_file(), "generated/verify-pods.sh is missing");
+    paginated_equals_offline(Path::Wrapper);
+}
+
+/// A page cap smaller than kubectl's limit: kubectl follows `continue`
+/// anyway, and every page comes from the state of the first one even when
+/// the timeline has moved on.
+#[test]
+fn continue_pages_stay_on_the_state_of_the_first_page() {
+    let big = State::new(fixtures::many_running_pods(7).iter().map(Pod::to_json).collect(), vec![]);
+    let small = State::new(fixtures::many_running_pods(2).iter().map(Pod::to_json).collect(), vec![]);
+    let server = Server::builder().states([big, small]).page_size(3).start().expect("server");
+    let env = KubeEnv::new(&server.url()).expect("kube env");
+    let count = |output: Output| {
+        assert!(output.status.success(), "{}", text(&output.stderr));
+        let list: Value = serde_json::from_slice(&output.stdout).expect("kubectl prints JSON");
+        list["items"].as_array().map_or(0, Vec::len)
+    };
+    assert_eq!(count(run(env.kubectl().args(["get", "pods", "-A", "-o", "json"]))), 7);
+    assert_eq!(count(run(env.kubectl().args(["get", "pods", "-A", "-o", "json"]))), 2);
+    let seen: Vec<(Option<usize>, Option<usize>)> =
+        server.pods_requests().iter().map(|e| (e.page, e.state)).collect();
+    assert_eq!(
+        seen,
+        [(Some(1), Some(0)), (Some(2), Some(0)), (Some(3), Some(0)), (Some(1), Some(1))]
+    );
+}
+
+/// What the legacy scripts and humans use: server-side Tables with
+/// `--no-headers` and `-o wide`, field selectors, Status errors.
+#[test]
+fn kubectl_human_output_and_selectors_work() {
+    let case = corpus::case("mixed-everything");
+    let state = State::from_case_dir(&case.dir).expect("state");
+    let phase_count = |phase: &str| {
+        state
+            .pods
+            .iter()
+            .filter(|p| p.pointer("/status/phase").and_then(Value::as_str) == Some(phase))
+            .count()
+    };
+    let (all, pending) = (state.pods.len(), phase_count("Pending"));
+    let failed_scheduling = state
+        .events
+        .iter()
+        .filter(|e| e["reason"] == "FailedScheduling")
+        .count();
+    let server = Server::serve(state.clone()).expect("server");
+    let env = KubeEnv::new(&server.url()).expect("kube env");
+    let lines = |args: &[&str]| {
+        let output = run(env.kubectl().args(args));
+        assert!(output.status.success(), "{args:?}: {}", text(&output.stderr));
+        text(&output.stdout).lines().map(str::to_owned).collect::<Vec<_>>()
+    };
+    assert_eq!(lines(&["get", "pods", "-A", "--no-headers"]).len(), all);
+    let pending_rows = lines(&["get", "pods", "-A", "--field-selector=status.phase=Pending", "--no-headers"]);
+    assert_eq!(pending_rows.len(), pending);
+    let not_pending = lines(&["get", "pods", "-A", "--field-selector=status.phase!=Pending", "--no-headers"]);
+    assert_eq!(not_pending.len(), all - pending);
+    let wide = lines(&["get", "pods", "-A", "-o", "wide"]);
+    assert!(wide[0].contains("NOMINATED NODE") && wide[0].contains("READINESS GATES"), "{}", wide[0]);
+    let first_pod = &state.pods[0];
+    let row = wide[1].split_whitespace().collect::<Vec<_>>();
+    assert_eq!(row[0], first_pod["metadata"]["namespace"]);
+    assert_eq!(row[1], first_pod["metadata"]["name"]);
+    let events = lines(&["get", "events", "-A", "--field-selector", "reason=FailedScheduling", "--no-headers"]);
+    assert_eq!(events.len(), failed_scheduling);
+    let sorted = lines(&["get", "events", "-A", "--sort-by=.lastTimestamp", "--no-headers"]);
+    assert_eq!(sorted.len(), server.log().last().map_or(0, |e| e.items));
+
+    let refused = run(env.kubectl().args(["get", "pods", "-A", "--field-selector=spec.foo=bar"]));
+    assert_eq!(code(&refused), 1);
+    assert!(text(&refused.stderr).contains("field label not supported: spec.foo"));
+    let missing = run(env.kubectl().args(["get", "pod", "-n", "default", "nope"]));
+    assert_eq!(code(&missing), 1);
+    assert!(text(&missing.stderr).contains("(NotFound)"), "{}", text(&missing.stderr));
+}
+
+/// A fault rule aimed at one page hits only that page.
+#[test]
+fn fault_rules_hit_only_their_target() {
+    use verify_pods_tests::replay::{Fault, Target};
+    let state = State::new(fixtures::many_running_pods(4).iter().map(Pod::to_json).collect(), vec![]);
+    let server = Server::builder()
+        .state(state)
+        .page_size(2)
+        .fault(FaultRule::once(Target::PodsPage(2), Fault::internal_error()))
+        .start()
+        .expect("server");
+    let env = KubeEnv::new(&server.url()).expect("kube env");
+    let first = run(env.kubectl().args(["get", "pods", "-A", "-o", "json"]));
+    assert_eq!(code(&first), 1, "page 2 failed");
+    let second = run(env.kubectl().args(["get", "pods", "-A", "-o", "json"]));
+    assert_eq!(code(&second), 0, "{}", text(&second.stderr));
+    let statuses: Vec<(Option<usize>, u16)> =
+        server.pods_requests().iter().map(|e| (e.page, e.status)).collect();
+    assert_eq!(statuses, [(Some(1), 200), (Some(2), 500), (Some(1), 200), (Some(2), 200)]);
+}
