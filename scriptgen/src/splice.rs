@@ -19,7 +19,8 @@ pub enum SpliceError {
     Missing,
     /// More than one definition (1-based line numbers).
     Duplicate(Vec<usize>),
-    /// The definition has no closing `}` at column 0.
+    /// The definition has no closing `}` at column 0 (before the next
+    /// function that opens at column 0).
     Unterminated { line: usize },
     /// `verify_pods()` with its `{` on another line (1-based line number).
     BraceNotOnDefinitionLine { line: usize },
@@ -47,7 +48,8 @@ impl fmt::Display for SpliceError {
             }
             SpliceError::Unterminated { line } => write!(
                 f,
-                "the definition of {NAME}() on line {line} has no closing `}}` at column 0"
+                "the definition of {NAME}() on line {line} has no closing `}}` at column 0 \
+                 (before the end of the file or the next function)"
             ),
             SpliceError::BraceNotOnDefinitionLine { line } => write!(
                 f,
@@ -109,15 +111,36 @@ pub fn find_definition(script: &str) -> Result<Span, SpliceError> {
             ))
         }
     };
-    lines
+    // The end is the first `}` at column 0. Another function opening at
+    // column 0 first means the `}` is missing: splicing up to that
+    // function's `}` would swallow it.
+    let end = lines
         .iter()
         .skip_while(|l| l.number <= start.number)
-        .find(|l| l.kind == Kind::Code && is_closing_brace(l.text))
-        .map(|end| Span {
+        .filter(|l| l.kind == Kind::Code)
+        .find(|l| is_closing_brace(l.text) || opens_a_function(l.text));
+    match end {
+        Some(end) if is_closing_brace(end.text) => Ok(Span {
             start: start.offset,
             end: end.offset + end.len_with_newline,
-        })
-        .ok_or(SpliceError::Unterminated { line: start.number })
+        }),
+        _ => Err(SpliceError::Unterminated { line: start.number }),
+    }
+}
+
+/// `NAME() {` or `function NAME` at column 0, for any NAME.
+fn opens_a_function(text: &str) -> bool {
+    if let Some(rest) = text.strip_prefix("function") {
+        return rest.starts_with([' ', '\t']);
+    }
+    let name_end = text
+        .find(|c: char| !(c.is_alphanumeric() || "_:-.".contains(c)))
+        .unwrap_or(text.len());
+    name_end > 0
+        && text[name_end..]
+            .trim_start()
+            .strip_prefix("()")
+            .is_some_and(|rest| rest.trim_start().starts_with('{'))
 }
 
 /// `verify_pods() {`, `verify_pods () {`, `function verify_pods {`,
@@ -433,6 +456,14 @@ mod tests {
         assert_eq!(
             splice("x\nverify_pods() {\n  y\n  }\n", NEW),
             Err(SpliceError::Unterminated { line: 2 })
+        );
+        assert_eq!(
+            splice("verify_pods() {\n  y\nmain() {\n  z\n}\n", NEW),
+            Err(SpliceError::Unterminated { line: 1 })
+        );
+        assert_eq!(
+            splice("verify_pods() {\n  y\nfunction main {\n}\n", NEW),
+            Err(SpliceError::Unterminated { line: 1 })
         );
         assert_eq!(
             splice("verify_pods()\n{\n}\n", NEW),

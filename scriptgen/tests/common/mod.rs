@@ -1,0 +1,225 @@
+//! Shared by the integration tests: paths, the verify-pods binary, and a
+//! hermetic PATH holding only the tools the generated bash needs plus a stub
+//! kubectl (scriptgen/tests/fixtures/kubectl-stub).
+#![allow(dead_code)] // each test file uses a different part
+
+use std::ffi::OsStr;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
+use tempfile::TempDir;
+
+/// The repository root.
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("scriptgen/ lives in the repository")
+        .to_owned()
+}
+
+pub fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+pub fn sample(name: &str) -> PathBuf {
+    root().join("samples").join(name)
+}
+
+pub fn wrapper() -> PathBuf {
+    root().join("generated/verify-pods.sh")
+}
+
+pub fn function_file() -> PathBuf {
+    root().join("generated/verify_pods.sh")
+}
+
+/// `target/<profile>/` of this test binary.
+fn profile_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("path of the test binary");
+    exe.parent()
+        .and_then(Path::parent)
+        .expect("test binaries live in target/<profile>/deps")
+        .to_owned()
+}
+
+/// The `verify-pods` binary of this profile, built once per test process so
+/// it is never stale (cargo builds only scriptgen's own binary for us).
+pub fn verify_pods_bin() -> PathBuf {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let dir = profile_dir();
+            let profile = match dir.file_name().and_then(OsStr::to_str) {
+                Some("debug") | None => "dev".to_owned(),
+                Some(other) => other.to_owned(),
+            };
+            let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+            let status = Command::new(cargo)
+                .args(["build", "--quiet", "--profile", &profile])
+                .args(["-p", "verify-pods", "--bin", "verify-pods"])
+                .current_dir(root())
+                .stdin(Stdio::null())
+                .status()
+                .expect("cannot run cargo build");
+            assert!(status.success(), "cargo build of verify-pods failed");
+            let path = dir.join("verify-pods");
+            assert!(path.is_file(), "{} was not built", path.display());
+            path
+        })
+        .clone()
+}
+
+/// What the checker prints for a saved snapshot (and events).
+pub fn checker_offline(pods: &Path, events: Option<&Path>, extra: &[&str]) -> Output {
+    let mut cmd = Command::new(verify_pods_bin());
+    cmd.arg("check").arg("--snapshot").arg(pods);
+    if let Some(events) = events {
+        cmd.arg("--events").arg(events);
+    }
+    cmd.args(extra).env_remove("NO_COLOR");
+    for name in checker_env_names() {
+        cmd.env_remove(name);
+    }
+    run(&mut cmd)
+}
+
+pub fn checker_env_names() -> [&'static str; 4] {
+    use checker::options::*;
+    [
+        DEADLINE_ENV,
+        INTERVAL_ENV,
+        ARTIFACT_DIR_ENV,
+        KUBECTL_TIMEOUT_ENV,
+    ]
+}
+
+pub fn run(cmd: &mut Command) -> Output {
+    cmd.stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"))
+}
+
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// The tools the generated bash (and the stub) run, besides kubectl.
+const TOOLS: [&str; 10] = [
+    "bash", "env", "jq", "timeout", "mktemp", "rm", "mkdir", "cp", "sleep", "cat",
+];
+
+fn find_on_path(tool: &str) -> PathBuf {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(tool))
+        .find(|candidate| candidate.is_file())
+        .unwrap_or_else(|| panic!("{tool} is not installed (make tools installs the test tools)"))
+}
+
+/// A sandbox for one run of the generated bash: a PATH directory with the
+/// needed tools (and, unless removed, the stub as `kubectl`), an empty
+/// TMPDIR, and the stub's settings.
+pub struct Sandbox {
+    pub dir: TempDir,
+    env: Vec<(String, String)>,
+}
+
+impl Sandbox {
+    pub fn new() -> Self {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let bin = dir.path().join("bin");
+        fs::create_dir_all(&bin).unwrap();
+        fs::create_dir_all(dir.path().join("tmp")).unwrap();
+        for tool in TOOLS {
+            std::os::unix::fs::symlink(find_on_path(tool), bin.join(tool)).unwrap();
+        }
+        std::os::unix::fs::symlink(fixture("kubectl-stub"), bin.join("kubectl")).unwrap();
+        let mut sandbox = Self {
+            dir,
+            env: Vec::new(),
+        };
+        let pods_args = checker::check::GET_PODS.join(" ");
+        let events_args = checker::check::GET_EVENTS.join(" ");
+        let log = sandbox.path("kubectl.log");
+        sandbox.set("STUB_PODS_ARGS", &pods_args);
+        sandbox.set("STUB_EVENTS_ARGS", &events_args);
+        sandbox.set("STUB_LOG", log.to_str().unwrap());
+        sandbox
+    }
+
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    pub fn bin(&self) -> PathBuf {
+        self.path("bin")
+    }
+
+    /// Set (or replace) an environment variable of the run.
+    pub fn set(&mut self, name: &str, value: &str) -> &mut Self {
+        self.env.retain(|(n, _)| n != name);
+        self.env.push((name.to_owned(), value.to_owned()));
+        self
+    }
+
+    /// The stub prints these snapshots, one per `get pods` call.
+    pub fn pods(&mut self, files: &[&Path]) -> &mut Self {
+        let joined: Vec<&str> = files.iter().map(|f| f.to_str().unwrap()).collect();
+        self.set("STUB_PODS", &joined.join(":"))
+    }
+
+    pub fn events(&mut self, file: &Path) -> &mut Self {
+        self.set("STUB_EVENTS", file.to_str().unwrap())
+    }
+
+    /// No kubectl on PATH at all.
+    pub fn without_kubectl(&mut self) -> &mut Self {
+        fs::remove_file(self.bin().join("kubectl")).unwrap();
+        self
+    }
+
+    /// Write a file into the sandbox and return its path.
+    pub fn file(&self, name: &str, contents: &str) -> PathBuf {
+        let path = self.path(name);
+        fs::write(&path, contents).unwrap();
+        path
+    }
+
+    /// A command with only the sandbox's environment.
+    pub fn command(&self, program: &Path) -> Command {
+        let mut cmd = Command::new(program);
+        cmd.env_clear()
+            .env("PATH", self.bin())
+            .env("TMPDIR", self.path("tmp"))
+            .current_dir(self.dir.path());
+        for (name, value) in &self.env {
+            cmd.env(name, value);
+        }
+        cmd
+    }
+
+    /// Run the generated wrapper, executed through its shebang.
+    pub fn run_wrapper(&self) -> Output {
+        run(&mut self.command(&wrapper()))
+    }
+
+    /// Lines the stub logged: one per kubectl call.
+    pub fn kubectl_calls(&self) -> Vec<String> {
+        fs::read_to_string(self.path("kubectl.log"))
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    }
+
+    /// What the function left in TMPDIR (must be nothing).
+    pub fn leftovers(&self) -> Vec<String> {
+        fs::read_dir(self.path("tmp"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect()
+    }
+}

@@ -1,0 +1,89 @@
+//! generated/verify_pods.sh included in a host script: the host's state is
+//! left alone, set -e hosts get the function's status, and jq receives each
+//! canonical program byte for byte.
+
+mod common;
+
+use checker::options::DEADLINE_ENV;
+use common::{fixture, function_file, sample, text, Sandbox};
+use scriptgen::render::USED;
+use std::fs;
+use std::process::Output;
+
+fn harness(sandbox: &mut Sandbox, mode: &str) -> Output {
+    sandbox
+        .set("VERIFY_PODS_SH", function_file().to_str().unwrap())
+        .set("HARNESS_MODE", mode);
+    common::run(&mut sandbox.command(&fixture("host-harness.sh")))
+}
+
+fn red_sandbox() -> Sandbox {
+    let mut sandbox = Sandbox::new();
+    sandbox
+        .pods(&[&sample("pods.json")])
+        .events(&sample("events.json"))
+        .set(DEADLINE_ENV, "0");
+    sandbox
+}
+
+#[test]
+fn host_state_is_untouched_on_every_outcome() {
+    let mut cases = Vec::new();
+    let mut red = red_sandbox();
+    cases.push((harness(&mut red, "checked"), 1, red));
+    let mut broken = red_sandbox();
+    broken.set("STUB_PODS_EXIT", "1");
+    cases.push((harness(&mut broken, "checked"), 2, broken));
+    let mut invalid = red_sandbox();
+    invalid.set(DEADLINE_ENV, "soon");
+    cases.push((harness(&mut invalid, "checked"), 2, invalid));
+    for (output, expected, sandbox) in cases {
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(expected), "stderr:\n{stderr}");
+        assert!(
+            stderr.contains("host exit trap"),
+            "the host's EXIT trap ran"
+        );
+        assert_eq!(sandbox.leftovers(), Vec::<String>::new(), "temp files left");
+    }
+}
+
+#[test]
+fn a_plain_call_under_set_e_ends_the_host_with_the_status() {
+    let mut red = red_sandbox();
+    let output = harness(&mut red, "plain");
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "stderr:\n{stderr}");
+    assert!(
+        !stderr.contains("after a plain call"),
+        "errexit stopped the host"
+    );
+    assert!(stderr.contains("host exit trap"));
+    assert_eq!(red.leftovers(), Vec::<String>::new());
+}
+
+#[test]
+fn jq_receives_each_program_byte_for_byte() {
+    let mut sandbox = red_sandbox();
+    let dir = sandbox.path("jq-programs");
+    fs::create_dir(&dir).unwrap();
+    sandbox.set("HARNESS_JQ_DIR", dir.to_str().unwrap());
+    let output = harness(&mut sandbox, "checked");
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
+    let passed: Vec<String> = fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| fs::read_to_string(e.unwrap().path()).unwrap())
+        .collect();
+    // The red sample settles nothing (deadline 0), so every program but
+    // progress.jq runs; progress.jq is covered by the settle tests.
+    for program in USED.iter().filter(|p| p.name != "progress") {
+        assert!(
+            passed.iter().any(|text| text == program.text),
+            "{} did not reach jq unchanged",
+            program.file
+        );
+    }
+    // Exactly one pass over the snapshot: report.jq, once.
+    let report_runs = passed.iter().filter(|t| **t == USED[0].text).count();
+    assert_eq!(report_runs, 1);
+}

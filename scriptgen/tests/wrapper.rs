@@ -1,0 +1,413 @@
+//! generated/verify-pods.sh, run for real: bash, jq, timeout, and a stub
+//! kubectl printing recorded documents, compared with the verify-pods
+//! checker on the same documents.
+
+mod common;
+
+use checker::options::{ARTIFACT_DIR_ENV, DEADLINE_ENV, INTERVAL_ENV, KUBECTL_TIMEOUT_ENV};
+use checker::Programs;
+use common::{checker_offline, sample, text, Sandbox};
+use serde_json::{json, Value};
+use std::fs;
+use std::path::Path;
+use std::process::Output;
+
+fn code(output: &Output) -> i32 {
+    output.status.code().expect("exited, not killed")
+}
+
+/// Same stdout, same exit code, and the temporary files are gone.
+fn assert_same(bash: &Output, checker: &Output, sandbox: &Sandbox) {
+    assert_eq!(
+        text(&bash.stdout),
+        text(&checker.stdout),
+        "stdout differs; bash stderr:\n{}",
+        text(&bash.stderr)
+    );
+    assert_eq!(code(bash), code(checker), "exit codes differ");
+    assert_eq!(sandbox.leftovers(), Vec::<String>::new(), "temp files left");
+}
+
+/// A bad-input run: exit 2, nothing on stdout (diagnostics go to stderr,
+/// like the checker's), stderr says `why`, no temp files left.
+fn assert_cannot_observe(bash: &Output, why: &str, sandbox: &Sandbox) {
+    let stderr = text(&bash.stderr);
+    assert_eq!(code(bash), 2, "stderr:\n{stderr}");
+    assert_eq!(text(&bash.stdout), "", "stdout must stay empty");
+    assert!(stderr.contains(why), "stderr lacks {why:?}:\n{stderr}");
+    assert_eq!(sandbox.leftovers(), Vec::<String>::new(), "temp files left");
+}
+
+fn offline_sandbox(pods: &Path, events: &Path) -> Sandbox {
+    let mut sandbox = Sandbox::new();
+    sandbox.pods(&[pods]).events(events).set(DEADLINE_ENV, "0");
+    sandbox
+}
+
+fn write_json(sandbox: &Sandbox, name: &str, value: &Value) -> std::path::PathBuf {
+    sandbox.file(name, &serde_json::to_string_pretty(value).unwrap())
+}
+
+fn empty_list() -> Value {
+    json!({"apiVersion": "v1", "kind": "List", "items": []})
+}
+
+#[test]
+fn sample_red_run_prints_what_the_checker_prints() {
+    let (pods, events) = (sample("pods.json"), sample("events.json"));
+    let sandbox = offline_sandbox(&pods, &events);
+    let bash = sandbox.run_wrapper();
+    let checker = checker_offline(&pods, Some(&events), &[]);
+    assert_eq!(code(&checker), 1, "the sample is a red run");
+    assert_same(&bash, &checker, &sandbox);
+    // One snapshot and one events query, nothing else.
+    assert_eq!(
+        sandbox.kubectl_calls(),
+        [
+            checker::check::GET_PODS.join(" "),
+            checker::check::GET_EVENTS.join(" ")
+        ]
+    );
+}
+
+#[test]
+fn zero_pods_is_empty_and_passes() {
+    let mut sandbox = Sandbox::new();
+    let pods = write_json(&sandbox, "pods.json", &empty_list());
+    let events = write_json(&sandbox, "events.json", &empty_list());
+    sandbox
+        .pods(&[&pods])
+        .events(&events)
+        .set(DEADLINE_ENV, "0");
+    let bash = sandbox.run_wrapper();
+    let checker = checker_offline(&pods, Some(&events), &[]);
+    assert_eq!(code(&checker), 0);
+    assert_same(&bash, &checker, &sandbox);
+    assert_eq!(sandbox.kubectl_calls().len(), 1, "no events query");
+}
+
+#[test]
+fn pods_only_in_excluded_namespaces_are_empty_and_pass() {
+    let excluded = Programs::default_excluded_namespaces();
+    let items: Vec<Value> = excluded
+        .iter()
+        .map(|ns| {
+            json!({"metadata": {"namespace": ns, "name": "stuck"},
+                   "spec": {}, "status": {"phase": "Pending"}})
+        })
+        .collect();
+    let mut sandbox = Sandbox::new();
+    let pods = write_json(
+        &sandbox,
+        "pods.json",
+        &json!({"kind": "List", "items": items}),
+    );
+    let events = write_json(&sandbox, "events.json", &empty_list());
+    sandbox
+        .pods(&[&pods])
+        .events(&events)
+        .set(DEADLINE_ENV, "0");
+    let bash = sandbox.run_wrapper();
+    let checker = checker_offline(&pods, Some(&events), &[]);
+    assert_eq!(code(&checker), 0);
+    assert_same(&bash, &checker, &sandbox);
+}
+
+#[test]
+fn failing_kubectl_is_exit_2_even_with_a_valid_partial_list() {
+    let mut sandbox = offline_sandbox(&sample("pods.json"), &sample("events.json"));
+    let why = "the server has asked for the client to provide credentials";
+    sandbox
+        .set("STUB_PODS_EXIT", "1")
+        .set("STUB_STDERR", &format!("error: {why}"));
+    let bash = sandbox.run_wrapper();
+    assert_cannot_observe(&bash, why, &sandbox);
+    assert_eq!(sandbox.kubectl_calls().len(), 1, "no retry, no events");
+}
+
+#[test]
+fn missing_kubectl_is_exit_2() {
+    let mut sandbox = offline_sandbox(&sample("pods.json"), &sample("events.json"));
+    sandbox.without_kubectl();
+    let bash = sandbox.run_wrapper();
+    assert_cannot_observe(&bash, "kubectl", &sandbox);
+}
+
+#[test]
+fn hanging_kubectl_is_killed_and_exit_2() {
+    let mut sandbox = offline_sandbox(&sample("pods.json"), &sample("events.json"));
+    sandbox
+        .set("STUB_SLEEP", "30")
+        .set(KUBECTL_TIMEOUT_ENV, "1");
+    let started = std::time::Instant::now();
+    let bash = sandbox.run_wrapper();
+    assert!(started.elapsed().as_secs() < 20, "timeout did not fire");
+    assert_cannot_observe(&bash, "1s", &sandbox);
+}
+
+#[test]
+fn invalid_json_and_documents_without_items_are_exit_2() {
+    for (name, document) in [
+        ("truncated.json", "{\"kind\": \"List\", \"items\": ["),
+        ("not-json.json", "No resources found\n"),
+        ("no-items.json", "{\"kind\": \"List\"}"),
+        ("array.json", "[]"),
+        ("two-documents.json", "{\"items\": []}\n{\"items\": []}\n"),
+        ("empty.json", ""),
+    ] {
+        let mut sandbox = Sandbox::new();
+        let pods = sandbox.file(name, document);
+        sandbox.pods(&[&pods]).events(&sample("events.json"));
+        let bash = sandbox.run_wrapper();
+        assert_cannot_observe(&bash, "kubectl get pods", &sandbox);
+        let checker = checker_offline(&pods, None, &[]);
+        assert_eq!(code(&checker), 2, "{name}: the checker agrees");
+    }
+}
+
+#[test]
+fn bad_numbers_in_the_environment_are_exit_2() {
+    for env in [DEADLINE_ENV, INTERVAL_ENV, KUBECTL_TIMEOUT_ENV] {
+        for bad in ["", "abc", "-1", "+1", " 1", "1s", "0x10", "1.5", "٣", "1e3"] {
+            let mut sandbox = offline_sandbox(&sample("pods.json"), &sample("events.json"));
+            sandbox.set(env, bad);
+            let bash = sandbox.run_wrapper();
+            assert_cannot_observe(&bash, env, &sandbox);
+            assert!(
+                sandbox.kubectl_calls().is_empty(),
+                "{env}={bad:?}: validated first"
+            );
+        }
+    }
+    for env in [INTERVAL_ENV, KUBECTL_TIMEOUT_ENV] {
+        let mut sandbox = offline_sandbox(&sample("pods.json"), &sample("events.json"));
+        sandbox.set(env, "0");
+        assert_cannot_observe(&sandbox.run_wrapper(), env, &sandbox);
+    }
+}
+
+#[test]
+fn numbers_are_base_10_even_with_leading_zeros() {
+    // `08` and `09` are invalid octal in bash arithmetic; the checker reads
+    // them as 8 and 9. A passing snapshot never sleeps, so this is quick.
+    let mut sandbox = Sandbox::new();
+    let bound = bound_sample(&sandbox);
+    let events = write_json(&sandbox, "events.json", &empty_list());
+    sandbox
+        .pods(&[&bound])
+        .events(&events)
+        .set(DEADLINE_ENV, "00")
+        .set(INTERVAL_ENV, "08")
+        .set(KUBECTL_TIMEOUT_ENV, "09");
+    let bash = sandbox.run_wrapper();
+    let checker = checker_offline(&bound, Some(&events), &[]);
+    assert_eq!(code(&checker), 0);
+    assert_same(&bash, &checker, &sandbox);
+}
+
+#[test]
+fn events_that_cannot_be_collected_say_not_collected() {
+    // The checker without --events has events: null; a failing or garbled
+    // events query in bash must give the same text, and a warning on stderr.
+    let pods = sample("pods.json");
+    let checker = checker_offline(&pods, None, &[]);
+    for broken in ["kubectl fails", "not JSON", "two documents"] {
+        let mut sandbox = offline_sandbox(&pods, &sample("events.json"));
+        match broken {
+            "kubectl fails" => sandbox.set("STUB_EVENTS_EXIT", "1"),
+            "not JSON" => {
+                let garbage = sandbox.file("garbage.json", "No resources found\n");
+                sandbox.events(&garbage)
+            }
+            _ => {
+                let twice = sandbox.file("twice.json", "{\"items\": []}\n{\"items\": []}\n");
+                sandbox.events(&twice)
+            }
+        };
+        let bash = sandbox.run_wrapper();
+        assert_same(&bash, &checker, &sandbox);
+        assert!(
+            text(&bash.stderr).contains("FailedScheduling"),
+            "stderr: {}",
+            text(&bash.stderr)
+        );
+    }
+}
+
+#[test]
+fn an_events_document_without_items_is_exit_2() {
+    let pods = sample("pods.json");
+    let mut sandbox = Sandbox::new();
+    let events = sandbox.file("events.json", "{\"kind\": \"List\"}");
+    sandbox
+        .pods(&[&pods])
+        .events(&events)
+        .set(DEADLINE_ENV, "0");
+    let bash = sandbox.run_wrapper();
+    assert_cannot_observe(&bash, "kubectl get events", &sandbox);
+    assert_eq!(code(&checker_offline(&pods, Some(&events), &[])), 2);
+}
+
+#[test]
+fn artifacts_on_failure_match_the_checkers() {
+    let (pods, events) = (sample("pods.json"), sample("events.json"));
+    let mut sandbox = offline_sandbox(&pods, &events);
+    let bash_dir = sandbox.path("artifacts/bash");
+    sandbox.set(ARTIFACT_DIR_ENV, bash_dir.to_str().unwrap());
+    let bash = sandbox.run_wrapper();
+    let checker_dir = sandbox.path("artifacts/checker");
+    let checker = checker_offline(
+        &pods,
+        Some(&events),
+        &["--save-dir", checker_dir.to_str().unwrap()],
+    );
+    assert_same(&bash, &checker, &sandbox);
+    for name in ["pods.json", "events.json", "report.json"] {
+        let saved = fs::read(bash_dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(saved, fs::read(checker_dir.join(name)).unwrap(), "{name}");
+    }
+    assert_eq!(
+        fs::read(bash_dir.join("pods.json")).unwrap(),
+        fs::read(&pods).unwrap()
+    );
+}
+
+#[test]
+fn no_artifacts_on_a_pass() {
+    let mut sandbox = Sandbox::new();
+    let bound = bound_sample(&sandbox);
+    let events = write_json(&sandbox, "events.json", &empty_list());
+    let dir = sandbox.path("artifacts");
+    sandbox
+        .pods(&[&bound])
+        .events(&events)
+        .set(DEADLINE_ENV, "0")
+        .set(ARTIFACT_DIR_ENV, dir.to_str().unwrap());
+    let bash = sandbox.run_wrapper();
+    assert_eq!(code(&bash), 0, "stderr: {}", text(&bash.stderr));
+    assert_eq!(fs::read_dir(&dir).unwrap().count(), 0);
+}
+
+/// samples/pods.json with every pod bound to a node.
+fn bound_sample(sandbox: &Sandbox) -> std::path::PathBuf {
+    let mut doc: Value = serde_json::from_slice(&fs::read(sample("pods.json")).unwrap()).unwrap();
+    for pod in doc["items"].as_array_mut().unwrap() {
+        let spec = pod["spec"].as_object_mut().unwrap();
+        let bound = spec
+            .get("nodeName")
+            .and_then(Value::as_str)
+            .is_some_and(|n| !n.is_empty());
+        if !bound {
+            spec.insert("nodeName".into(), json!("kwok-node-0"));
+        }
+    }
+    write_json(sandbox, "bound.json", &doc)
+}
+
+#[test]
+fn settles_when_the_pods_get_bound() {
+    // First snapshot: a pod unscheduled; second: all bound. The checker,
+    // live against the same stub, must print the same lines.
+    let mut sandbox = Sandbox::new();
+    let (red, events) = (sample("pods.json"), sample("events.json"));
+    let bound = bound_sample(&sandbox);
+    sandbox
+        .pods(&[&red, &bound])
+        .events(&events)
+        .set(DEADLINE_ENV, "3")
+        .set(INTERVAL_ENV, "1");
+    let bash = sandbox.run_wrapper();
+    assert_eq!(code(&bash), 0, "stderr: {}", text(&bash.stderr));
+    let pods_query = checker::check::GET_PODS.join(" ");
+    assert_eq!(
+        sandbox.kubectl_calls(),
+        [pods_query.clone(), pods_query.clone()]
+    );
+
+    // The checker live, against the same stub from its first snapshot.
+    fs::remove_file(sandbox.path("kubectl.log")).unwrap();
+    let mut cmd = sandbox.command(&common::verify_pods_bin());
+    cmd.args(["check", "--kubectl"])
+        .arg(sandbox.bin().join("kubectl"));
+    let checker = common::run(&mut cmd);
+    assert_eq!(code(&checker), 0, "stderr: {}", text(&checker.stderr));
+    assert_eq!(sandbox.kubectl_calls(), [pods_query.clone(), pods_query]);
+    // Wall-clock seconds depend on the machine's load (bash runs jq and a
+    // stub per attempt, the checker does not): compare them as "<N>s".
+    assert_eq!(
+        without_seconds(&text(&bash.stdout)),
+        without_seconds(&text(&checker.stdout)),
+        "bash stderr: {}",
+        text(&bash.stderr)
+    );
+    assert_eq!(sandbox.leftovers(), Vec::<String>::new());
+}
+
+/// `text` with every number of seconds (digits followed by `s` that ends
+/// the word) replaced by `<N>s`.
+fn without_seconds(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let start = i;
+        while i < chars.len() && chars[i].is_ascii_digit() {
+            i += 1;
+        }
+        let is_seconds = i > start
+            && chars.get(i) == Some(&'s')
+            && !chars.get(i + 1).is_some_and(|c| c.is_alphanumeric());
+        if is_seconds {
+            out.push_str("<N>");
+        } else if i > start {
+            out.extend(&chars[start..i]);
+        } else {
+            out.push(chars[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+#[test]
+fn seconds_are_masked_and_nothing_else() {
+    assert_eq!(
+        without_seconds("a 10s b 3 c 2s; 4sx 5"),
+        "a <N>s b 3 c <N>s; 4sx 5"
+    );
+}
+
+#[test]
+fn keeps_failing_until_the_deadline() {
+    let mut sandbox = Sandbox::new();
+    let (red, events) = (sample("pods.json"), sample("events.json"));
+    sandbox
+        .pods(&[&red])
+        .events(&events)
+        .set(DEADLINE_ENV, "2")
+        .set(INTERVAL_ENV, "1");
+    let started = std::time::Instant::now();
+    let bash = sandbox.run_wrapper();
+    let took = started.elapsed().as_secs_f64();
+    assert_eq!(code(&bash), 1, "stderr: {}", text(&bash.stderr));
+    assert!(took >= 2.0, "gave up after {took}s, before the 2s deadline");
+    let pods_calls = sandbox
+        .kubectl_calls()
+        .iter()
+        .filter(|c| **c == checker::check::GET_PODS.join(" "))
+        .count();
+    // One snapshot at 0s, one after each 1s sleep while under 2s: 3 on an
+    // idle machine, 2 when attempts are slow; never more than 3.
+    assert!(
+        (2..=3).contains(&pods_calls),
+        "{pods_calls} snapshots in 2s at 1s"
+    );
+    assert_eq!(sandbox.leftovers(), Vec::<String>::new());
+}
+
+#[test]
+fn arguments_are_refused() {
+    let sandbox = offline_sandbox(&sample("pods.json"), &sample("events.json"));
+    let bash = common::run(sandbox.command(&common::wrapper()).arg("--deadline"));
+    assert_cannot_observe(&bash, "usage", &sandbox);
+}
