@@ -21,7 +21,13 @@ use std::time::Duration;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const EXIT_CODES: &str = "\
-Exit codes:
+Examples:
+  verify-pods check                                  # the live cluster, through kubectl
+  verify-pods check --snapshot pods.json --events events.json
+  verify-pods triage job.log                         # was this red run the sampling race?
+  verify-pods completions bash > /etc/bash_completion.d/verify-pods
+
+Exit codes (check; see each subcommand's --help for its own):
   0  every pod is scheduled (pass), or no pod outside the excluded namespaces (empty)
   1  validation failed: pods are unscheduled or failed
   2  could not observe: kubectl missing, failing or hanging; unreadable or
@@ -363,8 +369,30 @@ fn append_step_summary(engine: &Engine, result: &Val) -> Result<(), String> {
 
 fn print_completions(shell: clap_complete::Shell) -> u8 {
     let mut command = <Cli as clap::CommandFactory>::command();
-    clap_complete::generate(shell, &mut command, "verify-pods", &mut io::stdout());
+    // Into a buffer first: clap_complete panics when its writer fails (e.g.
+    // `| head`); a closed pipe is not our error to report.
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut command, BIN_NAME, &mut script);
+    let mut script = String::from_utf8_lossy(&script).into_owned();
+    if shell == clap_complete::Shell::Bash {
+        script = fix_hyphenated_bash_states(&script);
+    }
+    let _ = io::stdout().lock().write_all(script.as_bytes());
     exit::PASS
+}
+
+const BIN_NAME: &str = "verify-pods";
+
+/// clap_complete's bash script names the subcommand states of a hyphenated
+/// binary two ways: the loop that reads the words arrives at
+/// `verify__pods__subcmd__check`, the case arms say
+/// `verify__subcmd__pods__subcmd__check`, so no option of any subcommand
+/// ever completes (clap-rs/clap#6421, open). Spell the arms like the loop;
+/// a no-op once clap_complete is fixed.
+fn fix_hyphenated_bash_states(script: &str) -> String {
+    let state = BIN_NAME.replace('-', "__");
+    let misspelled = BIN_NAME.replace('-', "__subcmd__");
+    script.replace(&misspelled, &state)
 }
 
 fn run_triage(args: &TriageArgs) -> u8 {
