@@ -192,7 +192,7 @@ fn big_state() -> State {
     let events = pending
         .iter()
         .enumerate()
-        .map(|(i, p)| fixtures::failed_scheduling_event(p, 10 + i as u32, 3))
+        .map(|(i, p)| fixtures::failed_scheduling_event(p, 600 + 60 * i as u32, 3))
         .collect();
     pods.extend(pending);
     pods.push(failed);

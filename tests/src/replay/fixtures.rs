@@ -187,12 +187,14 @@ impl Pod {
     }
 }
 
-/// A FailedScheduling event for `pod`, last seen `minute` minutes past 11:00.
-pub fn failed_scheduling_event(pod: &Pod, minute: u32, count: u32) -> Value {
-    let time = format!("2025-01-01T11:{:02}:00Z", minute.min(59));
+/// A FailedScheduling event for `pod`, last seen `seconds` after 11:00:00
+/// (the event name carries the time, so one pod can have many events).
+pub fn failed_scheduling_event(pod: &Pod, seconds: u32, count: u32) -> Value {
+    let seconds = seconds.min(3599);
+    let time = format!("2025-01-01T11:{:02}:{:02}Z", seconds / 60, seconds % 60);
     json!({
-        "metadata": {"name": format!("{}.{:x}", pod.name, 0x17a0_0000 + minute), "namespace": pod.namespace,
-                     "uid": format!("event-{}-{minute}", pod.uid()), "creationTimestamp": time},
+        "metadata": {"name": format!("{}.{:x}", pod.name, 0x17a0_0000 + seconds), "namespace": pod.namespace,
+                     "uid": format!("event-{}-{seconds}", pod.uid()), "creationTimestamp": time},
         "involvedObject": {"kind": "Pod", "namespace": pod.namespace, "name": pod.name,
                            "uid": pod.uid(), "apiVersion": "v1", "resourceVersion": "4242"},
         "reason": "FailedScheduling",
