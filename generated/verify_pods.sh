@@ -39,6 +39,11 @@ verify_pods() {
   # host script to inherit, and its helper functions vanish with it. errexit
   # does not apply inside (it is the left side of ||): every status is checked.
   (
+    # A known shell state, whatever the host script set (the subshell keeps
+    # this to itself): default word splitting, overwriting redirections.
+    local IFS=$' \t\n'
+    set +o noclobber
+
     # The canonical programs, byte for byte, in quoted here-documents.
     local report_program
     IFS= read -r -d '' report_program <<'VERIFY_PODS_REPORT_JQ' || true

@@ -87,3 +87,49 @@ fn jq_receives_each_program_byte_for_byte() {
     let report_runs = passed.iter().filter(|t| **t == USED[0].text).count();
     assert_eq!(report_runs, 1);
 }
+
+#[test]
+fn a_host_with_unusual_shell_settings_gets_the_same_result() {
+    // IFS=:, noclobber (every attempt rewrites its files), nullglob,
+    // failglob, nocasematch; settling over two snapshots.
+    let run = |hostile: bool| {
+        let mut sandbox = Sandbox::new();
+        let bound = sandbox.file("bound.json", &bound_pods());
+        sandbox
+            .pods(&[&sample("pods.json"), &bound])
+            .events(&sample("events.json"))
+            .set(DEADLINE_ENV, "5")
+            .set(checker::options::INTERVAL_ENV, "1");
+        if hostile {
+            sandbox.set("HARNESS_HOSTILE", "1");
+        }
+        let output = harness(&mut sandbox, "checked");
+        assert_eq!(sandbox.leftovers(), Vec::<String>::new());
+        assert_eq!(sandbox.kubectl_calls().len(), 2, "{}", text(&output.stderr));
+        output
+    };
+    let (plain, hostile) = (run(false), run(true));
+    assert_eq!(plain.status.code(), Some(0), "{}", text(&plain.stderr));
+    assert_eq!(hostile.status.code(), Some(0), "{}", text(&hostile.stderr));
+    assert_eq!(
+        common::without_seconds(&text(&hostile.stdout)),
+        common::without_seconds(&text(&plain.stdout))
+    );
+}
+
+/// samples/pods.json with every pod bound to a node.
+fn bound_pods() -> String {
+    let mut doc: serde_json::Value =
+        serde_json::from_slice(&fs::read(sample("pods.json")).unwrap()).unwrap();
+    for pod in doc["items"].as_array_mut().unwrap() {
+        let spec = pod["spec"].as_object_mut().unwrap();
+        let bound = spec
+            .get("nodeName")
+            .and_then(|n| n.as_str())
+            .is_some_and(|n| !n.is_empty());
+        if !bound {
+            spec.insert("nodeName".into(), "kwok-node-0".into());
+        }
+    }
+    doc.to_string()
+}

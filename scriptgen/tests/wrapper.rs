@@ -6,7 +6,7 @@ mod common;
 
 use checker::options::{ARTIFACT_DIR_ENV, DEADLINE_ENV, INTERVAL_ENV, KUBECTL_TIMEOUT_ENV};
 use checker::Programs;
-use common::{checker_offline, sample, text, Sandbox};
+use common::{checker_offline, sample, text, without_seconds, Sandbox};
 use serde_json::{json, Value};
 use std::fs;
 use std::path::Path;
@@ -17,10 +17,15 @@ fn code(output: &Output) -> i32 {
 }
 
 /// Same stdout, same exit code, and the temporary files are gone.
+///
+/// Numbers of seconds are compared as `<N>s`: bash measures the wall clock
+/// from its first kubectl call like the live checker, so on a loaded machine
+/// a run without any retry can end after 1s and say `waited=1s` where the
+/// offline checker says 0s. Everything else must match byte for byte.
 fn assert_same(bash: &Output, checker: &Output, sandbox: &Sandbox) {
     assert_eq!(
-        text(&bash.stdout),
-        text(&checker.stdout),
+        without_seconds(&text(&bash.stdout)),
+        without_seconds(&text(&checker.stdout)),
         "stdout differs; bash stderr:\n{}",
         text(&bash.stderr)
     );
@@ -332,41 +337,7 @@ fn settles_when_the_pods_get_bound() {
     let checker = common::run(&mut cmd);
     assert_eq!(code(&checker), 0, "stderr: {}", text(&checker.stderr));
     assert_eq!(sandbox.kubectl_calls(), [pods_query.clone(), pods_query]);
-    // Wall-clock seconds depend on the machine's load (bash runs jq and a
-    // stub per attempt, the checker does not): compare them as "<N>s".
-    assert_eq!(
-        without_seconds(&text(&bash.stdout)),
-        without_seconds(&text(&checker.stdout)),
-        "bash stderr: {}",
-        text(&bash.stderr)
-    );
-    assert_eq!(sandbox.leftovers(), Vec::<String>::new());
-}
-
-/// `text` with every number of seconds (digits followed by `s` that ends
-/// the word) replaced by `<N>s`.
-fn without_seconds(text: &str) -> String {
-    let chars: Vec<char> = text.chars().collect();
-    let mut out = String::new();
-    let mut i = 0;
-    while i < chars.len() {
-        let start = i;
-        while i < chars.len() && chars[i].is_ascii_digit() {
-            i += 1;
-        }
-        let is_seconds = i > start
-            && chars.get(i) == Some(&'s')
-            && !chars.get(i + 1).is_some_and(|c| c.is_alphanumeric());
-        if is_seconds {
-            out.push_str("<N>");
-        } else if i > start {
-            out.extend(&chars[start..i]);
-        } else {
-            out.push(chars[i]);
-            i += 1;
-        }
-    }
-    out
+    assert_same(&bash, &checker, &sandbox);
 }
 
 #[test]
@@ -410,4 +381,40 @@ fn arguments_are_refused() {
     let sandbox = offline_sandbox(&sample("pods.json"), &sample("events.json"));
     let bash = common::run(sandbox.command(&common::wrapper()).arg("--deadline"));
     assert_cannot_observe(&bash, "usage", &sandbox);
+}
+
+/// `command` run on a pseudo-terminal by util-linux `script`; its output.
+fn on_a_terminal(sandbox: &Sandbox, command: &str) -> String {
+    let mut cmd = sandbox.command(std::path::Path::new("/usr/bin/script"));
+    cmd.args(["-qec", command, "/dev/null"])
+        .env("SHELL", sandbox.bin().join("bash"));
+    let output = common::run(&mut cmd);
+    text(&output.stdout)
+}
+
+#[test]
+fn colour_only_on_a_terminal_and_never_with_no_color() {
+    let (pods, events) = (sample("pods.json"), sample("events.json"));
+    let checker_command = format!(
+        "{} check --snapshot {} --events {}",
+        common::verify_pods_bin().display(),
+        pods.display(),
+        events.display()
+    );
+    for no_color in ["", "1"] {
+        let mut sandbox = offline_sandbox(&pods, &events);
+        sandbox.set("NO_COLOR", no_color);
+        let bash = on_a_terminal(&sandbox, &common::wrapper().display().to_string());
+        let checker = on_a_terminal(&sandbox, &checker_command);
+        assert_eq!(
+            without_seconds(&bash),
+            without_seconds(&checker),
+            "NO_COLOR={no_color:?}"
+        );
+        assert_eq!(
+            bash.contains('\x1b'),
+            no_color.is_empty(),
+            "NO_COLOR={no_color:?}: {bash:?}"
+        );
+    }
 }

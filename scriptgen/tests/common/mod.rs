@@ -223,3 +223,29 @@ impl Sandbox {
             .collect()
     }
 }
+
+/// `text` with every number of seconds (digits followed by `s` that ends
+/// the word) replaced by `<N>s`.
+pub fn without_seconds(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let start = i;
+        while i < chars.len() && chars[i].is_ascii_digit() {
+            i += 1;
+        }
+        let is_seconds = i > start
+            && chars.get(i) == Some(&'s')
+            && !chars.get(i + 1).is_some_and(|c| c.is_alphanumeric());
+        if is_seconds {
+            out.push_str("<N>");
+        } else if i > start {
+            out.extend(&chars[start..i]);
+        } else {
+            out.push(chars[i]);
+            i += 1;
+        }
+    }
+    out
+}
