@@ -5,7 +5,7 @@ mod triage;
 
 use checker::check::{self, Source};
 use checker::engine::to_raw;
-use checker::options::{self, DEADLINE_ENV, INTERVAL_ENV};
+use checker::options::{self, DEADLINE_ENV, INTERVAL_ENV, STEP_SUMMARY_ENV};
 use checker::programs::Program;
 use checker::{exit, Engine, Programs, Verdict};
 use clap::{Parser, Subcommand, ValueEnum};
@@ -69,9 +69,6 @@ enum Command {
         shell: clap_complete::Shell,
     },
 }
-
-/// The file GitHub Actions names in this variable receives the step summary.
-const STEP_SUMMARY_ENV: &str = "GITHUB_STEP_SUMMARY";
 
 const PROGRAMS_HELP: &str = "\
 Examples:

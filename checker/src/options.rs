@@ -9,6 +9,9 @@ pub const INTERVAL_ENV: &str = "KWOK_VERIFY_PODS_INTERVAL";
 pub const ARTIFACT_DIR_ENV: &str = "KWOK_VERIFY_PODS_ARTIFACT_DIR";
 /// Environment variable for the per-call kubectl timeout, in seconds.
 pub const KUBECTL_TIMEOUT_ENV: &str = "KWOK_VERIFY_PODS_KUBECTL_TIMEOUT";
+/// Set by GitHub Actions: the file that receives the step summary. When it
+/// names a file, both drivers append summary.jq's Markdown of the result.
+pub const STEP_SUMMARY_ENV: &str = "GITHUB_STEP_SUMMARY";
 /// Default per-call kubectl timeout, in seconds: one `get pods` of a
 /// 150k-pod cluster takes about a minute.
 pub const DEFAULT_KUBECTL_TIMEOUT: u64 = 120;

@@ -12,14 +12,16 @@ use std::borrow::Cow;
 use std::fmt;
 
 /// The programs the bash function runs (the template refers to each by its
-/// variable, e.g. `$report_program`). github.jq and summary.jq format
-/// results for the checker's other outputs; the function prints text only.
-pub const USED: [Program; 5] = [
+/// variable, e.g. `$report_program`). summary.jq runs only when
+/// GITHUB_STEP_SUMMARY names a file; github.jq formats the checker's
+/// `--format github`, the function prints text only.
+pub const USED: [Program; 6] = [
     Programs::REPORT,
     Programs::EVENTS,
     Programs::RESULT,
     Programs::RENDER,
     Programs::PROGRESS,
+    Programs::SUMMARY,
 ];
 
 /// What the templates may use: the program texts and the checker's constants.
@@ -38,6 +40,8 @@ pub struct Fields {
     pub interval_env: &'static str,
     pub kubectl_timeout_env: &'static str,
     pub artifact_dir_env: &'static str,
+    /// GitHub's step summary file variable.
+    pub step_summary_env: &'static str,
     pub default_deadline: u64,
     pub default_interval: u64,
     pub default_kubectl_timeout: u64,
@@ -132,6 +136,7 @@ impl Fields {
             interval_env: options::INTERVAL_ENV,
             kubectl_timeout_env: options::KUBECTL_TIMEOUT_ENV,
             artifact_dir_env: options::ARTIFACT_DIR_ENV,
+            step_summary_env: options::STEP_SUMMARY_ENV,
             default_deadline: options::DEFAULT_DEADLINE,
             default_interval: options::DEFAULT_INTERVAL,
             default_kubectl_timeout: options::DEFAULT_KUBECTL_TIMEOUT,
