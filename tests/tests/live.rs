@@ -3,10 +3,10 @@
 //! output of every recorded case, also when the list spans several pages.
 
 use checker::options::DEADLINE_ENV;
+use checker::Engine;
 use serde_json::Value;
 use std::process::{Command, Output};
 use verify_pods_tests::corpus::{self, Case, EXPECTED_JSON, EXPECTED_TXT};
-use checker::Engine;
 use verify_pods_tests::replay::expect;
 use verify_pods_tests::replay::fixtures::{self, Pod};
 use verify_pods_tests::replay::{
@@ -79,7 +79,11 @@ fn check_case(case: &Case, path: Path) -> Result<(), String> {
         ));
     }
     if code(&output) != case.expected_exit() {
-        problems.push(format!("exit {} (expected {})", code(&output), case.expected_exit()));
+        problems.push(format!(
+            "exit {} (expected {})",
+            code(&output),
+            case.expected_exit()
+        ));
     }
     let pods_lists = server.pods_lists().len();
     if pods_lists != 1 {
@@ -122,18 +126,23 @@ fn checker_live_gives_the_golden_output_for_every_case() {
 
 #[test]
 fn generated_wrapper_live_gives_the_golden_output_for_every_case() {
-    assert!(generated_wrapper().is_file(), "generated/verify-pods.sh is missing");
+    assert!(
+        generated_wrapper().is_file(),
+        "generated/verify-pods.sh is missing"
+    );
     check_every_case(Path::Wrapper);
 }
 
 #[test]
 fn checker_live_json_equals_the_golden_json() {
     let failures: Vec<String> = in_parallel(corpus::cases(), WORKERS, |case| {
-        let server = Server::serve(State::from_case_dir(&case.dir).expect("state")).expect("server");
+        let server =
+            Server::serve(State::from_case_dir(&case.dir).expect("state")).expect("server");
         let env = KubeEnv::new(&server.url()).expect("kube env");
         let output = run(command(&env, Path::Checker).args(["--format", "json"]));
         let expected = text(&case.read(EXPECTED_JSON));
-        let same = text(&output.stdout) == expected || same_but_waited(&expected, &text(&output.stdout));
+        let same =
+            text(&output.stdout) == expected || same_but_waited(&expected, &text(&output.stdout));
         (!same || code(&output) != case.expected_exit()).then(|| {
             format!(
                 "{}: exit {}\n--- expected\n{expected}--- got\n{}",
@@ -177,7 +186,11 @@ fn dispatcher_kubectl_gives_the_golden_output() {
     let output = run(&mut command(&env, Path::Checker));
     let state = State::from_case_dir(&case.dir).expect("state");
     let (golden, live) = (text(&case.read(EXPECTED_TXT)), text(&output.stdout));
-    assert!(same_as_offline(&state, &golden, &live), "{live}\n{}", text(&output.stderr));
+    assert!(
+        same_as_offline(&state, &golden, &live),
+        "{live}\n{}",
+        text(&output.stderr)
+    );
     assert_eq!(code(&output), case.expected_exit());
 }
 
@@ -185,7 +198,9 @@ fn dispatcher_kubectl_gives_the_golden_output() {
 /// failed pods: the live result equals the offline result on the same data.
 fn big_state() -> State {
     let mut pods = fixtures::many_running_pods(1200);
-    let pending: Vec<Pod> = (0..3).map(|i| Pod::unschedulable("ml", &format!("trainer-{i}"))).collect();
+    let pending: Vec<Pod> = (0..3)
+        .map(|i| Pod::unschedulable("ml", &format!("trainer-{i}")))
+        .collect();
     let mut failed = Pod::running("web", "api-9", "kwok-node-1");
     failed.phase = fixtures::Phase::Failed;
     failed.reason = Some("OOMKilled".into());
@@ -204,7 +219,11 @@ fn offline(state: &State) -> Output {
     let pods = dir.path().join("pods.json");
     let events = dir.path().join("events.json");
     std::fs::write(&pods, serde_json::to_vec(&state.pods_document()).unwrap()).unwrap();
-    std::fs::write(&events, serde_json::to_vec(&state.events_document()).unwrap()).unwrap();
+    std::fs::write(
+        &events,
+        serde_json::to_vec(&state.events_document()).unwrap(),
+    )
+    .unwrap();
     run(Command::new(verify_pods_tests::binary("verify-pods"))
         .arg("check")
         .arg("--snapshot")
@@ -217,7 +236,11 @@ fn offline(state: &State) -> Output {
 fn paginated_equals_offline(path: Path) {
     let state = big_state();
     let expected = offline(&state);
-    assert_eq!(code(&expected), 1, "the data has unscheduled and failed pods");
+    assert_eq!(
+        code(&expected),
+        1,
+        "the data has unscheduled and failed pods"
+    );
     let server = Server::serve(state.clone()).expect("server");
     let env = KubeEnv::new(&server.url()).expect("kube env");
     let output = run(&mut command(&env, path));
@@ -233,7 +256,10 @@ fn paginated_equals_offline(path: Path) {
         .iter()
         .map(|e| (e.page, e.state))
         .collect();
-    assert_eq!(pages, [(Some(1), Some(0)), (Some(2), Some(0)), (Some(3), Some(0))]);
+    assert_eq!(
+        pages,
+        [(Some(1), Some(0)), (Some(2), Some(0)), (Some(3), Some(0))]
+    );
 }
 
 #[test]
@@ -243,7 +269,10 @@ fn checker_live_on_three_pages_equals_offline() {
 
 #[test]
 fn generated_wrapper_live_on_three_pages_equals_offline() {
-    assert!(generated_wrapper().is_file(), "generated/verify-pods.sh is missing");
+    assert!(
+        generated_wrapper().is_file(),
+        "generated/verify-pods.sh is missing"
+    );
     paginated_equals_offline(Path::Wrapper);
 }
 
@@ -252,22 +281,52 @@ fn generated_wrapper_live_on_three_pages_equals_offline() {
 /// the timeline has moved on.
 #[test]
 fn continue_pages_stay_on_the_state_of_the_first_page() {
-    let big = State::new(fixtures::many_running_pods(7).iter().map(Pod::to_json).collect(), vec![]);
-    let small = State::new(fixtures::many_running_pods(2).iter().map(Pod::to_json).collect(), vec![]);
-    let server = Server::builder().states([big, small]).page_size(3).start().expect("server");
+    let big = State::new(
+        fixtures::many_running_pods(7)
+            .iter()
+            .map(Pod::to_json)
+            .collect(),
+        vec![],
+    );
+    let small = State::new(
+        fixtures::many_running_pods(2)
+            .iter()
+            .map(Pod::to_json)
+            .collect(),
+        vec![],
+    );
+    let server = Server::builder()
+        .states([big, small])
+        .page_size(3)
+        .start()
+        .expect("server");
     let env = KubeEnv::new(&server.url()).expect("kube env");
     let count = |output: Output| {
         assert!(output.status.success(), "{}", text(&output.stderr));
         let list: Value = serde_json::from_slice(&output.stdout).expect("kubectl prints JSON");
         list["items"].as_array().map_or(0, Vec::len)
     };
-    assert_eq!(count(run(env.kubectl().args(["get", "pods", "-A", "-o", "json"]))), 7);
-    assert_eq!(count(run(env.kubectl().args(["get", "pods", "-A", "-o", "json"]))), 2);
-    let seen: Vec<(Option<usize>, Option<usize>)> =
-        server.pods_requests().iter().map(|e| (e.page, e.state)).collect();
+    assert_eq!(
+        count(run(env.kubectl().args(["get", "pods", "-A", "-o", "json"]))),
+        7
+    );
+    assert_eq!(
+        count(run(env.kubectl().args(["get", "pods", "-A", "-o", "json"]))),
+        2
+    );
+    let seen: Vec<(Option<usize>, Option<usize>)> = server
+        .pods_requests()
+        .iter()
+        .map(|e| (e.page, e.state))
+        .collect();
     assert_eq!(
         seen,
-        [(Some(1), Some(0)), (Some(2), Some(0)), (Some(3), Some(0)), (Some(1), Some(1))]
+        [
+            (Some(1), Some(0)),
+            (Some(2), Some(0)),
+            (Some(3), Some(0)),
+            (Some(1), Some(1))
+        ]
     );
 }
 
@@ -294,42 +353,93 @@ fn kubectl_human_output_and_selectors_work() {
     let env = KubeEnv::new(&server.url()).expect("kube env");
     let lines = |args: &[&str]| {
         let output = run(env.kubectl().args(args));
-        assert!(output.status.success(), "{args:?}: {}", text(&output.stderr));
-        text(&output.stdout).lines().map(str::to_owned).collect::<Vec<_>>()
+        assert!(
+            output.status.success(),
+            "{args:?}: {}",
+            text(&output.stderr)
+        );
+        text(&output.stdout)
+            .lines()
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
     };
     assert_eq!(lines(&["get", "pods", "-A", "--no-headers"]).len(), all);
-    let pending_rows = lines(&["get", "pods", "-A", "--field-selector=status.phase=Pending", "--no-headers"]);
+    let pending_rows = lines(&[
+        "get",
+        "pods",
+        "-A",
+        "--field-selector=status.phase=Pending",
+        "--no-headers",
+    ]);
     assert_eq!(pending_rows.len(), pending);
-    let not_pending = lines(&["get", "pods", "-A", "--field-selector=status.phase!=Pending", "--no-headers"]);
+    let not_pending = lines(&[
+        "get",
+        "pods",
+        "-A",
+        "--field-selector=status.phase!=Pending",
+        "--no-headers",
+    ]);
     assert_eq!(not_pending.len(), all - pending);
     let wide = lines(&["get", "pods", "-A", "-o", "wide"]);
-    assert!(wide[0].contains("NOMINATED NODE") && wide[0].contains("READINESS GATES"), "{}", wide[0]);
+    assert!(
+        wide[0].contains("NOMINATED NODE") && wide[0].contains("READINESS GATES"),
+        "{}",
+        wide[0]
+    );
     let first_pod = &state.pods[0];
     let row = wide[1].split_whitespace().collect::<Vec<_>>();
     assert_eq!(row[0], first_pod["metadata"]["namespace"]);
     assert_eq!(row[1], first_pod["metadata"]["name"]);
-    let events = lines(&["get", "events", "-A", "--field-selector", "reason=FailedScheduling", "--no-headers"]);
+    let events = lines(&[
+        "get",
+        "events",
+        "-A",
+        "--field-selector",
+        "reason=FailedScheduling",
+        "--no-headers",
+    ]);
     assert_eq!(events.len(), failed_scheduling);
-    let sorted = lines(&["get", "events", "-A", "--sort-by=.lastTimestamp", "--no-headers"]);
+    let sorted = lines(&[
+        "get",
+        "events",
+        "-A",
+        "--sort-by=.lastTimestamp",
+        "--no-headers",
+    ]);
     assert_eq!(sorted.len(), server.log().last().map_or(0, |e| e.items));
 
-    let refused = run(env.kubectl().args(["get", "pods", "-A", "--field-selector=spec.foo=bar"]));
+    let refused = run(env
+        .kubectl()
+        .args(["get", "pods", "-A", "--field-selector=spec.foo=bar"]));
     assert_eq!(code(&refused), 1);
     assert!(text(&refused.stderr).contains("field label not supported: spec.foo"));
     let missing = run(env.kubectl().args(["get", "pod", "-n", "default", "nope"]));
     assert_eq!(code(&missing), 1);
-    assert!(text(&missing.stderr).contains("(NotFound)"), "{}", text(&missing.stderr));
+    assert!(
+        text(&missing.stderr).contains("(NotFound)"),
+        "{}",
+        text(&missing.stderr)
+    );
 }
 
 /// A fault rule aimed at one page hits only that page.
 #[test]
 fn fault_rules_hit_only_their_target() {
     use verify_pods_tests::replay::{Fault, Target};
-    let state = State::new(fixtures::many_running_pods(4).iter().map(Pod::to_json).collect(), vec![]);
+    let state = State::new(
+        fixtures::many_running_pods(4)
+            .iter()
+            .map(Pod::to_json)
+            .collect(),
+        vec![],
+    );
     let server = Server::builder()
         .state(state)
         .page_size(2)
-        .fault(FaultRule::once(Target::PodsPage(2), Fault::internal_error()))
+        .fault(FaultRule::once(
+            Target::PodsPage(2),
+            Fault::internal_error(),
+        ))
         .start()
         .expect("server");
     let env = KubeEnv::new(&server.url()).expect("kube env");
@@ -337,7 +447,18 @@ fn fault_rules_hit_only_their_target() {
     assert_eq!(code(&first), 1, "page 2 failed");
     let second = run(env.kubectl().args(["get", "pods", "-A", "-o", "json"]));
     assert_eq!(code(&second), 0, "{}", text(&second.stderr));
-    let statuses: Vec<(Option<usize>, u16)> =
-        server.pods_requests().iter().map(|e| (e.page, e.status)).collect();
-    assert_eq!(statuses, [(Some(1), 200), (Some(2), 500), (Some(1), 200), (Some(2), 200)]);
+    let statuses: Vec<(Option<usize>, u16)> = server
+        .pods_requests()
+        .iter()
+        .map(|e| (e.page, e.status))
+        .collect();
+    assert_eq!(
+        statuses,
+        [
+            (Some(1), 200),
+            (Some(2), 500),
+            (Some(1), 200),
+            (Some(2), 200)
+        ]
+    );
 }

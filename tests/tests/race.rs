@@ -56,7 +56,10 @@ fn command(env: &KubeEnv, path: Path) -> Command {
             let mut cmd = Command::new("bash");
             env.apply(&mut cmd)
                 .arg(workspace_root().join("tests/scripts/legacy-verify-pods.sh"))
-                .env("EXCLUDED", Programs::default_excluded_namespaces().join(","));
+                .env(
+                    "EXCLUDED",
+                    Programs::default_excluded_namespaces().join(","),
+                );
             cmd
         }
     }
@@ -124,7 +127,10 @@ fn random_pod(rng: &mut Rng, name: String, noise: bool) -> Pod {
         86..=91 => pod.phase = Phase::Succeeded,
         _ => pod.phase = Phase::Pending,
     }
-    pod.owner_kind = Some(rng.pick(&["ReplicaSet", "StatefulSet", "PyTorchJob"]).into());
+    pod.owner_kind = Some(
+        rng.pick(&["ReplicaSet", "StatefulSet", "PyTorchJob"])
+            .into(),
+    );
     if noise && pod.phase == Phase::Pending && rng.chance(20) {
         pod.owner_kind = Some("Job".into());
     }
@@ -144,7 +150,11 @@ fn mutate(rng: &mut Rng, pods: &mut Vec<Pod>, next_name: &mut usize, noise: bool
             // The scheduler binds a pod (pending ones first).
             let i = pods.iter().position(|p| p.node.is_none()).unwrap_or(i);
             pods[i].node = Some(rng.pick(&NODES).to_owned());
-            pods[i].phase = if rng.chance(70) { Phase::Running } else { Phase::Pending };
+            pods[i].phase = if rng.chance(70) {
+                Phase::Running
+            } else {
+                Phase::Pending
+            };
         }
         (2, Some(i)) => {
             pods[i].phase = Phase::Failed;
@@ -189,17 +199,28 @@ fn random_timeline(seed: u64, noise: bool) -> Timeline {
                 mutate(&mut rng, &mut pods, &mut next_name, noise);
             }
         }
-        for (j, pod) in pods.iter().filter(|p| p.phase == Phase::Pending && p.node.is_none()).enumerate() {
+        for (j, pod) in pods
+            .iter()
+            .filter(|p| p.phase == Phase::Pending && p.node.is_none())
+            .enumerate()
+        {
             let seconds = (step * 100 + j) as u32;
             events.push(failed_scheduling_event(pod, seconds, 1 + (seconds % 4)));
         }
-        states.push(State::new(pods.iter().map(Pod::to_json).collect(), events.clone()));
+        states.push(State::new(
+            pods.iter().map(Pod::to_json).collect(),
+            events.clone(),
+        ));
     }
     Timeline {
         seed,
         states,
         page_size: [None, Some(3), Some(4), Some(5)][rng.below(4)],
-        deadline: if rng.chance(20) { 1 + rng.below(2) as u64 } else { 0 },
+        deadline: if rng.chance(20) {
+            1 + rng.below(2) as u64
+        } else {
+            0
+        },
     }
 }
 
@@ -270,9 +291,17 @@ fn coherence_problem(reports: &[Value], run: &Run) -> Option<String> {
             "the counts are those of states {explaining:?}, but the last pods list saw state {last}"
         ));
     }
-    let expected_exit = if coherence::verdict(&reports[last]) == "fail" { 1 } else { 0 };
+    let expected_exit = if coherence::verdict(&reports[last]) == "fail" {
+        1
+    } else {
+        0
+    };
     (run.exit != expected_exit).then(|| {
-        format!("exit {} but state {last} has verdict {}", run.exit, coherence::verdict(&reports[last]))
+        format!(
+            "exit {} but state {last} has verdict {}",
+            run.exit,
+            coherence::verdict(&reports[last])
+        )
     })
 }
 
@@ -297,18 +326,37 @@ fn legacy_pattern_prints_the_impossible_status_every_run() {
     let timeline = vec![t0.clone(), t0.clone(), t0.clone(), t0, t1];
     let engine = Engine::new().expect("engine");
     let reports = coherence::reports(&engine, &timeline);
-    let server = Server::builder().states(timeline.clone()).start().expect("server");
+    let server = Server::builder()
+        .states(timeline.clone())
+        .start()
+        .expect("server");
     let env = KubeEnv::new(&server.url()).expect("kube env");
     for attempt in 0..2 {
         server.reset(timeline.clone(), vec![]);
         let output = run(&mut command(&env, Path::Legacy));
         let stdout = text(&output.stdout);
         let observed = coherence::parse(&stdout);
-        let impossible = Counts { total: 20, running: 20, pending: 0, unscheduled: 1, failed: 0 };
-        assert_eq!(observed.counts, Some(impossible), "run {attempt}: {stdout}{}", text(&output.stderr));
+        let impossible = Counts {
+            total: 20,
+            running: 20,
+            pending: 0,
+            unscheduled: 1,
+            failed: 0,
+        };
+        assert_eq!(
+            observed.counts,
+            Some(impossible),
+            "run {attempt}: {stdout}{}",
+            text(&output.stderr)
+        );
         let seen: Vec<Option<usize>> = server.pods_lists().iter().map(|e| e.state).collect();
-        assert_eq!(seen, [Some(0), Some(1), Some(2), Some(3), Some(4)], "one state per call");
-        let why = coherence::explain(&stdout, &reports).expect_err("the legacy output is impossible");
+        assert_eq!(
+            seen,
+            [Some(0), Some(1), Some(2), Some(3), Some(4)],
+            "one state per call"
+        );
+        let why =
+            coherence::explain(&stdout, &reports).expect_err("the legacy output is impossible");
         assert!(why.contains("more unscheduled than pending"), "{why}");
     }
 }
@@ -324,7 +372,11 @@ fn legacy_pattern_is_coherent_without_a_race() {
     let env = KubeEnv::new(&server.url()).expect("kube env");
     let output = run(&mut command(&env, Path::Legacy));
     let stdout = text(&output.stdout);
-    assert_eq!(coherence::explain(&stdout, &reports), Ok(vec![0]), "{stdout}");
+    assert_eq!(
+        coherence::explain(&stdout, &reports),
+        Ok(vec![0]),
+        "{stdout}"
+    );
     assert_eq!(code(&output), 1);
 }
 
@@ -344,7 +396,11 @@ fn both_paths_are_coherent_on_the_brief_timeline() {
     let env = KubeEnv::new(&server.url()).expect("kube env");
     for path in [Path::Checker, Path::Wrapper] {
         let outcome = run_on(&server, &env, &timeline, path);
-        assert_eq!(coherence_problem(&reports, &outcome), None, "{path:?}: {outcome:?}");
+        assert_eq!(
+            coherence_problem(&reports, &outcome),
+            None,
+            "{path:?}: {outcome:?}"
+        );
         assert_eq!(outcome.seen, [0], "{path:?}: one pods list");
         assert_eq!(outcome.exit, 0);
     }
@@ -352,10 +408,15 @@ fn both_paths_are_coherent_on_the_brief_timeline() {
 
 #[test]
 fn random_timelines_never_give_an_incoherent_status() {
-    assert!(generated_wrapper().is_file(), "generated/verify-pods.sh is missing");
+    assert!(
+        generated_wrapper().is_file(),
+        "generated/verify-pods.sh is missing"
+    );
     let started = Instant::now();
     let engine = Engine::new().expect("engine");
-    let timelines: Vec<Timeline> = (1..=TIMELINES).map(|seed| random_timeline(seed, true)).collect();
+    let timelines: Vec<Timeline> = (1..=TIMELINES)
+        .map(|seed| random_timeline(seed, true))
+        .collect();
     let racy = timelines
         .iter()
         .filter(|t| {
@@ -363,7 +424,10 @@ fn random_timelines_never_give_an_incoherent_status() {
             reports.windows(2).any(|w| w[0] != w[1])
         })
         .count();
-    assert!(racy >= TIMELINES as usize * 3 / 4, "only {racy} timelines change the report");
+    assert!(
+        racy >= TIMELINES as usize * 3 / 4,
+        "only {racy} timelines change the report"
+    );
     let jobs = timelines
         .iter()
         .flat_map(|t| [(t.clone(), Path::Checker), (t.clone(), Path::Wrapper)])
@@ -371,13 +435,20 @@ fn random_timelines_never_give_an_incoherent_status() {
     let results = run_all(jobs);
     let mut problems = Vec::new();
     for pair in results.chunks(2) {
-        let [(timeline, _, checker), (_, _, wrapper)] = pair else { unreachable!() };
+        let [(timeline, _, checker), (_, _, wrapper)] = pair else {
+            unreachable!()
+        };
         let reports = coherence::reports(&engine, &timeline.states);
         for (path, outcome) in [(Path::Checker, checker), (Path::Wrapper, wrapper)] {
             if let Some(why) = coherence_problem(&reports, outcome) {
                 problems.push(format!(
                     "seed {} {path:?} (deadline {}, page {:?}, seen {:?}): {why}\n{}{}",
-                    timeline.seed, timeline.deadline, timeline.page_size, outcome.seen, outcome.stdout, outcome.stderr
+                    timeline.seed,
+                    timeline.deadline,
+                    timeline.page_size,
+                    outcome.seen,
+                    outcome.stdout,
+                    outcome.stderr
                 ));
             }
         }
@@ -398,7 +469,12 @@ fn random_timelines_never_give_an_incoherent_status() {
         started.elapsed().as_secs_f64()
     );
     assert!(settled > 0, "no run exercised the settle loop");
-    assert!(problems.is_empty(), "{} incoherent runs:\n{}", problems.len(), problems.join("\n"));
+    assert!(
+        problems.is_empty(),
+        "{} incoherent runs:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
 }
 
 /// The same check on the same kind of timelines catches a script that reads
@@ -424,13 +500,22 @@ fn the_coherence_check_catches_the_legacy_pattern_on_random_timelines() {
         let problem = coherence_problem(&reports, outcome);
         assert_eq!(outcome.seen.len(), 5, "five pods lists: {outcome:?}");
         if timeline.states.len() == 1 {
-            assert_eq!(problem, None, "seed {} without a race: {outcome:?}", timeline.seed);
+            assert_eq!(
+                problem, None,
+                "seed {} without a race: {outcome:?}",
+                timeline.seed
+            );
         } else if problem.is_some() {
             caught += 1;
         }
     }
-    eprintln!("the coherence check caught the legacy pattern on {caught} of {LEGACY_TIMELINES} timelines");
-    assert!(caught >= LEGACY_TIMELINES as usize / 4, "caught only {caught} of {LEGACY_TIMELINES}");
+    eprintln!(
+        "the coherence check caught the legacy pattern on {caught} of {LEGACY_TIMELINES} timelines"
+    );
+    assert!(
+        caught >= LEGACY_TIMELINES as usize / 4,
+        "caught only {caught} of {LEGACY_TIMELINES}"
+    );
 }
 
 /// A pod that binds during the deadline: the first attempt fails, the
@@ -444,13 +529,26 @@ fn settle(path: Path) {
         .map(|i| Pod::running(NAMESPACES[i % 4], &format!("app-{i}"), NODES[i % 4]).to_json())
         .collect();
     let event = failed_scheduling_event(&waiting, 5, 2);
-    let before = State::new([others.clone(), vec![waiting.to_json()]].concat(), vec![event.clone()]);
+    let before = State::new(
+        [others.clone(), vec![waiting.to_json()]].concat(),
+        vec![event.clone()],
+    );
     let after = State::new([others, vec![bound.to_json()]].concat(), vec![event]);
-    let server = Server::builder().states([before.clone(), after.clone()]).start().expect("server");
+    let server = Server::builder()
+        .states([before.clone(), after.clone()])
+        .start()
+        .expect("server");
     let env = KubeEnv::new(&server.url()).expect("kube env");
-    let output = run(command(&env, path).env(DEADLINE_ENV, "3").env(INTERVAL_ENV, "1"));
+    let output = run(command(&env, path)
+        .env(DEADLINE_ENV, "3")
+        .env(INTERVAL_ENV, "1"));
     let stdout = text(&output.stdout);
-    assert_eq!(code(&output), 0, "{path:?}: {stdout}{}", text(&output.stderr));
+    assert_eq!(
+        code(&output),
+        0,
+        "{path:?}: {stdout}{}",
+        text(&output.stderr)
+    );
     let seen: Vec<Option<usize>> = server.pods_lists().iter().map(|e| e.state).collect();
     assert_eq!(seen, [Some(0), Some(1)], "two snapshots");
     let engine = Engine::new().expect("engine");
@@ -461,7 +559,10 @@ fn settle(path: Path) {
     let explained = rest.is_some_and(|rest| {
         (1..=SLOW).any(|waited| expect::final_text(&engine, &after, &after, 2, waited) == rest)
     });
-    assert!(explained, "{path:?}: not a progress line for state 0 and the result of state 1:\n{stdout}");
+    assert!(
+        explained,
+        "{path:?}: not a progress line for state 0 and the result of state 1:\n{stdout}"
+    );
 }
 
 #[test]
@@ -471,6 +572,9 @@ fn checker_settles_when_the_pod_binds_within_the_deadline() {
 
 #[test]
 fn generated_wrapper_settles_when_the_pod_binds_within_the_deadline() {
-    assert!(generated_wrapper().is_file(), "generated/verify-pods.sh is missing");
+    assert!(
+        generated_wrapper().is_file(),
+        "generated/verify-pods.sh is missing"
+    );
     settle(Path::Wrapper);
 }

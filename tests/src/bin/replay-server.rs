@@ -15,7 +15,8 @@ use std::time::Duration;
 use verify_pods_tests::replay::client::kubeconfig_text;
 use verify_pods_tests::replay::{FaultRule, Server, State};
 
-const USAGE: &str = "usage: replay-server --state DIR|PODS.json[,EVENTS.json] [--state …] [--port N]
+const USAGE: &str =
+    "usage: replay-server --state DIR|PODS.json[,EVENTS.json] [--state …] [--port N]
        [--page-size N] [--now RFC3339] [--version vX.Y.Z] [--fault TARGET=FAULT[@once|@N]]
        [--kubeconfig FILE]
   TARGET: pods, pods-page-N, events, request-N
@@ -56,7 +57,10 @@ fn run(args: Vec<String>) -> Result<(), String> {
     let mut args = args.into_iter();
     while let Some(flag) = args.next() {
         let mut value = || args.next().ok_or_else(|| format!("{flag} needs a value"));
-        let number = |v: String| v.parse::<usize>().map_err(|_| format!("{flag}: not a number: {v}"));
+        let number = |v: String| {
+            v.parse::<usize>()
+                .map_err(|_| format!("{flag}: not a number: {v}"))
+        };
         builder = match flag.as_str() {
             "--state" => builder.state(state(&value()?)?),
             "--port" => builder.port(u16::try_from(number(value()?)?).map_err(|e| e.to_string())?),

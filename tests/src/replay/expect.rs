@@ -29,8 +29,20 @@ pub fn final_text(
     attempts: usize,
     waited: u64,
 ) -> String {
+    final_text_with(engine, pods, Some(events), attempts, waited)
+}
+
+/// Like [`final_text`]; `events: None` = the events could not be collected.
+pub fn final_text_with(
+    engine: &Engine,
+    pods: &State,
+    events: Option<&State>,
+    attempts: usize,
+    waited: u64,
+) -> String {
     let report = report(engine, pods);
-    let events = (report.count("unscheduled") > 0).then(|| {
+    let unscheduled = report.count("unscheduled") > 0;
+    let events = events.filter(|_| unscheduled).map(|events| {
         let projection = Projection::canonical();
         let bytes = bytes(&events.events_document());
         let doc = checker::snapshot::read(&bytes[..], "events", &projection.events)
