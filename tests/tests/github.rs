@@ -1,0 +1,187 @@
+//! The GitHub Actions step summary through both drivers: the generated bash
+//! wrapper (a stub kubectl printing recorded files) and `verify-pods check`
+//! append byte-identical Markdown to the file GITHUB_STEP_SUMMARY names, for
+//! the sample and every corpus case, and fail alike when they cannot.
+
+use checker::check::{GET_EVENTS, GET_PODS};
+use checker::options::{DEADLINE_ENV, STEP_SUMMARY_ENV};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use verify_pods_tests::{binary, cases, workspace_root};
+
+/// A stub `kubectl` in `dir/bin`: the pods query prints $STUB_PODS, the
+/// events query $STUB_EVENTS, anything else fails.
+fn stub_path(dir: &Path) -> PathBuf {
+    let bin = dir.join("bin");
+    fs::create_dir_all(&bin).unwrap();
+    let script = format!(
+        "#!/usr/bin/env bash\n\
+         case \"$*\" in\n\
+         \x20 '{pods}') exec cat -- \"$STUB_PODS\" ;;\n\
+         \x20 '{events}') exec cat -- \"$STUB_EVENTS\" ;;\n\
+         \x20 *) echo \"stub kubectl: unexpected: $*\" >&2; exit 3 ;;\n\
+         esac\n",
+        pods = GET_PODS.join(" "),
+        events = GET_EVENTS.join(" "),
+    );
+    let kubectl = bin.join("kubectl");
+    fs::write(&kubectl, script).unwrap();
+    let mut perms = fs::metadata(&kubectl).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+    fs::set_permissions(&kubectl, perms).unwrap();
+    bin
+}
+
+fn with_summary(command: &mut Command, summary: Option<&Path>) -> Output {
+    match summary {
+        Some(path) => command.env(STEP_SUMMARY_ENV, path),
+        None => command.env_remove(STEP_SUMMARY_ENV),
+    };
+    command
+        .env_remove("NO_COLOR")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+/// generated/verify-pods.sh, one attempt, through the stub.
+fn bash(dir: &Path, pods: &Path, events: &Path, summary: Option<&Path>) -> Output {
+    let path = format!(
+        "{}:{}",
+        stub_path(dir).display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut command = Command::new("bash");
+    command
+        .arg(workspace_root().join("generated/verify-pods.sh"))
+        .env("PATH", path)
+        .env("STUB_PODS", pods)
+        .env("STUB_EVENTS", events)
+        .env(DEADLINE_ENV, "0");
+    with_summary(&mut command, summary)
+}
+
+/// `verify-pods check --snapshot PODS --events EVENTS`.
+fn checker(pods: &Path, events: &Path, summary: Option<&Path>) -> Output {
+    let mut command = Command::new(binary("verify-pods"));
+    command
+        .args(["check", "--snapshot"])
+        .arg(pods)
+        .arg("--events")
+        .arg(events);
+    with_summary(&mut command, summary)
+}
+
+/// What each driver appended, and its exit code: (bash, checker).
+fn both(pods: &Path, events: &Path) -> ((Option<String>, i32), (Option<String>, i32)) {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |name: &str, driver: &dyn Fn(&Path) -> Output| {
+        let file = dir.path().join(name);
+        let out = driver(&file);
+        let summary = fs::read_to_string(&file).ok();
+        (summary, out.status.code().unwrap())
+    };
+    let from_bash = run("bash.md", &|f| bash(dir.path(), pods, events, Some(f)));
+    let from_checker = run("checker.md", &|f| checker(pods, events, Some(f)));
+    (from_bash, from_checker)
+}
+
+/// The bash run measures its own wall clock: on a loaded machine one run in
+/// a thousand can report `waited=1s` where the offline checker says 0. A
+/// real difference stays through the retries.
+fn assert_same_summary(name: &str, pods: &Path, events: &Path) -> Option<String> {
+    let mut last = None;
+    for _ in 0..3 {
+        let (from_bash, from_checker) = both(pods, events);
+        if from_bash == from_checker {
+            return from_bash.0;
+        }
+        last = Some((from_bash, from_checker));
+    }
+    let ((bash, bash_code), (checker, checker_code)) = last.unwrap();
+    panic!(
+        "{name}: bash (exit {bash_code}) and checker (exit {checker_code}) summaries differ\n\
+         --- bash\n{}\n--- checker\n{}",
+        bash.unwrap_or_default(),
+        checker.unwrap_or_default()
+    );
+}
+
+fn sample(name: &str) -> PathBuf {
+    workspace_root().join("samples").join(name)
+}
+
+#[test]
+fn the_sample_summary_is_byte_identical_from_bash_and_checker() {
+    let summary = assert_same_summary("samples", &sample("pods.json"), &sample("events.json"))
+        .expect("a summary was written");
+    let events: serde_json::Value =
+        serde_json::from_slice(&fs::read(sample("events.json")).unwrap()).unwrap();
+    // The unscheduled pod of the sample has events in the sample: they show.
+    let message = events["items"][1]["message"].as_str().unwrap();
+    assert!(summary.contains(message), "{summary}");
+}
+
+#[test]
+fn every_corpus_case_gives_the_same_summary_through_both_drivers() {
+    let cases = cases();
+    assert!(cases.len() >= 10, "the corpus is there");
+    let mut written = 0;
+    for case in &cases {
+        if assert_same_summary(&case.name, &case.pods(), &case.events()).is_some() {
+            written += 1;
+        }
+    }
+    assert!(
+        written >= cases.len() / 2,
+        "most cases have a verdict and a summary"
+    );
+}
+
+#[test]
+fn bash_appends_and_keeps_what_earlier_steps_wrote() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("summary.md");
+    fs::write(&file, "## an earlier step\n").unwrap();
+    let (pods, events) = (sample("pods.json"), sample("events.json"));
+    for _ in 0..2 {
+        assert_eq!(
+            bash(dir.path(), &pods, &events, Some(&file)).status.code(),
+            Some(1)
+        );
+    }
+    let once = fs::read_to_string(&file).unwrap();
+    let from_checker = dir.path().join("checker.md");
+    checker(&pods, &events, Some(&from_checker));
+    let summary = fs::read_to_string(&from_checker).unwrap();
+    assert!(!summary.is_empty());
+    assert_eq!(once, format!("## an earlier step\n{summary}{summary}"));
+}
+
+#[test]
+fn no_summary_when_unset_or_empty_and_exit_2_when_it_cannot_be_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let (pods, events) = (sample("pods.json"), sample("events.json"));
+    let unset = bash(dir.path(), &pods, &events, None);
+    assert_eq!(unset.status.code(), Some(1));
+    let empty = bash(dir.path(), &pods, &events, Some(Path::new("")));
+    assert_eq!(empty.status.code(), Some(1));
+    assert_eq!(unset.stdout, empty.stdout);
+    let entries: Vec<_> = fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(entries, ["bin"], "nothing but the stub was written");
+
+    let not_a_file = dir.path();
+    let from_bash = bash(dir.path(), &pods, &events, Some(not_a_file));
+    let from_checker = checker(&pods, &events, Some(not_a_file));
+    assert_eq!(from_bash.status.code(), Some(2));
+    assert_eq!(from_checker.status.code(), Some(2));
+    for stderr in [&from_bash.stderr, &from_checker.stderr] {
+        assert!(String::from_utf8_lossy(stderr).contains(STEP_SUMMARY_ENV));
+    }
+    // The verdict's lines were printed before the summary failed, alike.
+    assert_eq!(from_bash.stdout, from_checker.stdout);
+}
