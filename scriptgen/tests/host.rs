@@ -70,7 +70,10 @@ fn jq_receives_each_program_byte_for_byte() {
     sandbox.set("HARNESS_JQ_DIR", dir.to_str().unwrap());
     // summary.jq runs only for GitHub Actions' step summary.
     let summary = sandbox.path("step-summary.md");
-    sandbox.set(checker::options::STEP_SUMMARY_ENV, summary.to_str().unwrap());
+    sandbox.set(
+        checker::options::STEP_SUMMARY_ENV,
+        summary.to_str().unwrap(),
+    );
     let output = harness(&mut sandbox, "checked");
     assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
     let passed: Vec<String> = fs::read_dir(&dir)
