@@ -100,7 +100,8 @@ Verdict per log: race-signature (a status line is impossible or contradicted), r
 const TRIAGE_HELP: &str = "\
 Examples:
   gh run view 123456 --log-failed > job.log && verify-pods triage job.log
-  verify-pods triage logs/*.txt --format json | jq '.logs[] | select(.verdict == \"race-signature\") | .log'
+  verify-pods triage --format json logs/*.txt \\
+    | jq -r '.logs[] | select(.verdict == \"race-signature\") | .log'
   curl -sL \"$LOG_URL\" | verify-pods triage -
 
 Exit codes:
