@@ -115,9 +115,16 @@ fn bad_events_file_exits_2() {
         ));
 }
 
+/// (flags, environment, what stderr must say).
+type BadUsage = (
+    &'static [&'static str],
+    &'static [(&'static str, &'static str)],
+    &'static str,
+);
+
 #[test]
 fn bad_flags_and_environment_exit_2() {
-    let cases: &[(&[&str], &[(&str, &str)], &str)] = &[
+    let cases: &[BadUsage] = &[
         (
             &["--exclude-ns", "Kube-System"],
             &[],
