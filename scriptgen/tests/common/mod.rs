@@ -79,21 +79,10 @@ pub fn checker_offline(pods: &Path, events: Option<&Path>, extra: &[&str]) -> Ou
     if let Some(events) = events {
         cmd.arg("--events").arg(events);
     }
-    cmd.args(extra).env_remove("NO_COLOR");
-    for name in checker_env_names() {
-        cmd.env_remove(name);
-    }
+    // Nothing from the environment: no KWOK_VERIFY_PODS_*, NO_COLOR, or a
+    // CI runner's GITHUB_STEP_SUMMARY to append to.
+    cmd.args(extra).env_clear();
     run(&mut cmd)
-}
-
-pub fn checker_env_names() -> [&'static str; 4] {
-    use checker::options::*;
-    [
-        DEADLINE_ENV,
-        INTERVAL_ENV,
-        ARTIFACT_DIR_ENV,
-        KUBECTL_TIMEOUT_ENV,
-    ]
 }
 
 pub fn run(cmd: &mut Command) -> Output {
