@@ -87,6 +87,8 @@ pub struct Settings {
 pub struct Outcome {
     /// The final report of report.jq.
     pub report: Report,
+    /// What decision.jq made of it.
+    pub decision: crate::engine::Decision,
     /// The result of result.jq (`--format json`).
     pub result: Val,
     /// Diagnostics for stderr that do not change the verdict (e.g. why
@@ -106,38 +108,35 @@ pub fn run(
     let saver = Saver::new(settings.save_dir.as_deref())?;
     let started = Instant::now();
     let mut attempts = 0;
-    let report = loop {
+    let eval_error = |source: String| move |error| CheckError::Eval { source, error };
+    let (report, decision, waited_seconds) = loop {
         attempts += 1;
+        // waited_seconds is the time spent before the snapshot the verdict
+        // comes from: 0 whenever the first attempt decides, in both drivers.
+        let attempt_started = started.elapsed().as_secs();
         let doc = read_pods(source, &projection, &saver)?;
         let report = engine
             .report(doc, &settings.excluded_namespaces)
-            .map_err(|error| CheckError::Eval {
-                source: pods_source_name(source),
-                error,
-            })?;
+            .map_err(eval_error(pods_source_name(source)))?;
+        let decision = engine
+            .decide(&report)
+            .map_err(eval_error("report".into()))?;
         let waited = started.elapsed();
         match source {
             Source::Live {
                 deadline, interval, ..
-            } if report.may_settle() && waited < *deadline => {
+            } if decision.may_settle && waited < *deadline => {
                 let (level, text) = engine
                     .progress(&report, attempts, waited.as_secs(), deadline.as_secs())
-                    .map_err(|error| CheckError::Eval {
-                        source: "report".into(),
-                        error,
-                    })?;
+                    .map_err(eval_error("report".into()))?;
                 progress(&level, &text);
                 thread::sleep(*interval);
             }
-            _ => break report,
+            _ => break (report, decision, attempt_started),
         }
     };
-    let waited_seconds = match source {
-        Source::Offline { .. } => 0,
-        Source::Live { .. } => started.elapsed().as_secs(),
-    };
     let mut warnings = Vec::new();
-    let events = if report.count("unscheduled") > 0 {
+    let events = if decision.unscheduled {
         read_events(engine, source, &projection, &report, &saver, &mut warnings)?
     } else {
         None
@@ -148,9 +147,10 @@ pub fn run(
             source: "report".into(),
             error,
         })?;
-    saver.finish(report.verdict() == crate::Verdict::Fail, &result)?;
+    saver.finish(decision.verdict == crate::Verdict::Fail, &result)?;
     Ok(Outcome {
         report,
+        decision,
         result,
         warnings,
     })
@@ -272,8 +272,20 @@ impl<R: Read> Read for Tee<R> {
 }
 
 /// The artifacts of `--save-dir`: written while reading, kept on failure.
+/// Copies of an attempt that ended in an error are removed on drop, like the
+/// bash function's temporary files.
 struct Saver {
     dir: Option<PathBuf>,
+}
+
+impl Drop for Saver {
+    fn drop(&mut self) {
+        if let Some(dir) = &self.dir {
+            for name in ["pods.json", "events.json"] {
+                let _ = fs::remove_file(Self::partial(dir, name));
+            }
+        }
+    }
 }
 
 impl Saver {

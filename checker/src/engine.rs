@@ -56,22 +56,6 @@ impl Report {
         }
     }
 
-    /// The verdict computed by report.jq.
-    pub fn verdict(&self) -> Verdict {
-        match field(&self.0, "verdict").map(to_raw).as_deref() {
-            Some("pass") => Verdict::Pass,
-            Some("empty") => Verdict::Empty,
-            // Anything else, including a missing verdict, must not pass.
-            _ => Verdict::Fail,
-        }
-    }
-
-    /// Whether waiting could still change the verdict: pods are unscheduled
-    /// and nothing has failed (a failed pod never recovers by waiting).
-    pub fn may_settle(&self) -> bool {
-        self.count("unscheduled") > 0 && self.count("failed") == 0
-    }
-
     /// Compact JSON, byte-identical to `jq -c`.
     pub fn to_json(&self) -> String {
         to_json(&self.0)
@@ -99,6 +83,17 @@ pub fn to_raw(v: &Val) -> String {
         Val::TStr(b) | Val::BStr(b) => String::from_utf8_lossy(b).into_owned(),
         other => to_json(other),
     }
+}
+
+/// What decision.jq decides from a report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Decision {
+    /// The report's verdict.
+    pub verdict: Verdict,
+    /// Whether pods are unscheduled (then their events are wanted).
+    pub unscheduled: bool,
+    /// Whether another attempt can still change the verdict.
+    pub may_settle: bool,
 }
 
 /// The canonical programs, compiled once.
@@ -184,6 +179,36 @@ impl Engine {
     pub fn render(&self, result: &Val) -> Result<Vec<(String, String)>, EvalError> {
         let lines = self.run(Programs::RENDER, result.clone(), vec![])?;
         Ok(lines.iter().map(|l| split_level(&to_raw(l))).collect())
+    }
+
+    /// decision.jq: settle or stop, fetch events or not.
+    pub fn decide(&self, report: &Report) -> Result<Decision, EvalError> {
+        let line = to_raw(&self.run_one(Programs::DECISION, report.0.clone(), vec![])?);
+        let bad = || EvalError {
+            program: Programs::DECISION.file,
+            message: format!("unexpected decision {line:?}"),
+        };
+        let mut words = line.split(' ');
+        let (Some(verdict), Some(unscheduled), Some(next), None) =
+            (words.next(), words.next(), words.next(), words.next())
+        else {
+            return Err(bad());
+        };
+        let verdict = match verdict {
+            "pass" => Verdict::Pass,
+            "empty" => Verdict::Empty,
+            "fail" => Verdict::Fail,
+            _ => return Err(bad()),
+        };
+        let unscheduled = unscheduled != "0";
+        match next {
+            "wait" | "stop" => Ok(Decision {
+                verdict,
+                unscheduled,
+                may_settle: next == "wait",
+            }),
+            _ => Err(bad()),
+        }
     }
 
     /// progress.jq: the line printed before another attempt.

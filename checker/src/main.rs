@@ -288,7 +288,11 @@ fn run_check(args: &CheckArgs) -> u8 {
     };
     let settings = check::Settings {
         excluded_namespaces,
-        save_dir: args.save_dir.clone(),
+        // An empty KWOK_VERIFY_PODS_ARTIFACT_DIR means unset, as in the bash.
+        save_dir: args
+            .save_dir
+            .clone()
+            .filter(|dir| !dir.as_os_str().is_empty()),
     };
     let colour = Colour::detect();
     let format = args.format;
@@ -309,7 +313,7 @@ fn run_check(args: &CheckArgs) -> u8 {
     if let Err(e) = append_step_summary(&engine, &outcome.result) {
         return fail(e);
     }
-    match outcome.report.verdict() {
+    match outcome.decision.verdict {
         Verdict::Pass | Verdict::Empty => exit::PASS,
         Verdict::Fail => exit::VALIDATION_FAILED,
     }

@@ -47,16 +47,19 @@ impl Programs {
 
     /// result → GitHub Actions workflow commands (`::error title=…::…`).
     pub const GITHUB: Program = program!("github", &[]);
+    /// report → "VERDICT UNSCHEDULED NEXT": settle or stop, fetch events or not.
+    pub const DECISION: Program = program!("decision", &[]);
     /// result → the Markdown step summary (`$GITHUB_STEP_SUMMARY`).
     pub const SUMMARY: Program = program!("summary", &[]);
 
     /// Every canonical program.
-    pub const ALL: [Program; 7] = [
+    pub const ALL: [Program; 8] = [
         Self::REPORT,
         Self::EVENTS,
         Self::RESULT,
         Self::RENDER,
         Self::PROGRESS,
+        Self::DECISION,
         Self::GITHUB,
         Self::SUMMARY,
     ];

@@ -15,8 +15,9 @@ use std::fmt;
 /// variable, e.g. `$report_program`). summary.jq runs only when
 /// GITHUB_STEP_SUMMARY names a file; github.jq formats the checker's
 /// `--format github`, the function prints text only.
-pub const USED: [Program; 6] = [
+pub const USED: [Program; 7] = [
     Programs::REPORT,
+    Programs::DECISION,
     Programs::EVENTS,
     Programs::RESULT,
     Programs::RENDER,
