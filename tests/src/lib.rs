@@ -83,3 +83,205 @@ pub fn run(cmd: &mut Command) -> Output {
         .output()
         .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"))
 }
+
+// ---------------------------------------------------------------- jq runs
+
+/// A variable of a jq run, as the bash function passes it.
+#[derive(Debug, Clone)]
+pub enum JqVar {
+    /// `--arg NAME TEXT`: a string.
+    Arg(String),
+    /// `--argjson NAME JSON`: a JSON value.
+    ArgJson(String),
+    /// `--slurpfile NAME FILE`: the array of every document of FILE.
+    SlurpFile(PathBuf),
+}
+
+/// One run of a canonical program, described the way `jq` is called.
+#[derive(Debug, Clone)]
+pub struct JqRun {
+    /// The program text.
+    pub program: &'static str,
+    /// `(name without $, value)`, in the program's `vars` order.
+    pub vars: Vec<(String, JqVar)>,
+    /// The input document.
+    pub input: PathBuf,
+    /// `-r` (raw strings) instead of `-c`.
+    pub raw: bool,
+}
+
+impl JqRun {
+    /// The jq command-line arguments: `-c|-r`, the variables, the program, the input.
+    pub fn argv(&self) -> Vec<String> {
+        let mut argv = vec![if self.raw { "-r" } else { "-c" }.to_owned()];
+        for (name, var) in &self.vars {
+            let (flag, value) = match var {
+                JqVar::Arg(text) => ("--arg", text.clone()),
+                JqVar::ArgJson(json) => ("--argjson", json.clone()),
+                JqVar::SlurpFile(path) => ("--slurpfile", path.display().to_string()),
+            };
+            argv.extend([flag.to_owned(), name.clone(), value]);
+        }
+        argv.push(self.program.to_owned());
+        argv.push(self.input.display().to_string());
+        argv
+    }
+}
+
+/// What a jq-like tool did: exit status, stdout bytes, stderr text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolOutput {
+    pub status: i32,
+    pub stdout: Vec<u8>,
+    pub stderr: String,
+}
+
+impl From<Output> for ToolOutput {
+    fn from(out: Output) -> Self {
+        ToolOutput {
+            status: out.status.code().unwrap_or(-1),
+            stdout: out.stdout,
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+}
+
+/// The system jq (`/usr/bin/jq`, jq 1.6 on Debian bookworm; `JQ` overrides).
+pub fn jq_path() -> PathBuf {
+    std::env::var_os("JQ")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/bin/jq"))
+}
+
+/// `jq --version`, e.g. `jq-1.6`.
+pub fn jq_version() -> String {
+    let out = run(Command::new(jq_path()).arg("--version"));
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+/// Run the system jq exactly like the bash function does.
+pub fn jq(run_: &JqRun) -> ToolOutput {
+    run(Command::new(jq_path()).args(run_.argv())).into()
+}
+
+/// Run many programs with libjq 1.8 (PyPI `jq`) in ONE Python process:
+/// `tests/libjq.py --batch`, which mimics jq's flags.
+pub fn libjq(runs: &[JqRun]) -> Vec<ToolOutput> {
+    use std::io::Write;
+    let argvs: Vec<Vec<String>> = runs.iter().map(JqRun::argv).collect();
+    let mut child = Command::new("python3")
+        .arg(workspace_root().join("tests/libjq.py"))
+        .arg("--batch")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("cannot run python3 tests/libjq.py");
+    let request = serde_json::to_vec(&argvs).expect("argv as JSON");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(&request)
+        .expect("write to libjq.py");
+    let out = child.wait_with_output().expect("libjq.py ran");
+    assert!(
+        out.status.success(),
+        "libjq.py --batch failed (is the PyPI jq module installed? `make tools`): {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let results: Vec<serde_json::Value> =
+        serde_json::from_slice(&out.stdout).expect("libjq.py prints a JSON array");
+    assert_eq!(results.len(), runs.len(), "one libjq result per run");
+    results
+        .into_iter()
+        .map(|r| ToolOutput {
+            status: r["status"].as_i64().expect("status") as i32,
+            stdout: r["stdout"].as_str().expect("stdout").as_bytes().to_vec(),
+            stderr: r["stderr"].as_str().unwrap_or_default().to_owned(),
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------- generated bash
+
+/// `generated/verify-pods.sh`, the runnable wrapper, if scriptgen wrote it.
+pub fn generated_wrapper() -> Option<PathBuf> {
+    let path = workspace_root().join("generated/verify-pods.sh");
+    path.is_file().then_some(path)
+}
+
+/// A stub `kubectl` that replays recorded files: `get pods …` prints
+/// `$STUB_PODS`, `get events …` prints `$STUB_EVENTS`; every call is appended
+/// to `$STUB_LOG`. Anything else fails loudly.
+pub const STUB_KUBECTL: &str = r#"#!/usr/bin/env bash
+set -euo pipefail
+printf '%s\n' "$*" >> "${STUB_LOG:-/dev/null}"
+words=" $* "
+case "$words" in
+  *" get pods "*) exec cat -- "$STUB_PODS" ;;
+  *" get events "*) exec cat -- "$STUB_EVENTS" ;;
+esac
+echo "stub kubectl: unexpected call: $*" >&2
+exit 1
+"#;
+
+/// Write the stub kubectl into `dir` (executable); put `dir` first on PATH.
+pub fn write_stub_kubectl(dir: &Path) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join("kubectl");
+    std::fs::write(&path, STUB_KUBECTL).expect("write stub kubectl");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    path
+}
+
+/// One offline run of the generated wrapper against recorded files.
+pub struct WrapperRun {
+    /// What bash printed and its exit status.
+    pub output: Output,
+    /// The kubectl calls, one line each (`get pods --all-namespaces -o json`).
+    pub kubectl_calls: Vec<String>,
+}
+
+/// Run `generated/verify-pods.sh` under `bash -euo pipefail` with the stub
+/// kubectl first on PATH serving `pods`/`events`, no settle deadline
+/// (`KWOK_VERIFY_PODS_DEADLINE=0`), artifacts (on failure) in `artifact_dir`.
+/// `scratch` holds the stub and its call log.
+pub fn run_wrapper(
+    wrapper: &Path,
+    pods: &Path,
+    events: &Path,
+    artifact_dir: &Path,
+    scratch: &Path,
+) -> WrapperRun {
+    write_stub_kubectl(scratch);
+    let log = scratch.join("kubectl-calls.log");
+    let _ = std::fs::remove_file(&log);
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let mut paths = vec![scratch.to_owned()];
+    paths.extend(std::env::split_paths(&path));
+    let mut cmd = Command::new("bash");
+    cmd.args(["-euo", "pipefail"]).arg(wrapper);
+    for (name, _) in std::env::vars_os() {
+        if name.to_string_lossy().starts_with("KWOK_VERIFY_PODS_") {
+            cmd.env_remove(name);
+        }
+    }
+    cmd.env("PATH", std::env::join_paths(paths).expect("PATH"))
+        .env(checker::options::DEADLINE_ENV, "0")
+        .env(checker::options::ARTIFACT_DIR_ENV, artifact_dir)
+        .env("STUB_PODS", pods)
+        .env("STUB_EVENTS", events)
+        .env("STUB_LOG", &log)
+        .env_remove("NO_COLOR");
+    let output = run(&mut cmd);
+    let kubectl_calls = std::fs::read_to_string(&log)
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    WrapperRun {
+        output,
+        kubectl_calls,
+    }
+}

@@ -1,0 +1,633 @@
+//! Parity: the canonical programs give byte-identical output under the
+//! embedded jaq, the system `jq` (1.6 on Debian bookworm) and libjq 1.8 (PyPI
+//! `jq`, through tests/libjq.py), for every recorded case; and the generated
+//! bash wrapper, the checker and the goldens agree on text, exit code and the
+//! saved report.
+//!
+//! Each program is fed what the drivers feed it: report.jq the snapshot,
+//! events.jq the events with the report slurped, result.jq the report with
+//! attempts=1, waited=0 and the events (only collected when something is
+//! unscheduled), render.jq the result, progress.jq the report. The inputs of
+//! later stages are jaq's outputs of earlier ones (a divergence upstream has
+//! already failed by then). Every external tool runs once per case and
+//! program (libjq once per case), never per assertion.
+#![forbid(unsafe_code)]
+
+use checker::engine::{to_json, to_raw};
+use checker::programs::Program;
+use checker::projection::{Projection, Shape};
+use checker::{options, snapshot, Engine, Programs, Report};
+use jaq_json::Val;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+use verify_pods_tests::corpus::{self, Case, EXPECTED_EXIT, EXPECTED_JSON, EXPECTED_TXT};
+use verify_pods_tests::{
+    binary, generated_wrapper, jq, jq_version, libjq, run, run_wrapper, write_stub_kubectl, JqRun,
+    JqVar, ToolOutput,
+};
+
+/// The programs in the order their inputs become available.
+const STAGES: [&str; 7] = [
+    "report", "events", "result", "render", "progress", "github", "summary",
+];
+
+/// Run `work` on every case, two at a time (the machine has 2 cores); the
+/// results in case order.
+fn for_each_case<T: Send>(work: impl Fn(&Case) -> T + Sync) -> Vec<T> {
+    let cases = corpus::cases();
+    assert!(cases.len() >= 25, "corpus too small: {}", cases.len());
+    let next = AtomicUsize::new(0);
+    let results = Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(case) = cases.get(i) else { break };
+                let result = work(case);
+                results.lock().unwrap().push((i, result));
+            });
+        }
+    });
+    let mut results = results.into_inner().unwrap();
+    results.sort_by_key(|(i, _)| *i);
+    results.into_iter().map(|(_, r)| r).collect()
+}
+
+fn assert_no_problems(what: &str, problems: &[String]) {
+    assert!(
+        problems.is_empty(),
+        "{what}: {} problem(s):\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
+}
+
+// ---------------------------------------------------------------- jaq side
+
+fn read_doc(path: &Path, shape: &Shape) -> Val {
+    let bytes = corpus::read(path);
+    snapshot::read(&bytes[..], &path.display().to_string(), shape)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
+}
+
+/// `--slurpfile`: every document of the file in an array (the files here
+/// hold one document, or nothing).
+fn read_slurp(path: &Path) -> Val {
+    let bytes = corpus::read(path);
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Val::from_iter(std::iter::empty());
+    }
+    Val::from_iter([read_doc(path, &Shape::Keep)])
+}
+
+fn program_of(run: &JqRun) -> Program {
+    Programs::ALL
+        .into_iter()
+        .find(|p| p.text == run.program)
+        .expect("a canonical program")
+}
+
+/// The embedded jaq, given exactly what jq gets on its command line.
+fn jaq(engine: &Engine, run: &JqRun, pods_shape: &Shape) -> ToolOutput {
+    let input = read_doc(&run.input, pods_shape);
+    let vars = run
+        .vars
+        .iter()
+        .map(|(_, var)| match var {
+            JqVar::Arg(text) => Val::from(text.clone()),
+            JqVar::ArgJson(json) => snapshot::read(json.as_bytes(), "--argjson", &Shape::Keep)
+                .expect("--argjson value is JSON"),
+            JqVar::SlurpFile(path) => read_slurp(path),
+        })
+        .collect();
+    match engine.run(program_of(run), input, vars) {
+        Ok(values) => ToolOutput {
+            status: 0,
+            stdout: values
+                .iter()
+                .map(|v| if run.raw { to_raw(v) } else { to_json(v) } + "\n")
+                .collect::<String>()
+                .into_bytes(),
+            stderr: String::new(),
+        },
+        Err(e) => ToolOutput {
+            status: 5,
+            stdout: Vec::new(),
+            stderr: e.to_string(),
+        },
+    }
+}
+
+// ---------------------------------------------------------------- stages
+
+/// The files of one case's chain, in a scratch folder.
+struct Chain {
+    dir: tempfile::TempDir,
+}
+
+impl Chain {
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+}
+
+/// How the drivers call `program` (variables and input) for this case.
+fn stage(program: Program, case: &Case, chain: &Chain, unscheduled: bool) -> JqRun {
+    let argjson = |name: &str, value: u64| (name.to_owned(), JqVar::ArgJson(value.to_string()));
+    let (vars, input, raw) = match program.name {
+        "report" => {
+            let excluded = Programs::default_excluded_namespaces().join(",");
+            let vars = vec![("excluded_namespaces".to_owned(), JqVar::Arg(excluded))];
+            (vars, case.pods(), false)
+        }
+        "events" => {
+            let report = JqVar::SlurpFile(chain.path("report.json"));
+            (vec![("report".to_owned(), report)], case.events(), false)
+        }
+        "result" => {
+            // Events are only collected when something is unscheduled;
+            // otherwise the driver slurps an empty file (`events: null`).
+            let events = if unscheduled {
+                "events-out.json"
+            } else {
+                "empty"
+            };
+            let vars = vec![
+                argjson("attempts", 1),
+                argjson("waited_seconds", 0),
+                ("events".to_owned(), JqVar::SlurpFile(chain.path(events))),
+            ];
+            (vars, chain.path("report.json"), false)
+        }
+        "render" | "github" | "summary" => (vec![], chain.path("result.json"), true),
+        "progress" => {
+            let vars = vec![
+                argjson("attempts", 1),
+                argjson("waited_seconds", 0),
+                argjson("deadline_seconds", options::DEFAULT_DEADLINE),
+            ];
+            (vars, chain.path("report.json"), true)
+        }
+        other => panic!("parity.rs does not know how to feed {other}.jq: add it to STAGES"),
+    };
+    let declared: Vec<String> = program.vars.iter().map(|v| v.replace('$', "")).collect();
+    let passed: Vec<String> = vars.iter().map(|(name, _)| name.clone()).collect();
+    assert_eq!(declared, passed, "{}: variables", program.file);
+    JqRun {
+        program: program.text,
+        vars,
+        input,
+        raw,
+    }
+}
+
+/// Where three outputs disagree, in words.
+fn compare(
+    case: &Case,
+    program: Program,
+    jaq: &ToolOutput,
+    others: &[(&str, &ToolOutput)],
+) -> Vec<String> {
+    let mut problems = Vec::new();
+    if jaq.status != 0 {
+        problems.push(format!(
+            "{}/{}: jaq failed: {}",
+            case.name, program.file, jaq.stderr
+        ));
+    }
+    for (tool, out) in others {
+        if out.status != jaq.status {
+            problems.push(format!(
+                "{}/{}: exit {} under {tool}, {} under jaq ({})",
+                case.name,
+                program.file,
+                out.status,
+                jaq.status,
+                out.stderr.trim()
+            ));
+        } else if out.stdout != jaq.stdout {
+            problems.push(format!(
+                "{}/{}: {tool} differs from jaq: {}",
+                case.name,
+                program.file,
+                first_difference(&jaq.stdout, &out.stdout)
+            ));
+        }
+    }
+    problems
+}
+
+fn first_difference(a: &[u8], b: &[u8]) -> String {
+    let a = String::from_utf8_lossy(a);
+    let b = String::from_utf8_lossy(b);
+    let (mut x, mut y) = (a.split_inclusive('\n'), b.split_inclusive('\n'));
+    for line in 1.. {
+        match (x.next(), y.next()) {
+            (None, None) => return "differs in invalid UTF-8 only".into(),
+            (p, q) if p != q => {
+                return format!(
+                    "line {line}:\n    jaq:   {:?}\n    other: {:?}",
+                    p.unwrap_or("<end>"),
+                    q.unwrap_or("<end>")
+                )
+            }
+            _ => {}
+        }
+    }
+    unreachable!()
+}
+
+/// One case, run through jaq and jq; libjq runs later, for every case at once.
+struct Prepared {
+    case: Case,
+    /// Keeps the stage files alive until libjq has read them.
+    _chain: Chain,
+    runs: Vec<(Program, JqRun, ToolOutput, ToolOutput)>,
+    problems: Vec<String>,
+}
+
+/// The jaq chain of one case, jq on every stage, and the checks that need
+/// no libjq.
+fn prepare(engine: &Engine, projection: &Projection, case: &Case) -> Prepared {
+    let chain = Chain {
+        dir: tempfile::tempdir().expect("scratch dir"),
+    };
+    fs::write(chain.path("empty"), b"").expect("write");
+    let mut problems = Vec::new();
+    let mut runs: Vec<(Program, JqRun, ToolOutput)> = Vec::new();
+    let mut unscheduled = false;
+    for name in STAGES {
+        let program = Programs::by_name(name).expect("a canonical program");
+        let run = stage(program, case, &chain, unscheduled);
+        let out = jaq(engine, &run, &Shape::Keep);
+        match name {
+            "report" => {
+                fs::write(chain.path("report.json"), &out.stdout).expect("write");
+                let report: serde_json::Value =
+                    serde_json::from_slice(&out.stdout).expect("report is JSON");
+                unscheduled = report["unscheduled"].as_u64().unwrap_or(0) > 0;
+                problems.extend(projection_is_invisible(
+                    engine, projection, &run, &out, case,
+                ));
+            }
+            "events" => {
+                fs::write(chain.path("events-out.json"), &out.stdout).expect("write");
+                problems.extend(projection_is_invisible(
+                    engine, projection, &run, &out, case,
+                ));
+            }
+            "result" => fs::write(chain.path("result.json"), &out.stdout).expect("write"),
+            _ => {}
+        }
+        runs.push((program, run, out));
+    }
+    problems.extend(chain_reproduces_goldens(case, &runs));
+    let runs = runs
+        .into_iter()
+        .map(|(program, run, jaq_out)| {
+            let jq_out = jq(&run);
+            (program, run, jaq_out, jq_out)
+        })
+        .collect();
+    Prepared {
+        case: case.clone(),
+        _chain: chain,
+        runs,
+        problems,
+    }
+}
+
+/// The checker streams a projected snapshot; the programs must not notice.
+fn projection_is_invisible(
+    engine: &Engine,
+    projection: &Projection,
+    run: &JqRun,
+    full: &ToolOutput,
+    case: &Case,
+) -> Vec<String> {
+    let shape = if run.input == case.pods() {
+        &projection.pods
+    } else {
+        &projection.events
+    };
+    let projected = jaq(engine, run, shape);
+    if &projected == full {
+        vec![]
+    } else {
+        vec![format!(
+            "{}/{}: projected input changes the output: {}",
+            case.name,
+            program_of(run).file,
+            first_difference(&full.stdout, &projected.stdout)
+        )]
+    }
+}
+
+/// Run by hand, the programs give what the checker printed: result.jq is
+/// `--format json`, render.jq's TEXT column is the text output.
+fn chain_reproduces_goldens(case: &Case, runs: &[(Program, JqRun, ToolOutput)]) -> Vec<String> {
+    let output = |name: &str| {
+        runs.iter()
+            .find(|(p, _, _)| p.name == name)
+            .map(|(_, _, out)| out.stdout.clone())
+            .expect("stage ran")
+    };
+    let text: String = String::from_utf8_lossy(&output("render"))
+        .lines()
+        .map(|line| {
+            line.split_once('\t')
+                .map_or(line, |(_, text)| text)
+                .to_owned()
+                + "\n"
+        })
+        .collect();
+    let mut problems = Vec::new();
+    if output("result") != case.read(EXPECTED_JSON) {
+        problems.push(format!(
+            "{}: result.jq output differs from {EXPECTED_JSON}",
+            case.name
+        ));
+    }
+    if text.as_bytes() != case.read(EXPECTED_TXT) {
+        problems.push(format!(
+            "{}: render.jq text differs from {EXPECTED_TXT}: {}",
+            case.name,
+            first_difference(&case.read(EXPECTED_TXT), text.as_bytes())
+        ));
+    }
+    problems
+}
+
+#[test]
+fn stages_cover_every_canonical_program() {
+    let mut all: Vec<&str> = Programs::ALL.iter().map(|p| p.name).collect();
+    let mut stages = STAGES.to_vec();
+    all.sort_unstable();
+    stages.sort_unstable();
+    assert_eq!(all, stages, "a canonical program without a parity stage");
+}
+
+#[test]
+fn programs_agree_under_jaq_jq_and_libjq() {
+    eprintln!("system jq: {}", jq_version());
+    let projection = Projection::canonical();
+    let prepared = for_each_case(|case| {
+        let engine = Engine::new().expect("programs compile");
+        prepare(&engine, &projection, case)
+    });
+    // One Python process for every run of every case.
+    let all_runs: Vec<JqRun> = prepared
+        .iter()
+        .flat_map(|p| p.runs.iter().map(|(_, run, _, _)| run.clone()))
+        .collect();
+    let mut libjq_outs = libjq(&all_runs).into_iter();
+    let mut problems = Vec::new();
+    for p in &prepared {
+        problems.extend(p.problems.iter().cloned());
+        for (program, _, jaq_out, jq_out) in &p.runs {
+            let libjq_out = libjq_outs.next().expect("one libjq output per run");
+            let others = [("jq", jq_out), ("libjq 1.8", &libjq_out)];
+            problems.extend(compare(&p.case, *program, jaq_out, &others));
+        }
+    }
+    assert_no_problems("jaq / jq / libjq parity", &problems);
+}
+
+// ---------------------------------------------------------------- generated bash
+
+/// The checker with none of the user's KWOK_VERIFY_PODS_* settings.
+fn checker_command() -> Command {
+    let mut cmd = Command::new(binary("verify-pods"));
+    for (name, _) in std::env::vars_os() {
+        if name.to_string_lossy().starts_with("KWOK_VERIFY_PODS_") {
+            cmd.env_remove(name);
+        }
+    }
+    cmd.env_remove("NO_COLOR");
+    cmd
+}
+
+/// What one driver printed in live mode through the stub kubectl.
+struct LiveRun {
+    who: &'static str,
+    output: Output,
+    kubectl_calls: Vec<String>,
+    artifacts: PathBuf,
+    took: Duration,
+}
+
+fn bash_live(wrapper: &Path, case: &Case, scratch: &Path) -> LiveRun {
+    let artifacts = scratch.join("bash-artifacts");
+    let started = Instant::now();
+    let bash = run_wrapper(wrapper, &case.pods(), &case.events(), &artifacts, scratch);
+    LiveRun {
+        who: "bash",
+        output: bash.output,
+        kubectl_calls: bash.kubectl_calls,
+        artifacts,
+        took: started.elapsed(),
+    }
+}
+
+/// `verify-pods check` (live) through the same stub kubectl as the bash.
+fn checker_live(case: &Case, scratch: &Path) -> LiveRun {
+    let stub = write_stub_kubectl(scratch);
+    let log = scratch.join("checker-calls.log");
+    let artifacts = scratch.join("checker-artifacts");
+    let started = Instant::now();
+    let output = run(checker_command()
+        .args(["check", "--kubectl"])
+        .arg(&stub)
+        .env(options::DEADLINE_ENV, "0")
+        .env(options::ARTIFACT_DIR_ENV, &artifacts)
+        .env("STUB_PODS", case.pods())
+        .env("STUB_EVENTS", case.events())
+        .env("STUB_LOG", &log));
+    let took = started.elapsed();
+    let kubectl_calls = fs::read_to_string(&log)
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    LiveRun {
+        who: "checker",
+        output,
+        kubectl_calls,
+        artifacts,
+        took,
+    }
+}
+
+/// The goldens as a live run that took `waited` whole seconds prints them:
+/// `(text, report.json)`. A live run measures wall-clock time, so under load
+/// it may honestly report waited=1s; the expectation is re-derived from
+/// expected.json with the canonical result.jq and render.jq, never by
+/// editing text.
+fn golden_with_waited(engine: &Engine, case: &Case, waited: u64) -> (Vec<u8>, Vec<u8>) {
+    let golden = read_doc(&case.file(EXPECTED_JSON), &Shape::Keep);
+    let events = match &golden {
+        Val::Obj(map) => map.get(&Val::from("events".to_owned())).cloned(),
+        _ => None,
+    }
+    .filter(|events| !matches!(events, Val::Null));
+    let result = engine
+        .result(&Report(golden), 1, waited, events)
+        .expect("result.jq on the golden");
+    let text: String = engine
+        .render(&result)
+        .expect("render.jq on the golden")
+        .into_iter()
+        .map(|(_, text)| text + "\n")
+        .collect();
+    (text.into_bytes(), (to_json(&result) + "\n").into_bytes())
+}
+
+/// A live run must print the goldens (for some waited ≤ its duration), exit
+/// like them, take ONE snapshot, fetch events only when something is
+/// unscheduled, and on failure save the raw inputs and the JSON report.
+fn live_run_agrees(engine: &Engine, case: &Case, live: &LiveRun) -> Vec<String> {
+    let who = live.who;
+    let mut problems = Vec::new();
+    let max_waited = live.took.as_secs() + 1;
+    let stdout = &live.output.stdout;
+    let matched = (0..=max_waited)
+        .map(|w| golden_with_waited(engine, case, w))
+        .find(|(text, _)| text == stdout);
+    let stderr = String::from_utf8_lossy(&live.output.stderr);
+    if matched.is_none() {
+        let (text, _) = golden_with_waited(engine, case, 0);
+        problems.push(format!(
+            "{who}: text differs from {EXPECTED_TXT}: {} (stderr: {stderr})",
+            first_difference(&text, stdout)
+        ));
+    }
+    let golden_exit = case.expected_exit();
+    if live.output.status.code() != Some(golden_exit) {
+        problems.push(format!(
+            "{who}: exit {:?}, golden {golden_exit} (stderr: {stderr})",
+            live.output.status.code()
+        ));
+    }
+    let wants_events = unscheduled(case);
+    let calls = &live.kubectl_calls;
+    if count_calls(calls, "pods") != 1 || count_calls(calls, "events") != usize::from(wants_events)
+    {
+        problems.push(format!("{who}: kubectl calls {calls:?}"));
+    }
+    let report = matched.map(|(_, report)| report);
+    problems.extend(artifacts_agree(
+        case,
+        golden_exit,
+        live,
+        report,
+        wants_events,
+    ));
+    problems
+        .into_iter()
+        .map(|p| format!("{}: {p}", case.name))
+        .collect()
+}
+
+fn unscheduled(case: &Case) -> bool {
+    let result: serde_json::Value =
+        serde_json::from_slice(&case.read(EXPECTED_JSON)).expect("expected.json is JSON");
+    result["unscheduled"].as_u64().unwrap_or(0) > 0
+}
+
+fn count_calls(calls: &[String], what: &str) -> usize {
+    let needle = format!(" get {what} ");
+    calls
+        .iter()
+        .filter(|call| format!(" {call} ").contains(&needle))
+        .count()
+}
+
+/// On failure: pods.json (raw), events.json (raw, when fetched) and
+/// report.json (`--format json` + newline); on success nothing.
+fn artifacts_agree(
+    case: &Case,
+    golden_exit: i32,
+    live: &LiveRun,
+    report: Option<Vec<u8>>,
+    wants_events: bool,
+) -> Vec<String> {
+    let who = live.who;
+    let file = |name: &str| fs::read(live.artifacts.join(name)).ok();
+    if golden_exit != 1 {
+        return match file("report.json") {
+            Some(_) => vec![format!("{who} saved report.json on a pass")],
+            None => vec![],
+        };
+    }
+    let expected = [
+        ("report.json", report),
+        ("pods.json", Some(case.read("pods.json"))),
+        (
+            "events.json",
+            wants_events.then(|| case.read("events.json")),
+        ),
+    ];
+    let mut problems = Vec::new();
+    for (name, want) in expected {
+        let Some(want) = want else { continue };
+        match file(name) {
+            None => problems.push(format!("{who} saved no {name}")),
+            Some(got) if got != want => problems.push(format!(
+                "{who}'s {name} differs: {}",
+                first_difference(&want, &got)
+            )),
+            Some(_) => {}
+        }
+    }
+    problems
+}
+
+#[test]
+fn goldens_rederive_with_result_and_render() {
+    // The re-derivation used for live runs gives back the goldens at waited=0.
+    let engine = Engine::new().expect("programs compile");
+    for case in corpus::cases() {
+        let (text, report) = golden_with_waited(&engine, &case, 0);
+        assert_eq!(text, case.read(EXPECTED_TXT), "{}", case.name);
+        assert_eq!(report, case.read(EXPECTED_JSON), "{}", case.name);
+        let (later, _) = golden_with_waited(&engine, &case, 7);
+        assert_ne!(later, text, "{}: waited is not in the text", case.name);
+    }
+}
+
+#[test]
+fn generated_bash_matches_checker_and_goldens() {
+    let Some(wrapper) = generated_wrapper() else {
+        panic!("generated/verify-pods.sh is missing: run `make generate`");
+    };
+    let problems: Vec<String> = for_each_case(|case| {
+        let engine = Engine::new().expect("programs compile");
+        let scratch = tempfile::tempdir().expect("scratch");
+        let bash = bash_live(&wrapper, case, scratch.path());
+        let checker = checker_live(case, scratch.path());
+        let mut problems = live_run_agrees(&engine, case, &bash);
+        problems.extend(live_run_agrees(&engine, case, &checker));
+        problems
+    })
+    .into_iter()
+    .flatten()
+    .collect();
+    assert_no_problems("generated bash / live checker vs goldens", &problems);
+}
+
+#[test]
+fn golden_exit_codes_are_pass_or_fail() {
+    // Recorded cases are valid input: 0 or 1, never 2.
+    for case in corpus::cases() {
+        let code = case.expected_exit();
+        assert!(
+            code == 0 || code == 1,
+            "{}: {EXPECTED_EXIT} is {code}",
+            case.name
+        );
+    }
+}
