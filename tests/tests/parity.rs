@@ -420,10 +420,25 @@ struct LiveRun {
     took: Duration,
 }
 
-fn bash_live(wrapper: &Path, case: &Case, scratch: &Path) -> LiveRun {
+/// The recorded documents the stub kubectl serves.
+struct Served {
+    pods: PathBuf,
+    events: PathBuf,
+}
+
+impl From<&Case> for Served {
+    fn from(case: &Case) -> Self {
+        Served {
+            pods: case.pods(),
+            events: case.events(),
+        }
+    }
+}
+
+fn bash_live(wrapper: &Path, served: &Served, scratch: &Path) -> LiveRun {
     let artifacts = scratch.join("bash-artifacts");
     let started = Instant::now();
-    let bash = run_wrapper(wrapper, &case.pods(), &case.events(), &artifacts, scratch);
+    let bash = run_wrapper(wrapper, &served.pods, &served.events, &artifacts, scratch);
     LiveRun {
         who: "bash",
         output: bash.output,
@@ -434,7 +449,7 @@ fn bash_live(wrapper: &Path, case: &Case, scratch: &Path) -> LiveRun {
 }
 
 /// `verify-pods check` (live) through the same stub kubectl as the bash.
-fn checker_live(case: &Case, scratch: &Path) -> LiveRun {
+fn checker_live(served: &Served, scratch: &Path) -> LiveRun {
     let stub = write_stub_kubectl(scratch);
     let log = scratch.join("checker-calls.log");
     let artifacts = scratch.join("checker-artifacts");
@@ -444,8 +459,8 @@ fn checker_live(case: &Case, scratch: &Path) -> LiveRun {
         .arg(&stub)
         .env(options::DEADLINE_ENV, "0")
         .env(options::ARTIFACT_DIR_ENV, &artifacts)
-        .env("STUB_PODS", case.pods())
-        .env("STUB_EVENTS", case.events())
+        .env("STUB_PODS", &served.pods)
+        .env("STUB_EVENTS", &served.events)
         .env("STUB_LOG", &log));
     let took = started.elapsed();
     let kubectl_calls = fs::read_to_string(&log)
@@ -607,8 +622,9 @@ fn generated_bash_matches_checker_and_goldens() {
     let problems: Vec<String> = for_each_case(|case| {
         let engine = Engine::new().expect("programs compile");
         let scratch = tempfile::tempdir().expect("scratch");
-        let bash = bash_live(&wrapper, case, scratch.path());
-        let checker = checker_live(case, scratch.path());
+        let served = Served::from(case);
+        let bash = bash_live(&wrapper, &served, scratch.path());
+        let checker = checker_live(&served, scratch.path());
         let mut problems = live_run_agrees(&engine, case, &bash);
         problems.extend(live_run_agrees(&engine, case, &checker));
         problems
@@ -630,4 +646,164 @@ fn golden_exit_codes_are_pass_or_fail() {
             case.name
         );
     }
+}
+
+// ---------------------------------------------------------------- bad kubectl output
+
+/// The saved report.json of a failed live run, re-derived with waited=0 by
+/// result.jq (the only field that depends on the clock), and whether the
+/// run's text is exactly render.jq of that report.
+fn saved_report(engine: &Engine, live: &LiveRun) -> Option<(Vec<u8>, bool)> {
+    let path = live.artifacts.join("report.json");
+    if !path.is_file() {
+        return None;
+    }
+    let saved = read_doc(&path, &Shape::Keep);
+    let text: String = engine
+        .render(&saved)
+        .expect("render.jq on a saved report")
+        .into_iter()
+        .map(|(_, text)| text + "\n")
+        .collect();
+    let events = match &saved {
+        Val::Obj(map) => map.get(&Val::from("events".to_owned())).cloned(),
+        _ => None,
+    }
+    .filter(|events| !matches!(events, Val::Null));
+    let normalized = engine
+        .result(&Report(saved), 1, 0, events)
+        .expect("result.jq on a saved report");
+    let text_matches = text.as_bytes() == live.output.stdout;
+    Some(((to_json(&normalized) + "\n").into_bytes(), text_matches))
+}
+
+/// Bad snapshots are refused by both drivers (exit 2, nothing on stdout);
+/// bad events documents lead both to the same exit code and, when the
+/// verdict stands, the same text and report.
+fn bad_output_parity(wrapper: &Path, served: &Served, must_refuse: bool) -> Vec<String> {
+    let engine = Engine::new().expect("programs compile");
+    let scratch = tempfile::tempdir().expect("scratch");
+    let bash = bash_live(wrapper, served, scratch.path());
+    let checker = checker_live(served, scratch.path());
+    let name = format!(
+        "pods={} events={}",
+        served.pods.display(),
+        served.events.display()
+    );
+    let mut problems = Vec::new();
+    if bash.output.status.code() != checker.output.status.code() {
+        problems.push(format!(
+            "{name}: bash exit {:?} ({}), checker exit {:?} ({})",
+            bash.output.status.code(),
+            String::from_utf8_lossy(&bash.output.stderr).trim(),
+            checker.output.status.code(),
+            String::from_utf8_lossy(&checker.output.stderr).trim()
+        ));
+    }
+    for live in [&bash, &checker] {
+        let code = live.output.status.code();
+        if must_refuse && code != Some(2) {
+            problems.push(format!(
+                "{name}: {} did not refuse it (exit {code:?})",
+                live.who
+            ));
+        }
+        if code == Some(2) && !live.output.stdout.is_empty() {
+            problems.push(format!(
+                "{name}: {} printed a verdict with exit 2",
+                live.who
+            ));
+        }
+        if live.output.stderr.is_empty() {
+            problems.push(format!("{name}: {} gave no reason on stderr", live.who));
+        }
+    }
+    match (
+        saved_report(&engine, &bash),
+        saved_report(&engine, &checker),
+    ) {
+        (None, None) => {}
+        (Some((b, b_text)), Some((c, c_text))) => {
+            if b != c {
+                problems.push(format!(
+                    "{name}: reports differ: {}",
+                    first_difference(&c, &b)
+                ));
+            }
+            if !b_text || !c_text {
+                problems.push(format!("{name}: text is not render.jq of the saved report"));
+            }
+        }
+        _ => problems.push(format!("{name}: only one driver saved a report")),
+    }
+    problems
+}
+
+/// Bad inputs where jq (bash) and serde (checker) knowingly disagree: jq
+/// replaces invalid UTF-8 with U+FFFD, the checker refuses it (but only in
+/// fields it reads). Kept out of the tests that must pass; see
+/// `non_utf8_is_refused_alike` below.
+const NON_UTF8: [&str; 3] = [
+    "non-utf8.json",
+    "non-utf8-unread-field.json",
+    "events-non-utf8.json",
+];
+
+#[test]
+fn bad_kubectl_output_is_handled_alike_by_bash_and_checker() {
+    let Some(wrapper) = generated_wrapper() else {
+        panic!("generated/verify-pods.sh is missing: run `make generate`");
+    };
+    let seed = corpus::case("seed-one-unscheduled");
+    let no_events = corpus::case("empty-list").events();
+    let mut served = Vec::new();
+    for bad in corpus::bad_inputs() {
+        let file = bad.file_name().unwrap().to_string_lossy().into_owned();
+        if NON_UTF8.contains(&file.as_str()) {
+            continue;
+        }
+        // As the snapshot: must be refused. As the events of a failing
+        // snapshot: both drivers must agree.
+        served.push(Served {
+            pods: bad.clone(),
+            events: no_events.clone(),
+        });
+        served.push(Served {
+            pods: seed.pods(),
+            events: bad,
+        });
+    }
+    let problems: Vec<String> = served
+        .iter()
+        .flat_map(|s| bad_output_parity(&wrapper, s, s.pods != seed.pods()))
+        .collect();
+    assert_no_problems("bad kubectl output", &problems);
+}
+
+#[test]
+#[ignore = "known gap, reported: jq accepts invalid UTF-8 (U+FFFD), the checker refuses it only in the fields it reads"]
+fn non_utf8_is_refused_alike() {
+    let wrapper = generated_wrapper().expect("generated/verify-pods.sh");
+    let seed = corpus::case("seed-one-unscheduled");
+    let bad = |name: &str| corpus::bad_dir().join(name);
+    let no_events = corpus::case("empty-list").events();
+    let served = [
+        Served {
+            pods: bad("non-utf8.json"),
+            events: no_events.clone(),
+        },
+        Served {
+            pods: bad("non-utf8-unread-field.json"),
+            events: no_events,
+        },
+        Served {
+            pods: seed.pods(),
+            events: bad("events-non-utf8.json"),
+        },
+    ];
+    let problems: Vec<String> = served
+        .iter()
+        .flat_map(|s| bad_output_parity(&wrapper, s, s.pods != seed.pods()))
+        .collect();
+    assert_no_problems("invalid UTF-8", &problems);
 }

@@ -79,7 +79,8 @@ impl KubeEnv {
     }
 
     /// Point `cmd` at the server: HOME, KUBECONFIG, KUBECACHEDIR, `kubectl`
-    /// first on PATH, no colour, and none of the caller's KWOK_VERIFY_PODS_*.
+    /// first on PATH, no colour, none of the caller's KWOK_VERIFY_PODS_*,
+    /// and Go runtime settings that make kubectl cheaper.
     pub fn apply<'a>(&self, cmd: &'a mut Command) -> &'a mut Command {
         for (name, _) in env::vars_os() {
             if name.to_string_lossy().starts_with("KWOK_VERIFY_PODS_") {
@@ -91,7 +92,12 @@ impl KubeEnv {
             path.push(":");
             path.push(rest);
         }
-        cmd.env("HOME", self.dir().join("home"))
+        // kubectl lives for a fraction of a second: without its garbage
+        // collector and with one OS thread it costs about a quarter less CPU
+        // on the shared cores, and behaves the same.
+        cmd.env("GOGC", "off")
+            .env("GOMAXPROCS", "1")
+            .env("HOME", self.dir().join("home"))
             .env("KUBECONFIG", &self.kubeconfig)
             .env("KUBECACHEDIR", self.dir().join("cache"))
             .env("PATH", path)
