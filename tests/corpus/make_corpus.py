@@ -527,6 +527,21 @@ def failed_no_reason():
     return pods + [bare, no_statuses], []
 
 
+@case("Pods that failed before they were ever scheduled (activeDeadlineSeconds ran out while Pending, no nodeName) are failed, not unscheduled.")
+def failed_before_scheduling():
+    pods = platform_pods()
+    smoke = Pod("ci", "gpu-smoke-test", None, {"app.kubernetes.io/name": "gpu-smoke-test"})
+    batch = Pod("batch", "shard-merge-" + suffix(5, "merge"), [owner("Job", "shard-merge")])
+    failed = []
+    for p in (smoke, batch):
+        doc = p.unschedulable(UNSCHEDULABLE_GPU)
+        doc["spec"]["activeDeadlineSeconds"] = 300
+        doc["status"].update({"phase": "Failed", "reason": "DeadlineExceeded",
+                              "message": "Pod was active on the node longer than the specified deadline"})
+        failed.append(doc)
+    return pods + failed, [event(d, UNSCHEDULABLE_GPU, last=290, first=5, count=30) for d in failed]
+
+
 @case("Succeeded and Unknown phases count in the total only (not running, pending or failed): pass.")
 def succeeded_and_unknown():
     pods = platform_pods()

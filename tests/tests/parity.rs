@@ -31,8 +31,8 @@ use verify_pods_tests::{
 };
 
 /// The programs in the order their inputs become available.
-const STAGES: [&str; 7] = [
-    "report", "events", "result", "render", "progress", "github", "summary",
+const STAGES: [&str; 8] = [
+    "report", "decision", "events", "result", "render", "progress", "github", "summary",
 ];
 
 /// Run `work` on every case, two at a time (the machine has 2 cores); the
@@ -164,6 +164,7 @@ fn stage(program: Program, case: &Case, chain: &Chain, unscheduled: bool) -> JqR
             (vars, chain.path("report.json"), false)
         }
         "render" | "github" | "summary" => (vec![], chain.path("result.json"), true),
+        "decision" => (vec![], chain.path("report.json"), true),
         "progress" => {
             let vars = vec![
                 argjson("attempts", 1),
