@@ -1,16 +1,17 @@
 //! Parity: the canonical programs give byte-identical output under the
 //! embedded jaq, the system `jq` (1.6 on Debian bookworm) and libjq 1.8 (PyPI
 //! `jq`, through tests/libjq.py), for every recorded case; and the generated
-//! bash wrapper, the checker and the goldens agree on text, exit code and the
-//! saved report.
+//! bash wrapper, the live checker and the goldens agree on text, exit code,
+//! kubectl calls and saved artifacts; and both drivers refuse bad kubectl
+//! output alike.
 //!
-//! Each program is fed what the drivers feed it: report.jq the snapshot,
-//! events.jq the events with the report slurped, result.jq the report with
-//! attempts=1, waited=0 and the events (only collected when something is
-//! unscheduled), render.jq the result, progress.jq the report. The inputs of
-//! later stages are jaq's outputs of earlier ones (a divergence upstream has
-//! already failed by then). Every external tool runs once per case and
-//! program (libjq once per case), never per assertion.
+//! Each program is fed what the drivers feed it: report.jq the snapshot;
+//! decision.jq and progress.jq the report; events.jq the events with the
+//! report slurped; result.jq the report with attempts=1, waited=0 and the
+//! events (collected only when something is unscheduled); render.jq,
+//! github.jq and summary.jq the result. Later stages get jaq's outputs of
+//! earlier ones (a divergence upstream has already failed by then). jq runs
+//! once per case and program, libjq once for everything, never per assertion.
 #![forbid(unsafe_code)]
 
 use checker::engine::{to_json, to_raw};
