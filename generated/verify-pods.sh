@@ -200,53 +200,79 @@ VERIFY_PODS_EVENTS_JQ
 VERIFY_PODS_RESULT_JQ
     local render_program
     IFS= read -r -d '' render_program <<'VERIFY_PODS_RENDER_JQ' || true
+# lib.jq: definitions shared by the programs that print words (render.jq,
+# summary.jq, github.jq). The checker and scriptgen put this text in front of
+# each of them (see checker/src/programs.rs), so a message or an escaping rule
+# is written once here and reaches text, Markdown and annotations alike.
+
+# Any value as text: strings as they are, anything else as JSON.
+def text: if type == "string" then . else tojson end;
+
+# Code points that must not reach a CI log as they are: C0 controls and DEL
+# (newline, tab, ESC sequences), C1 controls, the line and paragraph
+# separators, and the invisible direction marks and overrides that make a log
+# line read differently from its bytes.
+def hidden_control:
+  . < 32 or . == 127 or (. >= 128 and . < 160)
+  or . == 1564 or . == 8206 or . == 8207 or . == 8232 or . == 8233
+  or (. >= 8234 and . <= 8238) or (. >= 8294 and . <= 8297);
+
+# One record, one log line: every hidden control becomes a space.
+def one_line: text | [explode[] | if hidden_control then 32 else . end] | implode;
+
+# The sentences the three outputs share.
+def verdict_message:
+  if .verdict == "pass" then "All \(.total) pods are scheduled"
+  elif .verdict == "empty" then "No pods found outside the excluded namespaces"
+  else "Pod validation failed: \(.unscheduled) unscheduled, \(.failed) failed"
+  end;
+def unscheduled_heading: "Unscheduled pods (\(.unscheduled))";
+def failed_heading: "Failed pods (\(.failed))";
+def events_heading: "FailedScheduling events for the unscheduled pods (\(.events | length), newest first)";
+def events_missing_note:
+  if .events == null then "FailedScheduling events: not collected"
+  else "FailedScheduling events: none for the unscheduled pods"
+  end;
+
 # render.jq: the human text of a result, as lines "LEVEL<TAB>TEXT".
 #
 # Input:  the result of result.jq. Output: raw strings (`jq -r`).
 # LEVEL is info, warn or error; the bash function hands TEXT to log_LEVEL and
 # the checker prints TEXT. Every word a user reads comes from here.
 
-# Cluster data can carry newlines, tabs and escape sequences: flatten every
-# control character to a space so one record stays one log line.
-def clean: (if type == "string" then . else tojson end)
-  | explode | map(if . < 32 or . == 127 then 32 else . end) | implode;
+# Shared definitions (one_line, verdict_message, the headings) come from
+# lib.jq, which the drivers put in front of this file.
+
 def line($level): "\($level)\t\(.)";
-def pod_ref: "\(.namespace | clean)/\(.name | clean)";
+def pod_ref: "\(.namespace | one_line)/\(.name | one_line)";
 
 ("Pod status: \(.total) total, \(.running) running, \(.pending) pending (\(.unscheduled) unscheduled), \(.failed) failed (attempts=\(.attempts), waited=\(.waited_seconds)s)" | line("info"))
 ,
 (if (.distribution | length) > 0 then
    ("Pod distribution by node:" | line("info")),
-   (.distribution[] | "  \(.node | clean): \(.pods)" | line("info"))
+   (.distribution[] | "  \(.node | one_line): \(.pods)" | line("info"))
  else empty end)
 ,
 (if .unscheduled > 0 then
-   ("Unscheduled pods (\(.unscheduled)):" | line("error")),
+   ("\(unscheduled_heading):" | line("error")),
    (.unscheduled_pods[] | "  \(pod_ref)" | line("error")),
-   (if .events == null then
-      ("FailedScheduling events: not collected" | line("warn"))
-    elif (.events | length) == 0 then
-      ("FailedScheduling events: none for the unscheduled pods" | line("warn"))
+   (if (.events | length) == 0 then
+      (events_missing_note | line("warn"))
     else
-      ("FailedScheduling events for the unscheduled pods (\(.events | length), newest first):" | line("error")),
-      (.events[] | "  \(.last_seen | clean) \(.namespace | clean)/\(.pod | clean) (x\(.count | clean)): \(.message | clean)" | line("error"))
+      ("\(events_heading):" | line("error")),
+      (.events[] | "  \(.last_seen | one_line) \(.namespace | one_line)/\(.pod | one_line) (x\(.count | one_line)): \(.message | one_line)" | line("error"))
     end)
  else empty end)
 ,
 (if .failed > 0 then
-   ("Failed pods (\(.failed)):" | line("error")),
+   ("\(failed_heading):" | line("error")),
    (.failed_pods[]
-    | "  \(pod_ref): \(.reason | clean)" + (if .message == "" then "" else ": \(.message | clean)" end)
+    | "  \(pod_ref): \(.reason | one_line)" + (if .message == "" then "" else ": \(.message | one_line)" end)
     | line("error"))
  else empty end)
 ,
-(if .verdict == "pass" then
-   ("All \(.total) pods are scheduled" | line("info"))
- elif .verdict == "empty" then
-   ("No pods found outside the excluded namespaces" | line("warn"))
- else
-   ("Pod validation failed: \(.unscheduled) unscheduled, \(.failed) failed" | line("error"))
- end)
+((if .verdict == "pass" then "info" elif .verdict == "empty" then "warn" else "error" end) as $level
+ | verdict_message | line($level))
 VERIFY_PODS_RENDER_JQ
     local progress_program
     IFS= read -r -d '' progress_program <<'VERIFY_PODS_PROGRESS_JQ' || true
@@ -259,6 +285,40 @@ VERIFY_PODS_RENDER_JQ
 VERIFY_PODS_PROGRESS_JQ
     local summary_program
     IFS= read -r -d '' summary_program <<'VERIFY_PODS_SUMMARY_JQ' || true
+# lib.jq: definitions shared by the programs that print words (render.jq,
+# summary.jq, github.jq). The checker and scriptgen put this text in front of
+# each of them (see checker/src/programs.rs), so a message or an escaping rule
+# is written once here and reaches text, Markdown and annotations alike.
+
+# Any value as text: strings as they are, anything else as JSON.
+def text: if type == "string" then . else tojson end;
+
+# Code points that must not reach a CI log as they are: C0 controls and DEL
+# (newline, tab, ESC sequences), C1 controls, the line and paragraph
+# separators, and the invisible direction marks and overrides that make a log
+# line read differently from its bytes.
+def hidden_control:
+  . < 32 or . == 127 or (. >= 128 and . < 160)
+  or . == 1564 or . == 8206 or . == 8207 or . == 8232 or . == 8233
+  or (. >= 8234 and . <= 8238) or (. >= 8294 and . <= 8297);
+
+# One record, one log line: every hidden control becomes a space.
+def one_line: text | [explode[] | if hidden_control then 32 else . end] | implode;
+
+# The sentences the three outputs share.
+def verdict_message:
+  if .verdict == "pass" then "All \(.total) pods are scheduled"
+  elif .verdict == "empty" then "No pods found outside the excluded namespaces"
+  else "Pod validation failed: \(.unscheduled) unscheduled, \(.failed) failed"
+  end;
+def unscheduled_heading: "Unscheduled pods (\(.unscheduled))";
+def failed_heading: "Failed pods (\(.failed))";
+def events_heading: "FailedScheduling events for the unscheduled pods (\(.events | length), newest first)";
+def events_missing_note:
+  if .events == null then "FailedScheduling events: not collected"
+  else "FailedScheduling events: none for the unscheduled pods"
+  end;
+
 # summary.jq: the Markdown step summary of a result, for $GITHUB_STEP_SUMMARY.
 #
 # Input:  the result of result.jq. No variables. Output: raw lines (`jq -r`),
@@ -267,7 +327,8 @@ VERIFY_PODS_PROGRESS_JQ
 # Sections: a heading with the verdict, the counts table, then for a failure
 # the unscheduled pods, their FailedScheduling events and the failed pods.
 
-def text: if type == "string" then . else tojson end;
+# Shared definitions (text, hidden_control, verdict_message, the headings)
+# come from lib.jq, which the drivers put in front of this file.
 
 # One table cell: a control character (newline, tab, escape...) would end or
 # corrupt the row, so it becomes a space. `|` would split the cell, `\` would
@@ -276,7 +337,7 @@ def text: if type == "string" then . else tojson end;
 # turn back into the character itself.
 def cell: text
   | [ explode[]
-      | if . < 32 or . == 127 then 32
+      | if hidden_control then 32
         elif . == 92 or . == 124 or . == 96 or . == 42 or . == 95 or . == 126
              or . == 60 or . == 62 or . == 91 or . == 93 or . == 38 then 92, .
         else . end ]
@@ -287,40 +348,32 @@ def table($header; $align; $rows):
   reduce $align[] as $a ("|"; . + " \($a) |"),
   ($rows[] | row(.));
 
-def heading:
-  if .verdict == "pass" then "All \(.total) pods are scheduled"
-  elif .verdict == "empty" then "No pods found outside the excluded namespaces"
-  else "Pod validation failed: \(.unscheduled) unscheduled, \(.failed) failed"
-  end;
-
 def events_section:
-  if .events == null then
-    "FailedScheduling events: not collected", ""
-  elif (.events | length) == 0 then
-    "FailedScheduling events: none for the unscheduled pods", ""
+  if (.events | length) == 0 then
+    events_missing_note, ""
   else
-    "#### FailedScheduling events for the unscheduled pods (\(.events | length), newest first)",
+    "#### \(events_heading)",
     "",
     table(["Last seen", "Pod", "Count", "Message"]; ["---", "---", "---:", "---"];
           [.events[] | [.last_seen, "\(.namespace | text)/\(.pod | text)", .count, .message]]),
     ""
   end;
 
-"### verify-pods: \(heading)",
+"### verify-pods: \(verdict_message)",
 "",
 table(["Total", "Running", "Pending", "Unscheduled", "Failed", "Succeeded", "Attempts", "Waited"];
       ["---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:"];
       [[.total, .running, .pending, .unscheduled, .failed, .succeeded, .attempts, "\(.waited_seconds)s"]]),
 "",
 (if .unscheduled > 0 then
-   "#### Unscheduled pods (\(.unscheduled))",
+   "#### \(unscheduled_heading)",
    "",
    table(["Namespace", "Pod"]; ["---", "---"]; [.unscheduled_pods[] | [.namespace, .name]]),
    "",
    events_section
  else empty end),
 (if .failed > 0 then
-   "#### Failed pods (\(.failed))",
+   "#### \(failed_heading)",
    "",
    table(["Namespace", "Pod", "Reason", "Message"]; ["---", "---", "---", "---"];
          [.failed_pods[] | [.namespace, .name, .reason, .message]]),

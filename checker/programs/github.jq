@@ -11,13 +11,14 @@
 # `%` -> %25, CR -> %0D, LF -> %0A; in properties also `:` -> %3A, `,` -> %2C.
 # Other control characters would corrupt the runner's log line: a space.
 
-def text: if type == "string" then . else tojson end;
+# Shared definitions (text, hidden_control, verdict_message, the event notes)
+# come from lib.jq, which the drivers put in front of this file.
 def gh_data: text
   | [ explode[]
       | if . == 37 then 37, 50, 53
         elif . == 13 then 37, 48, 68
         elif . == 10 then 37, 48, 65
-        elif . < 32 or . == 127 then 32
+        elif hidden_control then 32
         else . end ]
   | implode;
 def gh_property: gh_data
@@ -39,7 +40,7 @@ def lines_of($list): reduce $list[] as $line (""; if . == "" then $line else . +
 
 def unscheduled_message($events):
   if $events == null then
-    "Pending without a node. FailedScheduling events: not collected"
+    "Pending without a node. \({events: null} | events_missing_note)"
   else
     pod_events(.; $events) as $mine
     | if ($mine | length) == 0 then
@@ -60,10 +61,10 @@ def pod_annotations:
 if .verdict == "pass" then
   empty
 elif .verdict == "empty" then
-  command("warning"; "No pods"; "No pods found outside the excluded namespaces")
+  command("warning"; "No pods"; verdict_message)
 else
-  command("error"; "Pod validation failed";
-          "\(.unscheduled) unscheduled, \(.failed) failed (attempts=\(.attempts), waited=\(.waited_seconds)s)"),
+  command("error"; "verify-pods";
+          "\(verdict_message) (attempts=\(.attempts), waited=\(.waited_seconds)s)"),
   (pod_annotations as $pods
    | ($pods[:9][]),
      (if ($pods | length) > 9 then

@@ -4,44 +4,36 @@
 # LEVEL is info, warn or error; the bash function hands TEXT to log_LEVEL and
 # the checker prints TEXT. Every word a user reads comes from here.
 
-# Cluster data can carry newlines, tabs and escape sequences: flatten every
-# control character to a space so one record stays one log line.
-def clean: (if type == "string" then . else tojson end)
-  | explode | map(if . < 32 or . == 127 then 32 else . end) | implode;
+# Shared definitions (one_line, verdict_message, the headings) come from
+# lib.jq, which the drivers put in front of this file.
+
 def line($level): "\($level)\t\(.)";
-def pod_ref: "\(.namespace | clean)/\(.name | clean)";
+def pod_ref: "\(.namespace | one_line)/\(.name | one_line)";
 
 ("Pod status: \(.total) total, \(.running) running, \(.pending) pending (\(.unscheduled) unscheduled), \(.failed) failed (attempts=\(.attempts), waited=\(.waited_seconds)s)" | line("info"))
 ,
 (if (.distribution | length) > 0 then
    ("Pod distribution by node:" | line("info")),
-   (.distribution[] | "  \(.node | clean): \(.pods)" | line("info"))
+   (.distribution[] | "  \(.node | one_line): \(.pods)" | line("info"))
  else empty end)
 ,
 (if .unscheduled > 0 then
-   ("Unscheduled pods (\(.unscheduled)):" | line("error")),
+   ("\(unscheduled_heading):" | line("error")),
    (.unscheduled_pods[] | "  \(pod_ref)" | line("error")),
-   (if .events == null then
-      ("FailedScheduling events: not collected" | line("warn"))
-    elif (.events | length) == 0 then
-      ("FailedScheduling events: none for the unscheduled pods" | line("warn"))
+   (if (.events | length) == 0 then
+      (events_missing_note | line("warn"))
     else
-      ("FailedScheduling events for the unscheduled pods (\(.events | length), newest first):" | line("error")),
-      (.events[] | "  \(.last_seen | clean) \(.namespace | clean)/\(.pod | clean) (x\(.count | clean)): \(.message | clean)" | line("error"))
+      ("\(events_heading):" | line("error")),
+      (.events[] | "  \(.last_seen | one_line) \(.namespace | one_line)/\(.pod | one_line) (x\(.count | one_line)): \(.message | one_line)" | line("error"))
     end)
  else empty end)
 ,
 (if .failed > 0 then
-   ("Failed pods (\(.failed)):" | line("error")),
+   ("\(failed_heading):" | line("error")),
    (.failed_pods[]
-    | "  \(pod_ref): \(.reason | clean)" + (if .message == "" then "" else ": \(.message | clean)" end)
+    | "  \(pod_ref): \(.reason | one_line)" + (if .message == "" then "" else ": \(.message | one_line)" end)
     | line("error"))
  else empty end)
 ,
-(if .verdict == "pass" then
-   ("All \(.total) pods are scheduled" | line("info"))
- elif .verdict == "empty" then
-   ("No pods found outside the excluded namespaces" | line("warn"))
- else
-   ("Pod validation failed: \(.unscheduled) unscheduled, \(.failed) failed" | line("error"))
- end)
+((if .verdict == "pass" then "info" elif .verdict == "empty" then "warn" else "error" end) as $level
+ | verdict_message | line($level))

@@ -6,7 +6,8 @@
 # Sections: a heading with the verdict, the counts table, then for a failure
 # the unscheduled pods, their FailedScheduling events and the failed pods.
 
-def text: if type == "string" then . else tojson end;
+# Shared definitions (text, hidden_control, verdict_message, the headings)
+# come from lib.jq, which the drivers put in front of this file.
 
 # One table cell: a control character (newline, tab, escape...) would end or
 # corrupt the row, so it becomes a space. `|` would split the cell, `\` would
@@ -15,7 +16,7 @@ def text: if type == "string" then . else tojson end;
 # turn back into the character itself.
 def cell: text
   | [ explode[]
-      | if . < 32 or . == 127 then 32
+      | if hidden_control then 32
         elif . == 92 or . == 124 or . == 96 or . == 42 or . == 95 or . == 126
              or . == 60 or . == 62 or . == 91 or . == 93 or . == 38 then 92, .
         else . end ]
@@ -26,40 +27,32 @@ def table($header; $align; $rows):
   reduce $align[] as $a ("|"; . + " \($a) |"),
   ($rows[] | row(.));
 
-def heading:
-  if .verdict == "pass" then "All \(.total) pods are scheduled"
-  elif .verdict == "empty" then "No pods found outside the excluded namespaces"
-  else "Pod validation failed: \(.unscheduled) unscheduled, \(.failed) failed"
-  end;
-
 def events_section:
-  if .events == null then
-    "FailedScheduling events: not collected", ""
-  elif (.events | length) == 0 then
-    "FailedScheduling events: none for the unscheduled pods", ""
+  if (.events | length) == 0 then
+    events_missing_note, ""
   else
-    "#### FailedScheduling events for the unscheduled pods (\(.events | length), newest first)",
+    "#### \(events_heading)",
     "",
     table(["Last seen", "Pod", "Count", "Message"]; ["---", "---", "---:", "---"];
           [.events[] | [.last_seen, "\(.namespace | text)/\(.pod | text)", .count, .message]]),
     ""
   end;
 
-"### verify-pods: \(heading)",
+"### verify-pods: \(verdict_message)",
 "",
 table(["Total", "Running", "Pending", "Unscheduled", "Failed", "Succeeded", "Attempts", "Waited"];
       ["---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:"];
       [[.total, .running, .pending, .unscheduled, .failed, .succeeded, .attempts, "\(.waited_seconds)s"]]),
 "",
 (if .unscheduled > 0 then
-   "#### Unscheduled pods (\(.unscheduled))",
+   "#### \(unscheduled_heading)",
    "",
    table(["Namespace", "Pod"]; ["---", "---"]; [.unscheduled_pods[] | [.namespace, .name]]),
    "",
    events_section
  else empty end),
 (if .failed > 0 then
-   "#### Failed pods (\(.failed))",
+   "#### \(failed_heading)",
    "",
    table(["Namespace", "Pod", "Reason", "Message"]; ["---", "---", "---", "---"];
          [.failed_pods[] | [.namespace, .name, .reason, .message]]),

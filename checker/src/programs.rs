@@ -10,7 +10,8 @@ pub struct Program {
     pub name: &'static str,
     /// File name inside `checker/programs/`.
     pub file: &'static str,
-    /// The program text, byte for byte.
+    /// The program text, byte for byte (lib.jq, then the file, for the
+    /// programs that print words).
     pub text: &'static str,
     /// The `$variables` the program expects, in the order the engine passes them.
     pub vars: &'static [&'static str],
@@ -22,6 +23,19 @@ macro_rules! program {
             name: $name,
             file: concat!($name, ".jq"),
             text: include_str!(concat!("../programs/", $name, ".jq")),
+            vars: $vars,
+        }
+    };
+    // A program that prints words: lib.jq (shared messages and escaping) is
+    // put in front of it, so jq and jaq see one self-contained program.
+    (with_lib $name:literal, $vars:expr) => {
+        Program {
+            name: $name,
+            file: concat!($name, ".jq"),
+            text: concat!(
+                include_str!("../programs/lib.jq"),
+                include_str!(concat!("../programs/", $name, ".jq"))
+            ),
             vars: $vars,
         }
     };
@@ -38,7 +52,7 @@ impl Programs {
     /// report + how it was observed → the `--format json` result.
     pub const RESULT: Program = program!("result", &["$attempts", "$waited_seconds", "$events"]);
     /// result → "LEVEL<TAB>TEXT" lines.
-    pub const RENDER: Program = program!("render", &[]);
+    pub const RENDER: Program = program!(with_lib "render", &[]);
     /// report → the line printed before another attempt.
     pub const PROGRESS: Program = program!(
         "progress",
@@ -46,11 +60,11 @@ impl Programs {
     );
 
     /// result → GitHub Actions workflow commands (`::error title=…::…`).
-    pub const GITHUB: Program = program!("github", &[]);
+    pub const GITHUB: Program = program!(with_lib "github", &[]);
     /// report → "VERDICT UNSCHEDULED NEXT": settle or stop, fetch events or not.
     pub const DECISION: Program = program!("decision", &[]);
     /// result → the Markdown step summary (`$GITHUB_STEP_SUMMARY`).
-    pub const SUMMARY: Program = program!("summary", &[]);
+    pub const SUMMARY: Program = program!(with_lib "summary", &[]);
 
     /// Every canonical program.
     pub const ALL: [Program; 8] = [

@@ -956,9 +956,17 @@ def model_events(events_doc, unscheduled):
     return list(reversed(sorted(shown, key=order)))[:50]
 
 
+def hidden(c):
+    """C0/C1 controls, DEL, line/paragraph separators and invisible direction
+    marks/overrides: characters that would make a log line lie about itself."""
+    o = ord(c)
+    return o < 32 or o == 127 or 128 <= o < 160 or o in (0x061C, 0x200E, 0x200F, 0x2028, 0x2029) \
+        or 0x202A <= o <= 0x202E or 0x2066 <= o <= 0x2069
+
+
 def flat(text):
-    """A message as one log line: every control character becomes a space."""
-    return "".join(" " if ord(c) < 32 or ord(c) == 127 else c for c in str(text))
+    """A message as one log line: every hidden control becomes a space."""
+    return "".join(" " if hidden(c) else c for c in str(text))
 
 
 def check_text(name, expected, lines):
@@ -968,7 +976,7 @@ def check_text(name, expected, lines):
     `Pod status:` counts line that CI log searches rely on."""
     problems = []
     for line in lines:
-        if any(ord(c) < 32 or ord(c) == 127 for c in line):
+        if any(hidden(c) for c in line):
             problems.append(f"control character in text line {line!r}")
     wanted = [f"{p['namespace']}/{p['name']}" for p in expected["unscheduled_pods"]]
     wanted += [flat(f"{p['namespace']}/{p['name']}") for p in expected["failed_pods"]]
