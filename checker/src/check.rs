@@ -188,6 +188,10 @@ fn read_pods(source: &Source, projection: &Projection, saver: &Saver) -> Result<
     }
 }
 
+/// The events of the unscheduled pods. A file the user named must be good
+/// (exit 2 otherwise); events from kubectl are diagnostics: when they cannot
+/// be listed or read, the pods verdict stands and the text says "not
+/// collected" (the bash function does the same).
 fn read_events(
     engine: &Engine,
     source: &Source,
@@ -196,39 +200,43 @@ fn read_events(
     saver: &Saver,
     warnings: &mut Vec<String>,
 ) -> Result<Option<Val>, CheckError> {
-    let (doc, name) = match source {
-        Source::Offline { events: None, .. } => return Ok(None),
+    match source {
+        Source::Offline { events: None, .. } => Ok(None),
         Source::Offline {
             events: Some(path), ..
-        } => (
-            read_file(path, &projection.events, saver.tee("events.json")?)?,
-            display_path(path),
-        ),
+        } => {
+            let doc = read_file(path, &projection.events, saver.tee("events.json")?)?;
+            engine
+                .events(doc, report)
+                .map(Some)
+                .map_err(|error| CheckError::Eval {
+                    source: display_path(path),
+                    error,
+                })
+        }
         Source::Live { kubectl, .. } => {
             let tee = saver.tee("events.json")?;
-            let fetched = kubectl
+            let matched = kubectl
                 .run(&GET_EVENTS, |out| {
                     snapshot::read(Tee::new(out, tee), "kubectl get events", &projection.events)
                 })
                 .map_err(|e| e.to_string())
-                .and_then(|parsed| parsed.map_err(|e| e.to_string()));
-            match fetched {
-                Ok(doc) => (doc, "kubectl get events".to_owned()),
-                // The pods verdict stands without its diagnostics; say so.
+                .and_then(|parsed| parsed.map_err(|e| e.to_string()))
+                .and_then(|doc| {
+                    let name = "kubectl get events";
+                    engine
+                        .events(doc, report)
+                        .map_err(|e| format!("{name}: {}", e.message))
+                });
+            match matched {
+                Ok(events) => Ok(Some(events)),
                 Err(why) => {
                     warnings.push(format!("cannot collect FailedScheduling events: {why}"));
-                    return Ok(None);
+                    Ok(None)
                 }
             }
         }
-    };
-    engine
-        .events(doc, report)
-        .map(Some)
-        .map_err(|error| CheckError::Eval {
-            source: name,
-            error,
-        })
+    }
 }
 
 fn read_file(
