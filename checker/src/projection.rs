@@ -4,7 +4,8 @@
 //! A 150k-pod snapshot is ~1.7 GB of JSON; the programs read a dozen short
 //! fields per pod. Dropping the rest while parsing keeps memory a fraction of
 //! the file and makes the jq evaluation cheap. The projection must be
-//! invisible: `tests/` compare every program's output with and without it.
+//! invisible: `tests/tests/projection.rs` compares every program's output
+//! with and without it.
 
 use crate::programs::Programs;
 use jaq_json::{Map, Num, Val};
@@ -64,6 +65,28 @@ impl Shape {
             }
         }
     }
+
+    /// Every object key this shape names, at any depth, sorted and unique.
+    pub fn keys(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        self.collect_keys(&mut out);
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    fn collect_keys(&self, out: &mut Vec<String>) {
+        match self {
+            Shape::Keep => {}
+            Shape::Each(elem) => elem.collect_keys(out),
+            Shape::Fields(fields) => {
+                for (key, shape) in fields {
+                    out.push(key.clone());
+                    shape.collect_keys(out);
+                }
+            }
+        }
+    }
 }
 
 /// The shapes of the two documents the checker reads.
@@ -96,6 +119,87 @@ impl Projection {
     }
 }
 
+/// A shape compiled for reading: what to do with one value while it parses.
+#[derive(Debug)]
+pub(crate) enum Plan {
+    /// Not read by any program: validate it, build nothing.
+    Skip,
+    /// Keep the whole value.
+    Keep,
+    /// Keep only these keys of an object (any other value is kept whole).
+    Fields(Vec<Field>),
+    /// Project every element of an array (any other value is kept whole).
+    Each(Box<Plan>),
+}
+
+/// One kept key of an object.
+#[derive(Debug)]
+pub(crate) struct Field {
+    name: Box<str>,
+    /// The key as a jq value, made once: every pod shares its bytes.
+    key: Val,
+    plan: Plan,
+}
+
+impl Plan {
+    pub(crate) fn new(shape: &Shape) -> Self {
+        match shape {
+            Shape::Keep => Plan::Keep,
+            Shape::Each(elem) => Plan::Each(Box::new(Plan::new(elem))),
+            Shape::Fields(fields) => {
+                let mut fields: Vec<Field> = fields
+                    .iter()
+                    .map(|(name, shape)| Field {
+                        name: name.as_str().into(),
+                        key: Val::from(name.clone()),
+                        plan: Plan::new(shape),
+                    })
+                    .collect();
+                fields.sort_by(|a, b| a.name.cmp(&b.name));
+                Plan::Fields(fields)
+            }
+        }
+    }
+
+    /// The plan of the value under `key` of an object planned by `self`.
+    /// (A projection with a dozen keys: a linear scan beats hashing.)
+    /// `None`: drop the value. `Some((key, plan))`: keep it, under the
+    /// plan's shared key when there is one.
+    pub(crate) fn field(&self, key: &str) -> Option<(Option<&Val>, &Plan)> {
+        match self {
+            Plan::Fields(fields) => fields
+                .iter()
+                .find(|f| &*f.name == key)
+                .map(|f| (Some(&f.key), &f.plan)),
+            Plan::Skip => None,
+            // An object where an array was expected is kept whole.
+            Plan::Keep | Plan::Each(_) => Some((None, KEEP)),
+        }
+    }
+
+    /// The plan of every element of an array planned by `self`.
+    pub(crate) fn element(&self) -> &Plan {
+        match self {
+            Plan::Each(elem) => elem,
+            Plan::Skip => SKIP,
+            // An array where an object was expected is kept whole: the
+            // programs then see exactly what they would see unprojected.
+            Plan::Keep | Plan::Fields(_) => KEEP,
+        }
+    }
+}
+
+const KEEP: &Plan = &Plan::Keep;
+const SKIP: &Plan = &Plan::Skip;
+
+/// The key to store for `key`: the plan's shared one, or a fresh one.
+pub(crate) fn key_val(planned: Option<&Val>, key: &str) -> Val {
+    match planned {
+        Some(shared) => shared.clone(),
+        None => Val::utf8_str(key.as_bytes().to_vec()),
+    }
+}
+
 /// A serde seed that deserializes one value into a jq value, projected by a shape.
 #[derive(Clone, Copy)]
 pub struct Project<'s>(pub &'s Shape);
@@ -104,22 +208,36 @@ impl<'de> DeserializeSeed<'de> for Project<'_> {
     type Value = Val;
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Val, D::Error> {
+        Planned(&Plan::new(self.0)).deserialize(d)
+    }
+}
+
+/// A serde seed that deserializes one value by a compiled plan.
+#[derive(Clone, Copy)]
+pub(crate) struct Planned<'p>(pub(crate) &'p Plan);
+
+impl<'de> DeserializeSeed<'de> for Planned<'_> {
+    type Value = Val;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Val, D::Error> {
         match self.0 {
-            Shape::Keep => Val::deserialize(d),
-            shape => d.deserialize_any(ProjectVisitor(shape)),
+            Plan::Keep => Val::deserialize(d),
+            Plan::Skip => d.deserialize_ignored_any(IgnoredAny).map(|_| Val::Null),
+            plan => d.deserialize_any(PlanVisitor(plan)),
         }
     }
 }
 
-struct ProjectVisitor<'s>(&'s Shape);
+struct PlanVisitor<'p>(&'p Plan);
 
-impl<'de> Visitor<'de> for ProjectVisitor<'_> {
+impl<'de> Visitor<'de> for PlanVisitor<'_> {
     type Value = Val;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("any JSON value")
     }
 
+    // Scalars are built exactly as `jaq_json::Val`'s own Deserialize does.
     fn visit_bool<E>(self, v: bool) -> Result<Val, E> {
         Ok(Val::Bool(v))
     }
@@ -149,60 +267,82 @@ impl<'de> Visitor<'de> for ProjectVisitor<'_> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Val, A::Error> {
-        // An array where an object was expected is kept whole: the programs
-        // then see exactly what they would have seen without the projection.
-        let elem = match self.0 {
-            Shape::Each(elem) => elem.as_ref(),
-            _ => &Shape::Keep,
-        };
+        let elem = self.0.element();
         let mut out = Vec::new();
-        while let Some(v) = seq.next_element_seed(Project(elem))? {
+        while let Some(v) = seq.next_element_seed(Planned(elem))? {
             out.push(v);
         }
+        // Most projected arrays hold one element (an owner, a container):
+        // do not keep the room for four that pushing made.
+        out.shrink_to_fit();
         Ok(Val::from_iter(out))
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Val, A::Error> {
-        let mut out = Map::default();
-        while let Some(key) = map.next_key::<String>()? {
-            let keep = match self.0 {
-                Shape::Fields(fields) => fields.get(&key),
-                _ => Some(&Shape::Keep),
-            };
-            match keep {
-                Some(shape) => {
-                    let v = map.next_value_seed(Project(shape))?;
-                    out.insert(Val::utf8_str(key.into_bytes()), v);
+        // Collected first so that the map is made with the exact size: a
+        // pod has seven small maps, and growing them leaves room unused.
+        let mut kept = Vec::new();
+        while let Some(key) = map.next_key_seed(KeySeed)? {
+            match self.0.field(key.as_str()) {
+                Some((planned_key, plan)) => {
+                    let v = map.next_value_seed(Planned(plan))?;
+                    kept.push((key_val(planned_key, key.as_str()), v));
                 }
                 None => {
                     map.next_value::<IgnoredAny>()?;
                 }
             }
         }
-        Ok(Val::obj(out))
+        // Later duplicates replace earlier ones in place, as in `Val`'s own
+        // Deserialize (both insert one entry after the other).
+        Ok(Val::obj(kept.into_iter().collect::<Map>()))
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// An object key, borrowed from the input when it has no escapes: keys the
+/// projection drops are never copied.
+pub(crate) enum Key<'de> {
+    Borrowed(&'de str),
+    Owned(String),
+}
 
-    #[test]
-    fn canonical_projection_keeps_the_fields_programs_read() {
-        let paths = Projection::canonical().pods.paths();
-        assert!(
-            paths.contains(&"items[].metadata.namespace".to_owned()),
-            "{paths:?}"
-        );
-        assert!(
-            paths.contains(&"items[].spec.nodeName".to_owned()),
-            "{paths:?}"
-        );
+impl Key<'_> {
+    pub(crate) fn as_str(&self) -> &str {
+        match self {
+            Key::Borrowed(s) => s,
+            Key::Owned(s) => s,
+        }
+    }
+}
+
+pub(crate) struct KeySeed;
+
+impl<'de> DeserializeSeed<'de> for KeySeed {
+    type Value = Key<'de>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Key<'de>, D::Error> {
+        d.deserialize_str(KeyVisitor)
+    }
+}
+
+struct KeyVisitor;
+
+impl<'de> Visitor<'de> for KeyVisitor {
+    type Value = Key<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an object key")
     }
 
-    #[test]
-    fn comments_are_not_shapes() {
-        let shape = Shape::from_json(&serde_json::json!({"_comment": "x", "a": true})).unwrap();
-        assert_eq!(shape.paths(), vec!["a".to_owned()]);
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Key<'de>, E> {
+        Ok(Key::Borrowed(v))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Key<'de>, E> {
+        Ok(Key::Owned(v.to_owned()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Key<'de>, E> {
+        Ok(Key::Owned(v))
     }
 }
