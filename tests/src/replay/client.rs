@@ -134,9 +134,18 @@ users:
     )
 }
 
-/// `generated/verify-pods.sh`, the runnable wrapper of the generated function.
+/// Environment variable naming another wrapper script to test in place of
+/// `generated/verify-pods.sh` (e.g. a copy with a second `kubectl get pods`
+/// injected, to see the race tests fail).
+pub const WRAPPER_ENV: &str = "VERIFY_PODS_TEST_WRAPPER";
+
+/// `generated/verify-pods.sh`, the runnable wrapper of the generated
+/// function (or `$VERIFY_PODS_TEST_WRAPPER`).
 pub fn generated_wrapper() -> PathBuf {
-    crate::workspace_root().join("generated/verify-pods.sh")
+    match env::var_os(WRAPPER_ENV).filter(|p| !p.is_empty()) {
+        Some(path) => PathBuf::from(path),
+        None => crate::workspace_root().join("generated/verify-pods.sh"),
+    }
 }
 
 impl KubeEnv {
