@@ -41,8 +41,20 @@ impl std::error::Error for SnapshotError {}
 /// Parse one JSON document from `reader`, keeping only what `shape` keeps.
 /// Anything after the document but whitespace is an error.
 pub fn read(reader: impl Read, source: &str, shape: &Shape) -> Result<Val, SnapshotError> {
+    read_with_buffer(reader, source, shape, BUFFER)
+}
+
+/// [`read`] with a first buffer of `initial` bytes (at least 1) instead of
+/// one MiB: tests use tiny buffers to put every value across a refill, and
+/// benchmarks compare sizes. The result never depends on it.
+pub fn read_with_buffer(
+    reader: impl Read,
+    source: &str,
+    shape: &Shape,
+    initial: usize,
+) -> Result<Val, SnapshotError> {
     let plan = Plan::new(shape);
-    let mut input = Input::new(reader);
+    let mut input = Input::new(reader, initial.max(1));
     document(&mut input, &plan).map_err(|fault| fault.into_error(source))
 }
 
@@ -197,6 +209,8 @@ impl Fault {
 /// The unread part of the document: `buf[start..end]`, refilled from `reader`.
 struct Input<R> {
     reader: R,
+    /// The first buffer size.
+    initial: usize,
     buf: Vec<u8>,
     start: usize,
     end: usize,
@@ -208,9 +222,10 @@ struct Input<R> {
 }
 
 impl<R: Read> Input<R> {
-    fn new(reader: R) -> Self {
+    fn new(reader: R, initial: usize) -> Self {
         Self {
             reader,
+            initial,
             buf: Vec::new(),
             start: 0,
             end: 0,
@@ -237,7 +252,7 @@ impl<R: Read> Input<R> {
         self.start = 0;
         self.end = unread;
         if unread == self.buf.len() {
-            let grown = (self.buf.len() * 2).max(BUFFER);
+            let grown = (self.buf.len() * 2).max(self.initial);
             self.buf.resize(grown, 0);
         }
         let before = self.end;

@@ -1,0 +1,994 @@
+//! The streaming projection is invisible.
+//!
+//! The checker keeps only the fields named in `checker/programs/projection.json`
+//! while it reads a snapshot. These tests prove that no canonical program can
+//! tell: every program, fed the way the pipeline feeds it, gives the same
+//! output (or fails alike) on the full and on the projected document — for
+//! every recorded case, the samples, randomly mutated pods and events, and
+//! every field of every recorded pod changed one at a time. A static scan of
+//! the program texts fails as soon as a program names a field the projection
+//! does not keep. Reading in tiny buffers (every value across a refill) gives
+//! the same document and the same errors as reading in one piece.
+#![forbid(unsafe_code)]
+
+use checker::engine::to_json;
+use checker::programs::Program;
+use checker::projection::{Projection, Shape};
+use checker::{snapshot, Engine, Programs};
+use jaq_json::Val;
+use serde_json::{json, Map, Value};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use verify_pods_tests::corpus;
+
+// ------------------------------------------------------------ the pipeline
+
+/// How the pipeline feeds a canonical program.
+enum Feed {
+    /// report.jq: the pods snapshot, `$excluded_namespaces`.
+    Pods,
+    /// events.jq: the events list, `$report` slurped.
+    Events,
+    /// result.jq: the report, attempts, waited seconds, events slurped.
+    Result,
+    /// The result, no variables (render, github, summary).
+    OfResult,
+    /// The report, every variable a number (progress: attempts, waited, deadline).
+    OfReport,
+}
+
+fn feed(program: Program) -> Feed {
+    match program.name {
+        "report" => Feed::Pods,
+        "events" => Feed::Events,
+        "result" => Feed::Result,
+        "render" | "github" | "summary" => Feed::OfResult,
+        "progress" | "decision" => Feed::OfReport,
+        other => panic!(
+            "{other}.jq is a new canonical program: teach tests/tests/projection.rs \
+             how the pipeline feeds it, so that its output is compared too"
+        ),
+    }
+}
+
+fn programs_fed(how: fn(&Feed) -> bool) -> Vec<Program> {
+    Programs::ALL
+        .into_iter()
+        .filter(|p| how(&feed(*p)))
+        .collect()
+}
+
+/// One line per program run: its name and its outputs, or "error" (error
+/// texts may quote the value that failed, which the projection shrinks).
+fn run(
+    engine: &Engine,
+    program: Program,
+    input: Val,
+    vars: Vec<Val>,
+    out: &mut Vec<String>,
+) -> Option<Val> {
+    match engine.run(program, input, vars) {
+        Ok(values) => {
+            let text: Vec<String> = values.iter().map(to_json).collect();
+            out.push(format!("{}: {}", program.name, text.join(" ")));
+            (values.len() == 1).then(|| values.into_iter().next().unwrap())
+        }
+        Err(_) => {
+            out.push(format!("{}: error", program.name));
+            None
+        }
+    }
+}
+
+fn read(bytes: &[u8], shape: &Shape) -> Result<Val, String> {
+    snapshot::read(bytes, "doc", shape).map_err(|e| e.to_string())
+}
+
+/// Everything the canonical programs say about one snapshot and its events,
+/// read with `projection`.
+/// How far to run the pipeline.
+#[derive(Clone, Copy, PartialEq)]
+enum Depth {
+    /// Every program.
+    Everything,
+    /// Only the programs that read the documents (report.jq, events.jq).
+    /// Every other program reads only their outputs (see `feed`), so when
+    /// these agree, the rest cannot differ; this keeps the many-mutation
+    /// tests fast.
+    Documents,
+}
+
+fn pipeline(engine: &Engine, pods: &[u8], events: &[u8], projection: &Projection) -> Vec<String> {
+    run_pipeline(engine, pods, events, projection, Depth::Everything)
+}
+
+fn run_pipeline(
+    engine: &Engine,
+    pods: &[u8],
+    events: &[u8],
+    projection: &Projection,
+    depth: Depth,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    let pods = match read(pods, &projection.pods) {
+        Ok(doc) => doc,
+        Err(_) => return vec!["pods: unreadable".to_owned()],
+    };
+    let events = read(events, &projection.events);
+    let excluded = Programs::default_excluded_namespaces().join(",");
+    // The default list, and none: pods of kube-system etc. are checked too.
+    for excluded in [excluded.as_str(), ""] {
+        out.push(format!("excluded: {excluded}"));
+        let Some(report) = run(
+            engine,
+            Programs::REPORT,
+            pods.clone(),
+            vec![Val::from(excluded.to_owned())],
+            &mut out,
+        ) else {
+            continue;
+        };
+        let matched = match &events {
+            Ok(doc) => {
+                let slurped = Val::from_iter([report.clone()]);
+                run(
+                    engine,
+                    Programs::EVENTS,
+                    doc.clone(),
+                    vec![slurped],
+                    &mut out,
+                )
+            }
+            Err(_) => {
+                out.push("events: unreadable".to_owned());
+                None
+            }
+        };
+        if depth == Depth::Documents {
+            continue;
+        }
+        for program in programs_fed(|f| matches!(f, Feed::OfReport)) {
+            let vars = program.vars.iter().map(|_| Val::from(3usize)).collect();
+            run(engine, program, report.clone(), vars, &mut out);
+        }
+        // With the events collected, and without (`events: null`).
+        for events in [matched.clone(), None] {
+            let slurped: Val = events.into_iter().collect();
+            let vars = vec![Val::from(1usize), Val::from(0usize), slurped];
+            let Some(result) = run(engine, Programs::RESULT, report.clone(), vars, &mut out) else {
+                continue;
+            };
+            for program in programs_fed(|f| matches!(f, Feed::OfResult)) {
+                run(engine, program, result.clone(), vec![], &mut out);
+            }
+        }
+    }
+    out
+}
+
+/// Fails with the first differing line when the projection shows.
+fn assert_invisible(engine: &Engine, what: &str, pods: &[u8], events: &[u8]) {
+    assert_invisible_to(engine, what, pods, events, Depth::Everything);
+}
+
+fn assert_invisible_to(engine: &Engine, what: &str, pods: &[u8], events: &[u8], depth: Depth) {
+    let full = run_pipeline(engine, pods, events, &Projection::keep_all(), depth);
+    let projected = run_pipeline(engine, pods, events, &Projection::canonical(), depth);
+    if full != projected {
+        let at = full
+            .iter()
+            .zip(&projected)
+            .position(|(a, b)| a != b)
+            .unwrap_or(full.len().min(projected.len()));
+        panic!(
+            "{what}: the projection changes what the programs say\n full:      {:?}\n projected: {:?}\npods: {}\nevents: {}",
+            full.get(at),
+            projected.get(at),
+            String::from_utf8_lossy(&pods[..pods.len().min(3000)]),
+            String::from_utf8_lossy(&events[..events.len().min(1500)]),
+        );
+    }
+}
+
+// ------------------------------------------------------------ inputs
+
+/// (name, pods bytes, events bytes) of every corpus case and the samples.
+fn recorded() -> Vec<(String, Vec<u8>, Vec<u8>)> {
+    let mut docs: Vec<_> = corpus::cases()
+        .into_iter()
+        .map(|case| {
+            (
+                case.name.clone(),
+                case.read("pods.json"),
+                case.read("events.json"),
+            )
+        })
+        .collect();
+    let samples = verify_pods_tests::workspace_root().join("samples");
+    docs.push((
+        "samples".to_owned(),
+        corpus::read(&samples.join("pods.json")),
+        corpus::read(&samples.join("events.json")),
+    ));
+    assert!(docs.len() > 5, "no corpus to test the projection on");
+    docs
+}
+
+fn parse(bytes: &[u8]) -> Value {
+    serde_json::from_slice(bytes).expect("a recorded document is JSON")
+}
+
+fn bytes(doc: &Value) -> Vec<u8> {
+    serde_json::to_vec(doc).expect("serializable")
+}
+
+#[test]
+fn projection_is_invisible_on_every_recorded_case() {
+    let engine = Engine::new().unwrap();
+    for (name, pods, events) in recorded() {
+        assert_invisible(&engine, &name, &pods, &events);
+    }
+}
+
+/// The pipeline really runs: a recorded failing case yields its lines.
+#[test]
+fn the_pipeline_runs_every_program() {
+    let engine = Engine::new().unwrap();
+    let (_, pods, events) = recorded()
+        .into_iter()
+        .find(|(n, _, _)| n == "samples")
+        .unwrap();
+    let lines = pipeline(&engine, &pods, &events, &Projection::canonical());
+    for program in Programs::ALL {
+        let prefix = format!("{}: ", program.name);
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with(&prefix) && !l.ends_with(": error")),
+            "{} never ran cleanly: {lines:?}",
+            program.name
+        );
+    }
+}
+
+// ------------------------------------------------------------ random mutation
+
+/// splitmix64: deterministic, tiny, good enough to pick mutations.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
+    }
+
+    fn chance(&mut self, percent: u64) -> bool {
+        self.next() % 100 < percent
+    }
+}
+
+/// Key names worth planting: the projected ones (in the wrong places too),
+/// and ones nobody reads.
+fn key_name(rng: &mut Rng) -> String {
+    let projected = Projection::canonical().pods.keys();
+    let events = Projection::canonical().events.keys();
+    match rng.below(3) {
+        0 => rng.pick(&projected).clone(),
+        1 => rng.pick(&events).clone(),
+        _ => rng
+            .pick(&[
+                "zz-extra",
+                "labels",
+                "annotations",
+                "x",
+                "",
+                "kind ",
+                "Phase",
+                "nodename",
+            ])
+            .to_string(),
+    }
+}
+
+/// A value of any type, sometimes one the rules care about.
+fn junk(rng: &mut Rng, depth: u32) -> Value {
+    let meaningful = [
+        "Pending",
+        "Running",
+        "Failed",
+        "Succeeded",
+        "Unknown",
+        "Job",
+        "CronJob",
+        "Pod",
+        "",
+        "kube-system",
+        "default",
+        "FailedScheduling",
+        "kwok-node-0",
+        "line\nbreak\ttab\u{1b}[31m",
+        "ünïcødé ☃ \u{2028}",
+        "%25 :,",
+        "null",
+    ];
+    match rng.below(if depth >= 3 { 6 } else { 9 }) {
+        0 => Value::Null,
+        1 => Value::Bool(rng.chance(50)),
+        2 => json!(rng.below(1000) as i64 - 500),
+        3 => json!(*rng.pick(&[0.5, -0.0, 1e300, 3.0, 1.25e-7])),
+        4 | 5 => Value::String(rng.pick(&meaningful).to_string()),
+        6 => Value::Array((0..rng.below(3)).map(|_| junk(rng, depth + 1)).collect()),
+        7 => junk_object(rng, depth + 1),
+        _ => {
+            json!([{"kind": "Job"}, {"state": {"terminated": {"reason": "OOMKilled", "message": 7}}}])
+        }
+    }
+}
+
+fn junk_object(rng: &mut Rng, depth: u32) -> Value {
+    let mut map = Map::new();
+    for _ in 0..rng.below(4) {
+        map.insert(key_name(rng), junk(rng, depth + 1));
+    }
+    Value::Object(map)
+}
+
+/// Change one thing in `target` (an object, usually): add a field, drop
+/// one, replace one with junk, or replace the whole value.
+fn mutate(rng: &mut Rng, target: &mut Value) {
+    match (rng.below(5), target) {
+        (0, Value::Object(map)) => {
+            map.insert(key_name(rng), junk(rng, 0));
+        }
+        (1, Value::Object(map)) if !map.is_empty() => {
+            let key = rng.pick(&map.keys().cloned().collect::<Vec<_>>()).clone();
+            map.remove(&key);
+        }
+        (2, Value::Object(map)) if !map.is_empty() => {
+            let key = rng.pick(&map.keys().cloned().collect::<Vec<_>>()).clone();
+            map.insert(key, junk(rng, 0));
+        }
+        (3, Value::Array(items)) => items.push(junk(rng, 0)),
+        (_, target) => *target = junk(rng, 0),
+    }
+}
+
+/// A mutable reference to a random part of a pod, by the paths the rules read.
+fn pod_part<'a>(rng: &mut Rng, pod: &'a mut Value) -> &'a mut Value {
+    let paths: &[&[&str]] = &[
+        &[],
+        &["metadata"],
+        &["metadata", "ownerReferences"],
+        &["metadata", "ownerReferences", "0"],
+        &["metadata", "namespace"],
+        &["spec"],
+        &["spec", "nodeName"],
+        &["status"],
+        &["status", "phase"],
+        &["status", "containerStatuses"],
+        &["status", "containerStatuses", "0"],
+        &["status", "containerStatuses", "0", "state"],
+        &["status", "containerStatuses", "0", "state", "terminated"],
+    ];
+    descend(pod, paths[rng.below(paths.len())])
+}
+
+fn event_part<'a>(rng: &mut Rng, event: &'a mut Value) -> &'a mut Value {
+    let paths: &[&[&str]] = &[
+        &[],
+        &["involvedObject"],
+        &["involvedObject", "uid"],
+        &["involvedObject", "kind"],
+        &["reason"],
+        &["count"],
+        &["lastTimestamp"],
+        &["eventTime"],
+        &["metadata"],
+    ];
+    descend(event, paths[rng.below(paths.len())])
+}
+
+/// Follow `path` as far as it exists.
+fn descend<'a>(mut value: &'a mut Value, path: &[&str]) -> &'a mut Value {
+    for step in path {
+        let has = match &*value {
+            Value::Object(map) => map.contains_key(*step),
+            Value::Array(items) => step.parse::<usize>().is_ok_and(|i| i < items.len()),
+            _ => false,
+        };
+        if !has {
+            break;
+        }
+        value = match value {
+            Value::Object(map) => map.get_mut(*step).unwrap(),
+            Value::Array(items) => &mut items[step.parse::<usize>().unwrap()],
+            _ => unreachable!(),
+        };
+    }
+    value
+}
+
+fn items(doc: &mut Value) -> Option<&mut Vec<Value>> {
+    doc.get_mut("items").and_then(Value::as_array_mut)
+}
+
+#[test]
+fn projection_is_invisible_on_randomly_mutated_pods_and_events() {
+    let engine = Engine::new().unwrap();
+    let docs: Vec<(String, Value, Value)> = recorded()
+        .into_iter()
+        .filter(|(_, pods, _)| pods.len() < 500_000)
+        .map(|(name, pods, events)| (name, parse(&pods), parse(&events)))
+        .collect();
+    let mut rng = Rng(0x5EED_0F9A);
+    for round in 0..400 {
+        let (name, pods, events) = rng.pick(&docs);
+        let (mut pods, mut events) = (pods.clone(), events.clone());
+        for _ in 0..1 + rng.below(6) {
+            if let Some(list) = items(&mut pods).filter(|l| !l.is_empty()) {
+                let i = rng.below(list.len());
+                let part = pod_part(&mut rng, &mut list[i]);
+                mutate(&mut rng, part);
+            }
+            if rng.chance(40) {
+                if let Some(list) = items(&mut events).filter(|l| !l.is_empty()) {
+                    let i = rng.below(list.len());
+                    let part = event_part(&mut rng, &mut list[i]);
+                    mutate(&mut rng, part);
+                }
+            }
+        }
+        // Now and then the frame itself: extra top-level keys, odd items.
+        if rng.chance(5) {
+            mutate(&mut rng, &mut pods);
+        }
+        if rng.chance(3) {
+            mutate(&mut rng, &mut events);
+        }
+        let what = format!("{name}, mutation round {round}");
+        // Every tenth round runs the text programs on the odd values too.
+        let depth = if round % 10 == 0 {
+            Depth::Everything
+        } else {
+            Depth::Documents
+        };
+        assert_invisible_to(&engine, &what, &bytes(&pods), &bytes(&events), depth);
+    }
+}
+
+// ------------------------------------------------------------ field by field
+
+/// Every path to a value inside `v` (object keys and array indexes).
+fn paths(v: &Value, prefix: &mut Vec<String>, out: &mut BTreeSet<Vec<String>>) {
+    match v {
+        Value::Object(map) => {
+            for (k, child) in map {
+                prefix.push(k.clone());
+                out.insert(prefix.clone());
+                paths(child, prefix, out);
+                prefix.pop();
+            }
+        }
+        Value::Array(items) => {
+            for (i, child) in items.iter().enumerate() {
+                prefix.push(i.to_string());
+                out.insert(prefix.clone());
+                paths(child, prefix, out);
+                prefix.pop();
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Replace (or delete) the value at `path` in `v`, when it exists.
+fn set_path(v: &mut Value, path: &[String], new: Option<&Value>) {
+    let (last, parents) = path.split_last().unwrap();
+    let mut at = v;
+    for step in parents {
+        at = match at {
+            Value::Object(map) => match map.get_mut(step) {
+                Some(next) => next,
+                None => return,
+            },
+            Value::Array(items) => {
+                match step.parse::<usize>().ok().and_then(|i| items.get_mut(i)) {
+                    Some(next) => next,
+                    None => return,
+                }
+            }
+            _ => return,
+        };
+    }
+    match (at, new) {
+        (Value::Object(map), Some(new)) if map.contains_key(last) => {
+            map.insert(last.clone(), new.clone());
+        }
+        (Value::Object(map), None) => {
+            map.remove(last);
+        }
+        (Value::Array(items), Some(new)) => {
+            if let Some(slot) = last.parse::<usize>().ok().and_then(|i| items.get_mut(i)) {
+                *slot = new.clone();
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Every field found in the recorded pods and events, changed in all items
+/// of a document at once (deleted, or set to a string, a number, null, an
+/// object), in up to three cases that have it: full and projected still
+/// agree. A program that starts reading a field outside the projection
+/// changes its output for such a change, and fails here.
+#[test]
+fn changing_any_one_field_shows_no_projection() {
+    let engine = Engine::new().unwrap();
+    let replacements = [
+        None,
+        Some(json!("zz-changed")),
+        Some(json!(42)),
+        Some(Value::Null),
+        Some(json!({"kind": "Job", "terminated": {"reason": "zz"}})),
+    ];
+    // The richest cases first: they have the most fields and pod states.
+    let mut docs: Vec<(String, Value, Value)> = recorded()
+        .into_iter()
+        .filter(|(_, pods, _)| pods.len() < 500_000)
+        .map(|(name, pods, events)| (name, parse(&pods), parse(&events)))
+        .collect();
+    docs.sort_by_key(|(name, _, _)| {
+        !["mixed-everything", "odd-shapes", "samples"].contains(&name.as_str())
+    });
+    let mut tried: std::collections::BTreeMap<(&str, Vec<String>), usize> = Default::default();
+    let mut changes = 0;
+    for (name, pods, events) in &docs {
+        for (which, doc) in [("pods", pods), ("events", events)] {
+            let mut item_paths = BTreeSet::new();
+            for item in doc
+                .get("items")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                paths(item, &mut Vec::new(), &mut item_paths);
+            }
+            for path in item_paths {
+                let seen = tried.entry((which, path.clone())).or_default();
+                if *seen == 3 {
+                    continue;
+                }
+                *seen += 1;
+                // Two of the five replacements per case; which two rotates.
+                for new in [&replacements[changes % 5], &replacements[(changes + 2) % 5]] {
+                    let mut changed = doc.clone();
+                    for item in items(&mut changed).into_iter().flatten() {
+                        set_path(item, &path, new.as_ref());
+                    }
+                    let (p, e) = match which {
+                        "pods" => (bytes(&changed), bytes(events)),
+                        _ => (bytes(pods), bytes(&changed)),
+                    };
+                    let what = format!("{name}: {which} items[].{} = {new:?}", path.join("."));
+                    assert_invisible_to(&engine, &what, &p, &e, Depth::Documents);
+                }
+                changes += 1;
+            }
+        }
+    }
+    assert!(changes > 150, "only {changes} fields changed");
+}
+
+/// The check above can fail: with a projection that lacks a field a rule
+/// reads (spec.nodeName), changing that field shows.
+#[test]
+fn a_projection_missing_a_read_field_is_caught() {
+    let engine = Engine::new().unwrap();
+    let mut narrow = Projection::canonical();
+    let Shape::Fields(top) = &mut narrow.pods else {
+        panic!("pods shape is an object")
+    };
+    let Some(Shape::Each(pod)) = top.get_mut("items") else {
+        panic!("items[] shape")
+    };
+    let Shape::Fields(pod) = pod.as_mut() else {
+        panic!("pod shape is an object")
+    };
+    let Some(Shape::Fields(spec)) = pod.get_mut("spec") else {
+        panic!("spec shape")
+    };
+    assert!(spec.remove("nodeName").is_some());
+    let (_, pods, events) = recorded()
+        .into_iter()
+        .find(|(n, _, _)| n == "samples")
+        .unwrap();
+    let full = pipeline(&engine, &pods, &events, &Projection::keep_all());
+    assert_ne!(full, pipeline(&engine, &pods, &events, &narrow));
+    assert_eq!(
+        full,
+        pipeline(&engine, &pods, &events, &Projection::canonical())
+    );
+}
+
+#[test]
+fn projection_drops_an_unread_field_and_keeps_a_read_one() {
+    let engine = Engine::new().unwrap();
+    let (_, pods, events) = recorded()
+        .into_iter()
+        .find(|(n, _, _)| n == "samples")
+        .unwrap();
+    let mut doc = parse(&pods);
+    let pod = &mut items(&mut doc).unwrap()[0];
+    pod["metadata"]["annotations"] = json!({"zz/unread": "dropped"});
+    pod["spec"]["nodeName"] = json!("zz-read-node");
+    let changed = bytes(&doc);
+
+    let projected = to_json(&read(&changed, &Projection::canonical().pods).unwrap());
+    assert!(!projected.contains("zz/unread"), "{projected}");
+    assert!(projected.contains("zz-read-node"), "{projected}");
+    let full = to_json(&read(&changed, &Projection::keep_all().pods).unwrap());
+    assert!(full.contains("zz/unread") && full.contains("zz-read-node"));
+
+    // And the programs: the read field shows in their output, the other not.
+    let said = pipeline(&engine, &changed, &events, &Projection::canonical()).join("\n");
+    assert!(said.contains("zz-read-node"));
+    assert!(!said.contains("zz/unread"));
+    assert_invisible(&engine, "planted fields", &changed, &events);
+}
+
+#[test]
+fn duplicate_keys_read_alike() {
+    let engine = Engine::new().unwrap();
+    let pods = br#"{"items":[{"metadata":{"namespace":"a","name":"p","namespace":"b"},
+        "spec":{"nodeName":"n","nodeName":""},"status":{"phase":"Running","phase":"Pending"}}],
+        "items":[{"metadata":{"namespace":"c","name":"q"},"spec":{},"status":{"phase":"Pending"}}]}"#;
+    let events = br#"{"items":[]}"#;
+    assert_invisible(&engine, "duplicate keys", pods, events);
+    let said = pipeline(&engine, pods, events, &Projection::canonical()).join("\n");
+    assert!(said.contains(r#""namespace":"c""#), "{said}");
+}
+
+// ------------------------------------------------------------ buffers
+
+/// Every recorded document and every bad input, read with first buffers of
+/// 1 to 4096 bytes (so every value straddles refills and the buffer grows),
+/// gives the same value, or the same error at the same position.
+#[test]
+fn tiny_buffers_read_the_same_documents_and_errors() {
+    let mut files: Vec<PathBuf> = corpus::cases()
+        .iter()
+        .flat_map(|c| [c.pods(), c.events()])
+        .collect();
+    files.extend(corpus::bad_inputs());
+    let samples = verify_pods_tests::workspace_root().join("samples");
+    files.extend([samples.join("pods.json"), samples.join("events.json")]);
+    let projection = Projection::canonical();
+    let mut errors = 0;
+    for path in &files {
+        let data = corpus::read(path);
+        for shape in [&projection.pods, &projection.events, &Shape::Keep] {
+            let whole = read_sized(&data, path, shape, 1 << 20);
+            errors += usize::from(whole.is_err());
+            let sizes: &[usize] = if data.len() > 200_000 {
+                &[4096]
+            } else {
+                &[1, 2, 3, 5, 17, 256, 4096]
+            };
+            for &size in sizes {
+                let small = read_sized(&data, path, shape, size);
+                assert_eq!(whole, small, "{}: buffer {size}", path.display());
+            }
+        }
+    }
+    assert!(errors > 0, "no bad input was refused");
+}
+
+fn read_sized(data: &[u8], path: &Path, shape: &Shape, size: usize) -> Result<String, String> {
+    snapshot::read_with_buffer(data, &path.display().to_string(), shape, size)
+        .map(|v| to_json(&v))
+        .map_err(|e| e.to_string())
+}
+
+// ------------------------------------------------------------ static scan
+
+/// What a program text names: the fields it reads (`.name`, `."name"`,
+/// `.["name"]`, `{name}`) and the keys of the objects it builds
+/// (`{name: …}`, `{"name": …}`). Comments are skipped; string literals only
+/// count where they index; code inside `\( … )` of a string is scanned too.
+#[derive(Debug, Default)]
+struct Names {
+    read: BTreeSet<String>,
+    built: BTreeSet<String>,
+    recursive_descent: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Tok {
+    Ident(String),
+    Var(String),
+    Str(String),
+    Punct(char),
+    Dots, // `..`
+}
+
+fn lex(text: &str) -> Vec<Tok> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut toks = Vec::new();
+    let mut i = 0;
+    lex_code(&chars, &mut i, &mut toks, false);
+    toks
+}
+
+/// Lex code until the end (or, inside `\(`, until its closing paren).
+fn lex_code(c: &[char], i: &mut usize, toks: &mut Vec<Tok>, interpolation: bool) {
+    let mut depth = 0;
+    while *i < c.len() {
+        let ch = c[*i];
+        match ch {
+            '#' => {
+                while *i < c.len() && c[*i] != '\n' {
+                    *i += 1;
+                }
+            }
+            '"' => {
+                *i += 1;
+                let s = lex_string(c, i, toks);
+                toks.push(Tok::Str(s));
+                continue;
+            }
+            '(' => {
+                depth += 1;
+                toks.push(Tok::Punct('('));
+            }
+            ')' if interpolation && depth == 0 => {
+                *i += 1;
+                return;
+            }
+            ')' => {
+                depth -= 1;
+                toks.push(Tok::Punct(')'));
+            }
+            '.' if c.get(*i + 1) == Some(&'.') => {
+                toks.push(Tok::Dots);
+                *i += 2;
+                continue;
+            }
+            '$' | '@' => {
+                let start = *i;
+                *i += 1;
+                while *i < c.len() && (c[*i].is_alphanumeric() || c[*i] == '_') {
+                    *i += 1;
+                }
+                toks.push(Tok::Var(c[start..*i].iter().collect()));
+                continue;
+            }
+            ch if ch.is_alphabetic() || ch == '_' => {
+                let start = *i;
+                while *i < c.len() && (c[*i].is_alphanumeric() || c[*i] == '_') {
+                    *i += 1;
+                }
+                toks.push(Tok::Ident(c[start..*i].iter().collect()));
+                continue;
+            }
+            ch if ch.is_whitespace() => {
+                // A space between `.` and a name ends the access: remember it.
+                toks.push(Tok::Punct(' '));
+            }
+            ch => toks.push(Tok::Punct(ch)),
+        }
+        *i += 1;
+    }
+}
+
+/// Lex a string after its opening quote; interpolated code goes to `toks`
+/// (between markers, so it never looks like it follows the string).
+fn lex_string(c: &[char], i: &mut usize, toks: &mut Vec<Tok>) -> String {
+    let mut s = String::new();
+    while *i < c.len() {
+        match c[*i] {
+            '"' => {
+                *i += 1;
+                return s;
+            }
+            '\\' if c.get(*i + 1) == Some(&'(') => {
+                *i += 2;
+                toks.push(Tok::Punct('('));
+                lex_code(c, i, toks, true);
+                toks.push(Tok::Punct(')'));
+                continue;
+            }
+            '\\' => {
+                s.push(c.get(*i + 1).copied().unwrap_or('\\'));
+                *i += 2;
+                continue;
+            }
+            ch => s.push(ch),
+        }
+        *i += 1;
+    }
+    s
+}
+
+fn names(text: &str) -> Names {
+    let toks: Vec<Tok> = lex(text);
+    let mut names = Names::default();
+    // Brackets, to know when a name is an object key.
+    let mut stack: Vec<char> = Vec::new();
+    let mut key_position = false;
+    for (n, tok) in toks.iter().enumerate() {
+        let next = toks.get(n + 1);
+        let next2 = toks.get(n + 2);
+        match tok {
+            Tok::Dots => names.recursive_descent = true,
+            Tok::Punct('.') => match (next, next2) {
+                (Some(Tok::Ident(name)), _) | (Some(Tok::Str(name)), _) => {
+                    names.read.insert(name.clone());
+                }
+                (Some(Tok::Punct('[')), Some(Tok::Str(name))) => {
+                    names.read.insert(name.clone());
+                }
+                _ => {}
+            },
+            _ => {}
+        }
+        // Object keys: the token right after `{` or a `,` directly in `{}`.
+        match tok {
+            Tok::Punct(' ') => continue,
+            Tok::Punct(open @ ('{' | '[' | '(')) => {
+                stack.push(*open);
+                key_position = *open == '{';
+                continue;
+            }
+            Tok::Punct('}' | ']' | ')') => {
+                stack.pop();
+            }
+            Tok::Punct(',') if stack.last() == Some(&'{') => {
+                key_position = true;
+                continue;
+            }
+            _ if key_position => {
+                let after = toks[n + 1..].iter().find(|t| **t != Tok::Punct(' '));
+                match (tok, after) {
+                    (Tok::Ident(name), Some(Tok::Punct(':')))
+                    | (Tok::Str(name), Some(Tok::Punct(':'))) => {
+                        names.built.insert(name.clone());
+                    }
+                    // `{name}` is `{name: .name}`: a read. (Not counted as
+                    // built: it only copies a field that must exist already.)
+                    (Tok::Ident(name), Some(Tok::Punct(',' | '}'))) => {
+                        names.read.insert(name.clone());
+                    }
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+        key_position = false;
+    }
+    names
+}
+
+/// Fields the programs read that are neither projected nor built by a
+/// canonical program (report.jq's report, events.jq's events, …).
+fn unprojected_reads(texts: &[&str]) -> BTreeSet<String> {
+    let projection = Projection::canonical();
+    let mut allowed: BTreeSet<String> = projection.pods.keys().into_iter().collect();
+    allowed.extend(projection.events.keys());
+    let scans: Vec<Names> = texts.iter().map(|t| names(t)).collect();
+    for scan in &scans {
+        allowed.extend(scan.built.iter().cloned());
+    }
+    scans
+        .iter()
+        .flat_map(|s| s.read.iter())
+        .filter(|name| !allowed.contains(*name))
+        .cloned()
+        .collect()
+}
+
+fn canonical_texts() -> Vec<&'static str> {
+    Programs::ALL.iter().map(|p| p.text).collect()
+}
+
+#[test]
+fn every_field_a_program_reads_is_projected_or_built_by_a_program() {
+    let missing = unprojected_reads(&canonical_texts());
+    assert!(
+        missing.is_empty(),
+        "the canonical programs read {missing:?}, which checker/programs/projection.json \
+         does not keep: add them there (the checker would see null)"
+    );
+    for program in Programs::ALL {
+        assert!(
+            !names(program.text).recursive_descent,
+            "{}: `..` reads every field",
+            program.file
+        );
+    }
+}
+
+#[test]
+fn every_projected_key_is_read_by_a_program() {
+    let read: BTreeSet<String> = Programs::ALL
+        .iter()
+        .flat_map(|p| names(p.text).read)
+        .collect();
+    let projection = Projection::canonical();
+    for key in projection
+        .pods
+        .keys()
+        .into_iter()
+        .chain(projection.events.keys())
+    {
+        assert!(
+            read.contains(&key),
+            "projection.json keeps {key:?}, which no program reads"
+        );
+    }
+}
+
+/// The scan is honest: a program that starts reading a new pod field, in
+/// any of the ways jq spells it, is caught.
+#[test]
+fn the_scan_catches_a_new_field() {
+    let report = Programs::REPORT.text;
+    for (extra, field) in [
+        ("| .spec.schedulerName", "schedulerName"),
+        ("| .[\"priorityClassName\"]", "priorityClassName"),
+        ("| .\"hostIP\"", "hostIP"),
+        ("| {x: .status.podIP}", "podIP"),
+        ("| {qosClass}", "qosClass"),
+        ("| \"\\(.metadata.generateName)\"", "generateName"),
+        ("| $t.exitCode", "exitCode"),
+    ] {
+        let changed = format!("{report}\n{extra}\n");
+        let mut texts = canonical_texts();
+        texts[0] = &changed;
+        let missing = unprojected_reads(&texts);
+        assert_eq!(missing, BTreeSet::from([field.to_owned()]), "{extra}");
+    }
+    // Comments and plain strings are not reads.
+    let commented = format!("{report}\n# .spec.schedulerName\n| \"metadata.labels\"\n");
+    let mut texts = canonical_texts();
+    texts[0] = &commented;
+    assert!(unprojected_reads(&texts).is_empty());
+}
+
+#[test]
+fn the_scan_reads_the_report_program_as_expected() {
+    let scan = names(Programs::REPORT.text);
+    for field in [
+        "items",
+        "metadata",
+        "namespace",
+        "ownerReferences",
+        "kind",
+        "nodeName",
+        "phase",
+        "terminated",
+    ] {
+        assert!(
+            scan.read.contains(field),
+            "{field} not seen in report.jq: {:?}",
+            scan.read
+        );
+    }
+    for key in ["total", "unscheduled_pods", "distribution", "verdict"] {
+        assert!(
+            scan.built.contains(key),
+            "{key} not seen built in report.jq: {:?}",
+            scan.built
+        );
+    }
+}
