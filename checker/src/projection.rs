@@ -11,6 +11,7 @@ use crate::programs::Programs;
 use jaq_json::{Map, Num, Val};
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 
@@ -166,10 +167,14 @@ impl Plan {
     /// `None`: drop the value. `Some((key, plan))`: keep it, under the
     /// plan's shared key when there is one.
     pub(crate) fn field(&self, key: &str) -> Option<(Option<&Val>, &Plan)> {
+        self.field_bytes(key.as_bytes())
+    }
+
+    fn field_bytes(&self, key: &[u8]) -> Option<(Option<&Val>, &Plan)> {
         match self {
             Plan::Fields(fields) => fields
                 .iter()
-                .find(|f| &*f.name == key)
+                .find(|f| f.name.as_bytes() == key)
                 .map(|f| (Some(&f.key), &f.plan)),
             Plan::Skip => None,
             // An object where an array was expected is kept whole.
@@ -198,6 +203,355 @@ pub(crate) fn key_val(planned: Option<&Val>, key: &str) -> Val {
         Some(shared) => shared.clone(),
         None => Val::utf8_str(key.as_bytes().to_vec()),
     }
+}
+
+/// The fast path: parse one value from the start of `input` (after
+/// whitespace) by `plan`, with a parser that knows only what a projection
+/// needs. It skips dropped values faster than serde_json (spaces and string
+/// bodies eight bytes at a time) and builds what it keeps exactly as
+/// [`Planned`] does; numbers are handed to serde_json, so they convert
+/// alike.
+///
+/// It is conservative: on anything it is not sure about (a `\u` escape, a
+/// control character, bad syntax, nesting deeper than 100, the end of
+/// `input`) it gives up with `None`, and the caller parses the value again
+/// with serde_json ([`Planned`]), which then decides, with its own error
+/// messages. So it never accepts what serde_json refuses: everything it
+/// accepts is valid JSON except possibly for invalid UTF-8, which the caller
+/// checks on every byte it consumes. Returns the value and the bytes used.
+pub(crate) fn parse_fast(input: &[u8], plan: &Plan) -> Option<(Val, usize)> {
+    let mut parser = Fast {
+        s: input,
+        i: 0,
+        depth: 0,
+    };
+    parser.whitespace();
+    let value = match plan {
+        Plan::Skip => parser.skip_value().map(|()| Val::Null)?,
+        plan => parser.value(plan)?,
+    };
+    Some((value, parser.i))
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+/// Nesting deeper than this goes to serde_json (its limit is 128).
+const FAST_DEPTH: u32 = 100;
+
+/// The lowest byte of `x` that equals `b` has its high bit set (bits above
+/// it may be set wrongly, so only the lowest one counts).
+fn bytes_equal(x: u64, b: u8) -> u64 {
+    let y = x ^ (ONES * u64::from(b));
+    y.wrapping_sub(ONES) & !y & HIGHS
+}
+
+/// Likewise for bytes below `n` (n <= 128): control characters.
+fn bytes_below(x: u64, n: u8) -> u64 {
+    x.wrapping_sub(ONES * u64::from(n)) & !x & HIGHS
+}
+
+struct Fast<'a> {
+    s: &'a [u8],
+    i: usize,
+    depth: u32,
+}
+
+impl<'a> Fast<'a> {
+    fn peek(&self) -> Option<u8> {
+        self.s.get(self.i).copied()
+    }
+
+    fn word(&self) -> Option<u64> {
+        let bytes = self.s.get(self.i..self.i + 8)?;
+        Some(u64::from_le_bytes(bytes.try_into().ok()?))
+    }
+
+    /// Skip JSON whitespace; runs of spaces (kubectl's indentation) eight
+    /// bytes at a time.
+    fn whitespace(&mut self) {
+        while let Some(b) = self.peek() {
+            match b {
+                b' ' => match self.word() {
+                    Some(x) => {
+                        let other = x ^ (ONES * u64::from(b' '));
+                        self.i += if other == 0 {
+                            8
+                        } else {
+                            (other.trailing_zeros() / 8) as usize
+                        };
+                    }
+                    None => self.i += 1,
+                },
+                b'\n' | b'\t' | b'\r' => self.i += 1,
+                _ => return,
+            }
+        }
+    }
+
+    fn eat(&mut self, b: u8) -> Option<()> {
+        self.whitespace();
+        (self.peek()? == b).then(|| self.i += 1)
+    }
+
+    /// Move to the next `"`, `\\` or control character inside a string.
+    fn string_stop(&mut self) -> Option<u8> {
+        loop {
+            match self.word() {
+                Some(x) => {
+                    let hits = bytes_equal(x, b'"') | bytes_equal(x, b'\\') | bytes_below(x, 0x20);
+                    if hits == 0 {
+                        self.i += 8;
+                        continue;
+                    }
+                    self.i += (hits.trailing_zeros() / 8) as usize;
+                    return self.peek();
+                }
+                None => {
+                    let b = self.peek()?;
+                    if b == b'"' || b == b'\\' || b < 0x20 {
+                        return Some(b);
+                    }
+                    self.i += 1;
+                }
+            }
+        }
+    }
+
+    /// The decoded bytes of the string at `i` (its `"` is next).
+    fn string(&mut self) -> Option<Cow<'a, [u8]>> {
+        self.i += 1;
+        let start = self.i;
+        let mut owned: Option<Vec<u8>> = None;
+        let mut from = start;
+        loop {
+            match self.string_stop()? {
+                b'"' => {
+                    let end = self.i;
+                    self.i += 1;
+                    return Some(match owned {
+                        None => Cow::Borrowed(&self.s[start..end]),
+                        Some(mut bytes) => {
+                            bytes.extend_from_slice(&self.s[from..end]);
+                            Cow::Owned(bytes)
+                        }
+                    });
+                }
+                b'\\' => {
+                    let bytes = owned.get_or_insert_with(Vec::new);
+                    bytes.extend_from_slice(&self.s[from..self.i]);
+                    bytes.push(simple_escape(*self.s.get(self.i + 1)?)?);
+                    self.i += 2;
+                    from = self.i;
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    fn skip_string(&mut self) -> Option<()> {
+        self.i += 1;
+        loop {
+            match self.string_stop()? {
+                b'"' => {
+                    self.i += 1;
+                    return Some(());
+                }
+                b'\\' => {
+                    simple_escape(*self.s.get(self.i + 1)?)?;
+                    self.i += 2;
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// Past a JSON number (exactly JSON's grammar, as serde_json checks it).
+    fn skip_number(&mut self) -> Option<()> {
+        let digits = |p: &mut Self| {
+            let start = p.i;
+            while p.peek().is_some_and(|b| b.is_ascii_digit()) {
+                p.i += 1;
+            }
+            p.i > start
+        };
+        if self.peek() == Some(b'-') {
+            self.i += 1;
+        }
+        match self.peek()? {
+            b'0' => {
+                self.i += 1;
+                if self.peek().is_some_and(|b| b.is_ascii_digit()) {
+                    return None;
+                }
+            }
+            b'1'..=b'9' => {
+                digits(self);
+            }
+            _ => return None,
+        }
+        if self.peek() == Some(b'.') {
+            self.i += 1;
+            digits(self).then_some(())?;
+        }
+        if matches!(self.peek(), Some(b'e' | b'E')) {
+            self.i += 1;
+            if matches!(self.peek(), Some(b'+' | b'-')) {
+                self.i += 1;
+            }
+            digits(self).then_some(())?;
+        }
+        Some(())
+    }
+
+    fn literal(&mut self, word: &[u8]) -> Option<()> {
+        self.s[self.i..]
+            .starts_with(word)
+            .then(|| self.i += word.len())
+    }
+
+    fn skip_value(&mut self) -> Option<()> {
+        self.whitespace();
+        match self.peek()? {
+            b'"' => self.skip_string(),
+            b'{' => self.skip_container(b'}', true),
+            b'[' => self.skip_container(b']', false),
+            b't' => self.literal(b"true"),
+            b'f' => self.literal(b"false"),
+            b'n' => self.literal(b"null"),
+            _ => self.skip_number(),
+        }
+    }
+
+    fn skip_container(&mut self, close: u8, object: bool) -> Option<()> {
+        self.enter()?;
+        if self.eat(close).is_some() {
+            self.depth -= 1;
+            return Some(());
+        }
+        loop {
+            if object {
+                self.whitespace();
+                (self.peek()? == b'"').then_some(())?;
+                self.skip_string()?;
+                self.eat(b':')?;
+            }
+            self.skip_value()?;
+            self.whitespace();
+            match self.peek()? {
+                b',' => self.i += 1,
+                b if b == close => {
+                    self.i += 1;
+                    self.depth -= 1;
+                    return Some(());
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    fn enter(&mut self) -> Option<()> {
+        self.i += 1;
+        self.depth += 1;
+        (self.depth <= FAST_DEPTH).then_some(())
+    }
+
+    /// A value by `plan` (not Skip), built as [`Planned`] builds it.
+    fn value(&mut self, plan: &Plan) -> Option<Val> {
+        self.whitespace();
+        match self.peek()? {
+            b'"' => Some(Val::utf8_str(self.string()?.into_owned())),
+            b'{' => self.object(plan),
+            b'[' => self.array(plan),
+            b't' => self.literal(b"true").map(|()| Val::Bool(true)),
+            b'f' => self.literal(b"false").map(|()| Val::Bool(false)),
+            b'n' => self.literal(b"null").map(|()| Val::Null),
+            _ => {
+                let start = self.i;
+                self.skip_number()?;
+                // serde_json converts the number, exactly as on the slow path.
+                serde_json::from_slice::<Val>(&self.s[start..self.i]).ok()
+            }
+        }
+    }
+
+    fn object(&mut self, plan: &Plan) -> Option<Val> {
+        self.enter()?;
+        let mut kept = Vec::new();
+        if self.eat(b'}').is_none() {
+            loop {
+                self.whitespace();
+                (self.peek()? == b'"').then_some(())?;
+                let key = self.string()?;
+                self.eat(b':')?;
+                match plan.field_bytes(&key) {
+                    Some((planned, plan)) => {
+                        let value = match plan {
+                            Plan::Skip => self.skip_value().map(|()| Val::Null)?,
+                            plan => self.value(plan)?,
+                        };
+                        let key = match planned {
+                            Some(shared) => shared.clone(),
+                            None => Val::utf8_str(key.into_owned()),
+                        };
+                        kept.push((key, value));
+                    }
+                    None => self.skip_value()?,
+                }
+                self.whitespace();
+                match self.peek()? {
+                    b',' => self.i += 1,
+                    b'}' => {
+                        self.i += 1;
+                        break;
+                    }
+                    _ => return None,
+                }
+            }
+        }
+        self.depth -= 1;
+        Some(Val::obj(kept.into_iter().collect::<Map>()))
+    }
+
+    fn array(&mut self, plan: &Plan) -> Option<Val> {
+        self.enter()?;
+        let elem = plan.element();
+        let mut out = Vec::new();
+        if self.eat(b']').is_none() {
+            loop {
+                out.push(match elem {
+                    Plan::Skip => self.skip_value().map(|()| Val::Null)?,
+                    elem => self.value(elem)?,
+                });
+                self.whitespace();
+                match self.peek()? {
+                    b',' => self.i += 1,
+                    b']' => {
+                        self.i += 1;
+                        break;
+                    }
+                    _ => return None,
+                }
+            }
+        }
+        self.depth -= 1;
+        out.shrink_to_fit();
+        Some(Val::from_iter(out))
+    }
+}
+
+/// The byte a two-character escape stands for; `\u` is left to serde_json.
+fn simple_escape(b: u8) -> Option<u8> {
+    Some(match b {
+        b'"' => b'"',
+        b'\\' => b'\\',
+        b'/' => b'/',
+        b'b' => 0x08,
+        b'f' => 0x0c,
+        b'n' => b'\n',
+        b'r' => b'\r',
+        b't' => b'\t',
+        _ => return None,
+    })
 }
 
 /// A serde seed that deserializes one value into a jq value, projected by a shape.

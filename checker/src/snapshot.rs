@@ -10,7 +10,7 @@
 //! projection, by serde_json. Only the buffer (about one MiB, more when a
 //! single value is larger) and the projected values stay in memory.
 
-use crate::projection::{Key, KeySeed, Plan, Planned, Shape};
+use crate::projection::{parse_fast, Key, KeySeed, Plan, Planned, Shape};
 use jaq_json::{Map, Val};
 use serde::de::{DeserializeSeed, IgnoredAny};
 use std::fmt;
@@ -41,20 +41,39 @@ impl std::error::Error for SnapshotError {}
 /// Parse one JSON document from `reader`, keeping only what `shape` keeps.
 /// Anything after the document but whitespace is an error.
 pub fn read(reader: impl Read, source: &str, shape: &Shape) -> Result<Val, SnapshotError> {
-    read_with_buffer(reader, source, shape, BUFFER)
+    read_with(reader, source, shape, &ReadOptions::default())
 }
 
-/// [`read`] with a first buffer of `initial` bytes (at least 1) instead of
-/// one MiB: tests use tiny buffers to put every value across a refill, and
-/// benchmarks compare sizes. The result never depends on it.
-pub fn read_with_buffer(
+/// How [`read_with`] reads. The result never depends on it: tests use tiny
+/// buffers (every value then straddles a refill) and the serde_json path
+/// alone (to compare the fast path with it); benchmarks compare both.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// The first buffer size in bytes (at least 1); it doubles while one
+    /// value does not fit.
+    pub initial_buffer: usize,
+    /// Try the fast projecting parser before serde_json.
+    pub fast_path: bool,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        Self {
+            initial_buffer: BUFFER,
+            fast_path: true,
+        }
+    }
+}
+
+/// [`read`], with the reading machinery chosen by `options`.
+pub fn read_with(
     reader: impl Read,
     source: &str,
     shape: &Shape,
-    initial: usize,
+    options: &ReadOptions,
 ) -> Result<Val, SnapshotError> {
     let plan = Plan::new(shape);
-    let mut input = Input::new(reader, initial.max(1));
+    let mut input = Input::new(reader, options);
     document(&mut input, &plan).map_err(|fault| fault.into_error(source))
 }
 
@@ -211,6 +230,8 @@ struct Input<R> {
     reader: R,
     /// The first buffer size.
     initial: usize,
+    /// Whether to try [`parse_fast`] first.
+    fast_path: bool,
     buf: Vec<u8>,
     start: usize,
     end: usize,
@@ -222,10 +243,11 @@ struct Input<R> {
 }
 
 impl<R: Read> Input<R> {
-    fn new(reader: R, initial: usize) -> Self {
+    fn new(reader: R, options: &ReadOptions) -> Self {
         Self {
             reader,
-            initial,
+            initial: options.initial_buffer.max(1),
+            fast_path: options.fast_path,
             buf: Vec::new(),
             start: 0,
             end: 0,
@@ -310,7 +332,26 @@ impl<R: Read> Input<R> {
     /// Parse the next value by `plan` from the buffer, reading more while
     /// it is incomplete.
     fn value(&mut self, plan: &Plan) -> Result<Val, Fault> {
+        if self.fast_path {
+            if let Some(value) = self.value_fast(plan) {
+                return Ok(value);
+            }
+        }
         self.parse(|de| Planned(plan).deserialize(de))
+    }
+
+    /// The fast path ([`parse_fast`]): `None` sends the value to serde_json.
+    fn value_fast(&mut self, plan: &Plan) -> Option<Val> {
+        let data = &self.buf[self.start..self.end];
+        let (value, used) = parse_fast(data, plan)?;
+        // Ending right at the end of the buffer, it may be a number cut
+        // short: let the slow path read on. Invalid UTF-8: serde_json
+        // words the error (or refuses it in a kept string itself).
+        if (used == data.len() && !self.eof) || std::str::from_utf8(&data[..used]).is_err() {
+            return None;
+        }
+        self.consume(used);
+        Some(value)
     }
 
     /// Parse the next object key (the `"` is next).
