@@ -10,7 +10,7 @@
 //! projection, by serde_json. Only the buffer (about one MiB, more when a
 //! single value is larger) and the projected values stay in memory.
 
-use crate::projection::{parse_fast, Key, KeySeed, Plan, Planned, Shape};
+use crate::projection::{parse_fast, Interner, Key, KeySeed, Plan, Planned, Shape};
 use jaq_json::{Map, Val};
 use serde::de::{DeserializeSeed, IgnoredAny};
 use std::fmt;
@@ -232,6 +232,7 @@ struct Input<R> {
     initial: usize,
     /// Whether to try [`parse_fast`] first.
     fast_path: bool,
+    interner: Interner,
     buf: Vec<u8>,
     start: usize,
     end: usize,
@@ -248,6 +249,7 @@ impl<R: Read> Input<R> {
             reader,
             initial: options.initial_buffer.max(1),
             fast_path: options.fast_path,
+            interner: Interner::default(),
             buf: Vec::new(),
             start: 0,
             end: 0,
@@ -343,7 +345,7 @@ impl<R: Read> Input<R> {
     /// The fast path ([`parse_fast`]): `None` sends the value to serde_json.
     fn value_fast(&mut self, plan: &Plan) -> Option<Val> {
         let data = &self.buf[self.start..self.end];
-        let (value, used) = parse_fast(data, plan)?;
+        let (value, used) = parse_fast(data, plan, &mut self.interner)?;
         // Ending right at the end of the buffer, it may be a number cut
         // short: let the slow path read on. Invalid UTF-8: serde_json
         // words the error (or refuses it in a kept string itself).
