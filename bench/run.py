@@ -1,0 +1,448 @@
+#!/usr/bin/env python3
+"""make bench: how fast and how lean is verify-pods on big snapshots?
+
+Generates synthetic kubectl-shaped snapshots (bench/gen.py; 1k, 10k, 50k
+pods, 150k with --big) into a cache folder outside the repository, then
+measures, several repetitions each, median wall time and peak RSS of:
+
+  checker       target/release/verify-pods check --snapshot F --events E --format json
+  jq report.jq  jq -c --arg excluded_namespaces ... -f report.jq F   (the system jq, 1.6)
+  generated     generated/verify-pods.sh with a stub kubectl that cats F and E
+  post-fix      bench/postfix.sh: the snapshot in a bash variable, three jq
+                over here-strings (the shape of the upstream post-fix)
+  cat           cat F > /dev/null, the I/O floor
+
+Every run's output is checked, not only timed: the checker's counts must
+equal what the generator wrote, jq's report must equal the checker's, the
+generated bash must print exactly the checker's text, and the post-fix
+baseline must find the same counts. Any disagreement fails the run.
+
+Peak RSS is ru_maxrss from wait4(): the largest single process of the tree
+(for the bash contenders that is jq; the bash process holding the snapshot
+in a variable is not added to it).
+
+The table, the target ratios and the machine are written between the
+markers of BENCHMARKS.md; the rest of that file is kept as written.
+Python 3 standard library only.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import gen
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CHECKER = os.path.join(ROOT, "target", "release", "verify-pods")
+WRAPPER = os.path.join(ROOT, "generated", "verify-pods.sh")
+POSTFIX = os.path.join(ROOT, "bench", "postfix.sh")
+EXCLUDED_FILE = os.path.join(ROOT, "checker", "programs", "excluded-namespaces")
+BENCHMARKS = os.path.join(ROOT, "BENCHMARKS.md")
+BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
+COUNTS = ("total", "running", "pending", "failed", "succeeded", "unscheduled")
+
+STUB_KUBECTL = """#!/usr/bin/env bash
+# bench stub: prints the saved snapshot (get pods) or events (get events).
+case " $* " in
+  *" get pods "*) exec cat -- "$BENCH_PODS" ;;
+  *" get events "*) exec cat -- "$BENCH_EVENTS" ;;
+esac
+echo "bench stub kubectl: unexpected call: $*" >&2
+exit 1
+"""
+
+
+def fail(message):
+    print(f"bench: FAILED: {message}", file=sys.stderr)
+    sys.exit(1)
+
+
+def excluded_namespaces():
+    """The default list, read from its only source (comments and blanks dropped)."""
+    names = []
+    with open(EXCLUDED_FILE, encoding="utf-8") as f:
+        for line in f:
+            name = line.split("#", 1)[0].strip()
+            if name:
+                names.append(name)
+    return names
+
+
+def cache_dir():
+    path = os.environ.get("VERIFY_PODS_BENCH_CACHE") or os.path.join(
+        os.path.expanduser("~"), ".cache", "verify-pods-bench"
+    )
+    if os.path.realpath(path).startswith(os.path.realpath(ROOT) + os.sep):
+        fail(f"the cache {path} must be outside the repository")
+    os.makedirs(path, exist_ok=True)
+    return path
+
+
+def generator_version():
+    """Cached files are reused only when gen.py has not changed."""
+    import hashlib
+
+    with open(os.path.join(ROOT, "bench", "gen.py"), "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()[:12]
+
+
+def snapshot(pods, cache):
+    """(pods file, events file, tally) for `pods` pods, generated once."""
+    version = generator_version()
+    stem = os.path.join(cache, f"pods-{pods}-{version}")
+    files = (stem + ".json", stem + "-events.json", stem + "-tally.json")
+    if not all(os.path.exists(f) for f in files):
+        started = time.perf_counter()
+        tally = gen.generate(pods, files[0], files[1])
+        with open(files[2], "w", encoding="utf-8") as f:
+            json.dump(tally, f)
+        took = time.perf_counter() - started
+        print(f"  generated {pods} pods in {took:.1f}s: {files[0]}", flush=True)
+    with open(files[2], encoding="utf-8") as f:
+        return files[0], files[1], json.load(f)
+
+
+def expected_counts(tally, excluded):
+    """What the generator wrote, outside the excluded namespaces."""
+    sums = dict.fromkeys(COUNTS, 0)
+    for ns, counts in tally.items():
+        if ns in excluded:
+            continue
+        sums["total"] += counts["total"]
+        sums["running"] += counts["Running"]
+        sums["pending"] += counts["Pending"]
+        sums["failed"] += counts["Failed"]
+        sums["succeeded"] += counts["Succeeded"]
+        sums["unscheduled"] += counts["unscheduled"]
+    return sums
+
+
+TIME = "/usr/bin/time"
+
+
+def measure(argv, env=None, stdout_file=None):
+    """One run: (wall seconds, peak RSS bytes, exit status, stdout bytes).
+
+    Peak RSS comes from GNU time (%M): a child forked from this Python
+    process would count Python's own pages in its ru_maxrss before exec.
+    Without /usr/bin/time, wait4's ru_maxrss is used (and says so)."""
+    with tempfile.TemporaryFile() as out, tempfile.NamedTemporaryFile("r") as rss_file:
+        target = out if stdout_file is None else stdout_file
+        timed = [TIME, "-f", "%M", "-o", rss_file.name, *argv] if HAVE_TIME else argv
+        started = time.perf_counter()
+        proc = subprocess.Popen(timed, env=env, stdout=target, stderr=subprocess.PIPE)
+        stderr = proc.stderr.read()
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - started
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        proc.stderr.close()
+        code = proc.returncode
+        if HAVE_TIME:
+            text = rss_file.read()
+            # GNU time writes "Command exited with non-zero status N" first.
+            peak_kb = int(text.strip().splitlines()[-1])
+        else:
+            peak_kb = usage.ru_maxrss
+        out.seek(0)
+        data = out.read() if stdout_file is None else b""
+    if code not in (0, 1):
+        fail(f"{' '.join(argv)} exited {code}: {stderr.decode(errors='replace')[-2000:]}")
+    return wall, peak_kb * 1024, code, data
+
+
+HAVE_TIME = os.access(TIME, os.X_OK)
+
+
+def counts_of(doc, who):
+    try:
+        return {k: doc[k] for k in COUNTS}
+    except (KeyError, TypeError):
+        fail(f"{who}: no counts in its output")
+
+
+class Contender:
+    def __init__(self, key, label, argv, env=None, stdout_devnull=False):
+        self.key, self.label, self.argv, self.env = key, label, argv, env
+        self.stdout_devnull = stdout_devnull
+        self.walls, self.rss, self.outputs = [], [], []
+
+    def run(self):
+        if self.stdout_devnull:
+            with open(os.devnull, "wb") as null:
+                wall, rss, _, out = measure(self.argv, self.env, null)
+        else:
+            wall, rss, _, out = measure(self.argv, self.env)
+        self.walls.append(wall)
+        self.rss.append(rss)
+        self.outputs.append(out)
+
+    @property
+    def median(self):
+        return statistics.median(self.walls)
+
+    @property
+    def peak(self):
+        return max(self.rss)
+
+
+def contenders(pods_file, events_file, excluded, work, have_wrapper, compare=()):
+    report_program = os.path.join(work, "report.jq")
+    with open(report_program, "wb") as f:
+        f.write(subprocess.run([CHECKER, "programs", "report"], check=True, capture_output=True).stdout)
+    stub_dir = os.path.join(work, "bin")
+    os.makedirs(stub_dir, exist_ok=True)
+    stub = os.path.join(stub_dir, "kubectl")
+    with open(stub, "w", encoding="utf-8") as f:
+        f.write(STUB_KUBECTL)
+    os.chmod(stub, 0o755)
+    env = dict(os.environ)
+    env.update(
+        PATH=stub_dir + os.pathsep + env.get("PATH", ""),
+        BENCH_PODS=pods_file,
+        BENCH_EVENTS=events_file,
+        KWOK_VERIFY_PODS_DEADLINE="0",
+        EXCLUDED=",".join(excluded),
+        NO_COLOR="1",
+        TMPDIR=work,
+    )
+    env.pop("GITHUB_STEP_SUMMARY", None)
+    env.pop("KWOK_VERIFY_PODS_ARTIFACT_DIR", None)
+    found = [
+        Contender("checker", "checker (verify-pods check --format json)",
+                  [CHECKER, "check", "--snapshot", pods_file, "--events", events_file, "--format", "json"], env),
+    ]
+    # Other builds of the checker (--compare LABEL=BINARY), e.g. before a change.
+    for label, binary in compare:
+        found.append(Contender(f"checker@{label}", f"checker, {label} build",
+                               [binary, "check", "--snapshot", pods_file, "--events", events_file, "--format", "json"], env))
+    found += [
+        Contender("jq", "jq report.jq (one pass)",
+                  ["jq", "-c", "--arg", "excluded_namespaces", ",".join(excluded), "-f", report_program, pods_file]),
+    ]
+    if have_wrapper:
+        found.append(Contender("generated", "generated bash (verify-pods.sh, stub kubectl)", ["bash", WRAPPER], env))
+    found += [
+        Contender("postfix", "post-fix-shaped bash (3 jq over a variable)", ["bash", POSTFIX], env),
+        Contender("cat", "cat F > /dev/null (I/O floor)", ["cat", pods_file], stdout_devnull=True),
+    ]
+    return found
+
+
+def check_results(runs, expected, text_golden):
+    """Fail loudly unless every contender saw the same pods."""
+    by = {c.key: c for c in runs}
+    for c in runs:
+        if not c.key.startswith("checker"):
+            continue
+        for out in c.outputs:
+            if out != by["checker"].outputs[0]:
+                fail(f"{c.label} printed another result than the checker's first run")
+    for out in by["checker"].outputs:
+        got = counts_of(json.loads(out), "checker")
+        if got != expected:
+            fail(f"checker counts {got} differ from the generated snapshot {expected}")
+    checker_report = json.loads(by["checker"].outputs[0])
+    for out in by["jq"].outputs if "jq" in by else []:
+        report = json.loads(out)
+        if counts_of(report, "jq") != expected:
+            fail(f"jq report.jq counts {counts_of(report, 'jq')} differ from {expected}")
+        for key, value in report.items():
+            if checker_report.get(key) != value:
+                fail(f"jq report.jq and the checker differ in {key!r}")
+    if "generated" in by:
+        for out in by["generated"].outputs:
+            if out != text_golden:
+                fail("the generated bash printed something else than `verify-pods check` (text)")
+    for out in by["postfix"].outputs if "postfix" in by else []:
+        first = out.split(b"\n", 1)[0]
+        got = counts_of(json.loads(first), "post-fix")
+        if got != expected:
+            fail(f"post-fix counts {got} differ from {expected}")
+
+
+def machine():
+    cpu = "unknown"
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    ram = "unknown"
+    try:
+        with open("/proc/meminfo", encoding="utf-8") as f:
+            kb = int(f.readline().split()[1])
+            ram = f"{kb / 1024 / 1024:.1f} GiB"
+    except (OSError, ValueError, IndexError):
+        pass
+
+    def version(argv):
+        try:
+            return subprocess.run(argv, capture_output=True, text=True).stdout.strip().splitlines()[0]
+        except (OSError, IndexError):
+            return "unknown"
+
+    return {
+        "nproc": os.cpu_count(),
+        "cpu": cpu,
+        "ram": ram,
+        "jq": version(["jq", "--version"]),
+        "bash": version(["bash", "--version"]),
+        "rustc": version(["rustc", "--version"]),
+        "kernel": platform.release(),
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+    }
+
+
+def load():
+    try:
+        return os.getloadavg()[0]
+    except OSError:
+        return float("nan")
+
+
+def mb(n):
+    return n / 1e6
+
+
+def ratio_line(name, value, target, met):
+    mark = "met" if met else "NOT MET"
+    return f"| {name} | {value} | {target} | **{mark}** |"
+
+
+def report_markdown(results, info, argv, reps, loads):
+    lines = [
+        BEGIN,
+        "",
+        f"Measured {info['date']} with `{argv}` ({reps} repetitions; median wall time; peak RSS = max over the repetitions).",
+        "",
+        f"Machine: {info['nproc']} CPUs ({info['cpu']}), {info['ram']} RAM, Linux {info['kernel']}; "
+        f"{info['jq']}; {info['bash']}; {info['rustc']}. "
+        f"Load average (1 min) before/after: {loads[0]:.1f} / {loads[1]:.1f} "
+        "(other work ran on the machine: expect noise between runs; the ratios come from one run).",
+        "",
+        "| pods | file | contender | median | runs (s) | peak RSS | RSS / file |",
+        "|---:|---:|---|---:|---|---:|---:|",
+    ]
+    for size, file_bytes, runs in results:
+        for c in runs:
+            walls = ", ".join(f"{w:.2f}" for w in c.walls)
+            lines.append(
+                f"| {size:,} | {mb(file_bytes):,.0f} MB | {c.label} | {c.median:.2f} s | {walls} | "
+                f"{mb(c.peak):,.0f} MB | {100 * c.peak / file_bytes:.0f} % |"
+            )
+    lines += ["", "| target | measured | wanted | |", "|---|---|---|---|"]
+    for size, file_bytes, runs in results:
+        by = {c.key: c for c in runs}
+        if "jq" not in by:
+            continue
+        speedup = by["jq"].median / by["checker"].median
+        lean = by["checker"].peak / file_bytes
+        big = size >= 50_000
+        tag = "" if big else " (small file; the target is set for 50k and 150k)"
+        lines.append(ratio_line(f"{size:,}: checker vs jq 1.6 report.jq{tag}", f"{speedup:.1f}x faster", ">= 10x (goal 20x)", speedup >= 10))
+        lines.append(ratio_line(f"{size:,}: checker peak RSS / file size{tag}", f"{100 * lean:.0f} %", "<= 25 %", lean <= 0.25))
+        if "generated" in by:
+            overhead = by["generated"].median / by["jq"].median
+            lines.append(ratio_line(f"{size:,}: generated bash / bare jq report.jq", f"{overhead:.2f}x", "<= 1.15x", overhead <= 1.15))
+            if size == 50_000 and "postfix" in by:
+                gain = by["postfix"].median / by["generated"].median
+                lines.append(ratio_line(f"{size:,} (failing snapshot): post-fix-shaped / generated bash", f"{gain:.2f}x", ">= 2.5x", gain >= 2.5))
+    lines += ["", "Results: every contender agreed on every count (checked on every run).", "", END]
+    return "\n".join(lines)
+
+
+def write_benchmarks(section):
+    text = ""
+    if os.path.exists(BENCHMARKS):
+        with open(BENCHMARKS, encoding="utf-8") as f:
+            text = f.read()
+    if BEGIN in text and END in text:
+        head, rest = text.split(BEGIN, 1)
+        tail = rest.split(END, 1)[1]
+        text = head + section + tail
+    else:
+        text = "# Benchmarks\n\n" + section + "\n" + text
+    with open(BENCHMARKS, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--big", action="store_true", help="add the 150k-pod snapshot (~1.8 GB; jq needs ~6 GB RAM)")
+    parser.add_argument("--reps", type=int, default=3, help="repetitions per contender (default 3)")
+    parser.add_argument("--sizes", type=lambda s: [int(x) for x in s.split(",")], help="pod counts, e.g. 1000,10000")
+    parser.add_argument("--no-write", action="store_true", help="print the table, leave BENCHMARKS.md alone")
+    parser.add_argument("--only", type=lambda s: s.split(","), metavar="KEYS",
+                        help="measure only these contenders (checker,jq,generated,postfix,cat; implies --no-write)")
+    parser.add_argument("--compare", action="append", default=[], metavar="LABEL=BINARY",
+                        help="also measure another verify-pods build (repeatable)")
+    args = parser.parse_args()
+    sizes = args.sizes or ([1000, 10000, 50000] + ([150000] if args.big else []))
+    if not os.access(CHECKER, os.X_OK):
+        fail(f"{CHECKER} is missing: cargo build --release -p verify-pods (make bench does it)")
+    for tool in ("jq", "bash", "cat"):
+        if shutil.which(tool) is None:
+            fail(f"{tool} not found on PATH")
+    if not HAVE_TIME:
+        print("bench: /usr/bin/time is missing (apt-get install time); peak RSS from wait4 includes the forked Python", file=sys.stderr)
+    have_wrapper = os.path.exists(WRAPPER)
+    if not have_wrapper:
+        print(f"bench: {WRAPPER} does not exist yet; the generated bash is not measured", file=sys.stderr)
+    compare = []
+    for item in args.compare:
+        label, _, binary = item.partition("=")
+        if not label or not os.access(binary, os.X_OK):
+            fail(f"--compare {item}: expected LABEL=EXECUTABLE")
+        compare.append((label, os.path.abspath(binary)))
+    excluded = excluded_namespaces()
+    cache = cache_dir()
+    info = machine()
+    command = "python3 bench/run.py " + " ".join(sys.argv[1:])
+    loads = [load()]
+    results = []
+    with tempfile.TemporaryDirectory(prefix="verify-pods-bench-") as work:
+        for size in sizes:
+            print(f"{size} pods:", flush=True)
+            pods_file, events_file, tally = snapshot(size, cache)
+            file_bytes = os.path.getsize(pods_file)
+            expected = expected_counts(tally, set(excluded))
+            text_golden = subprocess.run(
+                [CHECKER, "check", "--snapshot", pods_file, "--events", events_file],
+                capture_output=True, env=dict(os.environ, NO_COLOR="1"),
+            ).stdout
+            runs = contenders(pods_file, events_file, excluded, work, have_wrapper, compare)
+            if args.only:
+                runs = [c for c in runs if c.key.split("@")[0] in args.only + ["checker"]]
+            subprocess.run(["cat", pods_file], stdout=subprocess.DEVNULL, check=True)  # warm the page cache
+            # Round-robin, so that a burst of load on the machine hits every contender alike.
+            for rep in range(args.reps):
+                for c in runs:
+                    c.run()
+                    print(f"  {c.key:<10} run {rep + 1}: {c.walls[-1]:7.2f} s  {mb(c.rss[-1]):8,.0f} MB", flush=True)
+            check_results(runs, expected, text_golden)
+            for c in runs:
+                c.outputs = []  # the outputs of 150k runs are large
+            results.append((size, file_bytes, runs))
+    loads.append(load())
+    section = report_markdown(results, info, command, args.reps, loads)
+    print()
+    print(section)
+    if not args.no_write and not args.only:
+        write_benchmarks(section)
+        print(f"\nwritten to {BENCHMARKS}")
+
+
+if __name__ == "__main__":
+    main()
