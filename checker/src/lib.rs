@@ -24,6 +24,7 @@
 //! ```
 #![forbid(unsafe_code)]
 
+mod batch;
 pub mod check;
 pub mod engine;
 pub mod kubectl;

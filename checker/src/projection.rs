@@ -122,7 +122,7 @@ impl Projection {
 }
 
 /// A shape compiled for reading: what to do with one value while it parses.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) enum Plan {
     /// Not read by any program: validate it, build nothing.
     Skip,
@@ -135,7 +135,7 @@ pub(crate) enum Plan {
 }
 
 /// One kept key of an object.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct Field {
     name: Box<str>,
     /// The key as a jq value, made once: every pod shares its bytes.

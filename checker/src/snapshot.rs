@@ -7,9 +7,14 @@
 //! top-level object and the arrays right under it, like `items`) is walked
 //! here over a refilled buffer, and every value inside that frame (one pod,
 //! one key's value) is parsed from the buffer as a slice, with the
-//! projection, by serde_json. Only the buffer (about one MiB, more when a
-//! single value is larger) and the projected values stay in memory.
+//! projection, by serde_json. Only the buffer (two MiB, more when a single
+//! value is larger) and the projected values stay in memory.
+//!
+//! The elements of a long array (the pods) are parsed by several threads at
+//! once, each taking a share of the buffer; see `batch.rs` for why that
+//! gives exactly the document one thread reads.
 
+use crate::batch::{self, Lane};
 use crate::projection::{parse_fast, Interner, Key, KeySeed, Plan, Planned, Shape};
 use jaq_json::{Map, Val};
 use serde::de::{DeserializeSeed, IgnoredAny};
@@ -54,6 +59,9 @@ pub struct ReadOptions {
     pub initial_buffer: usize,
     /// Try the fast projecting parser before serde_json.
     pub fast_path: bool,
+    /// Threads that parse the elements of a long array together (1: only
+    /// the calling thread). Needs the fast path.
+    pub threads: usize,
 }
 
 impl Default for ReadOptions {
@@ -61,6 +69,7 @@ impl Default for ReadOptions {
         Self {
             initial_buffer: BUFFER,
             fast_path: true,
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_THREADS)),
         }
     }
 }
@@ -78,7 +87,11 @@ pub fn read_with(
 }
 
 /// The first buffer size; it doubles while one value does not fit.
-const BUFFER: usize = 1 << 20;
+const BUFFER: usize = 2 << 20;
+/// Most threads used to parse the elements of an array.
+const MAX_THREADS: usize = 4;
+/// Fewer unread bytes than this are parsed by the calling thread alone.
+const BATCH_MIN: usize = 256 << 10;
 
 fn document<R: Read>(input: &mut Input<R>, plan: &Plan) -> Result<Val, Fault> {
     let doc = match input.peek_token()? {
@@ -150,13 +163,20 @@ fn array<R: Read>(input: &mut Input<R>, plan: &Plan) -> Result<Val, Fault> {
         input.consume(1);
         return Ok(Val::from_iter(out));
     }
+    let mut lanes = Vec::new();
     loop {
         if input.peek_token()?.is_none() {
             return Err(input.syntax_eof(eof));
         }
-        let value = input.value(elem)?;
-        if !matches!(elem, Plan::Skip) {
-            out.push(value);
+        match input.batch(elem, &mut lanes)? {
+            Some(values) if !matches!(elem, Plan::Skip) => out.extend(values),
+            Some(_) => {}
+            None => {
+                let value = input.value(elem)?;
+                if !matches!(elem, Plan::Skip) {
+                    out.push(value);
+                }
+            }
         }
         match input.peek_token()? {
             Some(b',') => input.consume(1),
@@ -232,6 +252,10 @@ struct Input<R> {
     initial: usize,
     /// Whether to try [`parse_fast`] first.
     fast_path: bool,
+    /// Threads for long arrays.
+    threads: usize,
+    /// Elements read in batches, by several threads (tests look).
+    batched: usize,
     interner: Interner,
     buf: Vec<u8>,
     start: usize,
@@ -249,6 +273,8 @@ impl<R: Read> Input<R> {
             reader,
             initial: options.initial_buffer.max(1),
             fast_path: options.fast_path,
+            threads: options.threads.max(1),
+            batched: 0,
             interner: Interner::default(),
             buf: Vec::new(),
             start: 0,
@@ -340,6 +366,31 @@ impl<R: Read> Input<R> {
             }
         }
         self.parse(|de| Planned(plan).deserialize(de))
+    }
+
+    /// Several elements of an array at once (the next byte starts one),
+    /// parsed by several threads (see [`batch`]) when the buffer holds
+    /// enough of them; `None`: parse the next one alone.
+    fn batch(&mut self, plan: &Plan, lanes: &mut Vec<Lane>) -> Result<Option<Vec<Val>>, Fault> {
+        if self.threads < 2 || !self.fast_path {
+            return Ok(None);
+        }
+        if self.end - self.start < BATCH_MIN {
+            self.fill()?;
+        }
+        if self.end - self.start < BATCH_MIN {
+            return Ok(None);
+        }
+        if lanes.is_empty() {
+            lanes.extend((1..self.threads).map(|_| Lane::new(plan)));
+        }
+        let data = &self.buf[self.start..self.end];
+        let found = batch::elements(data, self.column, self.eof, plan, &mut self.interner, lanes);
+        Ok(found.map(|batch| {
+            self.consume(batch.used);
+            self.batched += batch.values.len();
+            batch.values
+        }))
     }
 
     /// The fast path ([`parse_fast`]): `None` sends the value to serde_json.
@@ -455,6 +506,80 @@ impl<R: Read> Input<R> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Read `data` with `threads`: the document (as JSON) or the error, and
+    /// how many elements were read in batches.
+    fn read_threads(data: &[u8], shape: &Shape, threads: usize) -> (Result<String, String>, usize) {
+        let options = ReadOptions {
+            threads,
+            ..ReadOptions::default()
+        };
+        let mut input = Input::new(data, &options);
+        let doc = document(&mut input, &Plan::new(shape))
+            .map(|v| crate::engine::to_json(&v))
+            .map_err(|fault| fault.into_error("big.json").to_string());
+        (doc, input.batched)
+    }
+
+    /// A kubectl-like snapshot of `pods` pods, indented, about 1 KB each.
+    fn big_snapshot(pods: usize) -> Vec<u8> {
+        let items: Vec<serde_json::Value> = (0..pods)
+            .map(|i| {
+                serde_json::json!({
+                    "metadata": {"name": format!("pod-{i}"), "namespace": format!("ns-{}", i % 7),
+                                 "uid": format!("uid-{i}"), "labels": {"app": "web", "n": i},
+                                 "ownerReferences": [{"kind": if i % 3 == 0 { "Job" } else { "ReplicaSet" }}]},
+                    "spec": {"nodeName": if i % 5 == 0 { String::new() } else { format!("node-{}", i % 11) },
+                             "containers": [{"name": "c", "image": "busybox", "args": ["sleep", "3600"]}]},
+                    "status": {"phase": (["Running", "Pending", "Failed"][i % 3]),
+                               "containerStatuses": [{"state": {"terminated": {"reason": "Error", "message": "exit 1"}}}],
+                               "conditions": [{"type": "Ready", "status": "True", "message": "x".repeat(i % 300)}]}
+                })
+            })
+            .collect();
+        serde_json::to_vec_pretty(
+            &serde_json::json!({"apiVersion": "v1", "items": items, "kind": "List"}),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn threads_read_the_same_document_in_batches() {
+        let data = big_snapshot(12_000);
+        let shape = crate::Projection::canonical().pods;
+        let (alone, none) = read_threads(&data, &shape, 1);
+        assert!(alone.is_ok(), "{alone:?}");
+        assert_eq!(none, 0);
+        for threads in 2..=4 {
+            let (together, batched) = read_threads(&data, &shape, threads);
+            assert!(together == alone, "{threads} threads read another document");
+            assert!(
+                batched > 11_000,
+                "{threads} threads: only {batched} pods in batches"
+            );
+        }
+    }
+
+    #[test]
+    fn threads_refuse_alike_where_one_thread_refuses() {
+        let data = big_snapshot(6_000);
+        let shape = crate::Projection::canonical().pods;
+        let late = data.len() * 3 / 4;
+        let at = late
+            + data[late..]
+                .windows(4)
+                .position(|w| w == b"\"xx\"")
+                .unwrap()
+            + 1;
+        let faults: [&[u8]; 4] = [b"\xff", b"\\q", b"\\u00e9", b"\n"];
+        for fault in faults {
+            let mut bad = data.clone();
+            bad.splice(at..at, fault.iter().copied());
+            let (alone, _) = read_threads(&bad, &shape, 1);
+            let (together, _) = read_threads(&bad, &shape, 2);
+            assert_eq!(together, alone, "{:?}", String::from_utf8_lossy(fault));
+        }
+    }
 
     fn read_str(s: &[u8]) -> Result<Val, SnapshotError> {
         read(s, "snap.json", &Shape::Keep)

@@ -699,6 +699,61 @@ fn tiny_buffers_read_the_same_documents_and_errors() {
     assert!(errors > 0, "no bad input was refused");
 }
 
+/// Big snapshots are read by several threads at once (checker/src/batch.rs),
+/// each taking a share of the pods. On thousands of randomly mutated pods
+/// (odd types, escapes, deep values), whole or with a fault spliced in late,
+/// that reads what one thread reads, or refuses it with the same words.
+#[test]
+fn several_threads_read_what_one_thread_reads() {
+    let mut rng = Rng(0x7EAD5);
+    let docs: Vec<Value> = recorded()
+        .into_iter()
+        .map(|(_, pods, _)| parse(&pods))
+        .collect();
+    let mut pods: Vec<Value> = Vec::new();
+    while pods.len() < 6_000 {
+        let mut doc = rng.pick(&docs).clone();
+        if let Some(list) = items(&mut doc).filter(|l| !l.is_empty()) {
+            let i = rng.below(list.len());
+            let mut pod = list[i].clone();
+            if rng.chance(30) {
+                let part = pod_part(&mut rng, &mut pod);
+                mutate(&mut rng, part);
+            }
+            pods.push(pod);
+        }
+    }
+    let data = serde_json::to_vec_pretty(&json!({"kind": "List", "items": pods})).unwrap();
+    assert!(data.len() > 4 << 20, "only {} bytes", data.len());
+    let one = ReadOptions {
+        threads: 1,
+        ..ReadOptions::default()
+    };
+    let projection = Projection::canonical();
+    for threads in [2, 3] {
+        let several = ReadOptions {
+            threads,
+            ..ReadOptions::default()
+        };
+        for shape in [&projection.pods, &Shape::Keep] {
+            let alone = read_opts(&data, "big", shape, &one);
+            assert!(alone.is_ok(), "{alone:?}");
+            assert_same(&alone, &read_opts(&data, "big", shape, &several), "threads");
+            for fault in [&b"\\x"[..], b"\xff", b"}", b"\n"] {
+                let at = data.len() - 1 - rng.below(data.len() / 2);
+                let mut bad = data.clone();
+                bad.splice(at..at, fault.iter().copied());
+                let what = format!("{threads} threads, {fault:?} at byte {at}");
+                assert_same(
+                    &read_opts(&bad, "big", shape, &one),
+                    &read_opts(&bad, "big", shape, &several),
+                    &what,
+                );
+            }
+        }
+    }
+}
+
 fn read_sized(data: &[u8], path: &Path, shape: &Shape, size: usize) -> Result<String, String> {
     let options = ReadOptions {
         initial_buffer: size,

@@ -1,0 +1,339 @@
+//! Parsing a long run of array elements (a snapshot's pods) on several
+//! threads at once, without ever trusting a guess.
+//!
+//! Most of the time of reading a big snapshot goes into walking the bytes of
+//! the pods (validating and skipping what the projection drops). That walk
+//! is sequential by nature, since where an element ends is known only by
+//! parsing it. But kubectl indents its JSON, and JSON strings cannot hold a
+//! raw newline: after a `\n` the parser is always between tokens. So a line
+//! holding only the indentation of the current element and a `{` is, very
+//! likely, the start of a later element. The buffer is cut there into
+//! parts; each thread parses the elements of its part.
+//!
+//! The guess is then checked, never trusted: part 0 starts where the reader
+//! stands (a real element), and a cut counts only when the part before it,
+//! parsed element by element, ends with `,` exactly at the cut. A part is
+//! kept only when every cut before it counted. Anything else (a cut inside
+//! a nested array, compact JSON with no newline, an element the fast parser
+//! gives up on) keeps what was verified and leaves the rest to the
+//! sequential reader, which also words every error. So the result is the
+//! same document a single thread reads, which `tests/` check.
+
+use crate::projection::{parse_fast, Interner, Plan};
+use jaq_json::Val;
+
+/// A thread's own copy of the element plan (its interning statistics are
+/// per thread) and its own interner.
+pub(crate) struct Lane {
+    plan: Plan,
+    interner: Interner,
+}
+
+impl Lane {
+    pub(crate) fn new(plan: &Plan) -> Self {
+        Self {
+            plan: plan.clone(),
+            interner: Interner::default(),
+        }
+    }
+}
+
+/// Elements parsed from the front of a buffer.
+pub(crate) struct Batch {
+    /// The elements, in order.
+    pub values: Vec<Val>,
+    /// Bytes used: up to the end of the last element (its `,` is not used).
+    pub used: usize,
+}
+
+/// Parse the elements at the start of `data` (it starts with one, whose
+/// first byte is at `column` of its line) with the calling thread and one
+/// more thread per lane. `eof`: nothing follows `data`. `None` when not even
+/// one element could be parsed here.
+pub(crate) fn elements(
+    data: &[u8],
+    column: usize,
+    eof: bool,
+    plan: &Plan,
+    interner: &mut Interner,
+    lanes: &mut [Lane],
+) -> Option<Batch> {
+    let cuts = cuts(data, column, lanes.len() + 1);
+    let mut parts = Vec::with_capacity(cuts.len() + 1);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = lanes
+            .iter_mut()
+            .zip(&cuts)
+            .enumerate()
+            .map(|(i, (lane, &from))| {
+                let to = cuts.get(i + 1).copied();
+                scope.spawn(move || run(data, from, to, eof, &lane.plan, &mut lane.interner))
+            })
+            .collect();
+        parts.push(run(data, 0, cuts.first().copied(), eof, plan, interner));
+        parts.extend(
+            workers
+                .into_iter()
+                .map(|w| w.join().expect("a parsing thread panicked")),
+        );
+    });
+    join(parts, &cuts)
+}
+
+/// The elements parsed from `data[from..]`, stopping at `to`.
+struct Part {
+    values: Vec<Val>,
+    /// End of the last element parsed.
+    end: usize,
+    /// Where the element after it starts (after its `,`), if one does.
+    next: Option<usize>,
+}
+
+/// Parse element after element from `data[from..]` (an element starts
+/// there) until one starts at or after `to`, or the fast parser stops.
+fn run(
+    data: &[u8],
+    from: usize,
+    to: Option<usize>,
+    eof: bool,
+    plan: &Plan,
+    interner: &mut Interner,
+) -> Part {
+    let mut part = Part {
+        values: Vec::new(),
+        end: from,
+        next: Some(from),
+    };
+    while let Some(at) = part.next.filter(|&at| to.map_or(true, |to| at < to)) {
+        let rest = &data[at..];
+        let Some((value, used)) = parse_fast(rest, plan, interner) else {
+            break;
+        };
+        // Ending right at the end of the buffer, it may be cut short; bytes
+        // the fast parser skipped are checked for UTF-8 here, as the
+        // sequential reader checks them.
+        if (used == rest.len() && !eof) || std::str::from_utf8(&rest[..used]).is_err() {
+            break;
+        }
+        part.values.push(value);
+        part.end = at + used;
+        part.next = after_comma(data, part.end);
+    }
+    part
+}
+
+/// Where the next element starts, when `,` follows `end` (whitespace around).
+fn after_comma(data: &[u8], end: usize) -> Option<usize> {
+    let comma = end + whitespace(&data[end..]);
+    (data.get(comma) == Some(&b',')).then(|| {
+        let next = comma + 1;
+        next + whitespace(&data[next..])
+    })
+}
+
+fn whitespace(data: &[u8]) -> usize {
+    data.iter()
+        .position(|b| !matches!(b, b' ' | b'\n' | b'\t' | b'\r'))
+        .unwrap_or(data.len())
+}
+
+/// Keep part 0, then every part whose cut the part before it ended at.
+fn join(parts: Vec<Part>, cuts: &[usize]) -> Option<Batch> {
+    let mut batch = Batch {
+        values: Vec::new(),
+        used: 0,
+    };
+    for (i, part) in parts.into_iter().enumerate() {
+        if part.values.is_empty() {
+            break;
+        }
+        batch.used = part.end;
+        batch.values.extend(part.values);
+        if part.next != cuts.get(i).copied() {
+            break;
+        }
+    }
+    (!batch.values.is_empty()).then_some(batch)
+}
+
+/// Up to `parts - 1` cuts, near equal shares of `data`: offsets of a `{`
+/// that starts a line indented by `column` spaces, after a `,`.
+fn cuts(data: &[u8], column: usize, parts: usize) -> Vec<usize> {
+    let mut cuts: Vec<usize> = Vec::with_capacity(parts.saturating_sub(1));
+    for share in 1..parts {
+        let from = (data.len() * share / parts).max(cuts.last().map_or(0, |c| c + 1));
+        match element_start(data, from, column) {
+            Some(cut) => cuts.push(cut),
+            None => break,
+        }
+    }
+    cuts
+}
+
+/// The first `\n`, `column` spaces, `{` at or after `from`, after a `,`.
+fn element_start(data: &[u8], from: usize, column: usize) -> Option<usize> {
+    let mut at = from;
+    loop {
+        let newline = at + data.get(at..)?.iter().position(|&b| b == b'\n')?;
+        let open = newline + 1 + column;
+        let indented = data.get(newline + 1..open)?.iter().all(|&b| b == b' ');
+        if indented && data.get(open) == Some(&b'{') && after_comma_of(data, newline) {
+            return Some(open);
+        }
+        at = newline + 1;
+    }
+}
+
+/// Whether the last non-whitespace byte before `at` is a `,`.
+fn after_comma_of(data: &[u8], at: usize) -> bool {
+    data[..at]
+        .iter()
+        .rev()
+        .find(|b| !matches!(b, b' ' | b'\n' | b'\t' | b'\r'))
+        == Some(&b',')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::to_json;
+    use crate::projection::Shape;
+
+    /// An indented array body as kubectl prints one: elements at column 4.
+    fn body(elements: &[&str]) -> Vec<u8> {
+        let mut out = String::new();
+        for (i, e) in elements.iter().enumerate() {
+            out.push_str(&format!("    {e}"));
+            out.push_str(if i + 1 < elements.len() {
+                ",\n"
+            } else {
+                "\n  ]\n}\n"
+            });
+        }
+        out.into_bytes()
+    }
+
+    fn pods(n: usize) -> Vec<String> {
+        (0..n)
+            .map(|i| format!("{{\n      \"name\": \"pod-{i}\",\n      \"n\": [\n        {{\"x\": {i}}}\n      ]\n    }}"))
+            .collect()
+    }
+
+    fn parse(data: &[u8], threads: usize) -> (Vec<String>, usize) {
+        let plan = Plan::new(&Shape::Keep);
+        let mut lanes: Vec<Lane> = (1..threads).map(|_| Lane::new(&plan)).collect();
+        let batch = elements(data, 4, true, &plan, &mut Interner::default(), &mut lanes).unwrap();
+        (batch.values.iter().map(to_json).collect(), batch.used)
+    }
+
+    #[test]
+    fn every_thread_count_reads_every_element_in_order() {
+        let pods = pods(500);
+        let data = body(&pods.iter().map(String::as_str).collect::<Vec<_>>());
+        let (one, used) = parse(&data, 1);
+        assert_eq!(one.len(), 500);
+        assert_eq!(&data[used..], b"\n  ]\n}\n");
+        for threads in 2..=5 {
+            assert_eq!(
+                parse(&data, threads),
+                (one.clone(), used),
+                "{threads} threads"
+            );
+        }
+    }
+
+    #[test]
+    fn cuts_fall_on_element_starts_in_near_equal_shares() {
+        let pods = pods(400);
+        let data = body(&pods.iter().map(String::as_str).collect::<Vec<_>>());
+        let cuts = cuts(&data, 4, 4);
+        assert_eq!(cuts.len(), 3);
+        for (i, &cut) in cuts.iter().enumerate() {
+            assert_eq!(&data[cut - 5..=cut], b"\n    {");
+            let share = data.len() * (i + 1) / 4;
+            assert!(cut >= share && cut < share + 200, "cut {cut} share {share}");
+        }
+    }
+
+    #[test]
+    fn a_cut_inside_a_nested_array_is_not_trusted() {
+        // Each element holds an array whose objects sit at column 4 too:
+        // most cuts land inside an element. The result must not change.
+        let odd: Vec<String> = (0..300)
+            .map(|i| {
+                format!(
+                    "{{\"name\": \"p{i}\", \"n\": [1,\n    {{\"x\": {i}}},\n    {{\"y\": 2}}]}}"
+                )
+            })
+            .collect();
+        let data = body(&odd.iter().map(String::as_str).collect::<Vec<_>>());
+        let (one, used) = parse(&data, 1);
+        assert_eq!(one.len(), 300);
+        for threads in 2..=4 {
+            let plan = Plan::new(&Shape::Keep);
+            let mut lanes: Vec<Lane> = (1..threads).map(|_| Lane::new(&plan)).collect();
+            let mut got = Vec::new();
+            let mut at = 0;
+            // As the reader does: take a batch, step over the `,`, go on.
+            while let Some(batch) = elements(
+                &data[at..],
+                4,
+                true,
+                &plan,
+                &mut Interner::default(),
+                &mut lanes,
+            ) {
+                got.extend(batch.values.iter().map(to_json));
+                at += batch.used;
+                match after_comma(&data, at) {
+                    Some(next) => at = next,
+                    None => break,
+                }
+            }
+            assert_eq!((got, at), (one.clone(), used), "{threads} threads");
+        }
+    }
+
+    #[test]
+    fn compact_json_stays_on_one_thread() {
+        let data = br#"{"a":1},{"a":2},{"a":3}]"#;
+        assert!(cuts(data, 4, 2).is_empty());
+        let plan = Plan::new(&Shape::Keep);
+        let mut lanes = vec![Lane::new(&plan)];
+        let batch = elements(data, 0, true, &plan, &mut Interner::default(), &mut lanes).unwrap();
+        assert_eq!(batch.values.len(), 3);
+    }
+
+    #[test]
+    fn parsing_stops_before_an_element_it_cannot_read() {
+        let mut pods = pods(200);
+        pods[150] = "{\"name\": \"\\u00e9\"}".to_owned(); // \u escapes go to serde_json
+        let data = body(&pods.iter().map(String::as_str).collect::<Vec<_>>());
+        for threads in 1..=3 {
+            let (values, used) = parse(&data, threads);
+            assert_eq!(values.len(), 150, "{threads} threads");
+            assert!(data[used..].starts_with(b",\n    {\"name\": \"\\u00e9\"}"));
+        }
+    }
+
+    #[test]
+    fn an_element_cut_by_the_buffer_end_is_left_for_later() {
+        let pods = pods(100);
+        let data = body(&pods.iter().map(String::as_str).collect::<Vec<_>>());
+        let inside_61st = data.windows(8).position(|w| w == b"\"pod-60\"").unwrap();
+        let cut_short = &data[..inside_61st];
+        let plan = Plan::new(&Shape::Keep);
+        let mut lanes = vec![Lane::new(&plan)];
+        let batch = elements(
+            cut_short,
+            4,
+            false,
+            &plan,
+            &mut Interner::default(),
+            &mut lanes,
+        )
+        .unwrap();
+        assert_eq!(batch.values.len(), 60);
+        assert_eq!(&cut_short[batch.used..batch.used + 1], b",");
+    }
+}
