@@ -225,17 +225,20 @@ fn fail(message: impl std::fmt::Display) -> u8 {
 }
 
 fn print_programs(name: Option<&str>) -> u8 {
+    // Write errors are ignored here and below: `verify-pods … | head` closes
+    // the pipe early, and that is not a failure of ours (println! panics).
+    let mut out = io::stdout().lock();
     match name {
         None => {
             for p in Programs::ALL {
                 let vars = p.vars.join(" ");
-                println!("{:<10} {:<12} {}", p.name, p.file, vars);
+                let _ = writeln!(out, "{:<10} {:<12} {}", p.name, p.file, vars);
             }
             exit::PASS
         }
         Some(name) => match Programs::by_name(name) {
             Some(p) => {
-                print!("{}", p.text);
+                let _ = out.write_all(p.text.as_bytes());
                 exit::PASS
             }
             None => fail(format!(
@@ -433,10 +436,8 @@ fn run_triage(args: &TriageArgs) -> u8 {
             race_signature: race,
             logs: &reports,
         };
-        println!(
-            "{}",
-            serde_json::to_string(&doc).expect("a triage report serializes")
-        );
+        let json = serde_json::to_string(&doc).expect("a triage report serializes");
+        let _ = writeln!(io::stdout().lock(), "{json}");
     }
     if unreadable {
         exit::CANNOT_OBSERVE

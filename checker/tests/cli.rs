@@ -196,3 +196,33 @@ fn the_new_programs_are_listed_and_printed() {
             .stdout(program.text);
     }
 }
+
+/// `verify-pods … | head` closes the pipe before the output is written: the
+/// exit code stays the command's own (println! would panic with 101).
+#[test]
+fn a_closed_stdout_is_not_a_crash() {
+    let samples = repo("samples/pods.json");
+    let events = repo("samples/events.json");
+    let snapshot = samples.to_str().unwrap();
+    let events = events.to_str().unwrap();
+    let cases: [(&[&str], i32); 4] = [
+        (&["programs"], 0),
+        (&["programs", "report"], 0),
+        (&["check", "--snapshot", snapshot, "--events", events], 1),
+        (&["triage", "--format", "json", snapshot], 0),
+    ];
+    for (args, code) in cases {
+        let mut child = std::process::Command::new(bin())
+            .args(args)
+            .env("NO_COLOR", "1")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take()); // the reader is gone before the first write
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+}
