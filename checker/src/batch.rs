@@ -67,20 +67,26 @@ pub(crate) fn elements(
             .enumerate()
             .map(|(i, (lane, &from))| {
                 let to = cuts.get(i + 1).copied();
-                scope.spawn(move || run(data, from, to, eof, &lane.plan, &mut lane.interner))
+                // No thread to be had (a container's pid limit, say): that
+                // part and the ones after it are left to the reader.
+                std::thread::Builder::new()
+                    .spawn_scoped(scope, move || {
+                        run(data, from, to, eof, &lane.plan, &mut lane.interner)
+                    })
+                    .ok()
             })
             .collect();
         parts.push(run(data, 0, cuts.first().copied(), eof, plan, interner));
-        parts.extend(
-            workers
-                .into_iter()
-                .map(|w| w.join().expect("a parsing thread panicked")),
-        );
+        parts.extend(workers.into_iter().map(|worker| match worker {
+            Some(thread) => thread.join().expect("a parsing thread panicked"),
+            None => Part::default(),
+        }));
     });
     join(parts, &cuts)
 }
 
 /// The elements parsed from `data[from..]`, stopping at `to`.
+#[derive(Default)]
 struct Part {
     values: Vec<Val>,
     /// End of the last element parsed.
