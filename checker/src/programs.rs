@@ -10,11 +10,22 @@ pub struct Program {
     pub name: &'static str,
     /// File name inside `checker/programs/`.
     pub file: &'static str,
-    /// The program text, byte for byte (lib.jq, then the file, for the
-    /// programs that print words).
+    /// The program as jq and jaq run it: for the programs that print words,
+    /// lib.jq and then the file; for the others, the file alone.
     pub text: &'static str,
+    /// The file, byte for byte, without lib.jq.
+    pub body: &'static str,
+    /// Whether [`Programs::LIB`] is put in front of the body.
+    pub with_lib: bool,
     /// The `$variables` the program expects, in the order the engine passes them.
     pub vars: &'static [&'static str],
+}
+
+/// lib.jq's text; a macro because `concat!` only takes literals.
+macro_rules! lib_jq {
+    () => {
+        include_str!("../programs/lib.jq")
+    };
 }
 
 macro_rules! program {
@@ -23,6 +34,8 @@ macro_rules! program {
             name: $name,
             file: concat!($name, ".jq"),
             text: include_str!(concat!("../programs/", $name, ".jq")),
+            body: include_str!(concat!("../programs/", $name, ".jq")),
+            with_lib: false,
             vars: $vars,
         }
     };
@@ -33,9 +46,11 @@ macro_rules! program {
             name: $name,
             file: concat!($name, ".jq"),
             text: concat!(
-                include_str!("../programs/lib.jq"),
+                lib_jq!(),
                 include_str!(concat!("../programs/", $name, ".jq"))
             ),
+            body: include_str!(concat!("../programs/", $name, ".jq")),
+            with_lib: true,
             vars: $vars,
         }
     };
@@ -77,6 +92,12 @@ impl Programs {
         Self::GITHUB,
         Self::SUMMARY,
     ];
+
+    /// `checker/programs/lib.jq`: the definitions the programs that print
+    /// words share (already part of their [`Program::text`]).
+    pub const LIB: &'static str = lib_jq!();
+    /// Its file name inside `checker/programs/`.
+    pub const LIB_FILE: &'static str = "lib.jq";
 
     /// `checker/programs/excluded-namespaces`, as written.
     pub const EXCLUDED_NAMESPACES_FILE: &'static str =
@@ -121,5 +142,18 @@ mod tests {
         assert_eq!(Programs::by_name("report"), Some(Programs::REPORT));
         assert_eq!(Programs::by_name("events.jq"), Some(Programs::EVENTS));
         assert_eq!(Programs::by_name("nope"), None);
+    }
+
+    #[test]
+    fn text_is_lib_then_body_exactly_when_with_lib() {
+        for program in Programs::ALL {
+            let prefix = if program.with_lib { Programs::LIB } else { "" };
+            assert_eq!(program.text, format!("{prefix}{}", program.body));
+        }
+        assert!(Programs::ALL.iter().any(|p| p.with_lib));
+        assert!(
+            Programs::LIB.ends_with('\n'),
+            "lib.jq must end its last line"
+        );
     }
 }

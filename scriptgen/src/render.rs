@@ -25,11 +25,15 @@ pub const USED: [Program; 7] = [
     Programs::SUMMARY,
 ];
 
+/// lib.jq's name in the function: `$lib_program`, `VERIFY_PODS_LIB_JQ`.
+pub const LIB_NAME: &str = "lib";
+
 /// What the templates may use: the program texts and the checker's constants.
 pub struct Fields {
-    /// The programs of [`USED`], in that order.
+    /// lib.jq (embedded once, for the programs that print words), then the
+    /// programs of [`USED`] in that order.
     pub programs: Vec<Embedded>,
-    /// `report.jq, events.jq, …`, for the headers.
+    /// `report.jq, events.jq, …, lib.jq`, for the headers.
     pub program_files: String,
     /// The default excluded namespaces, comma-joined (report.jq's variable).
     pub excluded_namespaces: String,
@@ -56,9 +60,12 @@ pub struct Embedded {
     pub variable: String,
     /// The here-document delimiter: `VERIFY_PODS_REPORT_JQ`.
     pub delimiter: String,
-    /// The program text, byte for byte, plus a final newline if it had none
-    /// (the delimiter must start a line of its own).
+    /// The file, byte for byte, plus a final newline if it had none (the
+    /// delimiter must start a line of its own).
     pub text: Cow<'static, str>,
+    /// Whether the function puts `$lib_program` in front of it, so that jq
+    /// runs [`Program::text`] while lib.jq is embedded once.
+    pub with_lib: bool,
 }
 
 /// Why the programs cannot be embedded.
@@ -89,47 +96,58 @@ impl fmt::Display for RenderError {
 impl std::error::Error for RenderError {}
 
 impl Embedded {
-    /// Embed `program`, refusing a text that contains its delimiter anywhere
-    /// (stricter than bash, which only stops at a line equal to it).
+    /// Embed `program`'s body (lib.jq is embedded once, see [`Self::lib`]).
     pub fn new(program: Program) -> Result<Self, RenderError> {
-        let delimiter = heredoc_delimiter(program);
-        if program.text.contains(&delimiter) {
-            return Err(RenderError::DelimiterInProgram {
-                file: program.file,
-                delimiter,
-            });
+        let mut embedded = Self::file(program.name, program.file, program.body)?;
+        embedded.with_lib = program.with_lib;
+        Ok(embedded)
+    }
+
+    /// Embed lib.jq, as `$lib_program`.
+    pub fn lib() -> Result<Self, RenderError> {
+        Self::file(LIB_NAME, Programs::LIB_FILE, Programs::LIB)
+    }
+
+    /// Embed one file of `checker/programs/`, refusing a text that contains
+    /// its delimiter anywhere (stricter than bash, which only stops at a line
+    /// equal to it).
+    fn file(name: &str, file: &'static str, text: &'static str) -> Result<Self, RenderError> {
+        let delimiter = heredoc_delimiter(name);
+        if text.contains(&delimiter) {
+            return Err(RenderError::DelimiterInProgram { file, delimiter });
         }
-        let text = if program.text.ends_with('\n') {
-            Cow::Borrowed(program.text)
+        let text = if text.ends_with('\n') {
+            Cow::Borrowed(text)
         } else {
-            Cow::Owned(format!("{}\n", program.text))
+            Cow::Owned(format!("{text}\n"))
         };
         Ok(Self {
-            file: program.file,
-            variable: format!("{}_program", program.name),
+            file,
+            variable: format!("{name}_program"),
             delimiter,
             text,
+            with_lib: false,
         })
     }
 }
 
 /// `VERIFY_PODS_REPORT_JQ` for report.jq: upper case, which no canonical
 /// program uses for identifiers (jq keywords and builtins are lower case).
-pub fn heredoc_delimiter(program: Program) -> String {
-    format!("VERIFY_PODS_{}_JQ", program.name.to_ascii_uppercase())
+pub fn heredoc_delimiter(name: &str) -> String {
+    format!("VERIFY_PODS_{}_JQ", name.to_ascii_uppercase())
 }
 
 impl Fields {
     /// Everything from the checker.
     pub fn from_checker() -> Result<Self, RenderError> {
-        let programs = USED
-            .into_iter()
-            .map(Embedded::new)
+        let programs = std::iter::once(Embedded::lib())
+            .chain(USED.into_iter().map(Embedded::new))
             .collect::<Result<Vec<_>, _>>()?;
-        let program_files = USED.map(|p| p.file).join(", ");
+        let mut program_files = USED.map(|p| p.file).to_vec();
+        program_files.push(Programs::LIB_FILE);
         Ok(Self {
             programs,
-            program_files,
+            program_files: program_files.join(", "),
             excluded_namespaces: Programs::default_excluded_namespaces().join(","),
             get_pods: &GET_PODS,
             get_events: &GET_EVENTS,
@@ -244,6 +262,8 @@ mod tests {
             name: "report",
             file: "report.jq",
             text: "# ends early\nVERIFY_PODS_REPORT_JQ\n.",
+            body: "# ends early\nVERIFY_PODS_REPORT_JQ\n.",
+            with_lib: false,
             vars: &[],
         };
         assert!(matches!(
@@ -258,6 +278,8 @@ mod tests {
             name: "x",
             file: "x.jq",
             text: ".",
+            body: ".",
+            with_lib: false,
             vars: &[],
         };
         assert_eq!(Embedded::new(bare).unwrap().text, ".\n");

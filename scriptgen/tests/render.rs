@@ -26,20 +26,32 @@ fn every_used_program_appears_verbatim_in_every_output() {
     for program in USED {
         for output in &outputs {
             assert!(
-                output.contains(program.text),
+                output.contains(program.body),
                 "{} is not embedded byte for byte",
                 program.file
             );
         }
+    }
+    // lib.jq once, however many programs it is put in front of (host.rs
+    // proves jq receives lib.jq and the body as one text).
+    assert!(USED.iter().filter(|p| p.with_lib).count() > 1);
+    for output in &outputs {
+        assert_eq!(output.matches(Programs::LIB).count(), 1, "lib.jq");
     }
 }
 
 #[test]
 fn no_program_contains_a_heredoc_delimiter() {
     // Every canonical program, used or not, so a new one cannot break this.
+    let names = || {
+        Programs::ALL
+            .iter()
+            .map(|p| p.name)
+            .chain([render::LIB_NAME])
+    };
     for program in Programs::ALL {
-        for other in Programs::ALL {
-            let delimiter = heredoc_delimiter(other);
+        for name in names() {
+            let delimiter = heredoc_delimiter(name);
             assert!(
                 !program.text.contains(&delimiter),
                 "{} contains {delimiter}",
@@ -49,8 +61,8 @@ fn no_program_contains_a_heredoc_delimiter() {
     }
     // Each delimiter opens and closes exactly one here-document.
     let definition = scriptgen(&["render", "--definition"]);
-    for program in USED {
-        let delimiter = heredoc_delimiter(program);
+    for name in USED.iter().map(|p| p.name).chain([render::LIB_NAME]) {
+        let delimiter = heredoc_delimiter(name);
         let opening = format!("<<'{delimiter}'");
         assert_eq!(definition.matches(&opening).count(), 1, "{delimiter}");
         assert_eq!(
