@@ -21,10 +21,18 @@ pub struct Program {
     pub vars: &'static [&'static str],
 }
 
-/// lib.jq's text; a macro because `concat!` only takes literals.
-macro_rules! lib_jq {
+/// The text of `checker/programs/NAME.jq`. Macros, here and below, because
+/// `include_str!` and `concat!` only take literals.
+macro_rules! source {
+    ($name:expr) => {
+        include_str!(concat!("../programs/", $name, ".jq"))
+    };
+}
+
+/// The name of lib.jq, the definitions the programs that print words share.
+macro_rules! lib_name {
     () => {
-        include_str!("../programs/lib.jq")
+        "lib"
     };
 }
 
@@ -33,8 +41,8 @@ macro_rules! program {
         Program {
             name: $name,
             file: concat!($name, ".jq"),
-            text: include_str!(concat!("../programs/", $name, ".jq")),
-            body: include_str!(concat!("../programs/", $name, ".jq")),
+            text: source!($name),
+            body: source!($name),
             with_lib: false,
             vars: $vars,
         }
@@ -45,11 +53,8 @@ macro_rules! program {
         Program {
             name: $name,
             file: concat!($name, ".jq"),
-            text: concat!(
-                lib_jq!(),
-                include_str!(concat!("../programs/", $name, ".jq"))
-            ),
-            body: include_str!(concat!("../programs/", $name, ".jq")),
+            text: concat!(source!(lib_name!()), source!($name)),
+            body: source!($name),
             with_lib: true,
             vars: $vars,
         }
@@ -95,9 +100,12 @@ impl Programs {
 
     /// `checker/programs/lib.jq`: the definitions the programs that print
     /// words share (already part of their [`Program::text`]).
-    pub const LIB: &'static str = lib_jq!();
+    pub const LIB: &'static str = source!(lib_name!());
+    /// Its name (`lib`), as a program's name: scriptgen names its bash
+    /// variable and here-document after it.
+    pub const LIB_NAME: &'static str = lib_name!();
     /// Its file name inside `checker/programs/`.
-    pub const LIB_FILE: &'static str = "lib.jq";
+    pub const LIB_FILE: &'static str = concat!(lib_name!(), ".jq");
 
     /// `checker/programs/excluded-namespaces`, as written.
     pub const EXCLUDED_NAMESPACES_FILE: &'static str =

@@ -25,9 +25,6 @@ pub const USED: [Program; 7] = [
     Programs::SUMMARY,
 ];
 
-/// lib.jq's name in the function: `$lib_program`, `VERIFY_PODS_LIB_JQ`.
-pub const LIB_NAME: &str = "lib";
-
 /// What the templates may use: the program texts and the checker's constants.
 pub struct Fields {
     /// lib.jq (embedded once, for the programs that print words), then the
@@ -105,7 +102,7 @@ impl Embedded {
 
     /// Embed lib.jq, as `$lib_program`.
     pub fn lib() -> Result<Self, RenderError> {
-        Self::file(LIB_NAME, Programs::LIB_FILE, Programs::LIB)
+        Self::file(Programs::LIB_NAME, Programs::LIB_FILE, Programs::LIB)
     }
 
     /// Embed one file of `checker/programs/`, refusing a text that contains

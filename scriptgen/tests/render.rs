@@ -47,7 +47,7 @@ fn no_program_contains_a_heredoc_delimiter() {
         Programs::ALL
             .iter()
             .map(|p| p.name)
-            .chain([render::LIB_NAME])
+            .chain([Programs::LIB_NAME])
     };
     for program in Programs::ALL {
         for name in names() {
@@ -61,7 +61,7 @@ fn no_program_contains_a_heredoc_delimiter() {
     }
     // Each delimiter opens and closes exactly one here-document.
     let definition = scriptgen(&["render", "--definition"]);
-    for name in USED.iter().map(|p| p.name).chain([render::LIB_NAME]) {
+    for name in USED.iter().map(|p| p.name).chain([Programs::LIB_NAME]) {
         let delimiter = heredoc_delimiter(name);
         let opening = format!("<<'{delimiter}'");
         assert_eq!(definition.matches(&opening).count(), 1, "{delimiter}");
