@@ -7,9 +7,9 @@
 //! bytes, at most [`KEEP_FINDINGS`] findings kept per class, a failure block
 //! holds a few counters), so a log of any size streams through.
 //!
-//! Every `Pod status:` line (pattern derived from render.jq, see
-//! [`pattern`]) that reports unscheduled or failed pods opens a **failure block**: the lines after it up to the next
-//! status line, the next GitHub Actions step header (`##[group]Run …`), or
+//! Every `Pod status:` line (a frozen grammar, see [`pattern`]) that reports
+//! unscheduled or failed pods opens a **failure block**: the lines after it up
+//! to the next status line, the next GitHub Actions step header (`##[group]Run …`), or
 //! [`BLOCK_LINES`] lines, whichever comes first. Its first part, up to the
 //! first line that speaks of events (an event row, an events table header,
 //! any line containing "event"), is the **unscheduled listing**. Each status
