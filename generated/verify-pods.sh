@@ -77,7 +77,7 @@ verify_pods() {
     local lib_program
     IFS= read -r -d '' lib_program <<'VERIFY_PODS_LIB_JQ' || true
 # lib.jq: definitions shared by the programs that print words (render.jq,
-# summary.jq, github.jq). The checker and scriptgen put this text in front of
+# progress.jq, summary.jq, github.jq). The checker and scriptgen put this text in front of
 # each of them (see checker/src/programs.rs), so a message or an escaping rule
 # is written once here and reaches text, Markdown and annotations alike.
 
@@ -95,6 +95,45 @@ def hidden_control:
 
 # One record, one log line: every hidden control becomes a space.
 def one_line: text | [explode[] | if hidden_control then 32 else . end] | implode;
+
+# Whitespace as Unicode has it (space, no-break spaces, the U+2000 range,
+# ideographic space) or a hidden control.
+def blank:
+  . == 32 or . == 160 or . == 5760 or (. >= 8192 and . <= 8202)
+  or . == 8239 or . == 8287 or . == 12288 or hidden_control;
+
+# The text without whitespace at its end: kubelet's eviction messages end
+# with ". ", and no line, annotation or table cell of ours may.
+def trim_end:
+  text | explode | . as $codes
+  | (reduce range(length) as $i (0; if $codes[$i] | blank then . else $i + 1 end)) as $kept
+  | .[:$kept] | implode;
+
+# One value as a phrase of a log line: one line, no trailing whitespace.
+def phrase: one_line | trim_end;
+
+# The parts that are not null, each through f, joined by ": " when f left
+# something ("Unschedulable: 0/3 nodes are available..."); "" when none is.
+def parts_joined(f; $parts):
+  reduce ($parts[] | select(. != null) | f | select(. != "")) as $p
+    (""; if . == "" then $p else . + ": " + $p end);
+def phrases($parts): parts_joined(phrase; $parts);
+
+# Every line of a multi-line text without trailing whitespace, and no blank
+# lines at its end (annotations keep their line breaks).
+def trim_lines:
+  text | if . == "" then . else
+    split("\n") | map(trim_end) | reduce .[1:][] as $l (.[0]; . + "\n" + $l) | trim_end
+  end;
+
+# The counts of a report as the status line prints them. The prefix up to
+# `failed` is fixed (scripts and `verify-pods triage` match it); a term for
+# every other phase that has pods follows, so that the numbers after `total`
+# (but the unscheduled ones, in parentheses) add up to the total.
+def status_counts:
+  "\(.total) total, \(.running) running, \(.pending) pending (\(.unscheduled) unscheduled), \(.failed) failed"
+  + (if .succeeded > 0 then ", \(.succeeded) succeeded" else "" end)
+  + (if .other > 0 then ", \(.other) other" else "" end);
 
 # The sentences the three outputs share.
 def verdict_message:
@@ -117,8 +156,9 @@ VERIFY_PODS_LIB_JQ
 #
 # Input:     the snapshot (a List or PodList with an `items` array).
 # Variables: $excluded_namespaces  comma-separated namespace names, exact match.
-# Output:    one report object: counts, the unscheduled and failed pods,
-#            the per-node distribution and the verdict.
+# Output:    one report object: counts (every phase), the unscheduled pods
+#            with the scheduler's reason, the failed pods, the per-node
+#            distribution and the verdict.
 #
 # Portable subset: runs unchanged on jq 1.6, jq 1.7/1.8 and jaq 3.x
 # (see checker/src/lint.rs for the constructs we refuse).
@@ -139,6 +179,14 @@ def job_owned: any(.metadata.ownerReferences[]?; .kind == "Job");
 # A Pending pod is unscheduled when no node is bound and no Job owns it.
 def unscheduled: node_name == "" and (job_owned | not);
 
+# Why the scheduler left the pod unbound, in its own words: the PodScheduled
+# condition with status "False" (reason Unschedulable, SchedulingGated...),
+# kept current by the scheduler and part of this very snapshot. {} when the
+# pod has none (its reason and message are then null).
+def scheduler_verdict:
+  [.status.conditions | arrays | .[] | objects | select(.type == "PodScheduled" and .status == "False")]
+  | .[0] // {};
+
 # The first terminated container state, if any.
 def terminated: [.status.containerStatuses[]? | .state.terminated | objects] | .[0];
 
@@ -152,8 +200,9 @@ def count($phase): indices($phase) | length;
 | if type != "object" or (.items | type) != "array" then error("snapshot has no items array") else . end
 | [ .items[] | select(.metadata.namespace as $ns | $excluded | index([$ns]) | not) ]
 | map(.status.phase) as $phases
-| [ with_phase($phases; "Pending") | select(unscheduled)
-    | {namespace: .metadata.namespace, name: .metadata.name, uid: .metadata.uid} ] as $unscheduled_pods
+| [ with_phase($phases; "Pending") | select(unscheduled) | scheduler_verdict as $why
+    | {namespace: .metadata.namespace, name: .metadata.name, uid: .metadata.uid,
+       reason: $why.reason, message: $why.message} ] as $unscheduled_pods
 | [ with_phase($phases; "Failed") | terminated as $t
     | {
         namespace: .metadata.namespace,
@@ -161,12 +210,18 @@ def count($phase): indices($phase) | length;
         reason: ($t.reason // .status.reason // "Unknown"),
         message: ($t.message // .status.message // "")
       } ] as $failed_pods
+| ($phases | count("Running")) as $running
+| ($phases | count("Pending")) as $pending
+| ($phases | count("Succeeded")) as $succeeded
 | {
     total: length,
-    running: ($phases | count("Running")),
-    pending: ($phases | count("Pending")),
+    running: $running,
+    pending: $pending,
     failed: ($failed_pods | length),
-    succeeded: ($phases | count("Succeeded")),
+    succeeded: $succeeded,
+    # Unknown, no phase at all, or a phase Kubernetes does not define: with
+    # it, the counts after `total` add up to the total.
+    other: (length - $running - $pending - ($failed_pods | length) - $succeeded),
     unscheduled: ($unscheduled_pods | length),
     unscheduled_pods: $unscheduled_pods,
     failed_pods: $failed_pods,
@@ -194,22 +249,107 @@ VERIFY_PODS_DECISION_JQ
     IFS= read -r -d '' events_program <<'VERIFY_PODS_EVENTS_JQ' || true
 # events.jq: the FailedScheduling events that explain the unscheduled pods.
 #
-# Input:     `kubectl get events --all-namespaces --field-selector reason=FailedScheduling -o json`.
+# Input:     `kubectl get events --all-namespaces --field-selector reason=FailedScheduling -o json`,
+#            or `kubectl get events.events.k8s.io -A -o json`; the two shapes may be mixed in one list.
 # Variables: $report  the report of report.jq, slurped (`--slurpfile report FILE`),
 #                     so the report itself is $report[0].
 # Output:    an array of at most 50 events, newest first. An event matches when
-#            its involvedObject is one of the unscheduled pods: same namespace and
-#            name, and same uid when both sides carry one. Events of pods that
-#            have since been bound, and kube-system noise, never match.
+#            the pod it is about (core/v1 `involvedObject`, events.k8s.io `regarding`)
+#            is one of the unscheduled pods: same namespace and name, and same uid
+#            when both sides carry one. Events of pods that have since been bound,
+#            and kube-system noise, never match.
+#
+# Count and last seen follow kubectl (printEvent in pkg/printers/internalversion/
+# printers.go, eventTime() in kubectl/pkg/cmd/events/events.go). A new-style event
+# keeps its first occurrence in eventTime; once it repeats, `series` holds the
+# count and the last time:
+#   last seen  series.lastObservedTime when series is set, else lastTimestamp,
+#              else the first-seen time (firstTimestamp, else eventTime)
+#   count      series.count when series is set, else count when above 0, else 1
+# (events.k8s.io calls the old fields deprecatedCount, deprecatedFirstTimestamp,
+# deprecatedLastTimestamp). Order: newest first by last seen, compared as instants.
 
 def pod_key: "\(.namespace)/\(.name)";
-def seen: .lastTimestamp // .eventTime // .firstTimestamp // "";
+
+# A time field that is set: Go's zero time is written as null (or left out).
+def stamp: if type == "string" and . != "" then . else null end;
+def positive: if type == "number" and . > 0 then . else null end;
+
+def series_set: .series | objects;
+def first_seen: (.firstTimestamp | stamp) // (.deprecatedFirstTimestamp | stamp) // (.eventTime | stamp);
+def last_seen:
+  (series_set | .lastObservedTime | stamp)
+  // (.lastTimestamp | stamp) // (.deprecatedLastTimestamp | stamp)
+  // first_seen // "";
+def occurrences:
+  (series_set | .count | positive) // (.count | positive) // (.deprecatedCount | positive) // 1;
+
+# Digits as a number (no tonumber: jaq and jq parse differently); null unless
+# the string is all ASCII digits.
+def digits_value:
+  explode
+  | if length > 0 and all(.[]; . >= 48 and . <= 57)
+    then reduce .[] as $c (0; . * 10 + $c - 48)
+    else null end;
+
+def leap: (. % 4 == 0 and . % 100 != 0) or . % 400 == 0;
+def days_in($year; $month):
+  if $month == 2 then (if $year | leap then 29 else 28 end)
+  elif $month == 4 or $month == 6 or $month == 9 or $month == 11 then 30
+  else 31 end;
+
+# [year, month, day] one day later or earlier.
+def next_day:
+  if .[2] < days_in(.[0]; .[1]) then [.[0], .[1], .[2] + 1]
+  elif .[1] < 12 then [.[0], .[1] + 1, 1]
+  else [.[0] + 1, 1, 1] end;
+def previous_day:
+  if .[2] > 1 then [.[0], .[1], .[2] - 1]
+  elif .[1] > 1 then [.[0], .[1] - 1, days_in(.[0]; .[1] - 1)]
+  else [.[0] - 1, 12, 31] end;
+
+# An RFC 3339 time as a key that orders instants: [year, month, day, second of
+# the day, nanoseconds as 9 digits], in UTC. Fractions of any length compare
+# by value (`:42.5Z` is after `:42.499999Z` and `:42Z`), offsets are applied.
+# Anything else is [] and sorts before every time. (fromdate is not portable:
+# jq 1.6 refuses fractions and offsets that jaq accepts.)
+def instant:
+  if type != "string" or length < 20
+     or .[4:5] != "-" or .[7:8] != "-" or .[10:11] != "T" or .[13:14] != ":" or .[16:17] != ":"
+  then []
+  else
+    [(.[0:4], .[5:7], .[8:10], .[11:13], .[14:16], .[17:19]) | digits_value] as $f
+    | .[19:] as $rest
+    | (if ($rest | .[0:1]) == "." then
+         ($rest | .[1:] | explode | map(. >= 48 and . <= 57) | (indices(false) | .[0]) // length) as $n
+         | [($rest | .[1:1 + $n]), ($rest | .[1 + $n:])]
+       else ["", $rest] end) as [$fraction, $zone]
+    | (if $zone == "Z" then 0
+       elif ($zone | length) == 6 and ($zone | .[3:4]) == ":"
+            and (($zone | .[0:1]) == "+" or ($zone | .[0:1]) == "-") then
+         [($zone | .[1:3], .[4:6]) | digits_value] as [$h, $m]
+         | if $h == null or $m == null or $h > 23 or $m > 59 then null
+           elif ($zone | .[0:1]) == "+" then 0 - ($h * 60 + $m) * 60
+           else ($h * 60 + $m) * 60 end
+       else null end) as $shift
+    | if any($f[]; . == null) or $shift == null or ($rest | .[0:1]) == "." and $fraction == ""
+         or $f[0] < 1 or $f[1] < 1 or $f[1] > 12 or $f[2] < 1 or $f[2] > days_in($f[0]; $f[1])
+         or $f[3] > 23 or $f[4] > 59 or $f[5] > 59
+      then []
+      else
+        ($f[3] * 3600 + $f[4] * 60 + $f[5] + $shift) as $second
+        | (if $second < 0 then [$f[0:3] | previous_day, $second + 86400]
+           elif $second >= 86400 then [$f[0:3] | next_day, $second - 86400]
+           else [$f[0:3], $second] end) as [$date, $utc_second]
+        | $date + [$utc_second, ($fraction + "000000000" | .[0:9])]
+      end
+  end;
 
 ($report[0].unscheduled_pods | map({key: pod_key, value: (.uid // "")}) | from_entries) as $uid_by_pod
 | if type != "object" or (.items | type) != "array" then error("events document has no items array") else . end
 | [ .items[]
     | select(.reason == "FailedScheduling")
-    | (.involvedObject // {}) as $pod
+    | (.involvedObject // .regarding // {}) as $pod
     | select(($pod.kind // "Pod") == "Pod")
     | ($pod | pod_key) as $key
     | select($uid_by_pod | has($key))
@@ -217,12 +357,11 @@ def seen: .lastTimestamp // .eventTime // .firstTimestamp // "";
     | {
         namespace: $pod.namespace,
         pod: $pod.name,
-        last_seen: seen,
-        count: (.count // 1),
-        message: (.message // "")
+        last_seen: last_seen,
+        count: occurrences,
+        message: (.message // .note // "")
       } ]
-# Sort on whole seconds first: eventTime carries microseconds, lastTimestamp does not.
-| sort_by([(.last_seen | tostring | .[0:19]), .last_seen, .namespace, .pod, .message])
+| sort_by([(.last_seen | instant), .namespace, .pod, .message])
 | reverse
 | .[:50]
 VERIFY_PODS_EVENTS_JQ
@@ -249,13 +388,15 @@ VERIFY_PODS_RESULT_JQ
 # LEVEL is info, warn or error; the bash function hands TEXT to log_LEVEL and
 # the checker prints TEXT. Every word a user reads comes from here.
 
-# Shared definitions (one_line, verdict_message, the headings) come from
-# lib.jq, which the drivers put in front of this file.
+# Shared definitions (one_line, phrases, status_counts, verdict_message, the
+# headings) come from lib.jq, which the drivers put in front of this file.
 
-def line($level): "\($level)\t\(.)";
+def line($level): "\($level)\t\(trim_end)";
 def pod_ref: "\(.namespace | one_line)/\(.name | one_line)";
+# "  ns/name: PART: PART" with the parts that are not blank.
+def pod_line($parts): "  \(pod_ref)" + (phrases($parts) | if . == "" then "" else ": " + . end);
 
-("Pod status: \(.total) total, \(.running) running, \(.pending) pending (\(.unscheduled) unscheduled), \(.failed) failed (attempts=\(.attempts), waited=\(.waited_seconds)s)" | line("info"))
+("Pod status: \(status_counts) (attempts=\(.attempts), waited=\(.waited_seconds)s)" | line("info"))
 ,
 (if (.distribution | length) > 0 then
    ("Pod distribution by node:" | line("info")),
@@ -264,20 +405,19 @@ def pod_ref: "\(.namespace | one_line)/\(.name | one_line)";
 ,
 (if .unscheduled > 0 then
    ("\(unscheduled_heading):" | line("error")),
-   (.unscheduled_pods[] | "  \(pod_ref)" | line("error")),
+   # The scheduler's reason and message (PodScheduled=False), when it gave one.
+   (.unscheduled_pods[] | pod_line([.reason, .message]) | line("error")),
    (if (.events | length) == 0 then
       (events_missing_note | line("warn"))
     else
       ("\(events_heading):" | line("error")),
-      (.events[] | "  \(.last_seen | one_line) \(.namespace | one_line)/\(.pod | one_line) (x\(.count | one_line)): \(.message | one_line)" | line("error"))
+      (.events[] | "  \(.last_seen | one_line) \(.namespace | one_line)/\(.pod | one_line) (x\(.count | one_line)): \(.message | phrase)" | line("error"))
     end)
  else empty end)
 ,
 (if .failed > 0 then
    ("\(failed_heading):" | line("error")),
-   (.failed_pods[]
-    | "  \(pod_ref): \(.reason | one_line)" + (if .message == "" then "" else ": \(.message | one_line)" end)
-    | line("error"))
+   (.failed_pods[] | pod_line([.reason, .message]) | line("error"))
  else empty end)
 ,
 ((if .verdict == "pass" then "info" elif .verdict == "empty" then "warn" else "error" end) as $level
@@ -290,9 +430,12 @@ VERIFY_PODS_RENDER_JQ
 #
 # Input:     the report of report.jq.
 # Variables: $attempts, $waited_seconds, $deadline_seconds (numbers).
-# Output:    one raw line "LEVEL<TAB>TEXT" (see render.jq).
-"info\t\(.unscheduled) of \(.total) pods unscheduled after attempt \($attempts) (waited \($waited_seconds)s of \($deadline_seconds)s); retrying"
+# Output:    one raw line "LEVEL<TAB>TEXT" (see render.jq), with the same
+#            counts as the status line (status_counts, from lib.jq), so every
+#            attempt shows a state that adds up.
+"info\tAttempt \($attempts): \(status_counts); waited \($waited_seconds)s of \($deadline_seconds)s, retrying"
 VERIFY_PODS_PROGRESS_JQ
+    progress_program=$lib_program$progress_program
     local summary_program
     IFS= read -r -d '' summary_program <<'VERIFY_PODS_SUMMARY_JQ' || true
 # summary.jq: the Markdown step summary of a result, for $GITHUB_STEP_SUMMARY.
@@ -301,17 +444,18 @@ VERIFY_PODS_PROGRESS_JQ
 #         appended as they are to the summary file; the last one is blank so
 #         that summaries appended one after the other stay apart.
 # Sections: a heading with the verdict, the counts table, then for a failure
-# the unscheduled pods, their FailedScheduling events and the failed pods.
+# the unscheduled pods with the scheduler's reason, their FailedScheduling
+# events and the failed pods.
 
 # Shared definitions (text, hidden_control, verdict_message, the headings)
 # come from lib.jq, which the drivers put in front of this file.
 
-# One table cell: a control character (newline, tab, escape...) would end or
+# One table cell, without trailing whitespace. A control character (newline, tab, escape...) would end or
 # corrupt the row, so it becomes a space. `|` would split the cell, `\` would
 # escape the next character, and `` ` * _ ~ < > [ ] & `` would start code,
 # emphasis, HTML or a link: each gets a backslash, which CommonMark and GFM
 # turn back into the character itself.
-def cell: text
+def cell: trim_end
   | [ explode[]
       | if hidden_control then 32
         elif . == 92 or . == 124 or . == 96 or . == 42 or . == 95 or . == 126
@@ -337,14 +481,16 @@ def events_section:
 
 "### verify-pods: \(verdict_message)",
 "",
-table(["Total", "Running", "Pending", "Unscheduled", "Failed", "Succeeded", "Attempts", "Waited"];
-      ["---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:"];
-      [[.total, .running, .pending, .unscheduled, .failed, .succeeded, .attempts, "\(.waited_seconds)s"]]),
+table(["Total", "Running", "Pending", "Unscheduled", "Failed", "Succeeded", "Other", "Attempts", "Waited"];
+      ["---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:"];
+      [[.total, .running, .pending, .unscheduled, .failed, .succeeded, .other, .attempts, "\(.waited_seconds)s"]]),
 "",
 (if .unscheduled > 0 then
    "#### \(unscheduled_heading)",
    "",
-   table(["Namespace", "Pod"]; ["---", "---"]; [.unscheduled_pods[] | [.namespace, .name]]),
+   # The scheduler's reason and message (PodScheduled=False); empty without one.
+   table(["Namespace", "Pod", "Reason", "Message"]; ["---", "---", "---", "---"];
+         [.unscheduled_pods[] | [.namespace, .name, .reason // "", .message // ""]]),
    "",
    events_section
  else empty end),

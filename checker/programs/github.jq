@@ -13,7 +13,7 @@
 
 # Shared definitions (text, hidden_control, verdict_message, the event notes)
 # come from lib.jq, which the drivers put in front of this file.
-def gh_data: text
+def gh_data: trim_lines
   | [ explode[]
       | if . == 37 then 37, 50, 53
         elif . == 13 then 37, 48, 68
@@ -35,23 +35,27 @@ def pod_ref: "\(.namespace | text)/\(.name | text)";
 def pod_events($pod; $events):
   [ $events[]
     | select(.namespace == $pod.namespace and .pod == $pod.name)
-    | "\(.last_seen | text) (x\(.count | text)): \(.message | text)" ];
+    | "\(.last_seen | text) (x\(.count | text)): \(.message | trim_end)" ];
 def lines_of($list): reduce $list[] as $line (""; if . == "" then $line else . + "\n" + $line end);
 
+# The first line says why, in the scheduler's words (its PodScheduled
+# condition) when it gave them; the lines after it, the events.
 def unscheduled_message($events):
-  if $events == null then
-    "Pending without a node. \({events: null} | events_missing_note)"
-  else
-    pod_events(.; $events) as $mine
-    | if ($mine | length) == 0 then
-        "Pending without a node. FailedScheduling events: none for this pod"
-      else
-        "Pending without a node. FailedScheduling events, newest first:\n" + lines_of($mine)
-      end
-  end;
+  ("Pending without a node"
+   + (parts_joined(trim_lines; [.reason, .message]) | if . == "" then "" else ": " + . end))
+  + "\n"
+  + (if $events == null then
+       {events: null} | events_missing_note
+     else
+       pod_events(.; $events) as $mine
+       | if ($mine | length) == 0 then
+           "FailedScheduling events: none for this pod"
+         else
+           "FailedScheduling events, newest first:\n" + lines_of($mine)
+         end
+     end);
 
-def failed_message:
-  (.reason | text) + (if .message == "" then "" else ": \(.message | text)" end);
+def failed_message: parts_joined(trim_lines; [.reason, .message]);
 
 def pod_annotations:
   .events as $events

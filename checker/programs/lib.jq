@@ -1,5 +1,5 @@
 # lib.jq: definitions shared by the programs that print words (render.jq,
-# summary.jq, github.jq). The checker and scriptgen put this text in front of
+# progress.jq, summary.jq, github.jq). The checker and scriptgen put this text in front of
 # each of them (see checker/src/programs.rs), so a message or an escaping rule
 # is written once here and reaches text, Markdown and annotations alike.
 
@@ -17,6 +17,45 @@ def hidden_control:
 
 # One record, one log line: every hidden control becomes a space.
 def one_line: text | [explode[] | if hidden_control then 32 else . end] | implode;
+
+# Whitespace as Unicode has it (space, no-break spaces, the U+2000 range,
+# ideographic space) or a hidden control.
+def blank:
+  . == 32 or . == 160 or . == 5760 or (. >= 8192 and . <= 8202)
+  or . == 8239 or . == 8287 or . == 12288 or hidden_control;
+
+# The text without whitespace at its end: kubelet's eviction messages end
+# with ". ", and no line, annotation or table cell of ours may.
+def trim_end:
+  text | explode | . as $codes
+  | (reduce range(length) as $i (0; if $codes[$i] | blank then . else $i + 1 end)) as $kept
+  | .[:$kept] | implode;
+
+# One value as a phrase of a log line: one line, no trailing whitespace.
+def phrase: one_line | trim_end;
+
+# The parts that are not null, each through f, joined by ": " when f left
+# something ("Unschedulable: 0/3 nodes are available..."); "" when none is.
+def parts_joined(f; $parts):
+  reduce ($parts[] | select(. != null) | f | select(. != "")) as $p
+    (""; if . == "" then $p else . + ": " + $p end);
+def phrases($parts): parts_joined(phrase; $parts);
+
+# Every line of a multi-line text without trailing whitespace, and no blank
+# lines at its end (annotations keep their line breaks).
+def trim_lines:
+  text | if . == "" then . else
+    split("\n") | map(trim_end) | reduce .[1:][] as $l (.[0]; . + "\n" + $l) | trim_end
+  end;
+
+# The counts of a report as the status line prints them. The prefix up to
+# `failed` is fixed (scripts and `verify-pods triage` match it); a term for
+# every other phase that has pods follows, so that the numbers after `total`
+# (but the unscheduled ones, in parentheses) add up to the total.
+def status_counts:
+  "\(.total) total, \(.running) running, \(.pending) pending (\(.unscheduled) unscheduled), \(.failed) failed"
+  + (if .succeeded > 0 then ", \(.succeeded) succeeded" else "" end)
+  + (if .other > 0 then ", \(.other) other" else "" end);
 
 # The sentences the three outputs share.
 def verdict_message:

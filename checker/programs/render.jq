@@ -4,13 +4,15 @@
 # LEVEL is info, warn or error; the bash function hands TEXT to log_LEVEL and
 # the checker prints TEXT. Every word a user reads comes from here.
 
-# Shared definitions (one_line, verdict_message, the headings) come from
-# lib.jq, which the drivers put in front of this file.
+# Shared definitions (one_line, phrases, status_counts, verdict_message, the
+# headings) come from lib.jq, which the drivers put in front of this file.
 
-def line($level): "\($level)\t\(.)";
+def line($level): "\($level)\t\(trim_end)";
 def pod_ref: "\(.namespace | one_line)/\(.name | one_line)";
+# "  ns/name: PART: PART" with the parts that are not blank.
+def pod_line($parts): "  \(pod_ref)" + (phrases($parts) | if . == "" then "" else ": " + . end);
 
-("Pod status: \(.total) total, \(.running) running, \(.pending) pending (\(.unscheduled) unscheduled), \(.failed) failed (attempts=\(.attempts), waited=\(.waited_seconds)s)" | line("info"))
+("Pod status: \(status_counts) (attempts=\(.attempts), waited=\(.waited_seconds)s)" | line("info"))
 ,
 (if (.distribution | length) > 0 then
    ("Pod distribution by node:" | line("info")),
@@ -19,20 +21,19 @@ def pod_ref: "\(.namespace | one_line)/\(.name | one_line)";
 ,
 (if .unscheduled > 0 then
    ("\(unscheduled_heading):" | line("error")),
-   (.unscheduled_pods[] | "  \(pod_ref)" | line("error")),
+   # The scheduler's reason and message (PodScheduled=False), when it gave one.
+   (.unscheduled_pods[] | pod_line([.reason, .message]) | line("error")),
    (if (.events | length) == 0 then
       (events_missing_note | line("warn"))
     else
       ("\(events_heading):" | line("error")),
-      (.events[] | "  \(.last_seen | one_line) \(.namespace | one_line)/\(.pod | one_line) (x\(.count | one_line)): \(.message | one_line)" | line("error"))
+      (.events[] | "  \(.last_seen | one_line) \(.namespace | one_line)/\(.pod | one_line) (x\(.count | one_line)): \(.message | phrase)" | line("error"))
     end)
  else empty end)
 ,
 (if .failed > 0 then
    ("\(failed_heading):" | line("error")),
-   (.failed_pods[]
-    | "  \(pod_ref): \(.reason | one_line)" + (if .message == "" then "" else ": \(.message | one_line)" end)
-    | line("error"))
+   (.failed_pods[] | pod_line([.reason, .message]) | line("error"))
  else empty end)
 ,
 ((if .verdict == "pass" then "info" elif .verdict == "empty" then "warn" else "error" end) as $level

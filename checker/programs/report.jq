@@ -2,8 +2,9 @@
 #
 # Input:     the snapshot (a List or PodList with an `items` array).
 # Variables: $excluded_namespaces  comma-separated namespace names, exact match.
-# Output:    one report object: counts, the unscheduled and failed pods,
-#            the per-node distribution and the verdict.
+# Output:    one report object: counts (every phase), the unscheduled pods
+#            with the scheduler's reason, the failed pods, the per-node
+#            distribution and the verdict.
 #
 # Portable subset: runs unchanged on jq 1.6, jq 1.7/1.8 and jaq 3.x
 # (see checker/src/lint.rs for the constructs we refuse).
@@ -24,6 +25,14 @@ def job_owned: any(.metadata.ownerReferences[]?; .kind == "Job");
 # A Pending pod is unscheduled when no node is bound and no Job owns it.
 def unscheduled: node_name == "" and (job_owned | not);
 
+# Why the scheduler left the pod unbound, in its own words: the PodScheduled
+# condition with status "False" (reason Unschedulable, SchedulingGated...),
+# kept current by the scheduler and part of this very snapshot. {} when the
+# pod has none (its reason and message are then null).
+def scheduler_verdict:
+  [.status.conditions | arrays | .[] | objects | select(.type == "PodScheduled" and .status == "False")]
+  | .[0] // {};
+
 # The first terminated container state, if any.
 def terminated: [.status.containerStatuses[]? | .state.terminated | objects] | .[0];
 
@@ -37,8 +46,9 @@ def count($phase): indices($phase) | length;
 | if type != "object" or (.items | type) != "array" then error("snapshot has no items array") else . end
 | [ .items[] | select(.metadata.namespace as $ns | $excluded | index([$ns]) | not) ]
 | map(.status.phase) as $phases
-| [ with_phase($phases; "Pending") | select(unscheduled)
-    | {namespace: .metadata.namespace, name: .metadata.name, uid: .metadata.uid} ] as $unscheduled_pods
+| [ with_phase($phases; "Pending") | select(unscheduled) | scheduler_verdict as $why
+    | {namespace: .metadata.namespace, name: .metadata.name, uid: .metadata.uid,
+       reason: $why.reason, message: $why.message} ] as $unscheduled_pods
 | [ with_phase($phases; "Failed") | terminated as $t
     | {
         namespace: .metadata.namespace,
@@ -46,12 +56,18 @@ def count($phase): indices($phase) | length;
         reason: ($t.reason // .status.reason // "Unknown"),
         message: ($t.message // .status.message // "")
       } ] as $failed_pods
+| ($phases | count("Running")) as $running
+| ($phases | count("Pending")) as $pending
+| ($phases | count("Succeeded")) as $succeeded
 | {
     total: length,
-    running: ($phases | count("Running")),
-    pending: ($phases | count("Pending")),
+    running: $running,
+    pending: $pending,
     failed: ($failed_pods | length),
-    succeeded: ($phases | count("Succeeded")),
+    succeeded: $succeeded,
+    # Unknown, no phase at all, or a phase Kubernetes does not define: with
+    # it, the counts after `total` add up to the total.
+    other: (length - $running - $pending - ($failed_pods | length) - $succeeded),
     unscheduled: ($unscheduled_pods | length),
     unscheduled_pods: $unscheduled_pods,
     failed_pods: $failed_pods,

@@ -75,7 +75,7 @@ impl Programs {
     pub const RENDER: Program = program!(with_lib "render", &[]);
     /// report → the line printed before another attempt.
     pub const PROGRESS: Program = program!(
-        "progress",
+        with_lib "progress",
         &["$attempts", "$waited_seconds", "$deadline_seconds"]
     );
 

@@ -213,10 +213,15 @@ fn parse_commands(text: &str) -> Vec<WorkflowCommand> {
     text.lines().map(parse_command).collect()
 }
 
-/// What the runner shows of a value: CR and LF survive (escaped), other
-/// control characters would break the log line and become spaces.
+/// What the runner shows of a value: no line ends with whitespace (a CR
+/// before a LF goes with it); CR and LF survive (escaped), other control
+/// characters would break the log line and become spaces.
 fn as_shown(value: &str) -> String {
     value
+        .split('\n')
+        .map(|line| line.trim_end_matches(|c: char| c.is_whitespace() || c.is_control()))
+        .collect::<Vec<_>>()
+        .join("\n")
         .chars()
         .map(|c| {
             if c.is_control() && c != '\r' && c != '\n' && (c as u32) < 128 {
@@ -391,7 +396,7 @@ fn body(table: &[Vec<String>], width: usize) -> Vec<Vec<String>> {
 
 fn assert_summary_shows(summary: &str, result: &Value) {
     let tables = tables(summary);
-    let counts = body(&tables[0], 8);
+    let counts = body(&tables[0], 9);
     let keys = [
         "total",
         "running",
@@ -399,19 +404,29 @@ fn assert_summary_shows(summary: &str, result: &Value) {
         "unscheduled",
         "failed",
         "succeeded",
+        "other",
         "attempts",
     ];
     for (i, key) in keys.iter().enumerate() {
         assert_eq!(counts[0][i], cell(&result[key]), "{key}");
     }
-    assert!(counts[0][7].starts_with(&cell(&result["waited_seconds"])));
+    assert!(counts[0][8].starts_with(&cell(&result["waited_seconds"])));
     let mut rest = tables[1..].iter();
     let unscheduled = result["unscheduled_pods"].as_array().unwrap();
     if !unscheduled.is_empty() {
-        let rows = body(rest.next().unwrap(), 2);
+        // The scheduler's reason and message: an empty cell when null.
+        let rows = body(rest.next().unwrap(), 4);
+        let or_empty = |v: &Value| if v.is_null() { String::new() } else { cell(v) };
         let want: Vec<Vec<String>> = unscheduled
             .iter()
-            .map(|p| vec![cell(&p["namespace"]), cell(&p["name"])])
+            .map(|p| {
+                vec![
+                    cell(&p["namespace"]),
+                    cell(&p["name"]),
+                    or_empty(&p["reason"]),
+                    or_empty(&p["message"]),
+                ]
+            })
             .collect();
         assert_eq!(rows, want);
         if let Some(events) = result["events"].as_array().filter(|e| !e.is_empty()) {

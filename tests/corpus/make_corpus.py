@@ -19,6 +19,7 @@ without kind/apiVersion, fields in Go struct order).
 import hashlib
 import json
 import random
+import re
 import sys
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -413,6 +414,32 @@ def event(pod, message, last=None, first=None, count=1, event_time=None, reason=
     return ev
 
 
+def event_v1(pod, note, event_time, series=None, deprecated=None, reason="FailedScheduling"):
+    """An events.k8s.io/v1 Event, as `kubectl get events.events.k8s.io -A -o json` prints it:
+    `regarding` and `note` instead of `involvedObject` and `message`; `deprecated*` carry what a
+    core/v1 recorder wrote (count, first and last timestamp)."""
+    ns, name, p_uid = pod["metadata"]["namespace"], pod["metadata"]["name"], pod["metadata"].get("uid")
+    key = (ns, name, note, str(event_time), "v1")
+    ev = {
+        "apiVersion": "events.k8s.io/v1", "kind": "Event",
+        "metadata": {"name": f"{name}.{digest('event', *key)[:16]}", "namespace": ns, "uid": uid("event", *key),
+                     "resourceVersion": str(5000 + int(digest("ev", *key)[:4], 16)),
+                     "creationTimestamp": ts(0)},
+        "eventTime": event_time,
+        "reportingController": "default-scheduler",
+        "reportingInstance": "default-scheduler-kwok-kwok-control-plane",
+        "action": "Scheduling", "reason": reason,
+        "regarding": {"kind": "Pod", "namespace": ns, "name": name, "uid": p_uid, "apiVersion": "v1",
+                      "resourceVersion": str(1000 + int(digest("ev-rv", ns, name)[:3], 16))},
+        "note": note, "type": "Warning",
+    }
+    if series is not None:
+        ev["series"] = series
+    for k, v in (deprecated or {}).items():
+        ev["deprecated" + k[0].upper() + k[1:]] = v
+    return ev
+
+
 def kube_system_noise():
     """FailedScheduling events of excluded namespaces: they must never be shown."""
     metrics = deployment("kube-system", "metrics-server", 1)[0].unschedulable(
@@ -684,6 +711,98 @@ def events_event_time_only():
     return pods + stuck, events
 
 
+@case("New-style events with `series` (kubectl's rules): a repeating series is shown with its count and last observed time, a singleton as x1; `series` wins over a `count` key; a count of 0 is x1.")
+def events_series():
+    pods = platform_pods()
+    stuck = [owned("training", f"deepseek-worker-{i}", "PyTorchJob", "deepseek").unschedulable(UNSCHEDULABLE_GPU)
+             for i in range(4)]
+    real = event(stuck[0], UNSCHEDULABLE_GPU, event_time="2026-05-26T15:05:11.885417Z",
+                 series={"count": 1782, "lastObservedTime": "2026-05-28T10:04:12.569224Z"})
+    singleton = event(stuck[1], UNSCHEDULABLE_TAINT, event_time=ts_micro(200, 42))
+    both = event(stuck[2], UNSCHEDULABLE_GPU, event_time=ts_micro(100, 0),
+                 series={"count": 2, "lastObservedTime": ts_micro(190, 7)})
+    both["count"] = 9
+    zero = event(stuck[3], "0/4 nodes are available: 4 Insufficient nvidia.com/gpu.", last=180, first=20, count=0)
+    no_count = event(stuck[3], UNSCHEDULABLE_GPU, last=181, first=181)
+    del no_count["count"]
+    return pods + stuck, [zero, real, singleton, no_count, both]
+
+
+@case("Event times compared as instants: `:42.512345Z` is newer than `:42Z`, `.5Z` than `.499999Z`, `+02:00` offsets count, an unreadable time is oldest.")
+def events_subsecond_order():
+    pods = platform_pods()
+    stuck = deployment("inference", "llm-router", 2)
+    a, b = (p.unschedulable(UNSCHEDULABLE_GPU) for p in stuck)
+    events = [
+        event(a, "whole second", last=102, count=2),
+        event(a, "microseconds after it", event_time=ts_micro(102, 512345)),
+        event(a, "half a second after it", event_time="2026-05-28T10:01:42.5Z"),
+        event(a, "just before the half", event_time="2026-05-28T10:01:42.499999Z"),
+        event(b, "a nanosecond before the whole second", event_time="2026-05-28T10:01:41.999999999Z"),
+        event(b, "two hours east: 10:01:43Z", event_time="2026-05-28T12:01:43+02:00"),
+        event(b, "eleven hours west, the day before: 10:01:43.1Z, the newest", event_time="2026-05-27T23:01:43.1-11:00"),
+        event(b, "unreadable time, oldest", event_time="yesterday at noon"),
+    ]
+    return pods + [a, b], events
+
+
+@case("A `kubectl get events.events.k8s.io -A -o json` file (regarding, note, deprecatedCount/deprecated*Timestamp, series), with two core/v1 events mixed in.")
+def events_k8s_io_shape():
+    pods = platform_pods()
+    metrics, _ = kube_system_noise()
+    stuck = [statefulset("vector-db", "milvus-querynode", 3)[i].unschedulable(UNSCHEDULABLE_TAINT) for i in range(3)]
+    events = [
+        event_v1(stuck[0], UNSCHEDULABLE_TAINT, ts_micro(60, 120000),
+                 series={"count": 14, "lastObservedTime": ts_micro(170, 9000)}),
+        event_v1(stuck[1], "0/4 nodes are available: 4 node(s) didn't match Pod's node affinity/selector.", None,
+                 deprecated={"count": 6, "firstTimestamp": ts(40), "lastTimestamp": ts(165)}),
+        event_v1(stuck[2], UNSCHEDULABLE_TAINT, ts_micro(150, 1)),
+        event_v1(metrics, metrics["status"]["conditions"][0]["message"], ts_micro(171, 0),
+                 series={"count": 40, "lastObservedTime": ts_micro(172, 0)}),
+        event_v1(stuck[2], "Successfully assigned", ts_micro(175, 0), reason="Scheduled"),
+        event(stuck[2], "core/v1 in the same list", last=168, first=30, count=3),
+        event(stuck[0], "core/v1 new-style in the same list", event_time=ts_micro(166, 5)),
+    ]
+    return pods + stuck + [metrics], events
+
+
+@case("The scheduler's PodScheduled condition of each unscheduled pod, from the snapshot itself: Unschedulable, SchedulingGated, and a pod without one; no events were recorded.")
+def pod_scheduled_conditions():
+    pods = platform_pods()
+    gpu, gated, fresh, bare = deployment("inference", "vllm-server", 4)
+    gated_doc = gated.unschedulable("Scheduling is blocked due to non-empty scheduling gates")
+    gated_doc["status"]["conditions"][0]["reason"] = "SchedulingGated"
+    gated_doc["spec"]["schedulingGates"] = [{"name": "kueue.x-k8s.io/admission"}]
+    fresh_doc = fresh.doc(None, {"phase": "Pending", "qosClass": "Burstable"})
+    bare_doc = bare.unschedulable(UNSCHEDULABLE_GPU)
+    bare_doc["status"]["conditions"][0].pop("message")
+    return pods + [gpu.unschedulable(UNSCHEDULABLE_GPU), gated_doc, fresh_doc, bare_doc], []
+
+
+@case("Every phase in one snapshot (Running, Pending, Failed, Succeeded, Unknown, none, and one Kubernetes does not define): the status line adds up to the total.")
+def phases_all():
+    pods = platform_pods()[:6]
+    a, b, c, d, e, f = deployment("batch", "nightly", 6)
+    no_phase = e.running("kwok-node-1")
+    del no_phase["status"]["phase"]
+    odd = f.running("kwok-node-2")
+    odd["status"]["phase"] = "Terminating"
+    pods += [a.unschedulable(UNSCHEDULABLE_GPU), b.failed("kwok-node-0", terminated("Error", 1)),
+             c.succeeded("kwok-node-3"), d.unknown("kwok-node-3"), no_phase, odd]
+    return pods, []
+
+
+@case("Messages that end with whitespace (kubelet's eviction message ends with '. '), and a reason of blanks: no text line, annotation or summary cell ends with whitespace.")
+def trailing_spaces():
+    pods = platform_pods()
+    stuck = deployment("ci", "runner", 1)[0].unschedulable(UNSCHEDULABLE_GPU + " ")
+    evicted = deployment("ci", "cache", 1)[0].failed(
+        "kwok-node-1", None, "Evicted", "The node was low on resource: ephemeral-storage. ")
+    blank = deployment("ci", "blank", 1)[0].failed("kwok-node-2", terminated("   ", 1, "exit 1\n"))
+    events = [event(stuck, "0/4 nodes are available: 4 Insufficient cpu.\t ", last=30, count=2)]
+    return pods + [stuck, evicted, blank], events
+
+
 @case("Old FailedScheduling events of pods that have since been bound and run must not be shown.")
 def events_stale_bound():
     running = platform_pods()
@@ -894,7 +1013,7 @@ def get(obj, *path):
 
 
 def model(pods_doc, events_doc):
-    """What `verify-pods check --snapshot --events --format json` must say, from the rules of issue 2."""
+    """What `verify-pods check --snapshot --events --format json` must say, from the rules of issues 2 and 11."""
     excluded = excluded_namespaces()
     pods = [p for p in pods_doc["items"] if get(p, "metadata", "namespace") not in excluded]
     phase = lambda p: get(p, "status", "phase")
@@ -912,19 +1031,32 @@ def model(pods_doc, events_doc):
         return {"namespace": get(p, "metadata", "namespace"), "name": get(p, "metadata", "name"),
                 "reason": reason, "message": message}
 
-    unscheduled = [{"namespace": get(p, "metadata", "namespace"), "name": get(p, "metadata", "name"),
-                    "uid": get(p, "metadata", "uid")} for p in pods if is_unscheduled(p)]
+    def unscheduled_pod(p):
+        # The scheduler's own verdict, from the same snapshot: the PodScheduled
+        # condition with status "False" (null reason and message without one).
+        scheduled = get(p, "status", "conditions")
+        scheduled = scheduled if isinstance(scheduled, list) else []
+        cond = next((c for c in scheduled if isinstance(c, dict)
+                     and c.get("type") == "PodScheduled" and c.get("status") == "False"), {})
+        return {"namespace": get(p, "metadata", "namespace"), "name": get(p, "metadata", "name"),
+                "uid": get(p, "metadata", "uid"),
+                "reason": cond.get("reason"), "message": cond.get("message")}
+
+    unscheduled = [unscheduled_pod(p) for p in pods if is_unscheduled(p)]
     failed = [failure(p) for p in pods if phase(p) == "Failed"]
     per_node = {}
     for p in pods:
         key = node(p) or "<none>"
         per_node[key] = per_node.get(key, 0) + 1
+    counts = {name: sum(phase(p) == name.capitalize() for p in pods) for name in ("running", "pending", "succeeded")}
     result = {
         "total": len(pods),
-        "running": sum(phase(p) == "Running" for p in pods),
-        "pending": sum(phase(p) == "Pending" for p in pods),
+        "running": counts["running"],
+        "pending": counts["pending"],
         "failed": len(failed),
-        "succeeded": sum(phase(p) == "Succeeded" for p in pods),
+        "succeeded": counts["succeeded"],
+        # Unknown, no phase at all, or a phase Kubernetes does not define.
+        "other": sum(phase(p) not in ("Running", "Pending", "Failed", "Succeeded") for p in pods),
         "unscheduled": len(unscheduled),
         "unscheduled_pods": unscheduled,
         "failed_pods": failed,
@@ -937,22 +1069,69 @@ def model(pods_doc, events_doc):
     return result
 
 
+RFC3339 = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]+))?(Z|[+-][0-9]{2}:[0-9]{2})")
+
+
+def instant(text):
+    """An event time as kubectl compares it (`Before`): a point in time, so
+    `…:42.512345Z` is after `…:42Z` and `12:00+02:00` is `10:00Z`. The key is
+    (UTC time to the second, nanoseconds as 9 digits); a missing or unreadable
+    time is () and sorts before every time."""
+    m = RFC3339.fullmatch(text) if isinstance(text, str) else None
+    if not m:
+        return ()
+    year, month, day, hour, minute, second = map(int, m.groups()[:6])
+    zone = m.group(8)
+    try:
+        at = datetime(year, month, day, hour, minute, second, tzinfo=timezone.utc)
+        if zone != "Z":
+            hours, minutes = int(zone[1:3]), int(zone[4:6])
+            if hours > 23 or minutes > 59:
+                return ()
+            offset = timedelta(hours=hours, minutes=minutes)
+            at = at - offset if zone[0] == "+" else at + offset
+    except (ValueError, OverflowError):
+        return ()
+    return (at.timetuple()[:6], (m.group(7) or "")[:9].ljust(9, "0"))
+
+
+def stamp(value):
+    """A time field that is set: a non-empty string (Go's zero time is null or absent)."""
+    return value if isinstance(value, str) and value != "" else None
+
+
+def positive(value):
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 else None
+
+
+def first(*values):
+    return next((v for v in values if v is not None), None)
+
+
 def model_events(events_doc, unscheduled):
+    """kubectl's rules (printEvent in pkg/printers/internalversion/printers.go, eventTime() in
+    kubectl/pkg/cmd/events/events.go), for core/v1 events and events.k8s.io/v1 events alike."""
     uid_of = {(p["namespace"], p["name"]): alt(p["uid"], "") for p in unscheduled}
     shown = []
     for ev in events_doc["items"]:
-        obj = ev.get("involvedObject") or {}
+        obj = alt(ev.get("involvedObject"), ev.get("regarding"), {})
         key = (obj.get("namespace"), obj.get("name"))
         if ev.get("reason") != "FailedScheduling" or alt(obj.get("kind"), "Pod") != "Pod" or key not in uid_of:
             continue
         if uid_of[key] != "" and alt(obj.get("uid"), "") != "" and obj["uid"] != uid_of[key]:
             continue
-        shown.append({"namespace": key[0], "pod": key[1],
-                      "last_seen": alt(ev.get("lastTimestamp"), ev.get("eventTime"), ev.get("firstTimestamp"), ""),
-                      "count": alt(ev.get("count"), 1),
-                      "message": alt(ev.get("message"), "")})
-    # Newest first by the whole second, then the full text; ties in a fixed order.
-    order = lambda e: (e["last_seen"][:19], e["last_seen"], e["namespace"], e["pod"], e["message"])
+        series = ev.get("series") if isinstance(ev.get("series"), dict) else None
+        first_seen = first(stamp(ev.get("firstTimestamp")), stamp(ev.get("deprecatedFirstTimestamp")),
+                           stamp(ev.get("eventTime")))
+        last_seen = first(stamp(series.get("lastObservedTime")) if series else None,
+                          stamp(ev.get("lastTimestamp")), stamp(ev.get("deprecatedLastTimestamp")),
+                          first_seen, "")
+        count = first(positive(series.get("count")) if series else None,
+                      positive(ev.get("count")), positive(ev.get("deprecatedCount")), 1)
+        shown.append({"namespace": key[0], "pod": key[1], "last_seen": last_seen, "count": count,
+                      "message": alt(ev.get("message"), ev.get("note"), "")})
+    # Newest first, as instants; ties in a fixed order.
+    order = lambda e: (instant(e["last_seen"]), e["namespace"], e["pod"], e["message"])
     return list(reversed(sorted(shown, key=order)))[:50]
 
 
@@ -973,24 +1152,37 @@ def check_text(name, expected, lines):
     """The text golden mentions every listed pod, reason, message, event and node, on clean lines.
 
     Only data is looked for (the wording belongs to render.jq), plus the documented
-    `Pod status:` counts line that CI log searches rely on."""
+    `Pod status:` counts line that CI log searches rely on, whose numbers add up."""
     problems = []
     for line in lines:
         if any(hidden(c) for c in line):
             problems.append(f"control character in text line {line!r}")
+        if line != line.rstrip():
+            problems.append(f"text line ends with whitespace: {line!r}")
     wanted = [f"{p['namespace']}/{p['name']}" for p in expected["unscheduled_pods"]]
+    wanted += [flat(p[k]).rstrip() for p in expected["unscheduled_pods"] for k in ("reason", "message")
+               if isinstance(p.get(k), str) and flat(p[k]).strip()]
     wanted += [flat(f"{p['namespace']}/{p['name']}") for p in expected["failed_pods"]]
-    wanted += [flat(p[k]) for p in expected["failed_pods"] for k in ("reason", "message") if p[k]]
+    wanted += [flat(p[k]).rstrip() for p in expected["failed_pods"] for k in ("reason", "message") if flat(p[k]).strip()]
     for e in expected["events"] or []:
-        wanted += [flat(f"{e['namespace']}/{e['pod']}"), flat(e["message"]), flat(e["last_seen"])]
+        wanted += [flat(f"{e['namespace']}/{e['pod']}"), flat(e["message"]).rstrip(), flat(e["last_seen"]),
+                   f"x{e['count']}"]
     wanted += [flat(d["node"]) for d in expected["distribution"]]
     for text in wanted:
         if not any(text in line for line in lines):
             problems.append(f"expected.txt lacks {text!r}")
+    # The prefix scripts and `verify-pods triage` match, kept exactly; then a
+    # term for every other phase that has pods, so that the numbers after
+    # `total` (leaving out the unscheduled ones in parentheses) add up.
     status = f"Pod status: {expected['total']} total, {expected['running']} running, {expected['pending']} pending " \
              f"({expected['unscheduled']} unscheduled), {expected['failed']} failed"
-    if not lines or status not in lines[0]:
-        problems.append(f"first line does not carry the counts {status!r}")
+    status += "".join(f", {expected[k]} {k}" for k in ("succeeded", "other") if expected.get(k))
+    if not lines or not lines[0].startswith(status + " ("):
+        problems.append(f"first line does not start with the counts {status!r}: {lines[:1]!r}")
+    else:
+        terms = re.findall(r"(?:, |^Pod status: )(\d+) ", lines[0].split(" (attempts=")[0].replace(" (", ", ("))
+        if sum(map(int, terms[1:])) != int(terms[0]):
+            problems.append(f"the counts of the first line do not add up: {lines[0]!r}")
     return problems
 
 
