@@ -49,10 +49,20 @@ verify_pods() {
     # lib.jq once, put in front of each program that prints words.
     local lib_program
     IFS= read -r -d '' lib_program <<'VERIFY_PODS_LIB_JQ' || true
-# lib.jq: definitions shared by the programs that print words (render.jq,
-# progress.jq, summary.jq, github.jq). The checker and scriptgen put this text in front of
+# lib.jq: definitions shared by the canonical programs (all but result.jq
+# and decision.jq). The checker and scriptgen put this text in front of
 # each of them (see checker/src/programs.rs), so a message or an escaping rule
 # is written once here and reaches text, Markdown and annotations alike.
+
+# A number from the input where Kubernetes writes a string or a count, as
+# every engine prints it alike: an integer below 10^17 as its digits (1.0 is
+# 1, -0.0 is 0); any other number as null, since jq 1.6, jq 1.8 and jaq each
+# print 1e20, 1.5e-7 or 12345678901234567890 their own way. Other values
+# stay as they are. (Only `floor` gives jaq an integer; `+ 0` drops jq's -0.)
+def canon:
+  if type != "number" then .
+  elif . < 100000000000000000 and . > -100000000000000000 and . == floor then floor + 0
+  else null end;
 
 # Any value as text: strings as they are, anything else as JSON.
 def text: if type == "string" then . else tojson end;
@@ -141,6 +151,8 @@ VERIFY_PODS_LIB_JQ
 # which jq and jaq run natively; only the Pending and Failed pods are looked
 # at closer. (A per-pod summary object cost 2.5x the evaluation time.)
 
+# lib.jq (canon) comes first: the drivers put it in front of this file.
+
 # A pod counts as bound when spec.nodeName is a non-empty string.
 def node_name: .spec.nodeName // "";
 
@@ -174,14 +186,15 @@ def count($phase): indices($phase) | length;
 | [ .items[] | select(.metadata.namespace as $ns | $excluded | index([$ns]) | not) ]
 | map(.status.phase) as $phases
 | [ with_phase($phases; "Pending") | select(unscheduled) | scheduler_verdict as $why
-    | {namespace: .metadata.namespace, name: .metadata.name, uid: .metadata.uid,
-       reason: $why.reason, message: $why.message} ] as $unscheduled_pods
+    | {namespace: (.metadata.namespace | canon), name: (.metadata.name | canon),
+       uid: (.metadata.uid | canon), reason: ($why.reason | canon), message: ($why.message | canon)}
+  ] as $unscheduled_pods
 | [ with_phase($phases; "Failed") | terminated as $t
     | {
-        namespace: .metadata.namespace,
-        name: .metadata.name,
-        reason: ($t.reason // .status.reason // "Unknown"),
-        message: ($t.message // .status.message // "")
+        namespace: (.metadata.namespace | canon),
+        name: (.metadata.name | canon),
+        reason: ($t.reason // .status.reason // "Unknown" | canon),
+        message: ($t.message // .status.message // "" | canon)
       } ] as $failed_pods
 | ($phases | count("Running")) as $running
 | ($phases | count("Pending")) as $pending
@@ -199,7 +212,7 @@ def count($phase): indices($phase) | length;
     unscheduled_pods: $unscheduled_pods,
     failed_pods: $failed_pods,
     distribution: (map(node_name | if . == "" then "<none>" else . end)
-                   | group_by(.) | map({node: .[0], pods: length}))
+                   | group_by(.) | map({node: (.[0] | canon), pods: length}))
   }
 | . + {
     verdict: (if .unscheduled > 0 or .failed > 0 then "fail"
@@ -207,6 +220,7 @@ def count($phase): indices($phase) | length;
               else "pass" end)
   }
 VERIFY_PODS_REPORT_JQ
+    report_program=$lib_program$report_program
     local decision_program
     IFS= read -r -d '' decision_program <<'VERIFY_PODS_DECISION_JQ' || true
 # decision.jq: what a driver decides from a report, as one raw line
@@ -242,11 +256,14 @@ VERIFY_PODS_DECISION_JQ
 # (events.k8s.io calls the old fields deprecatedCount, deprecatedFirstTimestamp,
 # deprecatedLastTimestamp). Order: newest first by last seen, compared as instants.
 
-def pod_key: "\(.namespace)/\(.name)";
+# lib.jq (canon) comes first: the drivers put it in front of this file.
+
+def pod_key: "\(.namespace | canon)/\(.name | canon)";
 
 # A time field that is set: Go's zero time is written as null (or left out).
 def stamp: if type == "string" and . != "" then . else null end;
-def positive: if type == "number" and . > 0 then . else null end;
+# A count as kubectl has it: an int32 above 0 (canon: printed alike everywhere).
+def positive: if type == "number" and . > 0 and . < 2147483648 and . == floor then canon else null end;
 
 def series_set: .series | objects;
 def first_seen: (.firstTimestamp | stamp) // (.deprecatedFirstTimestamp | stamp) // (.eventTime | stamp);
@@ -328,16 +345,17 @@ def instant:
     | select($uid_by_pod | has($key))
     | select($uid_by_pod[$key] == "" or ($pod.uid // "") == "" or $pod.uid == $uid_by_pod[$key])
     | {
-        namespace: $pod.namespace,
-        pod: $pod.name,
+        namespace: ($pod.namespace | canon),
+        pod: ($pod.name | canon),
         last_seen: last_seen,
         count: occurrences,
-        message: (.message // .note // "")
+        message: (.message // .note // "" | canon)
       } ]
 | sort_by([(.last_seen | instant), .namespace, .pod, .message])
 | reverse
 | .[:50]
 VERIFY_PODS_EVENTS_JQ
+    events_program=$lib_program$events_program
     local result_program
     IFS= read -r -d '' result_program <<'VERIFY_PODS_RESULT_JQ' || true
 # result.jq: the report plus how it was observed; this is `--format json`.

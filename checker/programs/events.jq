@@ -20,11 +20,14 @@
 # (events.k8s.io calls the old fields deprecatedCount, deprecatedFirstTimestamp,
 # deprecatedLastTimestamp). Order: newest first by last seen, compared as instants.
 
-def pod_key: "\(.namespace)/\(.name)";
+# lib.jq (canon) comes first: the drivers put it in front of this file.
+
+def pod_key: "\(.namespace | canon)/\(.name | canon)";
 
 # A time field that is set: Go's zero time is written as null (or left out).
 def stamp: if type == "string" and . != "" then . else null end;
-def positive: if type == "number" and . > 0 then . else null end;
+# A count as kubectl has it: an int32 above 0 (canon: printed alike everywhere).
+def positive: if type == "number" and . > 0 and . < 2147483648 and . == floor then canon else null end;
 
 def series_set: .series | objects;
 def first_seen: (.firstTimestamp | stamp) // (.deprecatedFirstTimestamp | stamp) // (.eventTime | stamp);
@@ -106,11 +109,11 @@ def instant:
     | select($uid_by_pod | has($key))
     | select($uid_by_pod[$key] == "" or ($pod.uid // "") == "" or $pod.uid == $uid_by_pod[$key])
     | {
-        namespace: $pod.namespace,
-        pod: $pod.name,
+        namespace: ($pod.namespace | canon),
+        pod: ($pod.name | canon),
         last_seen: last_seen,
         count: occurrences,
-        message: (.message // .note // "")
+        message: (.message // .note // "" | canon)
       } ]
 | sort_by([(.last_seen | instant), .namespace, .pod, .message])
 | reverse

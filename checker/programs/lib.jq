@@ -1,7 +1,17 @@
-# lib.jq: definitions shared by the programs that print words (render.jq,
-# progress.jq, summary.jq, github.jq). The checker and scriptgen put this text in front of
+# lib.jq: definitions shared by the canonical programs (all but result.jq
+# and decision.jq). The checker and scriptgen put this text in front of
 # each of them (see checker/src/programs.rs), so a message or an escaping rule
 # is written once here and reaches text, Markdown and annotations alike.
+
+# A number from the input where Kubernetes writes a string or a count, as
+# every engine prints it alike: an integer below 10^17 as its digits (1.0 is
+# 1, -0.0 is 0); any other number as null, since jq 1.6, jq 1.8 and jaq each
+# print 1e20, 1.5e-7 or 12345678901234567890 their own way. Other values
+# stay as they are. (Only `floor` gives jaq an integer; `+ 0` drops jq's -0.)
+def canon:
+  if type != "number" then .
+  elif . < 100000000000000000 and . > -100000000000000000 and . == floor then floor + 0
+  else null end;
 
 # Any value as text: strings as they are, anything else as JSON.
 def text: if type == "string" then . else tojson end;

@@ -14,6 +14,8 @@
 # which jq and jaq run natively; only the Pending and Failed pods are looked
 # at closer. (A per-pod summary object cost 2.5x the evaluation time.)
 
+# lib.jq (canon) comes first: the drivers put it in front of this file.
+
 # A pod counts as bound when spec.nodeName is a non-empty string.
 def node_name: .spec.nodeName // "";
 
@@ -47,14 +49,15 @@ def count($phase): indices($phase) | length;
 | [ .items[] | select(.metadata.namespace as $ns | $excluded | index([$ns]) | not) ]
 | map(.status.phase) as $phases
 | [ with_phase($phases; "Pending") | select(unscheduled) | scheduler_verdict as $why
-    | {namespace: .metadata.namespace, name: .metadata.name, uid: .metadata.uid,
-       reason: $why.reason, message: $why.message} ] as $unscheduled_pods
+    | {namespace: (.metadata.namespace | canon), name: (.metadata.name | canon),
+       uid: (.metadata.uid | canon), reason: ($why.reason | canon), message: ($why.message | canon)}
+  ] as $unscheduled_pods
 | [ with_phase($phases; "Failed") | terminated as $t
     | {
-        namespace: .metadata.namespace,
-        name: .metadata.name,
-        reason: ($t.reason // .status.reason // "Unknown"),
-        message: ($t.message // .status.message // "")
+        namespace: (.metadata.namespace | canon),
+        name: (.metadata.name | canon),
+        reason: ($t.reason // .status.reason // "Unknown" | canon),
+        message: ($t.message // .status.message // "" | canon)
       } ] as $failed_pods
 | ($phases | count("Running")) as $running
 | ($phases | count("Pending")) as $pending
@@ -72,7 +75,7 @@ def count($phase): indices($phase) | length;
     unscheduled_pods: $unscheduled_pods,
     failed_pods: $failed_pods,
     distribution: (map(node_name | if . == "" then "<none>" else . end)
-                   | group_by(.) | map({node: .[0], pods: length}))
+                   | group_by(.) | map({node: (.[0] | canon), pods: length}))
   }
 | . + {
     verdict: (if .unscheduled > 0 or .failed > 0 then "fail"

@@ -10,7 +10,7 @@ pub struct Program {
     pub name: &'static str,
     /// File name inside `checker/programs/`.
     pub file: &'static str,
-    /// The program as jq and jaq run it: for the programs that print words,
+    /// The program as jq and jaq run it: for the programs that use lib.jq,
     /// lib.jq and then the file; for the others, the file alone.
     pub text: &'static str,
     /// The file, byte for byte, without lib.jq.
@@ -29,7 +29,7 @@ macro_rules! source {
     };
 }
 
-/// The name of lib.jq, the definitions the programs that print words share.
+/// The name of lib.jq, the definitions the programs share.
 macro_rules! lib_name {
     () => {
         "lib"
@@ -47,8 +47,9 @@ macro_rules! program {
             vars: $vars,
         }
     };
-    // A program that prints words: lib.jq (shared messages and escaping) is
-    // put in front of it, so jq and jaq see one self-contained program.
+    // A program that uses lib.jq (shared messages, escaping, number
+    // canonicalisation): lib.jq is put in front of it, so jq and jaq see
+    // one self-contained program.
     (with_lib $name:literal, $vars:expr) => {
         Program {
             name: $name,
@@ -66,9 +67,9 @@ pub struct Programs;
 
 impl Programs {
     /// snapshot → report (counts, lists, distribution, verdict).
-    pub const REPORT: Program = program!("report", &["$excluded_namespaces"]);
+    pub const REPORT: Program = program!(with_lib "report", &["$excluded_namespaces"]);
     /// events list + slurped report → matching FailedScheduling events.
-    pub const EVENTS: Program = program!("events", &["$report"]);
+    pub const EVENTS: Program = program!(with_lib "events", &["$report"]);
     /// report + how it was observed → the `--format json` result.
     pub const RESULT: Program = program!("result", &["$attempts", "$waited_seconds", "$events"]);
     /// result → "LEVEL<TAB>TEXT" lines.
@@ -98,8 +99,8 @@ impl Programs {
         Self::SUMMARY,
     ];
 
-    /// `checker/programs/lib.jq`: the definitions the programs that print
-    /// words share (already part of their [`Program::text`]).
+    /// `checker/programs/lib.jq`: the definitions the programs share
+    /// (already part of their [`Program::text`]).
     pub const LIB: &'static str = source!(lib_name!());
     /// Its name (`lib`), as a program's name: scriptgen names its bash
     /// variable and here-document after it.

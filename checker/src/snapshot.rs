@@ -169,11 +169,13 @@ fn array<R: Read>(input: &mut Input<R>, plan: &Plan) -> Result<Val, Fault> {
             return Err(input.syntax_eof(eof));
         }
         match input.batch(elem, &mut lanes)? {
-            Some(values) if !matches!(elem, Plan::Skip) => out.extend(values),
+            Some(values) if !matches!(elem, Plan::Skip) => {
+                out.extend(values.into_iter().filter(|v| elem.keeps(v)));
+            }
             Some(_) => {}
             None => {
                 let value = input.value(elem)?;
-                if !matches!(elem, Plan::Skip) {
+                if !matches!(elem, Plan::Skip) && elem.keeps(&value) {
                     out.push(value);
                 }
             }

@@ -18,6 +18,7 @@ without kind/apiVersion, fields in Go struct order).
 
 import hashlib
 import json
+import math
 import random
 import re
 import sys
@@ -803,6 +804,30 @@ def trailing_spaces():
     return pods + [stuck, evicted, blank], events
 
 
+@case("Numbers where Kubernetes writes strings or an int32 count (1.0, -0.0, 1e20, 137.0, a 20-digit integer): printed alike by jq 1.6, jq 1.8 and jaq.")
+def numbers_where_strings_belong():
+    pods = platform_pods()[:4]
+    stuck, gpu, crashed, odd_node = deployment("numbers", "odd", 4)
+    stuck_doc = stuck.unschedulable(UNSCHEDULABLE_GPU)
+    gpu_doc = gpu.unschedulable(UNSCHEDULABLE_GPU)
+    gpu_doc["status"]["conditions"][0]["message"] = 12345678901234567890
+    gpu_doc["status"]["conditions"][0]["reason"] = 7.0
+    crashed_doc = crashed.failed("kwok-node-0", terminated("Error", 137))
+    crashed_doc["status"]["containerStatuses"][0]["state"]["terminated"]["reason"] = 137.0
+    crashed_doc["status"]["containerStatuses"][0]["state"]["terminated"]["message"] = 1e20
+    node_doc = odd_node.running("kwok-node-1")
+    node_doc["spec"]["nodeName"] = 3.0
+    events = []
+    for i, count in enumerate([5.0, 1e20, -0.0, 2.5, 4294967296]):
+        ev = event(stuck_doc, f"count {count!r}", last=40 + i, count=2)
+        ev["count"] = count
+        events.append(ev)
+    numeric = event(stuck_doc, "a message that is a number", last=50)
+    numeric["message"] = 1.0
+    events.append(numeric)
+    return pods + [stuck_doc, gpu_doc, crashed_doc, node_doc], events
+
+
 @case("Old FailedScheduling events of pods that have since been bound and run must not be shown.")
 def events_stale_bound():
     running = platform_pods()
@@ -1012,6 +1037,15 @@ def get(obj, *path):
     return obj
 
 
+def canon(value):
+    """A number where Kubernetes writes a string or a count: an integer below 10**17 is that
+    integer (1.0 is 1, -0.0 is 0), any other number is None; jq 1.6, jq 1.8 and jaq print such
+    numbers each their own way. Other values stay as they are."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return value
+    return int(value) if -10**17 < value < 10**17 and value == math.floor(value) else None
+
+
 def model(pods_doc, events_doc):
     """What `verify-pods check --snapshot --events --format json` must say, from the rules of issues 2 and 11."""
     excluded = excluded_namespaces()
@@ -1028,8 +1062,8 @@ def model(pods_doc, events_doc):
         term = next((t for t in states if isinstance(t, dict)), {})
         reason = alt(term.get("reason"), get(p, "status", "reason"), "Unknown")
         message = alt(term.get("message"), get(p, "status", "message"), "")
-        return {"namespace": get(p, "metadata", "namespace"), "name": get(p, "metadata", "name"),
-                "reason": reason, "message": message}
+        return {"namespace": canon(get(p, "metadata", "namespace")), "name": canon(get(p, "metadata", "name")),
+                "reason": canon(reason), "message": canon(message)}
 
     def unscheduled_pod(p):
         # The scheduler's own verdict, from the same snapshot: the PodScheduled
@@ -1038,16 +1072,18 @@ def model(pods_doc, events_doc):
         scheduled = scheduled if isinstance(scheduled, list) else []
         cond = next((c for c in scheduled if isinstance(c, dict)
                      and c.get("type") == "PodScheduled" and c.get("status") == "False"), {})
-        return {"namespace": get(p, "metadata", "namespace"), "name": get(p, "metadata", "name"),
-                "uid": get(p, "metadata", "uid"),
-                "reason": cond.get("reason"), "message": cond.get("message")}
+        return {"namespace": canon(get(p, "metadata", "namespace")), "name": canon(get(p, "metadata", "name")),
+                "uid": canon(get(p, "metadata", "uid")),
+                "reason": canon(cond.get("reason")), "message": canon(cond.get("message"))}
 
     unscheduled = [unscheduled_pod(p) for p in pods if is_unscheduled(p)]
     failed = [failure(p) for p in pods if phase(p) == "Failed"]
     per_node = {}
     for p in pods:
-        key = node(p) or "<none>"
+        key = "<none>" if node(p) == "" else node(p)
         per_node[key] = per_node.get(key, 0) + 1
+    # jq's order: numbers before strings, strings by code point.
+    order_key = lambda k: (0, k, b"") if isinstance(k, (int, float)) else (1, 0, k.encode())
     counts = {name: sum(phase(p) == name.capitalize() for p in pods) for name in ("running", "pending", "succeeded")}
     result = {
         "total": len(pods),
@@ -1060,7 +1096,7 @@ def model(pods_doc, events_doc):
         "unscheduled": len(unscheduled),
         "unscheduled_pods": unscheduled,
         "failed_pods": failed,
-        "distribution": [{"node": n, "pods": per_node[n]} for n in sorted(per_node, key=lambda s: s.encode())],
+        "distribution": [{"node": canon(n), "pods": per_node[n]} for n in sorted(per_node, key=order_key)],
         "verdict": "fail" if unscheduled or failed else ("empty" if not pods else "pass"),
         "attempts": 1,
         "waited_seconds": 0,
@@ -1101,7 +1137,10 @@ def stamp(value):
 
 
 def positive(value):
-    return value if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 else None
+    """A count as kubectl has it: an int32 above 0."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return canon(value) if 0 < value < 2**31 and value == math.floor(value) else None
 
 
 def first(*values):
@@ -1115,7 +1154,7 @@ def model_events(events_doc, unscheduled):
     shown = []
     for ev in events_doc["items"]:
         obj = alt(ev.get("involvedObject"), ev.get("regarding"), {})
-        key = (obj.get("namespace"), obj.get("name"))
+        key = (canon(obj.get("namespace")), canon(obj.get("name")))
         if ev.get("reason") != "FailedScheduling" or alt(obj.get("kind"), "Pod") != "Pod" or key not in uid_of:
             continue
         if uid_of[key] != "" and alt(obj.get("uid"), "") != "" and obj["uid"] != uid_of[key]:
@@ -1128,8 +1167,8 @@ def model_events(events_doc, unscheduled):
                           first_seen, "")
         count = first(positive(series.get("count")) if series else None,
                       positive(ev.get("count")), positive(ev.get("deprecatedCount")), 1)
-        shown.append({"namespace": key[0], "pod": key[1], "last_seen": last_seen, "count": count,
-                      "message": alt(ev.get("message"), ev.get("note"), "")})
+        shown.append({"namespace": canon(key[0]), "pod": canon(key[1]), "last_seen": last_seen, "count": count,
+                      "message": canon(alt(ev.get("message"), ev.get("note"), ""))})
     # Newest first, as instants; ties in a fixed order.
     order = lambda e: (instant(e["last_seen"]), e["namespace"], e["pod"], e["message"])
     return list(reversed(sorted(shown, key=order)))[:50]
@@ -1163,11 +1202,12 @@ def check_text(name, expected, lines):
     wanted += [flat(p[k]).rstrip() for p in expected["unscheduled_pods"] for k in ("reason", "message")
                if isinstance(p.get(k), str) and flat(p[k]).strip()]
     wanted += [flat(f"{p['namespace']}/{p['name']}") for p in expected["failed_pods"]]
-    wanted += [flat(p[k]).rstrip() for p in expected["failed_pods"] for k in ("reason", "message") if flat(p[k]).strip()]
+    wanted += [flat(p[k]).rstrip() for p in expected["failed_pods"] for k in ("reason", "message")
+               if p[k] is not None and flat(p[k]).strip()]
     for e in expected["events"] or []:
         wanted += [flat(f"{e['namespace']}/{e['pod']}"), flat(e["message"]).rstrip(), flat(e["last_seen"]),
                    f"x{e['count']}"]
-    wanted += [flat(d["node"]) for d in expected["distribution"]]
+    wanted += [flat(d["node"]) if isinstance(d["node"], str) else json.dumps(d["node"]) for d in expected["distribution"]]
     for text in wanted:
         if not any(text in line for line in lines):
             problems.append(f"expected.txt lacks {text!r}")

@@ -185,3 +185,66 @@ fn no_summary_when_unset_or_empty_and_exit_2_when_it_cannot_be_written() {
     // The verdict's lines were printed before the summary failed, alike.
     assert_eq!(from_bash.stdout, from_checker.stdout);
 }
+
+/// What a line or a cell must not end with: whitespace, or a control
+/// character (which the programs print as a space).
+fn ends_blank(text: &str) -> bool {
+    text.ends_with(|c: char| c.is_whitespace() || c.is_control())
+}
+
+/// The cells of a Markdown table row `| a | b |`; empty when not a row.
+fn cells(line: &str) -> Vec<&str> {
+    match line.strip_prefix("| ").and_then(|l| l.strip_suffix(" |")) {
+        Some(inner) => inner.split(" | ").collect(),
+        None => Vec::new(),
+    }
+}
+
+/// The lines of an annotation's message, as the runner shows them.
+fn annotation_lines(command: &str) -> Vec<String> {
+    let message = command.split_once("::").map_or("", |(_, rest)| rest);
+    let message = message.split_once("::").map_or("", |(_, m)| m);
+    message
+        .replace("%0D", "\r")
+        .replace("%0A", "\n")
+        .replace("%25", "%")
+        .split('\n')
+        .map(str::to_owned)
+        .collect()
+}
+
+/// kubelet's eviction messages end with ". ": no text line, annotation line
+/// or summary cell of any corpus case may end with whitespace.
+#[test]
+fn no_line_annotation_or_summary_cell_ends_with_whitespace() {
+    let dir = tempfile::tempdir().unwrap();
+    for case in cases() {
+        let summary = dir.path().join(format!("{}.md", case.name));
+        let mut command = Command::new(binary("verify-pods"));
+        command
+            .args(["check", "--format", "github", "--snapshot"])
+            .arg(case.pods())
+            .arg("--events")
+            .arg(case.events());
+        let out = with_summary(&mut command, Some(&summary));
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        for line in stdout.lines() {
+            assert!(!ends_blank(line), "{}: line {line:?}", case.name);
+            if line.starts_with("::") {
+                for text in annotation_lines(line) {
+                    assert!(!ends_blank(&text), "{}: annotation {line:?}", case.name);
+                }
+            }
+        }
+        let markdown = fs::read_to_string(&summary).unwrap_or_default();
+        for line in markdown.lines() {
+            for cell in cells(line) {
+                assert!(
+                    cell.is_empty() || !ends_blank(cell),
+                    "{}: summary cell {cell:?} in {line:?}",
+                    case.name
+                );
+            }
+        }
+    }
+}

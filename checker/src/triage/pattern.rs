@@ -129,7 +129,9 @@ mod tests {
     fn a_broken_trailing_group_still_leaves_the_counts() {
         let p = StatusPattern::canonical();
         let broken = p
-            .parse("Pod status: 5 total, 4 running, 1 pending (1 unscheduled), 0 failed (attempts=x)")
+            .parse(
+                "Pod status: 5 total, 4 running, 1 pending (1 unscheduled), 0 failed (attempts=x)",
+            )
             .unwrap();
         assert_eq!(counts(broken), (5, 4, 1, 1, 0));
         assert_eq!(broken.attempts, None);
@@ -153,7 +155,8 @@ mod tests {
     #[test]
     fn a_later_anchor_is_tried_when_the_first_does_not_match() {
         let p = StatusPattern::canonical();
-        let line = "Pod status: Pod status: 1 total, 1 running, 0 pending (0 unscheduled), 0 failed";
+        let line =
+            "Pod status: Pod status: 1 total, 1 running, 0 pending (0 unscheduled), 0 failed";
         assert_eq!(p.parse(line).map(|s| s.total), Some(1));
     }
 

@@ -50,7 +50,7 @@ pub struct Observed {
 }
 
 /// Parse the text output of the checker, the generated wrapper or the
-/// legacy script: a line with `N total`, `N running`, `N pending`,
+/// legacy script: the last line with `N total`, `N running`, `N pending`,
 /// `N unscheduled` and `N failed`, and sections `Header:` + `  item` lines.
 pub fn parse(text: &str) -> Observed {
     let mut observed = Observed::default();
@@ -64,8 +64,10 @@ pub fn parse(text: &str) -> Observed {
         if section == Section::Distribution {
             observed.distribution = Some(BTreeMap::new());
         }
-        if observed.counts.is_none() {
-            observed.counts = counts(line);
+        // The last line with counts: the checker prints the counts of each
+        // earlier attempt before its status line.
+        if let Some(line_counts) = counts(line) {
+            observed.counts = Some(line_counts);
         }
     }
     observed
@@ -103,7 +105,11 @@ impl Section {
 impl Observed {
     fn add_item(&mut self, section: Section, item: &str) {
         match section {
-            Section::Unscheduled => self.unscheduled.push(item.trim().to_owned()),
+            // "<ns>/<pod>", or "<ns>/<pod>: <reason>: <message>"
+            Section::Unscheduled => {
+                let pod = item.split_once(": ").map_or(item, |(pod, _)| pod);
+                self.unscheduled.push(pod.trim().to_owned());
+            }
             Section::Failed => {
                 let pod = item.split_once(": ").map_or(item, |(pod, _)| pod);
                 self.failed.push(pod.trim().to_owned());
