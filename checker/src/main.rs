@@ -8,6 +8,7 @@ use checker::engine::to_raw;
 use checker::options::{self, Knob, DEADLINE_ENV, INTERVAL_ENV, STEP_SUMMARY_ENV};
 use checker::programs::Program;
 use checker::{exit, Engine, Programs, Verdict};
+use clap::builder::{OsStringValueParser, TypedValueParser};
 use clap::parser::ValueSource;
 use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use jaq_json::Val;
@@ -161,7 +162,7 @@ struct CheckArgs {
     // Parsed as any OsString: an empty KWOK_VERIFY_PODS_ARTIFACT_DIR means
     // unset, as in the bash, where PathBuf's parser would refuse it.
     #[arg(long, value_name = "DIR", env = options::ARTIFACT_DIR_ENV,
-          value_parser = clap::builder::TypedValueParser::map(clap::builder::OsStringValueParser::new(), PathBuf::from))]
+          value_parser = OsStringValueParser::new().map(PathBuf::from))]
     save_dir: Option<PathBuf>,
     /// The kubectl binary.
     #[arg(long, value_name = "PATH", default_value = "kubectl")]
