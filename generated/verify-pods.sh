@@ -72,6 +72,28 @@ verify_pods() {
     local IFS=$' \t\n'
     set +o noclobber
 
+    # Cancelled by SIGTERM, SIGINT or SIGHUP (how CI systems cancel a job):
+    # stop kubectl, remove work_dir, then end by that same signal. timeout
+    # runs kubectl in a process group of its own, which a signal to the
+    # job's group misses, so it runs in the background (a trap runs while
+    # `wait` waits, not before a foreground command ends) and is killed by
+    # group. These traps end with the subshell: the host inherits none.
+    local kubectl_pid=
+    # shellcheck disable=SC2317 # run by the traps below
+    verify_pods__cancel() {
+      trap - TERM INT HUP
+      if [[ -n $kubectl_pid ]]; then
+        kill -s KILL -- "-$kubectl_pid" "$kubectl_pid" 2>/dev/null
+      fi
+      rm -rf -- "$work_dir"
+      kill -s "$1" "$BASHPID"
+      # Only reached when the signal is ignored (the host's choice).
+      exit $((128 + $(kill -l "$1")))
+    }
+    trap 'verify_pods__cancel TERM' TERM
+    trap 'verify_pods__cancel INT' INT
+    trap 'verify_pods__cancel HUP' HUP
+
     # The canonical programs, byte for byte, in quoted here-documents;
     # lib.jq once, put in front of each program that prints words.
     local lib_program
@@ -552,8 +574,10 @@ VERIFY_PODS_SUMMARY_JQ
     verify_pods__fetch() {
       local out_file=$1 kubectl_status=0
       shift
-      timeout "$kubectl_timeout" kubectl "$@" </dev/null >"$out_file" 2>"$stderr_file" ||
-        kubectl_status=$?
+      timeout "$kubectl_timeout" kubectl "$@" </dev/null >"$out_file" 2>"$stderr_file" &
+      kubectl_pid=$!
+      wait "$kubectl_pid" || kubectl_status=$?
+      kubectl_pid=
       verify_pods__last_stderr_line
       case $kubectl_status in
         0) return 0 ;;
@@ -575,7 +599,9 @@ VERIFY_PODS_SUMMARY_JQ
       return 1
     }
 
-    # "LEVEL<TAB>TEXT" lines on stdin (render.jq, progress.jq) → log_LEVEL TEXT.
+    # "LEVEL<TAB>TEXT" lines on stdin (render.jq, progress.jq) → log_LEVEL
+    # TEXT. A line that cannot be printed (stdout on a full disk) fails it:
+    # a verdict nobody can read is not a success (the checker exits 2 too).
     verify_pods__log_lines() {
       local line level text
       while IFS= read -r line || [[ -n $line ]]; do
@@ -585,7 +611,10 @@ VERIFY_PODS_SUMMARY_JQ
           error) log_error "$text" ;;
           warn) log_warn "$text" ;;
           *) log_info "$text" ;;
-        esac
+        esac || {
+          log_error "verify_pods: cannot print the result: a log function failed" >&2
+          return 1
+        }
       done
     }
 
@@ -597,27 +626,31 @@ VERIFY_PODS_SUMMARY_JQ
       waited=$(((10#$now_us - 10#$started_us) / 1000000))
     }
 
-    # Seconds are validated like checker::options::parse_seconds and
-    # parse_interval: ASCII digits only, base 10 (010 is ten), a minimum.
+    # Seconds are validated like checker::options::parse_knob, from its
+    # table (variable, environment variable, default, minimum) and in its
+    # words: ASCII digits only, base 10 (010 is ten), at most
+    # 18 significant digits (bash arithmetic is 64-bit), a minimum.
     local deadline=0 interval=0 kubectl_timeout=0
-    local setting name env_name default minimum text digits
+    local setting name env_name default minimum text shown digits
     for setting in \
       "deadline KWOK_VERIFY_PODS_DEADLINE 60 0" \
       "interval KWOK_VERIFY_PODS_INTERVAL 5 1" \
       "kubectl_timeout KWOK_VERIFY_PODS_KUBECTL_TIMEOUT 120 1"; do
       read -r name env_name default minimum <<<"$setting"
       text=${!env_name-$default}
+      # One line whatever the value holds, as the checker shows it.
+      shown=${text//[[:cntrl:]]/?}
       if [[ -z $text || $text == *[!0123456789]* ]]; then
-        log_error "verify_pods: $env_name must be a non-negative integer number of seconds, got \"$text\"" >&2
+        log_error "verify_pods: $env_name must be a non-negative integer number of seconds, got \"$shown\"" >&2
         return 2
       fi
       digits=${text#"${text%%[!0]*}"}
       if ((${#digits} > 18)); then
-        log_error "verify_pods: $env_name is too large: \"$text\"" >&2
+        log_error "verify_pods: $env_name is too large: more than 18 digits, got \"$shown\"" >&2
         return 2
       fi
       if ((10#${digits:-0} < minimum)); then
-        log_error "verify_pods: $env_name must be at least $minimum second, got \"$text\"" >&2
+        log_error "verify_pods: $env_name must be at least ${minimum}s, got \"$shown\"" >&2
         return 2
       fi
       printf -v "$name" '%d' "$((10#${digits:-0}))"
@@ -683,7 +716,7 @@ VERIFY_PODS_SUMMARY_JQ
           log_error "verify_pods: progress.jq: $jq_error" >&2
           return 2
         fi
-        verify_pods__log_lines <"$lines_file"
+        verify_pods__log_lines <"$lines_file" || return 2
         if ! sleep "$interval"; then
           log_error "verify_pods: sleep $interval failed" >&2
           return 2
@@ -739,7 +772,7 @@ VERIFY_PODS_SUMMARY_JQ
       log_error "verify_pods: render.jq: $jq_error" >&2
       return 2
     fi
-    verify_pods__log_lines <"$lines_file"
+    verify_pods__log_lines <"$lines_file" || return 2
     # GitHub Actions: like `verify-pods check`, append the Markdown of
     # summary.jq, on the same result, to the file GITHUB_STEP_SUMMARY names.
     if [[ -n ${GITHUB_STEP_SUMMARY:-} ]]; then

@@ -1,6 +1,7 @@
 //! One check: take a snapshot per attempt, settle while pods are only
 //! unscheduled, collect the matching events, build the result.
 
+use crate::cancel;
 use crate::engine::{EvalError, Report};
 use crate::kubectl::{Kubectl, KubectlError};
 use crate::projection::Projection;
@@ -10,6 +11,7 @@ use jaq_json::Val;
 use std::fmt;
 use std::fs;
 use std::io::{self, Read, Write};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -105,7 +107,7 @@ pub fn run(
     progress: &mut dyn FnMut(&str, &str),
 ) -> Result<Outcome, CheckError> {
     let projection = Projection::canonical();
-    let saver = Saver::new(settings.save_dir.as_deref())?;
+    let saver = Saver::new(settings.save_dir.as_deref(), &inputs(source))?;
     let started = Instant::now();
     let mut attempts = 0;
     let eval_error = |source: String| move |error| CheckError::Eval { source, error };
@@ -136,11 +138,14 @@ pub fn run(
         }
     };
     let mut warnings = Vec::new();
-    let events = if decision.unscheduled {
-        read_events(engine, source, &projection, &report, &saver, &mut warnings)?
-    } else {
-        None
-    };
+    let events = read_events(
+        engine,
+        source,
+        &projection,
+        &report,
+        decision.unscheduled.then_some(&saver),
+        &mut warnings,
+    )?;
     let result = engine
         .result(&report, attempts, waited_seconds, events)
         .map_err(|error| CheckError::Eval {
@@ -188,33 +193,43 @@ fn read_pods(source: &Source, projection: &Projection, saver: &Saver) -> Result<
     }
 }
 
-/// The events of the unscheduled pods. A file the user named must be good
-/// (exit 2 otherwise); events from kubectl are diagnostics: when they cannot
-/// be listed or read, the pods verdict stands and the text says "not
-/// collected" (the bash function does the same).
+/// The events of the unscheduled pods, when some are (`saver` is given
+/// then): null otherwise. A file the user named must be good whatever the
+/// verdict (exit 2 otherwise), so it is always read and run through
+/// events.jq; events from kubectl are diagnostics: when they cannot be
+/// listed or read, the pods verdict stands and the text says "not collected"
+/// (the bash function does the same).
 fn read_events(
     engine: &Engine,
     source: &Source,
     projection: &Projection,
     report: &Report,
-    saver: &Saver,
+    unscheduled: Option<&Saver>,
     warnings: &mut Vec<String>,
 ) -> Result<Option<Val>, CheckError> {
-    match source {
-        Source::Offline { events: None, .. } => Ok(None),
-        Source::Offline {
-            events: Some(path), ..
-        } => {
-            let doc = read_file(path, &projection.events, saver.tee("events.json")?)?;
-            engine
+    match (source, unscheduled) {
+        (Source::Offline { events: None, .. }, _) => Ok(None),
+        (
+            Source::Offline {
+                events: Some(path), ..
+            },
+            _,
+        ) => {
+            let tee = match unscheduled {
+                Some(saver) => saver.tee("events.json")?,
+                None => None,
+            };
+            let doc = read_file(path, &projection.events, tee)?;
+            let events = engine
                 .events(doc, report)
-                .map(Some)
                 .map_err(|error| CheckError::Eval {
                     source: display_path(path),
                     error,
-                })
+                })?;
+            Ok(unscheduled.map(|_| events))
         }
-        Source::Live { kubectl, .. } => {
+        (Source::Live { .. }, None) => Ok(None),
+        (Source::Live { kubectl, .. }, Some(saver)) => {
             let tee = saver.tee("events.json")?;
             let matched = kubectl
                 .run(&GET_EVENTS, |out| {
@@ -279,17 +294,42 @@ impl<R: Read> Read for Tee<R> {
     }
 }
 
+/// The files of the check's inputs (`-` is stdin, which may be a file).
+fn inputs(source: &Source) -> Vec<PathBuf> {
+    let Source::Offline { snapshot, events } = source else {
+        return Vec::new();
+    };
+    std::iter::once(snapshot)
+        .chain(events)
+        .map(|path| {
+            if path == Path::new("-") {
+                PathBuf::from("/dev/stdin")
+            } else {
+                path.clone()
+            }
+        })
+        .collect()
+}
+
 /// The artifacts of `--save-dir`: written while reading, kept on failure.
-/// Copies of an attempt that ended in an error are removed on drop, like the
-/// bash function's temporary files.
+/// Copies of an attempt that ended in an error are removed on drop (or by
+/// [`cancel`] when a signal ends the check), like the bash function's
+/// temporary files.
 struct Saver {
     dir: Option<PathBuf>,
+    /// The partial copies, registered for removal on cancellation.
+    _partials: Option<cancel::Registered>,
 }
+
+/// Every file a save dir may receive: the final names and the partial
+/// copies ([`Saver::partial`]) of the two documents.
+const ARTIFACTS: [&str; 3] = ["pods.json", "events.json", "report.json"];
+const COPIED: [&str; 2] = ["pods.json", "events.json"];
 
 impl Drop for Saver {
     fn drop(&mut self) {
         if let Some(dir) = &self.dir {
-            for name in ["pods.json", "events.json"] {
+            for name in COPIED {
                 let _ = fs::remove_file(Self::partial(dir, name));
             }
         }
@@ -297,16 +337,44 @@ impl Drop for Saver {
 }
 
 impl Saver {
-    fn new(dir: Option<&Path>) -> Result<Self, CheckError> {
-        if let Some(dir) = dir {
-            fs::create_dir_all(dir).map_err(|error| CheckError::SaveDir {
-                path: dir.to_owned(),
-                error,
-            })?;
-        }
+    fn new(dir: Option<&Path>, inputs: &[PathBuf]) -> Result<Self, CheckError> {
+        let Some(dir) = dir else {
+            return Ok(Self {
+                dir: None,
+                _partials: None,
+            });
+        };
+        fs::create_dir_all(dir).map_err(|error| CheckError::SaveDir {
+            path: dir.to_owned(),
+            error,
+        })?;
+        Self::refuse_inputs(dir, inputs)?;
+        let partials = COPIED.map(|name| Self::partial(dir, name)).to_vec();
         Ok(Self {
-            dir: dir.map(Path::to_owned),
+            dir: Some(dir.to_owned()),
+            _partials: Some(cancel::register_files(partials)),
         })
+    }
+
+    /// An input is never overwritten or removed: refuse a save dir where an
+    /// artifact (final or partial) is the same file as an input, by file
+    /// identity (links and `..` cannot hide it).
+    fn refuse_inputs(dir: &Path, inputs: &[PathBuf]) -> Result<(), CheckError> {
+        let identity = |path: &Path| fs::metadata(path).ok().map(|m| (m.dev(), m.ino()));
+        let inputs: Vec<_> = inputs.iter().filter_map(|p| identity(p)).collect();
+        let artifacts = ARTIFACTS
+            .iter()
+            .map(|name| dir.join(name))
+            .chain(COPIED.iter().map(|name| Self::partial(dir, name)));
+        for path in artifacts {
+            if identity(&path).is_some_and(|id| inputs.contains(&id)) {
+                let error = io::Error::other(
+                    "it is an input of this check; choose another directory to save to",
+                );
+                return Err(CheckError::SaveDir { path, error });
+            }
+        }
+        Ok(())
     }
 
     fn partial(dir: &Path, name: &str) -> PathBuf {
@@ -319,7 +387,7 @@ impl Saver {
             return Ok(None);
         };
         let path = Self::partial(dir, name);
-        fs::File::create(&path)
+        cancel::create_file(&path)
             .map(Some)
             .map_err(|error| CheckError::SaveDir { path, error })
     }
@@ -332,7 +400,7 @@ impl Saver {
             let path = path.to_owned();
             move |error| CheckError::SaveDir { path, error }
         };
-        for name in ["pods.json", "events.json"] {
+        for name in COPIED {
             let partial = Self::partial(dir, name);
             if !partial.exists() {
                 continue;

@@ -5,6 +5,7 @@
 //! on a 500, a partial one when pagination fails with 410 Expired), so its
 //! output is only used when it exits 0.
 
+use crate::cancel;
 use std::ffi::OsString;
 use std::fmt;
 use std::io::{self, Read};
@@ -12,9 +13,8 @@ use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Child, ChildStdout, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// How to run kubectl.
 #[derive(Debug, Clone)]
@@ -107,7 +107,8 @@ impl Kubectl {
         consume: impl FnOnce(&mut dyn Read) -> T,
     ) -> Result<T, KubectlError> {
         let command = self.command_line(args);
-        let mut child = Command::new(&self.program)
+        let mut spawn = Command::new(&self.program);
+        spawn
             .args(self.global_args())
             .args(args)
             .stdin(Stdio::null())
@@ -115,38 +116,43 @@ impl Kubectl {
             .stderr(Stdio::piped())
             // Own process group, so a timeout also kills what kubectl started
             // (a wrapper script's children would keep the pipe open).
-            .process_group(0)
-            .spawn()
-            .map_err(|error| KubectlError::Spawn {
+            .process_group(0);
+        let (mut child, _registered) =
+            cancel::spawn_group(&mut spawn).map_err(|error| KubectlError::Spawn {
                 program: self.program.to_string_lossy().into_owned(),
                 error,
             })?;
         let mut stdout = child.stdout.take().expect("stdout is piped");
         let stderr = collect_stderr(&mut child);
-        let child = Arc::new(Mutex::new(child));
-        let (done, watchdog) = spawn_watchdog(Arc::clone(&child), self.timeout);
+        let (read_all, supervisor) = supervise(child, self.timeout);
 
         let value = consume(&mut stdout);
         drain(&mut stdout);
-        let status = wait(&child);
-        let timed_out = finish_watchdog(done, watchdog);
+        let _ = read_all.send(());
+        let ended = supervisor
+            .join()
+            .expect("the kubectl supervisor does not panic");
         let stderr = stderr.join().unwrap_or_default();
 
-        if timed_out {
-            return Err(KubectlError::TimedOut {
+        match ended {
+            Ended::TimedOut => Err(KubectlError::TimedOut {
                 command,
                 after: self.timeout,
-            });
-        }
-        if !status.success() {
-            return Err(KubectlError::Failed {
+            }),
+            Ended::Exited(status) if !status.success() => Err(KubectlError::Failed {
                 command,
                 status,
                 stderr,
-            });
+            }),
+            Ended::Exited(_) => Ok(value),
         }
-        Ok(value)
     }
+}
+
+/// How a kubectl call ended.
+enum Ended {
+    Exited(ExitStatus),
+    TimedOut,
 }
 
 fn collect_stderr(child: &mut Child) -> thread::JoinHandle<String> {
@@ -163,35 +169,51 @@ fn drain(stdout: &mut ChildStdout) {
     let _ = io::copy(stdout, &mut io::sink());
 }
 
-fn wait(child: &Mutex<Child>) -> ExitStatus {
-    loop {
-        if let Ok(Some(status)) = child.lock().expect("child lock").try_wait() {
-            return status;
+/// Wait for kubectl in a thread of its own, polling, because the pipes may
+/// outlive it: once kubectl has exited, whatever is left of its process
+/// group (a child that kept stdout open) is killed so the reader sees the
+/// end of the output; when `timeout` passes first, the whole group is
+/// killed. The caller says on the returned sender when it has read all.
+fn supervise(mut child: Child, timeout: Duration) -> (mpsc::Sender<()>, thread::JoinHandle<Ended>) {
+    let (read_all, told) = mpsc::channel::<()>();
+    let supervisor = thread::spawn(move || {
+        let group = child.id();
+        let started = Instant::now();
+        let mut poll = SLOW_POLL;
+        loop {
+            match child.try_wait() {
+                Ok(Some(status)) => {
+                    // The group outlives its leader while a member lives; its
+                    // id is not reused before the group is empty.
+                    cancel::kill_group(group);
+                    return Ended::Exited(status);
+                }
+                Ok(None) => {}
+                Err(_) => {
+                    cancel::kill_group(group);
+                    return child.wait().map_or(Ended::TimedOut, Ended::Exited);
+                }
+            }
+            let left = timeout.saturating_sub(started.elapsed());
+            if left.is_zero() {
+                cancel::kill_group(group);
+                let _ = child.kill();
+                let _ = child.wait();
+                return Ended::TimedOut;
+            }
+            // Once the output is read, kubectl is about to exit: look often.
+            match told.recv_timeout(poll.min(left)) {
+                Ok(()) => poll = FAST_POLL,
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                // The caller is gone (it panicked): keep time without it.
+                Err(mpsc::RecvTimeoutError::Disconnected) => thread::sleep(poll.min(left)),
+            }
         }
-        thread::sleep(Duration::from_millis(5));
-    }
-}
-
-/// Kill the child when `timeout` passes before the caller says it is done.
-fn spawn_watchdog(
-    child: Arc<Mutex<Child>>,
-    timeout: Duration,
-) -> (mpsc::Sender<()>, thread::JoinHandle<bool>) {
-    let (done, finished) = mpsc::channel::<()>();
-    let watchdog = thread::spawn(move || match finished.recv_timeout(timeout) {
-        Err(mpsc::RecvTimeoutError::Timeout) => {
-            let mut child = child.lock().expect("child lock");
-            let group = format!("-{}", child.id());
-            let _ = Command::new("kill").args(["-KILL", "--", &group]).status();
-            let _ = child.kill();
-            true
-        }
-        _ => false,
     });
-    (done, watchdog)
+    (read_all, supervisor)
 }
 
-fn finish_watchdog(done: mpsc::Sender<()>, watchdog: thread::JoinHandle<bool>) -> bool {
-    let _ = done.send(());
-    watchdog.join().unwrap_or(false)
-}
+/// How often the supervisor looks while kubectl still prints.
+const SLOW_POLL: Duration = Duration::from_millis(20);
+/// How often it looks once the output has been read.
+const FAST_POLL: Duration = Duration::from_millis(1);

@@ -25,6 +25,7 @@
 #![forbid(unsafe_code)]
 
 mod batch;
+pub mod cancel;
 pub mod check;
 pub mod engine;
 pub mod kubectl;

@@ -5,10 +5,12 @@ mod triage;
 
 use checker::check::{self, Source};
 use checker::engine::to_raw;
-use checker::options::{self, DEADLINE_ENV, INTERVAL_ENV, STEP_SUMMARY_ENV};
+use checker::options::{self, Knob, DEADLINE_ENV, INTERVAL_ENV, STEP_SUMMARY_ENV};
 use checker::programs::Program;
 use checker::{exit, Engine, Programs, Verdict};
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::builder::{OsStringValueParser, TypedValueParser};
+use clap::parser::ValueSource;
+use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use jaq_json::Val;
 use std::ffi::OsString;
 use std::fs;
@@ -156,8 +158,11 @@ struct CheckArgs {
     /// Seconds between attempts while settling (at least 1).
     #[arg(long, value_name = "SECONDS", env = INTERVAL_ENV, default_value_t = options::DEFAULT_INTERVAL.to_string())]
     interval: String,
-    /// On failure, save pods.json, events.json and report.json here.
-    #[arg(long, value_name = "DIR", env = options::ARTIFACT_DIR_ENV)]
+    /// On failure, save pods.json, events.json and report.json here (empty = unset).
+    // Parsed as any OsString: an empty KWOK_VERIFY_PODS_ARTIFACT_DIR means
+    // unset, as in the bash, where PathBuf's parser would refuse it.
+    #[arg(long, value_name = "DIR", env = options::ARTIFACT_DIR_ENV,
+          value_parser = OsStringValueParser::new().map(PathBuf::from))]
     save_dir: Option<PathBuf>,
     /// The kubectl binary.
     #[arg(long, value_name = "PATH", default_value = "kubectl")]
@@ -209,9 +214,15 @@ fn default_excluded() -> String {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let code = match cli.command {
-        Command::Check(args) => run_check(&args),
+        Command::Check(args) => {
+            let check = matches
+                .subcommand_matches("check")
+                .expect("the check subcommand");
+            run_check(&args, check)
+        }
         Command::Programs { name } => print_programs(name.as_deref()),
         Command::Triage(args) => run_triage(&args),
         Command::Completions { shell } => print_completions(shell),
@@ -224,23 +235,30 @@ fn fail(message: impl std::fmt::Display) -> u8 {
     exit::CANNOT_OBSERVE
 }
 
+/// The exit code once stdout has been written: `code` when it was, and when
+/// the reader went away (`verify-pods … | head` closes the pipe early, and
+/// that is not a failure of ours); 2 with one line for any other error
+/// (`> /dev/full`): a verdict nobody could read is not a success.
+fn written(result: io::Result<()>, code: u8) -> u8 {
+    match result.and_then(|()| io::stdout().lock().flush()) {
+        Ok(()) => code,
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => code,
+        Err(e) => fail(format!("cannot write to stdout: {e}")),
+    }
+}
+
 fn print_programs(name: Option<&str>) -> u8 {
-    // Write errors are ignored here and below: `verify-pods … | head` closes
-    // the pipe early, and that is not a failure of ours (println! panics).
     let mut out = io::stdout().lock();
     match name {
         None => {
-            for p in Programs::ALL {
+            let listed = Programs::ALL.iter().try_for_each(|p| {
                 let vars = p.vars.join(" ");
-                let _ = writeln!(out, "{:<10} {:<12} {}", p.name, p.file, vars);
-            }
-            exit::PASS
+                writeln!(out, "{:<10} {:<12} {}", p.name, p.file, vars)
+            });
+            written(listed, exit::PASS)
         }
         Some(name) => match Programs::by_name(name) {
-            Some(p) => {
-                let _ = out.write_all(p.text.as_bytes());
-                exit::PASS
-            }
+            Some(p) => written(out.write_all(p.text.as_bytes()), exit::PASS),
             None => fail(format!(
                 "no canonical program {name:?}; `verify-pods programs` lists them"
             )),
@@ -248,21 +266,29 @@ fn print_programs(name: Option<&str>) -> u8 {
     }
 }
 
-fn source(args: &CheckArgs) -> Result<Source, String> {
+/// A knob's seconds, its error naming where the bad text came from: the
+/// flag, or the environment variable (worded as the bash function words it).
+fn knob(knob: &Knob, text: &str, matches: &ArgMatches) -> Result<u64, String> {
+    let id = knob.flag.trim_start_matches("--").replace('-', "_");
+    let named = match matches.value_source(&id) {
+        Some(ValueSource::EnvVariable) => knob.env,
+        _ => knob.flag,
+    };
+    options::parse_knob(knob, named, text)
+}
+
+/// Where the pods come from. Every knob is validated in every mode, even
+/// those an offline check does not use: a typo never passes silently.
+fn source(args: &CheckArgs, matches: &ArgMatches) -> Result<Source, String> {
+    let deadline = knob(&options::DEADLINE, &args.deadline, matches)?;
+    let interval = knob(&options::INTERVAL, &args.interval, matches)?;
+    let timeout = knob(&options::KUBECTL_TIMEOUT, &args.kubectl_timeout, matches)?;
     if let Some(snapshot) = &args.snapshot {
         return Ok(Source::Offline {
             snapshot: snapshot.clone(),
             events: args.events.clone(),
         });
     }
-    let deadline =
-        options::parse_seconds("--deadline / KWOK_VERIFY_PODS_DEADLINE", &args.deadline)?;
-    let interval =
-        options::parse_interval("--interval / KWOK_VERIFY_PODS_INTERVAL", &args.interval)?;
-    let timeout = options::parse_interval(
-        "--kubectl-timeout / KWOK_VERIFY_PODS_KUBECTL_TIMEOUT",
-        &args.kubectl_timeout,
-    )?;
     let kubectl = checker::kubectl::Kubectl {
         program: args.kubectl.clone(),
         context: args.context.clone(),
@@ -276,8 +302,8 @@ fn source(args: &CheckArgs) -> Result<Source, String> {
     })
 }
 
-fn run_check(args: &CheckArgs) -> u8 {
-    let source = match source(args) {
+fn run_check(args: &CheckArgs, matches: &ArgMatches) -> u8 {
+    let source = match source(args, matches) {
         Ok(source) => source,
         Err(e) => return fail(e),
     };
@@ -289,6 +315,10 @@ fn run_check(args: &CheckArgs) -> u8 {
         Ok(engine) => engine,
         Err(e) => return fail(e),
     };
+    // Before the first kubectl or artifact: a cancelled check cleans up.
+    if let Err(e) = checker::cancel::install() {
+        return fail(format!("cannot handle signals: {e}"));
+    }
     let settings = check::Settings {
         excluded_namespaces,
         // An empty KWOK_VERIFY_PODS_ARTIFACT_DIR means unset, as in the bash.
@@ -299,9 +329,18 @@ fn run_check(args: &CheckArgs) -> u8 {
     };
     let colour = Colour::detect();
     let format = args.format;
+    // The first error writing a progress line to stdout, reported at the end.
+    let mut progress_written = Ok(());
     let mut progress = |level: &str, text: &str| match format {
-        Format::Text | Format::Github => colour.print_line(&mut io::stdout().lock(), level, text),
-        Format::Json => colour.print_line(&mut io::stderr().lock(), level, text),
+        Format::Text | Format::Github => {
+            let line = colour.print_line(&mut io::stdout().lock(), level, text);
+            if progress_written.is_ok() {
+                progress_written = line;
+            }
+        }
+        Format::Json => {
+            let _ = colour.print_line(&mut io::stderr().lock(), level, text);
+        }
     };
     let outcome = match check::run(&engine, &source, &settings, &mut progress) {
         Ok(outcome) => outcome,
@@ -310,35 +349,47 @@ fn run_check(args: &CheckArgs) -> u8 {
     for warning in &outcome.warnings {
         eprintln!("verify-pods: warning: {warning}");
     }
-    if let Err(e) = print_result(&engine, &outcome.result, args.format, colour) {
-        return fail(e);
-    }
+    let lines = match render_result(&engine, &outcome.result, args.format) {
+        Ok(lines) => lines,
+        Err(e) => return fail(e),
+    };
+    let printed = progress_written.and_then(|()| print_lines(&lines, colour));
     if let Err(e) = append_step_summary(&engine, &outcome.result) {
         return fail(e);
     }
-    match outcome.decision.verdict {
+    let code = match outcome.decision.verdict {
         Verdict::Pass | Verdict::Empty => exit::PASS,
         Verdict::Fail => exit::VALIDATION_FAILED,
-    }
+    };
+    written(printed, code)
 }
 
-fn print_result(
-    engine: &Engine,
-    result: &Val,
-    format: Format,
-    colour: Colour,
-) -> Result<(), String> {
-    let mut out = io::stdout().lock();
+/// What `check` prints: (level, text) lines, a level of `None` for text
+/// printed as is (JSON, GitHub workflow commands).
+type Lines = Vec<(Option<String>, String)>;
+
+fn render_result(engine: &Engine, result: &Val, format: Format) -> Result<Lines, String> {
     if format == Format::Json {
-        let _ = writeln!(out, "{}", checker::engine::to_json(result));
-        return Ok(());
+        return Ok(vec![(None, checker::engine::to_json(result) + "\n")]);
     }
-    for (level, text) in engine.render(result).map_err(|e| e.to_string())? {
-        colour.print_line(&mut out, &level, &text);
-    }
+    let rendered = engine.render(result).map_err(|e| e.to_string())?;
+    let mut lines: Lines = rendered
+        .into_iter()
+        .map(|(level, text)| (Some(level), text))
+        .collect();
     if format == Format::Github {
-        for line in raw_lines(engine, Programs::GITHUB, result)? {
-            let _ = out.write_all(line.as_bytes());
+        let commands = raw_lines(engine, Programs::GITHUB, result)?;
+        lines.extend(commands.into_iter().map(|line| (None, line)));
+    }
+    Ok(lines)
+}
+
+fn print_lines(lines: &Lines, colour: Colour) -> io::Result<()> {
+    let mut out = io::stdout().lock();
+    for (level, text) in lines {
+        match level {
+            Some(level) => colour.print_line(&mut out, level, text)?,
+            None => out.write_all(text.as_bytes())?,
         }
     }
     Ok(())
@@ -382,8 +433,7 @@ fn print_completions(shell: clap_complete::Shell) -> u8 {
     if shell == clap_complete::Shell::Bash {
         script = fix_hyphenated_bash_states(&script);
     }
-    let _ = io::stdout().lock().write_all(script.as_bytes());
-    exit::PASS
+    written(io::stdout().lock().write_all(script.as_bytes()), exit::PASS)
 }
 
 const BIN_NAME: &str = "verify-pods";
@@ -414,11 +464,12 @@ fn run_triage(args: &TriageArgs) -> u8 {
     let colour = Colour::detect();
     let mut reports = Vec::new();
     let mut unreadable = false;
+    let mut printed = Ok(());
     for log in logs {
         match triage_one(log, &excluded) {
             Ok(report) => {
-                if args.format == TriageFormat::Text {
-                    print_triage(&report, colour);
+                if args.format == TriageFormat::Text && printed.is_ok() {
+                    printed = print_triage(&report, colour);
                 }
                 reports.push(report);
             }
@@ -437,15 +488,16 @@ fn run_triage(args: &TriageArgs) -> u8 {
             logs: &reports,
         };
         let json = serde_json::to_string(&doc).expect("a triage report serializes");
-        let _ = writeln!(io::stdout().lock(), "{json}");
+        printed = writeln!(io::stdout().lock(), "{json}");
     }
-    if unreadable {
+    let code = if unreadable {
         exit::CANNOT_OBSERVE
     } else if race {
         exit::VALIDATION_FAILED
     } else {
         exit::PASS
-    }
+    };
+    written(printed, code)
 }
 
 /// `--format json` of triage.
@@ -472,7 +524,7 @@ fn triage_one(log: &Path, excluded: &[String]) -> io::Result<triage::LogReport> 
     triage::scan(reader, &name, excluded)
 }
 
-fn print_triage(report: &triage::LogReport, colour: Colour) {
+fn print_triage(report: &triage::LogReport, colour: Colour) -> io::Result<()> {
     let level = match report.verdict {
         triage::Verdict::RaceSignature => "error",
         triage::Verdict::RealFailure => "warn",
@@ -483,10 +535,11 @@ fn print_triage(report: &triage::LogReport, colour: Colour) {
         &mut out,
         level,
         &format!("{}: {}", report.log, report.verdict.as_str()),
-    );
+    )?;
     for reason in &report.reasons {
-        let _ = writeln!(out, "  {reason}");
+        writeln!(out, "  {reason}")?;
     }
+    Ok(())
 }
 
 /// Colour only on a terminal, and never with NO_COLOR (https://no-color.org).
@@ -499,16 +552,16 @@ impl Colour {
         Colour(io::stdout().is_terminal() && !no_color)
     }
 
-    fn print_line(self, out: &mut dyn Write, level: &str, text: &str) {
+    fn print_line(self, out: &mut dyn Write, level: &str, text: &str) -> io::Result<()> {
         let code = match level {
             "error" => "31",
             "warn" => "33",
             _ => "",
         };
-        let _ = if self.0 && !code.is_empty() {
+        if self.0 && !code.is_empty() {
             writeln!(out, "\x1b[{code}m{text}\x1b[0m")
         } else {
             writeln!(out, "{text}")
-        };
+        }
     }
 }

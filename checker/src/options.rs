@@ -20,24 +20,92 @@ pub const DEFAULT_DEADLINE: u64 = 60;
 /// Default settle interval, in seconds.
 pub const DEFAULT_INTERVAL: u64 = 5;
 
-/// Parse a number of seconds the way the bash function does: ASCII digits
-/// only, base 10 (a leading zero does not mean octal), no sign, no spaces.
-pub fn parse_seconds(what: &str, text: &str) -> Result<u64, String> {
-    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(format!(
-            "{what} must be a non-negative integer number of seconds, got {text:?}"
-        ));
-    }
-    text.parse::<u64>()
-        .map_err(|_| format!("{what} is too large: {text:?}"))
+/// A number of seconds that both drivers read: the checker from a flag or
+/// the environment, the bash function from the environment. Both validate it
+/// from this table (scriptgen renders it into the function) with the same
+/// rules and the same words; a test runs one table of bad values through
+/// both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Knob {
+    /// The checker's flag: `--deadline`.
+    pub flag: &'static str,
+    /// The environment variable: `KWOK_VERIFY_PODS_DEADLINE`.
+    pub env: &'static str,
+    /// The bash function's variable that holds the value: `deadline`.
+    pub variable: &'static str,
+    /// The value when neither is set.
+    pub default: u64,
+    /// The smallest value accepted.
+    pub minimum: u64,
 }
 
-/// The settle interval: like [`parse_seconds`], and at least 1.
-pub fn parse_interval(what: &str, text: &str) -> Result<u64, String> {
-    match parse_seconds(what, text)? {
-        0 => Err(format!("{what} must be at least 1 second, got {text:?}")),
-        n => Ok(n),
+/// The settle deadline: keep re-checking while pods are only unscheduled.
+pub const DEADLINE: Knob = Knob {
+    flag: "--deadline",
+    env: DEADLINE_ENV,
+    variable: "deadline",
+    default: DEFAULT_DEADLINE,
+    minimum: 0,
+};
+/// Seconds between attempts; 0 would hammer the API server.
+pub const INTERVAL: Knob = Knob {
+    flag: "--interval",
+    env: INTERVAL_ENV,
+    variable: "interval",
+    default: DEFAULT_INTERVAL,
+    minimum: 1,
+};
+/// Kill a kubectl call after this many seconds; 0 would kill every call.
+pub const KUBECTL_TIMEOUT: Knob = Knob {
+    flag: "--kubectl-timeout",
+    env: KUBECTL_TIMEOUT_ENV,
+    variable: "kubectl_timeout",
+    default: DEFAULT_KUBECTL_TIMEOUT,
+    minimum: 1,
+};
+/// Every knob, in the order both drivers validate them.
+pub const KNOBS: [Knob; 3] = [DEADLINE, INTERVAL, KUBECTL_TIMEOUT];
+
+/// The most significant digits a number of seconds may have. bash
+/// arithmetic is signed 64-bit: every 18-digit number fits, some 19-digit
+/// ones do not. (Leading zeros do not count: `010` is ten.)
+pub const MAX_DIGITS: usize = 18;
+
+/// Parse a knob's text the way the bash function does: ASCII digits only,
+/// base 10 (a leading zero does not mean octal), no sign, no spaces, at most
+/// [`MAX_DIGITS`] significant digits, at least the knob's minimum. `named`
+/// is how the error names where the text came from (the flag or the
+/// environment variable).
+pub fn parse_knob(knob: &Knob, named: &str, text: &str) -> Result<u64, String> {
+    let shown = shown(text);
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!(
+            "{named} must be a non-negative integer number of seconds, got \"{shown}\""
+        ));
     }
+    let digits = text.trim_start_matches('0');
+    if digits.len() > MAX_DIGITS {
+        return Err(format!(
+            "{named} is too large: more than {MAX_DIGITS} digits, got \"{shown}\""
+        ));
+    }
+    let seconds = digits.parse::<u64>().unwrap_or(0);
+    if seconds < knob.minimum {
+        return Err(format!(
+            "{named} must be at least {}s, got \"{shown}\"",
+            knob.minimum
+        ));
+    }
+    Ok(seconds)
+}
+
+/// A value as an error shows it, between double quotes: control characters
+/// (a newline would break the one-line error) become `?`, as bash's
+/// `${text//[[:cntrl:]]/?}` does.
+fn shown(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect()
 }
 
 /// Parse `a,b,c` into namespace names; each must be a DNS-1123 label
@@ -76,19 +144,33 @@ mod tests {
 
     #[test]
     fn seconds_are_digits_only_base_10() {
-        assert_eq!(parse_seconds("d", "60"), Ok(60));
-        assert_eq!(parse_seconds("d", "010"), Ok(10));
-        assert_eq!(parse_seconds("d", "0"), Ok(0));
+        let parse = |text| parse_knob(&DEADLINE, "d", text);
+        assert_eq!(parse("60"), Ok(60));
+        assert_eq!(parse("010"), Ok(10));
+        assert_eq!(parse("0"), Ok(0));
+        assert_eq!(parse("000"), Ok(0));
         for bad in ["", "-1", "+1", " 1", "1s", "0x10", "1.5", "٣"] {
-            assert!(parse_seconds("d", bad).is_err(), "{bad:?}");
+            assert!(parse(bad).is_err(), "{bad:?}");
         }
-        assert!(parse_seconds("d", "99999999999999999999999").is_err());
+        assert_eq!(parse("999999999999999999"), Ok(999_999_999_999_999_999));
+        assert_eq!(parse("0999999999999999999"), Ok(999_999_999_999_999_999));
+        assert!(parse("1000000000000000000").is_err());
+        assert!(parse("99999999999999999999999").is_err());
     }
 
     #[test]
     fn interval_is_at_least_one() {
-        assert!(parse_interval("i", "0").is_err());
-        assert_eq!(parse_interval("i", "1"), Ok(1));
+        assert!(parse_knob(&INTERVAL, "i", "0").is_err());
+        assert_eq!(parse_knob(&INTERVAL, "i", "1"), Ok(1));
+    }
+
+    #[test]
+    fn errors_stay_on_one_line() {
+        let error = parse_knob(&DEADLINE, "d", "1\n2\t").unwrap_err();
+        assert_eq!(
+            error,
+            "d must be a non-negative integer number of seconds, got \"1?2?\""
+        );
     }
 
     #[test]

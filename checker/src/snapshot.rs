@@ -231,8 +231,8 @@ impl Fault {
             Fault::Empty => SnapshotError {
                 source,
                 position: None,
-                message: "empty input: expected the JSON of `kubectl get pods -A -o json`"
-                    .to_owned(),
+                // Pods or events: the source names which document it is.
+                message: "empty input: expected a JSON document".to_owned(),
             },
             Fault::Syntax {
                 message,

@@ -226,3 +226,45 @@ fn a_closed_stdout_is_not_a_crash() {
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
     }
 }
+
+/// Issue 12, item 3: output that cannot be written (`> /dev/full`) is not
+/// success: exit 2 with one line on stderr, whatever the command printed.
+#[test]
+fn a_full_stdout_exits_2_with_one_line() {
+    let samples = repo("samples/pods.json");
+    let events = repo("samples/events.json");
+    let snapshot = samples.to_str().unwrap();
+    let events = events.to_str().unwrap();
+    let green = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(green.path(), r#"{"items":[]}"#).unwrap();
+    let green = green.path().to_str().unwrap();
+    let cases: [&[&str]; 8] = [
+        &["programs"],
+        &["programs", "report"],
+        &["check", "--snapshot", snapshot, "--events", events],
+        &["check", "--snapshot", green],
+        &["check", "--snapshot", green, "--format", "json"],
+        &["check", "--snapshot", snapshot, "--format", "github"],
+        &["triage", snapshot],
+        &["completions", "bash"],
+    ];
+    for args in cases {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let out = std::process::Command::new(bin())
+            .args(args)
+            .env("NO_COLOR", "1")
+            .stdout(full)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(
+            stderr.starts_with("verify-pods: error: ") && stderr.contains("No space left"),
+            "{args:?}: {stderr}"
+        );
+    }
+}

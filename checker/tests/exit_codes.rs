@@ -354,3 +354,176 @@ fn pass_leaves_no_artifacts() {
     live(&kubectl).arg("--save-dir").arg(&save).assert().code(0);
     assert_eq!(fs::read_dir(&save).unwrap().count(), 0);
 }
+
+fn sample(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../samples")
+        .join(name)
+}
+
+/// A pod bound to a node: the snapshot passes.
+const GREEN: &[u8] = br#"{"items":[{"metadata":{"namespace":"a","name":"p"},"spec":{"nodeName":"n"},"status":{"phase":"Running"}}]}"#;
+
+/// Issue 12, item 4: offline, every knob is still validated the same way.
+#[test]
+fn knobs_are_validated_offline_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let pods = write(dir.path(), "pods.json", GREEN);
+    let cases: &[BadUsage] = &[
+        (&["--interval", "0"], &[], "at least 1"),
+        (&["--deadline", "junk"], &[], "non-negative integer"),
+        (&["--kubectl-timeout", "0"], &[], "at least 1"),
+        (
+            &[],
+            &[("KWOK_VERIFY_PODS_DEADLINE", "junk")],
+            "KWOK_VERIFY_PODS_DEADLINE must be a non-negative integer",
+        ),
+        (
+            &[],
+            &[("KWOK_VERIFY_PODS_INTERVAL", "0")],
+            "KWOK_VERIFY_PODS_INTERVAL must be at least 1",
+        ),
+    ];
+    for (args, env, cause) in cases {
+        let mut cmd = verify_pods();
+        cmd.args(["check", "--snapshot"]).arg(&pods).args(*args);
+        for (k, v) in *env {
+            cmd.env(k, v);
+        }
+        cmd.assert()
+            .code(2)
+            .stdout("")
+            .stderr(predicate::str::contains(*cause));
+    }
+}
+
+/// Issue 12, item 4: 19 digits are too many, as in the bash (which cannot
+/// count past 18 digits); leading zeros do not count.
+#[test]
+fn nineteen_digits_are_too_large() {
+    let dir = tempfile::tempdir().unwrap();
+    let pods = write(dir.path(), "pods.json", GREEN);
+    verify_pods()
+        .args(["check", "--snapshot"])
+        .arg(&pods)
+        .env("KWOK_VERIFY_PODS_DEADLINE", "9999999999999999999")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "KWOK_VERIFY_PODS_DEADLINE is too large",
+        ));
+    verify_pods()
+        .args(["check", "--snapshot"])
+        .arg(&pods)
+        .env("KWOK_VERIFY_PODS_DEADLINE", "000999999999999999999")
+        .assert()
+        .code(0);
+}
+
+/// Issue 12, item 4: an empty KWOK_VERIFY_PODS_ARTIFACT_DIR means unset, as
+/// in the bash: the red sample is checked (exit 1), nothing is saved.
+#[test]
+fn an_empty_artifact_dir_is_unset() {
+    let dir = tempfile::tempdir().unwrap();
+    verify_pods()
+        .current_dir(dir.path())
+        .args(["check", "--snapshot"])
+        .arg(sample("pods.json"))
+        .env("KWOK_VERIFY_PODS_ARTIFACT_DIR", "")
+        .assert()
+        .code(1)
+        .stderr("");
+    assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+/// Issue 12, item 7: a named events file is read whatever the verdict.
+#[test]
+fn a_bad_events_file_fails_a_green_snapshot_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let pods = write(dir.path(), "pods.json", GREEN);
+    for (name, content, cause) in [
+        (
+            "no-items.json",
+            &b"{\"kind\": \"List\"}"[..],
+            "no items array",
+        ),
+        ("truncated.json", b"{\"items\": [", "1:11: invalid JSON"),
+        ("empty.json", b"", "empty input"),
+    ] {
+        let events = write(dir.path(), name, content);
+        let out = verify_pods()
+            .args(["check", "--snapshot"])
+            .arg(&pods)
+            .arg("--events")
+            .arg(&events)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{name}: {stderr}");
+        assert!(stderr.contains(name) && stderr.contains(cause), "{stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(
+            !stderr.contains("get pods"),
+            "names the pods command: {stderr}"
+        );
+    }
+    verify_pods()
+        .args(["check", "--snapshot"])
+        .arg(&pods)
+        .arg("--events")
+        .arg(dir.path().join("missing.json"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("missing.json: cannot open"));
+}
+
+/// Issue 12, item 8: an input is never deleted or overwritten by the
+/// artifacts of --save-dir, however it is named (here: the partial copy's
+/// own name, report.json, and a symbolic link to pods.json).
+#[test]
+fn save_dir_never_touches_an_input() {
+    let red = fs::read(sample("pods.json")).unwrap();
+    for name in [".pods.json.partial", "report.json", "pods.json", "link"] {
+        let dir = tempfile::tempdir().unwrap();
+        let input = if name == "link" {
+            let real = write(dir.path(), "pods.json", &red);
+            let link = dir.path().join("elsewhere.json");
+            std::os::unix::fs::symlink(&real, &link).unwrap();
+            link
+        } else {
+            write(dir.path(), name, &red)
+        };
+        let out = verify_pods()
+            .args(["check", "--snapshot"])
+            .arg(&input)
+            .arg("--save-dir")
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{name}: {stderr}");
+        assert!(stderr.contains("is an input"), "{name}: {stderr}");
+        assert_eq!(fs::read(&input).unwrap(), red, "{name}: the input changed");
+    }
+}
+
+/// Issue 12, item 9: kubectl exits 0 but leaves a child holding its stdout;
+/// the check ends when kubectl does, not at the kubectl timeout.
+#[test]
+fn a_child_holding_stdout_does_not_stall_the_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let kubectl = stub_kubectl(
+        dir.path(),
+        &format!(
+            "echo '{}'\nsleep 30 &\nexit 0",
+            String::from_utf8_lossy(GREEN)
+        ),
+    );
+    let started = std::time::Instant::now();
+    live(&kubectl)
+        .args(["--kubectl-timeout", "20"])
+        .assert()
+        .code(0);
+    let took = started.elapsed().as_secs_f64();
+    assert!(took < 10.0, "waited {took:.1}s for kubectl's child");
+}

@@ -47,6 +47,10 @@ pub struct Fields {
     pub default_deadline: u64,
     pub default_interval: u64,
     pub default_kubectl_timeout: u64,
+    /// The numbers of seconds, validated from checker::options's table.
+    pub knobs: &'static [options::Knob],
+    /// The most significant digits of a number of seconds.
+    pub max_digits: usize,
 }
 
 /// One program, ready to sit in a quoted here-document.
@@ -156,6 +160,8 @@ impl Fields {
             default_deadline: options::DEFAULT_DEADLINE,
             default_interval: options::DEFAULT_INTERVAL,
             default_kubectl_timeout: options::DEFAULT_KUBECTL_TIMEOUT,
+            knobs: &options::KNOBS,
+            max_digits: options::MAX_DIGITS,
         })
     }
 }

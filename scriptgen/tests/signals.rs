@@ -1,0 +1,135 @@
+//! Issue 12, item 2: the generated bash, cancelled the way CI cancels a job
+//! (SIGTERM, SIGINT or SIGHUP to the job's process group), stops its kubectl
+//! and kubectl's children, removes its temporary files, and ends by that
+//! same signal, within a second. `timeout` runs kubectl in a process group
+//! of its own, which the job's signal misses. Real processes: bash, timeout
+//! and a stub kubectl that sleeps with a child of its own.
+
+mod common;
+
+use checker::options::DEADLINE_ENV;
+use common::{sample, Sandbox};
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The longest a cancelled run may take to end, and to stop its kubectl.
+const WITHIN: Duration = Duration::from_secs(1);
+
+/// Whether `pid` is a running process (a zombie has stopped running).
+fn running(pid: u32) -> bool {
+    match fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // `PID (COMM) STATE …`: COMM may hold spaces and parentheses.
+        Ok(stat) => !matches!(
+            stat.rsplit_once(')')
+                .and_then(|(_, rest)| rest.trim_start().chars().next()),
+            Some('Z' | 'X') | None
+        ),
+        Err(_) => false,
+    }
+}
+
+fn read_pid(path: &Path) -> Option<u32> {
+    fs::read_to_string(path).ok()?.trim().parse().ok()
+}
+
+/// A kubectl that records its pid and its child's, and waits for the child.
+fn hanging_kubectl(sandbox: &mut Sandbox) {
+    sandbox.without_kubectl();
+    let path = sandbox.bin().join("kubectl");
+    let script = format!(
+        "#!/usr/bin/env bash\n\
+         echo $$ > '{d}/kubectl.pid'\n\
+         sleep 60 &\n\
+         echo $! > '{d}/child.pid'\n\
+         wait\n",
+        d = sandbox.dir.path().display()
+    );
+    fs::write(&path, script).unwrap();
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+fn assert_cleanly_cancelled(signal: &str, number: i32) {
+    let mut sandbox = Sandbox::new();
+    sandbox
+        .pods(&[&sample("pods.json")])
+        .events(&sample("events.json"))
+        .set(DEADLINE_ENV, "0");
+    hanging_kubectl(&mut sandbox);
+    // The job: the wrapper leading a process group of its own, as a CI
+    // runner or an interactive shell starts it.
+    let mut job = sandbox
+        .command(&common::wrapper())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    let child_pid = sandbox.path("child.pid");
+    while read_pid(&child_pid).is_none() {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "kubectl never started"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let kubectl = read_pid(&sandbox.path("kubectl.pid")).unwrap();
+    let child = read_pid(&child_pid).unwrap();
+    let sent = Instant::now();
+    let status = Command::new("kill")
+        .args(["-s", signal, "--", &format!("-{}", job.id())])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let status = job.wait().unwrap();
+    let took = sent.elapsed();
+    // SIGKILL takes effect when the killed process next runs, and the
+    // job's shell may end before the function's subshell has cleaned up
+    // (it has no trap, and the host may set none): look again until a
+    // second after the signal; then clean up before asserting.
+    let left = || -> Vec<u32> {
+        [kubectl, child]
+            .into_iter()
+            .filter(|pid| running(*pid))
+            .collect()
+    };
+    while (!left().is_empty() || !sandbox.leftovers().is_empty()) && sent.elapsed() < WITHIN {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let left = left();
+    for pid in &left {
+        let _ = Command::new("kill")
+            .args(["-KILL", &pid.to_string()])
+            .status();
+    }
+    assert_eq!(status.signal(), Some(number), "SIG{signal}: {status:?}");
+    assert!(took < WITHIN, "SIG{signal}: ended after {took:?}");
+    assert!(
+        left.is_empty(),
+        "SIG{signal}: kubectl or its child still runs: {left:?}"
+    );
+    assert_eq!(
+        sandbox.leftovers(),
+        Vec::<String>::new(),
+        "SIG{signal}: temp files left"
+    );
+}
+
+#[test]
+fn sigterm_to_the_job_stops_kubectl_and_ends_by_sigterm() {
+    assert_cleanly_cancelled("TERM", 15);
+}
+
+#[test]
+fn sigint_to_the_job_stops_kubectl_and_ends_by_sigint() {
+    assert_cleanly_cancelled("INT", 2);
+}
+
+#[test]
+fn sighup_to_the_job_stops_kubectl_and_ends_by_sighup() {
+    assert_cleanly_cancelled("HUP", 1);
+}
