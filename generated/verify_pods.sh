@@ -572,6 +572,17 @@ VERIFY_PODS_SUMMARY_JQ
       return 1
     }
 
+    # One runner per program, its jq options from the program's descriptor
+    # (checker::programs): `verify_pods__run_NAME VALUE... <INPUT >OUTPUT`,
+    # one VALUE per variable of the program, in its order.
+    verify_pods__run_report() { verify_pods__jq -c --arg excluded_namespaces "$1" "$report_program"; }
+    verify_pods__run_decision() { verify_pods__jq -r "$decision_program"; }
+    verify_pods__run_events() { verify_pods__jq -c --slurpfile report "$1" "$events_program"; }
+    verify_pods__run_result() { verify_pods__jq -c --argjson attempts "$1" --argjson waited_seconds "$2" --slurpfile events "$3" "$result_program"; }
+    verify_pods__run_render() { verify_pods__jq -r "$render_program"; }
+    verify_pods__run_progress() { verify_pods__jq -r --argjson attempts "$1" --argjson waited_seconds "$2" --argjson deadline_seconds "$3" "$progress_program"; }
+    verify_pods__run_summary() { verify_pods__jq -r "$summary_program"; }
+
     # "LEVEL<TAB>TEXT" lines on stdin (render.jq, progress.jq) → log_LEVEL
     # TEXT. A line that cannot be printed (stdout on a full disk) fails it:
     # a verdict nobody can read is not a success (the checker exits 2 too).
@@ -665,8 +676,7 @@ VERIFY_PODS_SUMMARY_JQ
         return 2
       fi
       # The one pass over the snapshot; everything after reads its report.
-      if ! verify_pods__jq -c --arg excluded_namespaces "$excluded_namespaces" \
-        "$report_program" <"$pods_file" >"$report_file"; then
+      if ! verify_pods__run_report "$excluded_namespaces" <"$pods_file" >"$report_file"; then
         log_error "verify_pods: cannot read the output of \`kubectl ${get_pods[*]}\`: $jq_error" >&2
         return 2
       fi
@@ -675,7 +685,7 @@ VERIFY_PODS_SUMMARY_JQ
         log_error "verify_pods: \`kubectl ${get_pods[*]}\` printed ${#doc_lines[@]} JSON documents, expected one" >&2
         return 2
       fi
-      if ! verify_pods__jq -r "$decision_program" <"$report_file" >"$decision_file"; then
+      if ! verify_pods__run_decision <"$report_file" >"$decision_file"; then
         log_error "verify_pods: decision.jq: $jq_error" >&2
         return 2
       fi
@@ -683,9 +693,8 @@ VERIFY_PODS_SUMMARY_JQ
       verify_pods__elapsed
       # Settle only while waiting can help (decision.jq says "wait").
       if [[ $next == wait ]] && ((waited < deadline)); then
-        if ! verify_pods__jq -r --argjson attempts "$attempts" \
-          --argjson waited_seconds "$waited" --argjson deadline_seconds "$deadline" \
-          "$progress_program" <"$report_file" >"$lines_file"; then
+        if ! verify_pods__run_progress "$attempts" "$waited" "$deadline" \
+          <"$report_file" >"$lines_file"; then
           log_error "verify_pods: progress.jq: $jq_error" >&2
           return 2
         fi
@@ -708,8 +717,7 @@ VERIFY_PODS_SUMMARY_JQ
       events_fetched=true
       if ! verify_pods__fetch "$events_file" "${get_events[@]}"; then
         log_warn "verify_pods: cannot collect FailedScheduling events: $fetch_error" >&2
-      elif ! verify_pods__jq -c --slurpfile report "$report_file" \
-        "$events_program" <"$events_file" >"$matched_file"; then
+      elif ! verify_pods__run_events "$report_file" <"$events_file" >"$matched_file"; then
         # Unreadable events (invalid JSON, no items array) are diagnostics
         # that could not be collected: the pods verdict stands.
         log_warn "verify_pods: cannot collect FailedScheduling events: \`kubectl ${get_events[*]}\`: $jq_error" >&2
@@ -723,8 +731,8 @@ VERIFY_PODS_SUMMARY_JQ
       fi
     fi
 
-    if ! verify_pods__jq -c --argjson attempts "$attempts" --argjson waited_seconds "$waited" \
-      --slurpfile events "$matched_file" "$result_program" <"$report_file" >"$result_file"; then
+    if ! verify_pods__run_result "$attempts" "$waited" "$matched_file" \
+      <"$report_file" >"$result_file"; then
       log_error "verify_pods: result.jq: $jq_error" >&2
       return 2
     fi
@@ -741,7 +749,7 @@ VERIFY_PODS_SUMMARY_JQ
         return 2
       fi
     fi
-    if ! verify_pods__jq -r "$render_program" <"$result_file" >"$lines_file"; then
+    if ! verify_pods__run_render <"$result_file" >"$lines_file"; then
       log_error "verify_pods: render.jq: $jq_error" >&2
       return 2
     fi
@@ -750,7 +758,7 @@ VERIFY_PODS_SUMMARY_JQ
     # summary.jq, on the same result, to the file GITHUB_STEP_SUMMARY names.
     if [[ -n ${GITHUB_STEP_SUMMARY:-} ]]; then
       jq_error="cannot open it for appending"
-      if ! verify_pods__jq -r "$summary_program" <"$result_file" >>"$GITHUB_STEP_SUMMARY"; then
+      if ! verify_pods__run_summary <"$result_file" >>"$GITHUB_STEP_SUMMARY"; then
         log_error "verify_pods: GITHUB_STEP_SUMMARY=$GITHUB_STEP_SUMMARY: cannot append the step summary: $jq_error" >&2
         return 2
       fi

@@ -273,7 +273,7 @@ fn compile(program: Program) -> Result<Filter, EvalError> {
         .map_err(|errs| fail(format!("cannot parse: {errs:?}")))?;
     Compiler::default()
         .with_funs(funs)
-        .with_global_vars(program.vars.iter().copied())
+        .with_global_vars(program.vars.iter().map(|var| var.jaq_name))
         .compile(modules)
         .map_err(|errs| fail(format!("cannot compile: {errs:?}")))
 }

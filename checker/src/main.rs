@@ -58,7 +58,7 @@ enum Command {
     /// Print a canonical jq program (or list them), to run it with jq yourself.
     #[command(after_help = PROGRAMS_HELP)]
     Programs {
-        /// report, events, result, render, progress, github or summary (with or without .jq).
+        /// A program's name (`report`) or file (`report.jq`); without one, list them all.
         name: Option<String>,
     },
     /// Read CI job logs and tell whether a red verify_pods was the sampling race or a real failure.
@@ -74,9 +74,9 @@ enum Command {
 
 const PROGRAMS_HELP: &str = "\
 Examples:
-  verify-pods programs                       # name, file and $variables of each program
+  verify-pods programs                       # each program, its jq options and its input
   verify-pods programs report > report.jq
-  kubectl get pods -A -o json | jq --arg excluded_namespaces kube-system -f report.jq
+  kubectl get pods -A -o json | jq -c --arg excluded_namespaces kube-system -f report.jq
 
 Exit codes:
   0  printed    2  no such program";
@@ -251,9 +251,13 @@ fn print_programs(name: Option<&str>) -> u8 {
     let mut out = io::stdout().lock();
     match name {
         None => {
+            // Each program with the jq options that run it, from its
+            // descriptor: `jq OPTIONS -f FILE < INPUT`.
             let listed = Programs::ALL.iter().try_for_each(|p| {
-                let vars = p.vars.join(" ");
-                writeln!(out, "{:<10} {:<12} {}", p.name, p.file, vars)
+                let options = p.jq_options(|_, var| var.name().to_uppercase());
+                let options = options.join(" ");
+                writeln!(out, "{:<9} {:<12} < {}", p.name, p.file, p.input)?;
+                writeln!(out, "{:<22} jq {options} -f {}", "", p.file)
             });
             written(listed, exit::PASS)
         }

@@ -3,7 +3,68 @@
 //! This module is the only door to them: the checker compiles them, scriptgen
 //! embeds their text in the bash function, and the tests read them from here.
 
-/// One canonical program.
+/// How a driver hands a `$variable` to a program, in jq's words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pass {
+    /// `--arg NAME TEXT`: the value is a string.
+    Arg,
+    /// `--argjson NAME JSON`: the value is JSON (here, a number).
+    ArgJson,
+    /// `--slurpfile NAME FILE`: every JSON document of a file, in an array
+    /// (`[]` for an empty file).
+    SlurpFile,
+}
+
+impl Pass {
+    /// jq's option for it.
+    pub fn flag(self) -> &'static str {
+        match self {
+            Pass::Arg => "--arg",
+            Pass::ArgJson => "--argjson",
+            Pass::SlurpFile => "--slurpfile",
+        }
+    }
+}
+
+/// One `$variable` of a program.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Var {
+    /// As the program and jaq spell it: `$excluded_namespaces`.
+    pub jaq_name: &'static str,
+    /// How the drivers pass it.
+    pub pass: Pass,
+}
+
+impl Var {
+    /// As jq's command line names it: `excluded_namespaces`.
+    pub fn name(&self) -> &'static str {
+        self.jaq_name.trim_start_matches('$')
+    }
+}
+
+/// What a program prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Output {
+    /// Exactly one value, as compact JSON (`jq -c`).
+    Value,
+    /// Strings, one raw line each (`jq -r`).
+    Lines,
+}
+
+impl Output {
+    /// jq's option for it.
+    pub fn flag(self) -> &'static str {
+        match self {
+            Output::Value => "-c",
+            Output::Lines => "-r",
+        }
+    }
+}
+
+/// One canonical program and its descriptor: what it takes (its input, its
+/// variables and how they are passed) and what it gives. The engine, the
+/// generated bash (one runner function per program), the parity tests and
+/// `verify-pods programs` all read this; nothing restates it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Program {
     /// Short name, as used by `verify-pods programs NAME`.
@@ -17,8 +78,39 @@ pub struct Program {
     pub body: &'static str,
     /// Whether [`Programs::LIB`] is put in front of the body.
     pub with_lib: bool,
-    /// The `$variables` the program expects, in the order the engine passes them.
-    pub vars: &'static [&'static str],
+    /// What the program reads on its standard input.
+    pub input: &'static str,
+    /// The `$variables` the program expects, in the order the drivers pass them.
+    pub vars: &'static [Var],
+    /// What it prints.
+    pub output: Output,
+}
+
+impl Program {
+    /// jq's command line for it, without the program text: the output
+    /// option, then each variable as `--arg NAME VALUE`, where VALUE is
+    /// `value(i, var)` for the i-th variable.
+    pub fn jq_options(&self, mut value: impl FnMut(usize, &Var) -> String) -> Vec<String> {
+        let mut options = vec![self.output.flag().to_owned()];
+        for (i, var) in self.vars.iter().enumerate() {
+            options.extend([
+                var.pass.flag().to_owned(),
+                var.name().to_owned(),
+                value(i, var),
+            ]);
+        }
+        options
+    }
+}
+
+/// `Var` in a table: `var!(Arg "$excluded_namespaces")`.
+macro_rules! var {
+    ($pass:ident $name:literal) => {
+        Var {
+            jaq_name: $name,
+            pass: Pass::$pass,
+        }
+    };
 }
 
 /// The text of `checker/programs/NAME.jq`. Macros, here and below, because
@@ -37,27 +129,31 @@ macro_rules! lib_name {
 }
 
 macro_rules! program {
-    ($name:literal, $vars:expr) => {
+    ($name:literal, $input:literal, $vars:expr, $output:ident) => {
         Program {
             name: $name,
             file: concat!($name, ".jq"),
             text: source!($name),
             body: source!($name),
             with_lib: false,
+            input: $input,
             vars: $vars,
+            output: Output::$output,
         }
     };
     // A program that uses lib.jq (shared messages, escaping, number
     // canonicalisation): lib.jq is put in front of it, so jq and jaq see
     // one self-contained program.
-    (with_lib $name:literal, $vars:expr) => {
+    (with_lib $name:literal, $input:literal, $vars:expr, $output:ident) => {
         Program {
             name: $name,
             file: concat!($name, ".jq"),
             text: concat!(source!(lib_name!()), source!($name)),
             body: source!($name),
             with_lib: true,
+            input: $input,
             vars: $vars,
+            output: Output::$output,
         }
     };
 }
@@ -67,25 +163,50 @@ pub struct Programs;
 
 impl Programs {
     /// snapshot → report (counts, lists, distribution, verdict).
-    pub const REPORT: Program = program!(with_lib "report", &["$excluded_namespaces"]);
+    pub const REPORT: Program = program!(
+        with_lib "report",
+        "the snapshot: `kubectl get pods -A -o json`",
+        &[var!(Arg "$excluded_namespaces")],
+        Value
+    );
     /// events list + slurped report → matching FailedScheduling events.
-    pub const EVENTS: Program = program!(with_lib "events", &["$report"]);
+    pub const EVENTS: Program = program!(
+        with_lib "events",
+        "the events: `kubectl get events -A -o json`",
+        &[var!(SlurpFile "$report")],
+        Value
+    );
     /// report + how it was observed → the `--format json` result.
-    pub const RESULT: Program = program!("result", &["$attempts", "$waited_seconds", "$events"]);
+    pub const RESULT: Program = program!(
+        "result",
+        "the report of report.jq",
+        &[
+            var!(ArgJson "$attempts"),
+            var!(ArgJson "$waited_seconds"),
+            var!(SlurpFile "$events")
+        ],
+        Value
+    );
     /// result → "LEVEL<TAB>TEXT" lines.
-    pub const RENDER: Program = program!(with_lib "render", &[]);
+    pub const RENDER: Program = program!(with_lib "render", "the result of result.jq", &[], Lines);
     /// report → the line printed before another attempt.
     pub const PROGRESS: Program = program!(
         with_lib "progress",
-        &["$attempts", "$waited_seconds", "$deadline_seconds"]
+        "the report of report.jq",
+        &[
+            var!(ArgJson "$attempts"),
+            var!(ArgJson "$waited_seconds"),
+            var!(ArgJson "$deadline_seconds")
+        ],
+        Lines
     );
-
     /// result → GitHub Actions workflow commands (`::error title=…::…`).
-    pub const GITHUB: Program = program!(with_lib "github", &[]);
+    pub const GITHUB: Program = program!(with_lib "github", "the result of result.jq", &[], Lines);
     /// report → "VERDICT UNSCHEDULED NEXT": settle or stop, fetch events or not.
-    pub const DECISION: Program = program!("decision", &[]);
+    pub const DECISION: Program = program!("decision", "the report of report.jq", &[], Lines);
     /// result → the Markdown step summary (`$GITHUB_STEP_SUMMARY`).
-    pub const SUMMARY: Program = program!(with_lib "summary", &[]);
+    pub const SUMMARY: Program =
+        program!(with_lib "summary", "the result of result.jq", &[], Lines);
 
     /// Every canonical program.
     pub const ALL: [Program; 8] = [

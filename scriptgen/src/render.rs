@@ -55,6 +55,8 @@ pub struct Fields {
 
 /// One program, ready to sit in a quoted here-document.
 pub struct Embedded {
+    /// `report`.
+    pub name: &'static str,
     /// `report.jq`.
     pub file: &'static str,
     /// The bash variable that holds it: `report_program`.
@@ -67,6 +69,11 @@ pub struct Embedded {
     /// Whether the function puts `$lib_program` in front of it, so that jq
     /// runs [`Program::text`] while lib.jq is embedded once.
     pub with_lib: bool,
+    /// The jq options of its runner function, from the program's descriptor,
+    /// each variable's value a positional parameter (`-c --arg
+    /// excluded_namespaces "$1"`); None for lib.jq, which runs in front of
+    /// others only.
+    pub runner: Option<String>,
 }
 
 /// Why the programs cannot be embedded.
@@ -101,6 +108,8 @@ impl Embedded {
     pub fn new(program: Program) -> Result<Self, RenderError> {
         let mut embedded = Self::file(program.name, program.file, program.body)?;
         embedded.with_lib = program.with_lib;
+        let options = program.jq_options(|i, _| format!("\"${}\"", i + 1));
+        embedded.runner = Some(options.join(" "));
         Ok(embedded)
     }
 
@@ -112,7 +121,11 @@ impl Embedded {
     /// Embed one file of `checker/programs/`, refusing a text that contains
     /// its delimiter anywhere (stricter than bash, which only stops at a line
     /// equal to it).
-    fn file(name: &str, file: &'static str, text: &'static str) -> Result<Self, RenderError> {
+    fn file(
+        name: &'static str,
+        file: &'static str,
+        text: &'static str,
+    ) -> Result<Self, RenderError> {
         let delimiter = heredoc_delimiter(name);
         if text.contains(&delimiter) {
             return Err(RenderError::DelimiterInProgram { file, delimiter });
@@ -123,11 +136,13 @@ impl Embedded {
             Cow::Owned(format!("{text}\n"))
         };
         Ok(Self {
+            name,
             file,
             variable: format!("{name}_program"),
             delimiter,
             text,
             with_lib: false,
+            runner: None,
         })
     }
 }
@@ -267,7 +282,9 @@ mod tests {
             text: "# ends early\nVERIFY_PODS_REPORT_JQ\n.",
             body: "# ends early\nVERIFY_PODS_REPORT_JQ\n.",
             with_lib: false,
+            input: "anything",
             vars: &[],
+            output: checker::programs::Output::Value,
         };
         assert!(matches!(
             Embedded::new(evil),
@@ -283,7 +300,9 @@ mod tests {
             text: ".",
             body: ".",
             with_lib: false,
+            input: "anything",
             vars: &[],
+            output: checker::programs::Output::Value,
         };
         assert_eq!(Embedded::new(bare).unwrap().text, ".\n");
     }

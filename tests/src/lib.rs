@@ -86,45 +86,32 @@ pub fn run(cmd: &mut Command) -> Output {
 
 // ---------------------------------------------------------------- jq runs
 
-/// A variable of a jq run, as the bash function passes it.
-#[derive(Debug, Clone)]
-pub enum JqVar {
-    /// `--arg NAME TEXT`: a string.
-    Arg(String),
-    /// `--argjson NAME JSON`: a JSON value.
-    ArgJson(String),
-    /// `--slurpfile NAME FILE`: the array of every document of FILE.
-    SlurpFile(PathBuf),
-}
-
-/// One run of a canonical program, described the way `jq` is called.
+/// One run of a canonical program, described the way `jq` is called: the
+/// options come from the program's descriptor (checker::programs), only the
+/// values are the test's.
 #[derive(Debug, Clone)]
 pub struct JqRun {
-    /// The program text.
-    pub program: &'static str,
-    /// `(name without $, value)`, in the program's `vars` order.
-    pub vars: Vec<(String, JqVar)>,
+    /// The program and its descriptor.
+    pub program: checker::programs::Program,
+    /// The value of each variable, in the descriptor's order: a string for
+    /// `--arg`, JSON for `--argjson`, a file path for `--slurpfile`.
+    pub values: Vec<String>,
     /// The input document.
     pub input: PathBuf,
-    /// `-r` (raw strings) instead of `-c`.
-    pub raw: bool,
 }
 
 impl JqRun {
     /// The jq command-line arguments: `-c|-r`, the variables, the program, the input.
     pub fn argv(&self) -> Vec<String> {
-        let mut argv = vec![if self.raw { "-r" } else { "-c" }.to_owned()];
-        for (name, var) in &self.vars {
-            let (flag, value) = match var {
-                JqVar::Arg(text) => ("--arg", text.clone()),
-                JqVar::ArgJson(json) => ("--argjson", json.clone()),
-                JqVar::SlurpFile(path) => ("--slurpfile", path.display().to_string()),
-            };
-            argv.extend([flag.to_owned(), name.clone(), value]);
-        }
-        argv.push(self.program.to_owned());
+        let mut argv = self.program.jq_options(|i, _| self.values[i].clone());
+        argv.push(self.program.text.to_owned());
         argv.push(self.input.display().to_string());
         argv
+    }
+
+    /// Whether the program prints raw lines (`-r`) rather than JSON values.
+    pub fn raw(&self) -> bool {
+        self.program.output == checker::programs::Output::Lines
     }
 }
 

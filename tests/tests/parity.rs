@@ -15,7 +15,7 @@
 #![forbid(unsafe_code)]
 
 use checker::engine::{to_json, to_raw};
-use checker::programs::Program;
+use checker::programs::{Pass, Program};
 use checker::projection::{Projection, Shape};
 use checker::{options, snapshot, Engine, Programs, Report};
 use jaq_json::Val;
@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 use verify_pods_tests::corpus::{self, Case, EXPECTED_EXIT, EXPECTED_JSON, EXPECTED_TXT};
 use verify_pods_tests::{
     binary, generated_wrapper, jq, jq_version, libjq, run, run_wrapper, write_stub_kubectl, JqRun,
-    JqVar, ToolOutput,
+    ToolOutput,
 };
 
 /// The programs in the order their inputs become available.
@@ -85,32 +85,27 @@ fn read_slurp(path: &Path) -> Val {
     Val::from_iter([read_doc(path, &Shape::Keep)])
 }
 
-fn program_of(run: &JqRun) -> Program {
-    Programs::ALL
-        .into_iter()
-        .find(|p| p.text == run.program)
-        .expect("a canonical program")
-}
-
 /// The embedded jaq, given exactly what jq gets on its command line.
 fn jaq(engine: &Engine, run: &JqRun, pods_shape: &Shape) -> ToolOutput {
     let input = read_doc(&run.input, pods_shape);
     let vars = run
+        .program
         .vars
         .iter()
-        .map(|(_, var)| match var {
-            JqVar::Arg(text) => Val::from(text.clone()),
-            JqVar::ArgJson(json) => snapshot::read(json.as_bytes(), "--argjson", &Shape::Keep)
+        .zip(&run.values)
+        .map(|(var, value)| match var.pass {
+            Pass::Arg => Val::from(value.clone()),
+            Pass::ArgJson => snapshot::read(value.as_bytes(), "--argjson", &Shape::Keep)
                 .expect("--argjson value is JSON"),
-            JqVar::SlurpFile(path) => read_slurp(path),
+            Pass::SlurpFile => read_slurp(Path::new(value)),
         })
         .collect();
-    match engine.run(program_of(run), input, vars) {
+    match engine.run(run.program, input, vars) {
         Ok(values) => ToolOutput {
             status: 0,
             stdout: values
                 .iter()
-                .map(|v| if run.raw { to_raw(v) } else { to_json(v) } + "\n")
+                .map(|v| if run.raw() { to_raw(v) } else { to_json(v) } + "\n")
                 .collect::<String>()
                 .into_bytes(),
             stderr: String::new(),
@@ -136,19 +131,16 @@ impl Chain {
     }
 }
 
-/// How the drivers call `program` (variables and input) for this case.
+/// The values and the input the drivers give `program` for this case (how
+/// each value is passed is the program's descriptor's business).
 fn stage(program: Program, case: &Case, chain: &Chain, unscheduled: bool) -> JqRun {
-    let argjson = |name: &str, value: u64| (name.to_owned(), JqVar::ArgJson(value.to_string()));
-    let (vars, input, raw) = match program.name {
+    let path = |name: &str| chain.path(name).display().to_string();
+    let (values, input) = match program.name {
         "report" => {
             let excluded = Programs::default_excluded_namespaces().join(",");
-            let vars = vec![("excluded_namespaces".to_owned(), JqVar::Arg(excluded))];
-            (vars, case.pods(), false)
+            (vec![excluded], case.pods())
         }
-        "events" => {
-            let report = JqVar::SlurpFile(chain.path("report.json"));
-            (vec![("report".to_owned(), report)], case.events(), false)
-        }
+        "events" => (vec![path("report.json")], case.events()),
         "result" => {
             // Events are only collected when something is unscheduled;
             // otherwise the driver slurps an empty file (`events: null`).
@@ -157,33 +149,32 @@ fn stage(program: Program, case: &Case, chain: &Chain, unscheduled: bool) -> JqR
             } else {
                 "empty"
             };
-            let vars = vec![
-                argjson("attempts", 1),
-                argjson("waited_seconds", 0),
-                ("events".to_owned(), JqVar::SlurpFile(chain.path(events))),
-            ];
-            (vars, chain.path("report.json"), false)
+            (
+                vec!["1".into(), "0".into(), path(events)],
+                chain.path("report.json"),
+            )
         }
-        "render" | "github" | "summary" => (vec![], chain.path("result.json"), true),
-        "decision" => (vec![], chain.path("report.json"), true),
+        "render" | "github" | "summary" => (vec![], chain.path("result.json")),
+        "decision" => (vec![], chain.path("report.json")),
         "progress" => {
-            let vars = vec![
-                argjson("attempts", 1),
-                argjson("waited_seconds", 0),
-                argjson("deadline_seconds", options::DEFAULT_DEADLINE),
-            ];
-            (vars, chain.path("report.json"), true)
+            let deadline = options::DEFAULT_DEADLINE.to_string();
+            (
+                vec!["1".into(), "0".into(), deadline],
+                chain.path("report.json"),
+            )
         }
         other => panic!("parity.rs does not know how to feed {other}.jq: add it to STAGES"),
     };
-    let declared: Vec<String> = program.vars.iter().map(|v| v.replace('$', "")).collect();
-    let passed: Vec<String> = vars.iter().map(|(name, _)| name.clone()).collect();
-    assert_eq!(declared, passed, "{}: variables", program.file);
+    assert_eq!(
+        values.len(),
+        program.vars.len(),
+        "{}: variables",
+        program.file
+    );
     JqRun {
-        program: program.text,
-        vars,
+        program,
+        values,
         input,
-        raw,
     }
 }
 
@@ -323,7 +314,7 @@ fn projection_is_invisible(
         vec![format!(
             "{}/{}: projected input changes the output: {}",
             case.name,
-            program_of(run).file,
+            run.program.file,
             first_difference(&full.stdout, &projected.stdout)
         )]
     }
