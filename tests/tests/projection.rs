@@ -794,7 +794,7 @@ fn escapes_read_alike_on_every_thread_and_form() {
     let mut rng = Rng(0xE5CA9E);
     let mut pods = mutated_pods(&mut rng, 3_000);
     for (i, pod) in pods.iter_mut().enumerate() {
-        if i % 5 != 0 {
+        if i % 5 != 0 && pod["spec"].is_object() && pod["metadata"].is_object() {
             let arg = format!("sh -c \"test -f /a && exec run <in >out\" 😀 {i}");
             pod["spec"]["containers"] = json!([{"name": "c", "args": [arg]}]);
             pod["metadata"]["annotations"] = json!({"url": format!("http://x/?a={i}&b=<{i}>")});
@@ -1214,7 +1214,7 @@ fn tricky_values() -> Vec<Vec<u8>> {
     .collect();
     values.push(b"\"\xff\"".to_vec());
     values.push(b"\"caf\xc3\"".to_vec());
-    for depth in [99, 101, 127] {
+    for depth in [99, 101] {
         values.push(format!("{}1{}", "[".repeat(depth), "]".repeat(depth)).into_bytes());
     }
     values
@@ -1237,6 +1237,7 @@ fn read_as_jq_reads() -> Vec<(Vec<u8>, Result<String, &'static str>)> {
         (br#""\ud800\u0041""#.to_vec(), Err(lone)),
         (br#""\ud800\ud800\udc00""#.to_vec(), Err(lone)),
         (br#""\udbff""#.to_vec(), Err(lone)),
+        (deep(127).into_bytes(), read_as(&deep(127))),
         (deep(129).into_bytes(), read_as(&deep(129))),
         (deep(240).into_bytes(), read_as(&deep(240))),
         (deep(300).into_bytes(), Err(too_deep)),
@@ -1315,7 +1316,8 @@ fn documents_around(value: &[u8]) -> Vec<Vec<u8>> {
 /// The fast parser builds exactly what serde_json builds, and refuses
 /// exactly what it refuses (with serde_json's words, since it hands every
 /// doubt over): for every recorded document, every bad input, random
-/// mutations and JSON's edge cases, by every shape.
+/// mutations and JSON's edge cases, by every shape. (Where serde_json and
+/// jq part, the reader follows jq: `read_as_jq_reads`.)
 #[test]
 fn fast_path_reads_what_serde_json_reads() {
     let mut docs: Vec<(String, Vec<u8>)> = Vec::new();
