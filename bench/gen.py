@@ -7,6 +7,14 @@ containerStatuses. Phases follow a busy CI cluster: ~80 % Running, 7 %
 Pending (half of them without nodeName), 8 % Succeeded (Job and
 CronJob-made Job owners), 5 % Failed; ~38 namespaces including kube-system.
 
+Variants (`generate(..., escapes=, compact=)`): kubectl's Go encoder writes
+`&`, `<` and `>` as `\u0026`, `\u003c`, `\u003e`. With escapes="some", 3 pods
+in 10 run `sh -c "test -f /ready && exec server > /dev/termination-log"` and
+carry a dashboard URL annotation with `&` (kubectl's escapes in args and
+annotations); with "every", every pod does. compact=True writes the same
+document without whitespace (`kubectl get -o json` piped through a minifier,
+or an API client's output). Every variant holds the same pods and tally.
+
 Speed: json.dumps of 50k indented dicts is slow, so every (phase, owner)
 variant is rendered ONCE into an indented template with @@NAME@@ holes, and
 pods are made by joining the template's pieces with the per-pod values.
@@ -179,7 +187,11 @@ def _managed_fields(bound):
     return fields
 
 
-def _pod(phase, bound, owner_kind):
+ESCAPED_ARGS = ["sh", "-c", "test -f /ready && exec server --port=8080 > /dev/termination-log"]
+DASHBOARD = "https://grafana.example.com/d/pods?var-ns=@@NS@@&var-pod=@@NAME@@&from=now-1h"
+
+
+def _pod(phase, bound, owner_kind, escaped=False):
     """One pod as a dict whose variable parts are @@HOLES@@."""
     metadata = {
         "annotations": {
@@ -303,16 +315,27 @@ def _pod(phase, bound, owner_kind):
         ]
     if phase == "Failed" and not bound:
         raise ValueError("failed pods ran on a node")
+    if escaped:
+        metadata["annotations"]["example.com/dashboard"] = DASHBOARD
+        spec["containers"][0]["args"] = ESCAPED_ARGS
     return {"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": spec, "status": status}
+
+
+def go_escaped(text):
+    """JSON text as Go's encoding/json writes it: & < > as \\u escapes."""
+    return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
 
 
 class Template:
     """A pod rendered once in kubectl's layout (items at depth 2), split at its holes."""
 
-    def __init__(self, pod):
-        text = json.dumps(pod, indent=4, ensure_ascii=False)
-        text = "\n".join("        " + line for line in text.split("\n"))
-        parts = HOLE.split(text)
+    def __init__(self, pod, compact=False):
+        if compact:
+            text = json.dumps(pod, separators=(",", ":"), ensure_ascii=False)
+        else:
+            text = json.dumps(pod, indent=4, ensure_ascii=False)
+            text = "\n".join("        " + line for line in text.split("\n"))
+        parts = HOLE.split(go_escaped(text))
         self.literals = parts[0::2]
         self.holes = parts[1::2]
 
@@ -362,8 +385,12 @@ def _stamp(second):
     return f"2026-05-28T{10 + hour % 14:02d}:{minute:02d}:{sec:02d}Z"
 
 
-def generate(pods, pods_path, events_path, seed=SEED):
+ESCAPES = {"none": 0, "some": 3, "every": 10}  # pods in 10 with kubectl's escapes
+
+
+def generate(pods, pods_path, events_path, seed=SEED, escapes="none", compact=False):
     """Write a pods List and a FailedScheduling events List; return the tally."""
+    escaped_in_ten = ESCAPES[escapes]
     rng = random.Random(seed * 1_000_003 + pods)
     total_weight = sum(w for _, w in NAMESPACES)
     cumulative, acc = [], 0
@@ -374,15 +401,16 @@ def generate(pods, pods_path, events_path, seed=SEED):
     tally = {}
     events = []
     with open(pods_path + ".tmp", "w", encoding="utf-8") as out:
-        out.write('{\n    "apiVersion": "v1",\n    "items": [\n')
+        out.write('{"apiVersion":"v1","items":[' if compact else '{\n    "apiVersion": "v1",\n    "items": [\n')
         for i in range(pods):
             r = rng.random()
             phase = "Running" if r < 0.80 else "Pending" if r < 0.87 else "Succeeded" if r < 0.95 else "Failed"
             bound = not (phase == "Pending" and rng.random() < 0.5)
             kind = _pick_kind(rng, phase, bound)
-            key = (phase, bound, kind)
+            escaped = i % 10 < escaped_in_ten
+            key = (phase, bound, kind, escaped)
             if key not in templates:
-                templates[key] = Template(_pod(phase, bound, kind))
+                templates[key] = Template(_pod(phase, bound, kind, escaped), compact)
             ns = _pick_namespace(rng, cumulative, total_weight)
             app = f"svc-{i % 97:02d}"
             owner = ("nightly-report-2958" + str(i % 7)) if kind == "Job" and i % 3 == 0 else f"{app}-{i // 50:05x}"
@@ -411,7 +439,7 @@ def generate(pods, pods_path, events_path, seed=SEED):
                 "SCHED_MSG": SCHED_MSG.format(n=NODES, k=NODES),
             }
             if i:
-                out.write(",\n")
+                out.write("," if compact else ",\n")
             out.write(templates[key].render(values))
             unscheduled = phase == "Pending" and not bound and kind != "Job"
             counts = tally.setdefault(ns, {"total": 0, "Running": 0, "Pending": 0, "Succeeded": 0, "Failed": 0, "unscheduled": 0})
@@ -423,7 +451,10 @@ def generate(pods, pods_path, events_path, seed=SEED):
             elif phase == "Running" and rng.random() < 0.01:
                 # A stale event of a pod that got bound since: must never match.
                 events.append(_event(len(events), ns, values["NAME"], uid, created, values["SCHED_MSG"]))
-        out.write('\n    ],\n    "kind": "List",\n    "metadata": {\n        "resourceVersion": ""\n    }\n}\n')
+        if compact:
+            out.write('],"kind":"List","metadata":{"resourceVersion":""}}\n')
+        else:
+            out.write('\n    ],\n    "kind": "List",\n    "metadata": {\n        "resourceVersion": ""\n    }\n}\n')
     os.replace(pods_path + ".tmp", pods_path)
     with open(events_path + ".tmp", "w", encoding="utf-8") as out:
         json.dump({"apiVersion": "v1", "items": events, "kind": "List", "metadata": {"resourceVersion": ""}}, out, indent=4)

@@ -47,14 +47,15 @@ pub(crate) struct Batch {
 }
 
 /// Parse the elements at the start of `data` (it starts with one, whose
-/// first byte is at `column` of its line) with the calling thread and one
-/// more thread per lane. `eof`: nothing follows `data`. `None` when not even
-/// one element could be parsed here.
+/// first byte is at `column` of its line) by `plan`, each starting where
+/// jq's parser stack is `depth` high, with the calling thread and one more
+/// thread per lane. `eof`: nothing follows `data`. `None` when not even one
+/// element could be parsed here.
 pub(crate) fn elements(
     data: &[u8],
     column: usize,
     eof: bool,
-    plan: &Plan,
+    (plan, depth): (&Plan, u32),
     interner: &mut Interner,
     lanes: &mut [Lane],
 ) -> Option<Batch> {
@@ -71,12 +72,14 @@ pub(crate) fn elements(
                 // part and the ones after it are left to the reader.
                 std::thread::Builder::new()
                     .spawn_scoped(scope, move || {
-                        run(data, from, to, eof, &lane.plan, &mut lane.interner)
+                        let plan = (&lane.plan, depth);
+                        run(data, (from, to), eof, plan, &mut lane.interner)
                     })
                     .ok()
             })
             .collect();
-        parts.push(run(data, 0, cuts.first().copied(), eof, plan, interner));
+        let first = (0, cuts.first().copied());
+        parts.push(run(data, first, eof, (plan, depth), interner));
         parts.extend(workers.into_iter().map(|worker| match worker {
             Some(thread) => thread.join().expect("a parsing thread panicked"),
             None => Part::default(),
@@ -99,10 +102,9 @@ struct Part {
 /// there) until one starts at or after `to`, or the fast parser stops.
 fn run(
     data: &[u8],
-    from: usize,
-    to: Option<usize>,
+    (from, to): (usize, Option<usize>),
     eof: bool,
-    plan: &Plan,
+    (plan, depth): (&Plan, u32),
     interner: &mut Interner,
 ) -> Part {
     let mut part = Part {
@@ -112,7 +114,7 @@ fn run(
     };
     while let Some(at) = part.next.filter(|&at| to.map_or(true, |to| at < to)) {
         let rest = &data[at..];
-        let Some((value, used)) = parse_fast(rest, plan, interner) else {
+        let Ok((value, used)) = parse_fast(rest, plan, interner, depth) else {
             break;
         };
         // Ending right at the end of the buffer, it may be cut short; bytes
@@ -228,7 +230,15 @@ mod tests {
     fn parse(data: &[u8], threads: usize) -> (Vec<String>, usize) {
         let plan = Plan::new(&Shape::Keep);
         let mut lanes: Vec<Lane> = (1..threads).map(|_| Lane::new(&plan)).collect();
-        let batch = elements(data, 4, true, &plan, &mut Interner::default(), &mut lanes).unwrap();
+        let batch = elements(
+            data,
+            4,
+            true,
+            (&plan, 3),
+            &mut Interner::default(),
+            &mut lanes,
+        )
+        .unwrap();
         (batch.values.iter().map(to_json).collect(), batch.used)
     }
 
@@ -285,7 +295,7 @@ mod tests {
                 &data[at..],
                 4,
                 true,
-                &plan,
+                (&plan, 3),
                 &mut Interner::default(),
                 &mut lanes,
             ) {
@@ -306,19 +316,27 @@ mod tests {
         assert!(cuts(data, 4, 2).is_empty());
         let plan = Plan::new(&Shape::Keep);
         let mut lanes = vec![Lane::new(&plan)];
-        let batch = elements(data, 0, true, &plan, &mut Interner::default(), &mut lanes).unwrap();
+        let batch = elements(
+            data,
+            0,
+            true,
+            (&plan, 3),
+            &mut Interner::default(),
+            &mut lanes,
+        )
+        .unwrap();
         assert_eq!(batch.values.len(), 3);
     }
 
     #[test]
     fn parsing_stops_before_an_element_it_cannot_read() {
         let mut pods = pods(200);
-        pods[150] = "{\"name\": \"\\u00e9\"}".to_owned(); // \u escapes go to serde_json
+        pods[150] = "{\"name\": \"\\x\"}".to_owned(); // bad JSON: serde_json words it
         let data = body(&pods.iter().map(String::as_str).collect::<Vec<_>>());
         for threads in 1..=3 {
             let (values, used) = parse(&data, threads);
             assert_eq!(values.len(), 150, "{threads} threads");
-            assert!(data[used..].starts_with(b",\n    {\"name\": \"\\u00e9\"}"));
+            assert!(data[used..].starts_with(b",\n    {\"name\": \"\\x\"}"));
         }
     }
 
@@ -334,7 +352,7 @@ mod tests {
             cut_short,
             4,
             false,
-            &plan,
+            (&plan, 3),
             &mut Interner::default(),
             &mut lanes,
         )

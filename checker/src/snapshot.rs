@@ -15,7 +15,9 @@
 //! gives exactly the document one thread reads.
 
 use crate::batch::{self, Lane};
-use crate::projection::{parse_fast, Interner, Key, KeySeed, Plan, Planned, Shape};
+use crate::projection::{
+    parse_fast, parse_key, Interner, Key, KeySeed, Plan, Planned, Shape, Stop,
+};
 use jaq_json::{Map, Val};
 use serde::de::{DeserializeSeed, IgnoredAny};
 use std::fmt;
@@ -94,12 +96,13 @@ const MAX_THREADS: usize = 4;
 const BATCH_MIN: usize = 256 << 10;
 
 fn document<R: Read>(input: &mut Input<R>, plan: &Plan) -> Result<Val, Fault> {
+    input.skip_bom()?;
     let doc = match input.peek_token()? {
         None if input.at_start() => return Err(Fault::Empty),
         None => return Err(input.syntax_eof("EOF while parsing a value")),
         Some(b'{') => object(input, plan)?,
-        Some(b'[') => array(input, plan)?,
-        Some(_) => input.value(plan)?,
+        Some(b'[') => array(input, plan, 0)?,
+        Some(_) => input.value(plan, 0)?,
     };
     match input.peek_token()? {
         None => Ok(doc),
@@ -107,7 +110,8 @@ fn document<R: Read>(input: &mut Input<R>, plan: &Plan) -> Result<Val, Fault> {
     }
 }
 
-/// The top-level object, one key at a time; arrays under it stream.
+/// The top-level object, one key at a time; arrays under it stream. Its
+/// values start where jq's parser stack holds the object and the key.
 fn object<R: Read>(input: &mut Input<R>, plan: &Plan) -> Result<Val, Fault> {
     input.consume(1); // `{`
     let mut out = Map::default();
@@ -131,8 +135,8 @@ fn object<R: Read>(input: &mut Input<R>, plan: &Plan) -> Result<Val, Fault> {
         let field = plan.field(&key);
         let value_plan = field.map_or(&Plan::Skip, |(_, plan)| plan);
         let value = match input.peek_token()? {
-            Some(b'[') => array(input, value_plan)?,
-            Some(_) => input.value(value_plan)?,
+            Some(b'[') => array(input, value_plan, 2)?,
+            Some(_) => input.value(value_plan, 2)?,
             None => return Err(input.syntax_eof("EOF while parsing a value")),
         };
         if let Some((planned_key, _)) = field {
@@ -153,9 +157,11 @@ fn object<R: Read>(input: &mut Input<R>, plan: &Plan) -> Result<Val, Fault> {
     }
 }
 
-/// An array of the frame: every element parsed on its own from the buffer.
-fn array<R: Read>(input: &mut Input<R>, plan: &Plan) -> Result<Val, Fault> {
+/// An array of the frame, opened where jq's parser stack is `depth` high:
+/// every element parsed on its own from the buffer.
+fn array<R: Read>(input: &mut Input<R>, plan: &Plan, depth: u32) -> Result<Val, Fault> {
     input.consume(1); // `[`
+    let depth = depth + 1;
     let elem = plan.element();
     let mut out = Vec::new();
     let eof = "EOF while parsing a list";
@@ -168,13 +174,13 @@ fn array<R: Read>(input: &mut Input<R>, plan: &Plan) -> Result<Val, Fault> {
         if input.peek_token()?.is_none() {
             return Err(input.syntax_eof(eof));
         }
-        match input.batch(elem, &mut lanes)? {
+        match input.batch(elem, depth, &mut lanes)? {
             Some(values) if !matches!(elem, Plan::Skip) => {
                 out.extend(values.into_iter().filter(|v| elem.keeps(v)));
             }
             Some(_) => {}
             None => {
-                let value = input.value(elem)?;
+                let value = input.value(elem, depth)?;
                 if !matches!(elem, Plan::Skip) && elem.keeps(&value) {
                     out.push(value);
                 }
@@ -256,13 +262,17 @@ struct Input<R> {
     fast_path: bool,
     /// Threads for long arrays.
     threads: usize,
-    /// Elements read in batches, by several threads (tests look).
+    /// Elements read in batches, by several threads, and batches set up
+    /// (tests look).
     batched: usize,
+    batches: usize,
     interner: Interner,
     buf: Vec<u8>,
     start: usize,
     end: usize,
     eof: bool,
+    /// Bytes of a UTF-8 byte order mark skipped at the start (0 or 3).
+    bom: u64,
     /// Line (1-based) and column (bytes since the last newline) of `buf[start]`.
     line: usize,
     column: usize,
@@ -277,11 +287,13 @@ impl<R: Read> Input<R> {
             fast_path: options.fast_path,
             threads: options.threads.max(1),
             batched: 0,
+            batches: 0,
             interner: Interner::default(),
             buf: Vec::new(),
             start: 0,
             end: 0,
             eof: false,
+            bom: 0,
             line: 1,
             column: 0,
             consumed: 0,
@@ -289,7 +301,20 @@ impl<R: Read> Input<R> {
     }
 
     fn at_start(&self) -> bool {
-        self.consumed == 0 && self.line == 1 && self.column == 0
+        self.consumed == self.bom && self.line == 1 && self.column == self.bom as usize
+    }
+
+    /// Step over a UTF-8 byte order mark at the very start, as jq does
+    /// (Windows editors and PowerShell write one). Columns still count its
+    /// bytes, as they count every byte.
+    fn skip_bom(&mut self) -> Result<(), Fault> {
+        const BOM: &[u8] = b"\xef\xbb\xbf";
+        while self.end - self.start < BOM.len() && self.fill()? {}
+        if self.buf[self.start..self.end].starts_with(BOM) {
+            self.consume(BOM.len());
+            self.bom = BOM.len() as u64;
+        }
+        Ok(())
     }
 
     /// Read more input: move the unread bytes to the front, grow the buffer
@@ -360,10 +385,10 @@ impl<R: Read> Input<R> {
     }
 
     /// Parse the next value by `plan` from the buffer, reading more while
-    /// it is incomplete.
-    fn value(&mut self, plan: &Plan) -> Result<Val, Fault> {
+    /// it is incomplete; it starts where jq's parser stack is `depth` high.
+    fn value(&mut self, plan: &Plan, depth: u32) -> Result<Val, Fault> {
         if self.fast_path {
-            if let Some(value) = self.value_fast(plan) {
+            if let Some(value) = self.value_fast(plan, depth)? {
                 return Ok(value);
             }
         }
@@ -373,7 +398,12 @@ impl<R: Read> Input<R> {
     /// Several elements of an array at once (the next byte starts one),
     /// parsed by several threads (see [`batch`]) when the buffer holds
     /// enough of them; `None`: parse the next one alone.
-    fn batch(&mut self, plan: &Plan, lanes: &mut Vec<Lane>) -> Result<Option<Vec<Val>>, Fault> {
+    fn batch(
+        &mut self,
+        plan: &Plan,
+        depth: u32,
+        lanes: &mut Vec<Lane>,
+    ) -> Result<Option<Vec<Val>>, Fault> {
         if self.threads < 2 || !self.fast_path {
             return Ok(None);
         }
@@ -386,8 +416,16 @@ impl<R: Read> Input<R> {
         if lanes.is_empty() {
             lanes.extend((1..self.threads).map(|_| Lane::new(plan)));
         }
+        self.batches += 1;
         let data = &self.buf[self.start..self.end];
-        let found = batch::elements(data, self.column, self.eof, plan, &mut self.interner, lanes);
+        let found = batch::elements(
+            data,
+            self.column,
+            self.eof,
+            (plan, depth),
+            &mut self.interner,
+            lanes,
+        );
         Ok(found.map(|batch| {
             self.consume(batch.used);
             self.batched += batch.values.len();
@@ -395,26 +433,56 @@ impl<R: Read> Input<R> {
         }))
     }
 
-    /// The fast path ([`parse_fast`]): `None` sends the value to serde_json.
-    fn value_fast(&mut self, plan: &Plan) -> Option<Val> {
-        let data = &self.buf[self.start..self.end];
-        let (value, used) = parse_fast(data, plan, &mut self.interner)?;
-        // Ending right at the end of the buffer, it may be a number cut
-        // short: let the slow path read on. Invalid UTF-8: serde_json
-        // words the error (or refuses it in a kept string itself).
-        if (used == data.len() && !self.eof) || std::str::from_utf8(&data[..used]).is_err() {
-            return None;
-        }
-        self.consume(used);
-        Some(value)
+    /// The fast path ([`parse_fast`]), reading more while the value is
+    /// incomplete. `None` sends the value to serde_json, which words the
+    /// error (or, on invalid UTF-8, refuses it in a kept string itself).
+    fn value_fast(&mut self, plan: &Plan, depth: u32) -> Result<Option<Val>, Fault> {
+        self.fast(|data, interner| parse_fast(data, plan, interner, depth))
     }
 
     /// Parse the next object key (the `"` is next).
     fn key(&mut self) -> Result<String, Fault> {
+        if self.fast_path {
+            if let Some(key) = self.fast(|data, _| parse_key(data))? {
+                return Ok(key);
+            }
+        }
         self.parse(|de| match KeySeed.deserialize(de)? {
             Key::Borrowed(s) => Ok(s.to_owned()),
             Key::Owned(s) => Ok(s),
         })
+    }
+
+    /// Run a fast parser on the unread bytes; when it runs out of bytes,
+    /// read more and run it again from the same start. A value that ends
+    /// right at the end of the buffer may be a number cut short, so that
+    /// is retried too. `None`: serde_json shall parse it and word the error.
+    fn fast<T>(
+        &mut self,
+        parse: impl Fn(&[u8], &mut Interner) -> Result<(T, usize), Stop>,
+    ) -> Result<Option<T>, Fault> {
+        loop {
+            let data = &self.buf[self.start..self.end];
+            let parsed = parse(data, &mut self.interner);
+            let incomplete = match &parsed {
+                Ok((_, used)) => *used == data.len(),
+                Err(stop) => *stop == Stop::End,
+            };
+            if incomplete && !self.eof {
+                self.fill()?; // more bytes, or the end is known
+                continue;
+            }
+            return match parsed {
+                // serde_json words invalid UTF-8 (or refuses it in a kept
+                // string itself).
+                Ok((value, used)) if std::str::from_utf8(&data[..used]).is_ok() => {
+                    self.consume(used);
+                    Ok(Some(value))
+                }
+                Err(Stop::Refuse { at, why }) => Err(self.fault_at(at, why)),
+                Ok(_) | Err(Stop::End | Stop::Doubt) => Ok(None),
+            };
+        }
     }
 
     /// Run `parse` on the unread bytes. When it runs out of bytes, read more
@@ -474,13 +542,19 @@ impl<R: Read> Input<R> {
 
     /// Invalid UTF-8 at `buf[start + offset]`.
     fn bad_utf8(&self, offset: usize) -> Fault {
+        self.fault_at(offset, "invalid UTF-8")
+    }
+
+    /// A fault at `buf[start + offset]`, its column counted from 1 as
+    /// serde_json counts.
+    fn fault_at(&self, offset: usize, message: &str) -> Fault {
         let before = &self.buf[self.start..self.start + offset];
         let (line, column) = match before.iter().rposition(|&b| b == b'\n') {
             None => (self.line, self.column + offset + 1),
             Some(last) => (self.line + count_newlines(before), offset - last),
         };
         Fault::Syntax {
-            message: "invalid UTF-8".to_owned(),
+            message: message.to_owned(),
             line,
             column,
         }
@@ -512,6 +586,16 @@ mod tests {
     /// Read `data` with `threads`: the document (as JSON) or the error, and
     /// how many elements were read in batches.
     fn read_threads(data: &[u8], shape: &Shape, threads: usize) -> (Result<String, String>, usize) {
+        let (doc, batched, _) = read_batches(data, shape, threads);
+        (doc, batched)
+    }
+
+    /// [`read_threads`], and how many batches were set up.
+    fn read_batches(
+        data: &[u8],
+        shape: &Shape,
+        threads: usize,
+    ) -> (Result<String, String>, usize, usize) {
         let options = ReadOptions {
             threads,
             ..ReadOptions::default()
@@ -520,7 +604,7 @@ mod tests {
         let doc = document(&mut input, &Plan::new(shape))
             .map(|v| crate::engine::to_json(&v))
             .map_err(|fault| fault.into_error("big.json").to_string());
-        (doc, input.batched)
+        (doc, input.batched, input.batches)
     }
 
     /// A kubectl-like snapshot of `pods` pods, indented, about 1 KB each.
@@ -581,6 +665,127 @@ mod tests {
             let (together, _) = read_threads(&bad, &shape, 2);
             assert_eq!(together, alone, "{:?}", String::from_utf8_lossy(fault));
         }
+    }
+
+    /// kubectl's Go encoder writes `&`, `<` and `>` as `\u0026`, `\u003c`
+    /// and `\u003e`. An escape in every pod must not end a batch: the
+    /// threads once set their batch up again before every such pod.
+    #[test]
+    fn escapes_do_not_end_a_batch() {
+        let shape = crate::Projection::canonical().pods;
+        let escape = |json: Vec<u8>| {
+            let text = String::from_utf8(json).unwrap();
+            let arg = r#"sh -c \"a \u0026\u0026 b \u003e c\""#;
+            text.replace("busybox", arg).into_bytes()
+        };
+        let indented = escape(big_snapshot(12_000));
+        let parsed: serde_json::Value = serde_json::from_slice(&indented).unwrap();
+        let compact = escape(serde_json::to_vec(&parsed).unwrap());
+        assert!(compact.len() > 8 * BATCH_MIN, "{} bytes", compact.len());
+        for (form, data) in [("indented", indented), ("compact", compact)] {
+            let (alone, _, _) = read_batches(&data, &shape, 1);
+            assert!(alone.is_ok(), "{alone:?}");
+            for threads in 2..=3 {
+                let (together, batched, batches) = read_batches(&data, &shape, threads);
+                assert!(
+                    together == alone,
+                    "{form}, {threads} threads read another document"
+                );
+                assert!(
+                    batched > 11_000,
+                    "{form}, {threads} threads: {batched} pods in batches"
+                );
+                assert!(
+                    batches < 100,
+                    "{form}, {threads} threads: {batches} batches set up"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_bom_at_the_start_is_skipped_as_jq_skips_it() {
+        let doc = b"\xef\xbb\xbf{\"items\":[{\"metadata\":{\"name\":\"p\"}}]}";
+        let got = read_str(doc).unwrap();
+        assert_eq!(
+            crate::engine::to_json(&got),
+            r#"{"items":[{"metadata":{"name":"p"}}]}"#
+        );
+        let e = read_str(b"\xef\xbb\xbf").unwrap_err();
+        assert!(e.to_string().starts_with("snap.json: empty input"), "{e}");
+        let e = read_str(b"\xef\xbb\xbf \n\t").unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("snap.json:2:1: invalid JSON: EOF"),
+            "{e}"
+        );
+        // Only at the very start, as in jq: anywhere else it is no JSON.
+        let e = read_str(b" \xef\xbb\xbf{}").unwrap_err();
+        assert_eq!(e.position, Some((1, 2)), "{e}");
+        let e = read_str(b"\xef\xbb\xbf\xef\xbb\xbf{}").unwrap_err();
+        assert_eq!(e.position, Some((1, 4)), "{e}");
+        // Positions after it count its bytes, as they count every byte.
+        let e = read_str(b"\xef\xbb\xbf{\"items\":[}").unwrap_err();
+        assert_eq!(e.position, Some((1, 14)), "{e}");
+    }
+
+    #[test]
+    fn numbers_beyond_f64_read_as_jq_prints_them() {
+        let shape = crate::Projection::canonical().pods;
+        let doc = br#"{"items":[{"spec":{"nodeName":1e400},"status":{"phase":-1E+999}}]}"#;
+        let got = read(&doc[..], "snap.json", &shape).unwrap();
+        let max = "1.7976931348623157e308";
+        let expected =
+            format!(r#"{{"items":[{{"spec":{{"nodeName":{max}}},"status":{{"phase":-{max}}}}}]}}"#);
+        assert_eq!(crate::engine::to_json(&got), expected);
+    }
+
+    #[test]
+    fn surrogate_escapes_read_as_jq_reads_them() {
+        let shape = crate::Projection::canonical().pods;
+        let doc = br#"{"items":[{"metadata":{"name":"a\udc00\ud83d\ude00"}}]}"#;
+        let got = read(&doc[..], "snap.json", &shape).unwrap();
+        let json = crate::engine::to_json(&got);
+        assert_eq!(
+            json,
+            "{\"items\":[{\"metadata\":{\"name\":\"a\u{fffd}\u{1f600}\"}}]}"
+        );
+        // jq refuses a lone leading surrogate even where nothing reads it.
+        let doc = b"{\"items\":[{\"metadata\":{\"labels\":{\"a\":\n \"x\\ud800\"}}}]}";
+        let e = read(&doc[..], "snap.json", &shape).unwrap_err();
+        assert_eq!(e.position, Some((2, 4)), "{e}");
+        assert!(e.message.contains("lone leading surrogate"), "{e}");
+    }
+
+    /// jq 1.6 refuses to open a container on a parser stack 256 high (an
+    /// array takes one, an object two: itself and its key), kept or not.
+    #[test]
+    fn nesting_is_refused_exactly_where_jq_refuses_it() {
+        let shape = crate::Projection::canonical().pods;
+        let deep = |arrays: usize| format!("{}1{}", "[".repeat(arrays), "]".repeat(arrays));
+        // Under `labels.x`, the stack holds 4 objects with their keys and items.
+        let labels = |arrays| {
+            format!(
+                r#"{{"items":[{{"metadata":{{"labels":{{"x":{}}}}}}}]}}"#,
+                deep(arrays)
+            )
+        };
+        let kept = |arrays| {
+            format!(
+                r#"{{"items":[{{"metadata":{{"ownerReferences":{}}}}}]}}"#,
+                deep(arrays)
+            )
+        };
+        assert!(read(labels(247).as_bytes(), "s", &shape).is_ok());
+        let e = read(labels(248).as_bytes(), "s", &shape).unwrap_err();
+        assert_eq!(e.position, Some((1, 37 + 248)), "{e}"); // jq says 285 too
+        assert!(e.message.contains("nested deeper than jq 1.6 reads"), "{e}");
+        assert!(read(kept(249).as_bytes(), "s", &shape).is_ok());
+        assert!(read(kept(250).as_bytes(), "s", &shape).is_err());
+        let top = |arrays: usize| format!("{}{}", "[".repeat(arrays), "]".repeat(arrays));
+        assert!(read(top(256).as_bytes(), "s", &Shape::Keep).is_ok());
+        let e = read(top(257).as_bytes(), "s", &Shape::Keep).unwrap_err();
+        assert_eq!(e.position, Some((1, 257)), "{e}");
     }
 
     fn read_str(s: &[u8]) -> Result<Val, SnapshotError> {

@@ -800,3 +800,139 @@ fn non_utf8_is_refused_alike() {
         .collect();
     assert_no_problems("invalid UTF-8", &problems);
 }
+
+// ------------------------------------------------- JSON that jq reads (item 5)
+
+/// How a driver ends on a document: a verdict (exit 0 or 1) or a refusal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    Verdict,
+    Refused,
+}
+
+/// Where serde_json and jq part on valid JSON (and the edges around it),
+/// the same bytes as the seed snapshot: a UTF-8 BOM, numbers beyond f64,
+/// lone surrogate escapes, deep nesting, each where a rule reads (the
+/// unscheduled pod's name, a running pod's status.message) and where
+/// nobody reads (a label). With the outcome of jq 1.6 and of libjq 1.8:
+/// they part on nesting between jq 1.6's limit and 1.8's (10000), where
+/// the checker follows jq 1.6 (README, "JSON that jq reads").
+fn documents_jq_reads() -> Vec<(&'static str, Vec<u8>, Outcome, Outcome)> {
+    use Outcome::{Refused, Verdict};
+    let seed = fs::read(corpus::case("seed-one-unscheduled").pods()).expect("seed pods.json");
+    let doc: serde_json::Value = serde_json::from_slice(&seed).expect("seed is JSON");
+    let pods = doc["items"].as_array().expect("items");
+    let phase = |phase: &str| pods.iter().position(|p| p["status"]["phase"] == phase);
+    let (pending, running) = (phase("Pending").unwrap(), phase("Running").unwrap());
+    // The seed with `raw` (JSON text) in place of one value.
+    let plant = |pod: usize, path: &[&str], raw: &str| -> Vec<u8> {
+        let mut doc = doc.clone();
+        let mut at = &mut doc["items"][pod];
+        for key in path {
+            at = &mut at[*key];
+        }
+        *at = serde_json::Value::from("@@PLANTED@@");
+        let text = serde_json::to_string_pretty(&doc).unwrap();
+        text.replacen("\"@@PLANTED@@\"", raw, 1).into_bytes()
+    };
+    let name = |raw: &str| plant(pending, &["metadata", "name"], raw);
+    let message = |raw: &str| plant(running, &["status", "message"], raw);
+    let label = |raw: &str| plant(running, &["metadata", "labels", "x"], raw);
+    let deep = |depth: usize| format!("{}1{}", "[".repeat(depth), "]".repeat(depth));
+    let bom = |text: &[u8], before: &[u8]| [before, b"\xef\xbb\xbf", text].concat();
+    vec![
+        ("a BOM at the start", bom(&seed, b""), Verdict, Verdict),
+        ("a BOM after a space", bom(&seed, b" "), Refused, Refused),
+        ("1e400, read", message("1e400"), Verdict, Verdict),
+        ("-1e400, not read", label("-1e400"), Verdict, Verdict),
+        ("\\udc00, read", name(r#""w\udc00""#), Verdict, Verdict),
+        ("\\udc00, not read", label(r#""\udc00""#), Verdict, Verdict),
+        ("\\ud800, read", name(r#""w\ud800""#), Refused, Refused),
+        ("\\ud800, not read", label(r#""\ud800""#), Refused, Refused),
+        (
+            "\\ud800\\u0041, not read",
+            label(r#""\ud800\u0041""#),
+            Refused,
+            Refused,
+        ),
+        (
+            "a surrogate pair, read",
+            name(r#""w\ud83d\ude00""#),
+            Verdict,
+            Verdict,
+        ),
+        ("200 deep, read", message(&deep(200)), Verdict, Verdict),
+        ("247 deep, not read", label(&deep(247)), Verdict, Verdict),
+        ("248 deep, not read", label(&deep(248)), Refused, Verdict),
+        ("2000 deep, read", message(&deep(2000)), Refused, Verdict),
+        (
+            "20000 deep, not read",
+            label(&deep(20_000)),
+            Refused,
+            Refused,
+        ),
+    ]
+}
+
+/// Issue 12, item 5: same input, same outcome. Both drivers run live on
+/// each document through the same stub kubectl (the bash runs jq 1.6), and
+/// report.jq runs on it under libjq 1.8: a verdict where jq reads it (the
+/// same text and report in both drivers), exit 2 where jq refuses it.
+#[test]
+fn json_that_jq_reads_is_read_alike_and_json_it_refuses_is_refused() {
+    let wrapper = generated_wrapper().expect("generated/verify-pods.sh");
+    let scratch = tempfile::tempdir().expect("scratch");
+    let no_events = corpus::case("empty-list").events();
+    let excluded = Programs::default_excluded_namespaces().join(",");
+    let mut problems = Vec::new();
+    let mut runs = Vec::new();
+    let cases = documents_jq_reads();
+    for (i, (what, bytes, jq16, _)) in cases.iter().enumerate() {
+        let pods = scratch.path().join(format!("pods-{i}.json"));
+        fs::write(&pods, bytes).expect("write the document");
+        let served = Served {
+            pods: pods.clone(),
+            events: no_events.clone(),
+        };
+        let found = bad_output_parity(&wrapper, &served, *jq16 == Outcome::Refused);
+        // Written for bad input, it wants a reason on stderr; a verdict has none.
+        let found = found
+            .into_iter()
+            .filter(|p| *jq16 == Outcome::Refused || !p.ends_with("gave no reason on stderr"));
+        problems.extend(found.map(|p| format!("{what}: {p}")));
+        let checker = checker_command()
+            .args(["check", "--snapshot"])
+            .arg(&pods)
+            .output()
+            .expect("run the checker");
+        let outcome = match checker.status.code() {
+            Some(0 | 1) => Outcome::Verdict,
+            _ => Outcome::Refused,
+        };
+        if outcome != *jq16 {
+            problems.push(format!("{what}: checker {outcome:?}, jq 1.6 {jq16:?}"));
+        }
+        let stderr = String::from_utf8_lossy(&checker.stderr);
+        if outcome == Outcome::Refused && !stderr.contains(&format!("pods-{i}.json:")) {
+            problems.push(format!(
+                "{what}: the error names no file:line:column: {stderr}"
+            ));
+        }
+        runs.push(JqRun {
+            program: Programs::REPORT,
+            values: vec![excluded.clone()],
+            input: pods,
+        });
+    }
+    for ((what, _, _, jq18), out) in cases.iter().zip(libjq(&runs)) {
+        let outcome = if out.status == 0 {
+            Outcome::Verdict
+        } else {
+            Outcome::Refused
+        };
+        if outcome != *jq18 {
+            problems.push(format!("{what}: libjq 1.8 {outcome:?}, expected {jq18:?}"));
+        }
+    }
+    assert_no_problems("JSON that jq reads", &problems);
+}
