@@ -7,15 +7,18 @@
 //! parsing it. But kubectl indents its JSON, and JSON strings cannot hold a
 //! raw newline: after a `\n` the parser is always between tokens. So a line
 //! holding only the indentation of the current element and a `{` is, very
-//! likely, the start of a later element. The buffer is cut there into
-//! parts; each thread parses the elements of its part.
+//! likely, the start of a later element. Compact JSON (the apiserver's own
+//! pages) has no newlines, but every element of a list starts with the same
+//! bytes (`{"metadata":{"name":`), which the nested objects of a pod do not.
+//! The buffer is cut there into parts; each thread parses the elements of
+//! its part.
 //!
 //! The guess is then checked, never trusted: part 0 starts where the reader
 //! stands (a real element), and a cut counts only when the part before it,
 //! parsed element by element, ends with `,` exactly at the cut. A part is
 //! kept only when every cut before it counted. Anything else (a cut inside
-//! a nested array, compact JSON with no newline, an element the fast parser
-//! gives up on) keeps what was verified and leaves the rest to the
+//! a nested array or a string, an element the fast parser gives up on)
+//! keeps what was verified and leaves the rest to the
 //! sequential reader, which also words every error. So the result is the
 //! same document a single thread reads, which `tests/` check.
 
@@ -165,17 +168,67 @@ fn join(parts: Vec<Part>, cuts: &[usize]) -> Option<Batch> {
 }
 
 /// Up to `parts - 1` cuts, near equal shares of `data`: offsets of a `{`
-/// that starts a line indented by `column` spaces, after a `,`.
+/// that starts a line indented by `column` spaces, after a `,`; in compact
+/// JSON (the apiserver's own pages), offsets after a `,` of the bytes the
+/// first element starts with (see [`signature`]).
 fn cuts(data: &[u8], column: usize, parts: usize) -> Vec<usize> {
+    let signature = signature(data);
     let mut cuts: Vec<usize> = Vec::with_capacity(parts.saturating_sub(1));
     for share in 1..parts {
         let from = (data.len() * share / parts).max(cuts.last().map_or(0, |c| c + 1));
-        match element_start(data, from, column) {
+        let cut = match signature {
+            Some(signature) => signed_start(data, from, signature),
+            None => element_start(data, from, column),
+        };
+        match cut {
             Some(cut) => cuts.push(cut),
             None => break,
         }
     }
     cuts
+}
+
+/// How the elements of a compact array start: the first element's bytes up
+/// to its second `:` (`{"apiVersion":"v1","kind":` in kubectl's key order,
+/// `{"metadata":{"name":` in the apiserver's). Every pod of a list starts
+/// alike, while the nested objects that repeat inside a pod (managedFields,
+/// ownerReferences) differ by their second key. None for indented JSON, or
+/// when an escape or a long first value makes the prefix unusual.
+fn signature(data: &[u8]) -> Option<&[u8]> {
+    const LONGEST: usize = 128;
+    if !data.starts_with(b"{\"") {
+        return None;
+    }
+    let mut colons = 0;
+    let mut in_string = false;
+    for (i, &b) in data.iter().enumerate().take(LONGEST) {
+        match b {
+            b'\\' => return None,
+            b'"' => in_string = !in_string,
+            b':' if !in_string => {
+                colons += 1;
+                if colons == 2 {
+                    return Some(&data[..=i]);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The first offset at or after `from` that follows a `,` and starts with
+/// `signature`.
+fn signed_start(data: &[u8], from: usize, signature: &[u8]) -> Option<usize> {
+    let mut at = from;
+    loop {
+        let comma = at + data.get(at..)?.iter().position(|&b| b == b',')?;
+        let start = comma + 1;
+        if data[start..].starts_with(signature) {
+            return Some(start);
+        }
+        at = start;
+    }
 }
 
 /// The first `\n`, `column` spaces, `{` at or after `from`, after a `,`.
@@ -310,10 +363,59 @@ mod tests {
         }
     }
 
+    /// A compact array body as the apiserver sends one.
+    fn compact(n: usize) -> Vec<u8> {
+        let elements: Vec<String> = (0..n)
+            .map(|i| {
+                // Nested objects that start like a pod (same first key):
+                // only their second key tells them apart.
+                format!(
+                    "{{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"name\":\"p{i}\",\"managed\":[\
+                     {{\"apiVersion\":\"v1\",\"fields\":{i}}},{{\"apiVersion\":\"v1\",\"fields\":0}}]}}"
+                )
+            })
+            .collect();
+        format!("{}]}}", elements.join(",")).into_bytes()
+    }
+
     #[test]
-    fn compact_json_stays_on_one_thread() {
+    fn compact_json_is_cut_where_elements_start() {
+        let data = compact(400);
+        let cuts = cuts(&data, 0, 4);
+        assert_eq!(cuts.len(), 3);
+        for &cut in &cuts {
+            assert!(data[cut..].starts_with(b"{\"apiVersion\":\"v1\",\"kind\":"));
+            assert_eq!(data[cut - 1], b',');
+        }
+        let plan = Plan::new(&Shape::Keep);
+        let read = |threads: usize| {
+            let mut lanes: Vec<Lane> = (1..threads).map(|_| Lane::new(&plan)).collect();
+            let batch = elements(
+                &data,
+                0,
+                true,
+                (&plan, 3),
+                &mut Interner::default(),
+                &mut lanes,
+            )
+            .unwrap();
+            (
+                batch.values.iter().map(to_json).collect::<Vec<_>>(),
+                batch.used,
+            )
+        };
+        let one = read(1);
+        assert_eq!(one.0.len(), 400);
+        for threads in 2..=4 {
+            assert_eq!(read(threads), one, "{threads} threads");
+        }
+    }
+
+    #[test]
+    fn compact_json_without_a_usable_signature_stays_on_one_thread() {
         let data = br#"{"a":1},{"a":2},{"a":3}]"#;
         assert!(cuts(data, 4, 2).is_empty());
+        assert!(cuts(br#"{"a\"b":1,"c":2},{"a\"b":1,"c":2}]"#, 0, 2).is_empty());
         let plan = Plan::new(&Shape::Keep);
         let mut lanes = vec![Lane::new(&plan)];
         let batch = elements(
