@@ -2,14 +2,16 @@
 SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
 CARGO ?= cargo
-RELEASE_BIN := target/release
+# Where cargo builds: CARGO_TARGET_DIR when set (cargo's own rule), else target/.
+TARGET_DIR := $(or $(CARGO_TARGET_DIR),target)
+RELEASE_BIN := $(TARGET_DIR)/release
 DEMO_SNAPSHOT ?= samples/pods.json
 DEMO_EVENTS ?= samples/events.json
 
-.PHONY: demo test tools build generate check-generated lint bench bless
+.PHONY: demo test test-quick tools build generate check-generated install-check lint bench bless
 
 demo: ## check the bundled sample snapshot (a red KWOK run) and show the verdict
-	@$(CARGO) build --release --quiet -p verify-pods
+	@$(CARGO) build --release --quiet -p verify-pods --bin verify-pods
 	@echo "\$$ verify-pods check --snapshot $(DEMO_SNAPSHOT) --events $(DEMO_EVENTS)"
 	@code=0; $(RELEASE_BIN)/verify-pods check --snapshot $(DEMO_SNAPSHOT) --events $(DEMO_EVENTS) || code=$$?; \
 	  echo "(exit code $$code: 0 pass/empty, 1 validation failed, 2 could not observe)"; \
@@ -21,10 +23,14 @@ tools: ## install the real tools the tests run (jq, shellcheck, kubectl, PyPI jq
 build:
 	$(CARGO) build --release --workspace --all-targets
 
-test: tools build ## every test: unit, CLI, lint, generated/ freshness, shellcheck, parity, live, race
+test: tools build ## every test: unit, CLI, lint, generated/ freshness, shellcheck, parity, live, race, install
 	$(CARGO) test --release --workspace
 	$(MAKE) --no-print-directory check-generated
-	shellcheck generated/*.sh
+	shellcheck generated/*.sh hack/*.sh
+	./hack/install-check.sh $(TARGET_DIR)
+
+install-check: build ## cargo install --path cli into a temporary root; run verify-pods and kubectl verify-pods from there
+	./hack/install-check.sh $(TARGET_DIR)
 
 generate: ## rewrite generated/ from the canonical programs and templates
 	$(CARGO) run --release --quiet -p scriptgen -- write
@@ -35,7 +41,7 @@ check-generated: ## fail with a diff when generated/ is stale
 lint: ## cargo fmt, clippy -D warnings, shellcheck
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --release --workspace --all-targets -- -D warnings
-	shellcheck generated/*.sh
+	shellcheck generated/*.sh hack/*.sh
 
 bless: ## rewrite the golden files of tests/corpus from the checker's output (review the diff!)
 	VERIFY_PODS_BLESS=1 $(CARGO) test --release -p verify-pods-tests --test golden

@@ -520,7 +520,7 @@ impl<'a> Fast<'a, '_> {
                 };
                 let second = match self.s.get(at + 6..at + 8) {
                     Some(b"\\u") => hex4(self.s, at + 8)?,
-                    None if self.s.get(at + 6).map_or(true, |&b| b == b'\\') => {
+                    None if self.s.get(at + 6).is_none_or(|&b| b == b'\\') => {
                         return Err(Stop::End)
                     }
                     _ => return Err(lone),

@@ -3,6 +3,7 @@
 //! host scripts with a reviewable diff.
 #![forbid(unsafe_code)]
 
+pub mod commands;
 pub mod diff;
 pub mod generated;
 pub mod render;

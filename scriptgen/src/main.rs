@@ -2,10 +2,10 @@
 //! keep generated/ current, splice the function into host scripts.
 #![forbid(unsafe_code)]
 
-use clap::{Args, Parser, Subcommand};
-use scriptgen::render::{self, Fields};
-use scriptgen::{diff, generated, splice};
-use std::fs;
+use clap::{Parser, Subcommand};
+use scriptgen::commands::{self, RenderArgs, SpliceArgs, Tool, SPLICE_HELP};
+use scriptgen::generated;
+use scriptgen::render::Fields;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -54,78 +54,30 @@ enum Command {
     Splice(SpliceArgs),
 }
 
-#[derive(Args)]
-struct RenderArgs {
-    /// Print the definition alone, as splice inserts it.
-    #[arg(long, conflicts_with = "wrapper")]
-    definition: bool,
-    /// Print the runnable wrapper generated/verify-pods.sh instead.
-    #[arg(long)]
-    wrapper: bool,
-}
-
-const SPLICE_HELP: &str = "\
-The definition runs from its `verify_pods() {` line at column 0 (also
-`verify_pods () {`, `function verify_pods {`) to the first `}` at column 0
-after it; here-documents and multi-line strings are skipped. Every other byte
-of SCRIPT stays as it is, and splicing twice changes nothing. A missing,
-duplicated or unterminated definition exits 2 and changes nothing.
-
-Prints the unified diff on stdout (nothing when SCRIPT is current).";
-
-#[derive(Args)]
-struct SpliceArgs {
-    /// The host script (e.g. kwok/scripts/validate-scheduling.sh).
-    script: PathBuf,
-    /// Apply the change in place.
-    #[arg(long, conflicts_with = "check")]
-    write: bool,
-    /// Exit 1 when SCRIPT differs from the spliced result (changes nothing).
-    #[arg(long)]
-    check: bool,
-}
-
-const OK: u8 = 0;
-const DIFFERS: u8 = 1;
-const ERROR: u8 = 2;
+const TOOL: Tool = Tool {
+    name: "scriptgen",
+    splice: "scriptgen splice",
+};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let root = cli.root.unwrap_or_else(generated::default_root);
-    let code = match Fields::from_checker() {
-        Err(e) => fail(e),
-        Ok(fields) => match cli.command {
-            Command::Render(args) => run_render(&fields, &args),
-            Command::Write => run_write(&root, &fields),
-            Command::Check => run_check(&root, &fields),
-            Command::Splice(args) => run_splice(&fields, &args),
-        },
+    let code = match cli.command {
+        Command::Render(args) => commands::render(TOOL, &args),
+        Command::Splice(args) => commands::splice(TOOL, &args),
+        Command::Write => with_fields(|fields| run_write(&root, fields)),
+        Command::Check => with_fields(|fields| run_check(&root, fields)),
     };
     ExitCode::from(code)
 }
 
 fn fail(message: impl std::fmt::Display) -> u8 {
-    eprintln!("scriptgen: error: {message}");
-    ERROR
+    TOOL.fail(message)
 }
 
-fn print(text: &str) -> u8 {
-    match io::stdout().lock().write_all(text.as_bytes()) {
-        Ok(()) => OK,
-        Err(e) => fail(format!("cannot write to stdout: {e}")),
-    }
-}
-
-fn run_render(fields: &Fields, args: &RenderArgs) -> u8 {
-    let rendered = if args.definition {
-        render::definition(fields)
-    } else if args.wrapper {
-        render::wrapper(fields)
-    } else {
-        render::function_file(fields)
-    };
-    match rendered {
-        Ok(text) => print(&text),
+fn with_fields(command: impl FnOnce(&Fields) -> u8) -> u8 {
+    match Fields::from_checker() {
+        Ok(fields) => command(&fields),
         Err(e) => fail(e),
     }
 }
@@ -138,13 +90,13 @@ fn run_write(root: &Path, fields: &Fields) -> u8 {
     match generated::write(root, &files) {
         Ok(written) if written.is_empty() => {
             eprintln!("scriptgen: {}/ is up to date", generated::DIR);
-            OK
+            commands::exit::OK
         }
         Ok(written) => {
             for path in written {
                 eprintln!("scriptgen: wrote {path}");
             }
-            OK
+            commands::exit::OK
         }
         Err(e) => fail(format!("{}: {e}", root.join(generated::DIR).display())),
     }
@@ -161,7 +113,7 @@ fn run_check(root: &Path, fields: &Fields) -> u8 {
     };
     if stale.is_empty() {
         eprintln!("scriptgen: {}/ is up to date", generated::DIR);
-        return OK;
+        return commands::exit::OK;
     }
     let mut out = io::stdout().lock();
     for file in &stale {
@@ -174,49 +126,5 @@ fn run_check(root: &Path, fields: &Fields) -> u8 {
         "scriptgen: {}/ is stale: run `make generate` (cargo run -p scriptgen -- write) and commit the result",
         generated::DIR
     );
-    DIFFERS
-}
-
-fn run_splice(fields: &Fields, args: &SpliceArgs) -> u8 {
-    let path = &args.script;
-    let script = match fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(e) => return fail(format!("{}: {e}", path.display())),
-    };
-    let definition = match render::definition(fields) {
-        Ok(text) => text,
-        Err(e) => return fail(e),
-    };
-    let spliced = match splice::splice(&script, &definition) {
-        Ok(text) => text,
-        Err(e) => return fail(format!("{}: {e}", path.display())),
-    };
-    let name = path.display().to_string();
-    let patch = diff::unified(
-        &script,
-        &spliced,
-        &format!("{name} (current)"),
-        &format!("{name} (spliced)"),
-    );
-    if patch.is_empty() {
-        eprintln!("scriptgen: {name}: verify_pods() is up to date");
-        return OK;
-    }
-    let printed = print(&patch);
-    if printed != OK {
-        return printed;
-    }
-    if args.check {
-        eprintln!(
-            "scriptgen: {name}: verify_pods() differs: run `scriptgen splice {name} --write`"
-        );
-        return DIFFERS;
-    }
-    if args.write {
-        if let Err(e) = fs::write(path, &spliced) {
-            return fail(format!("{name}: cannot write: {e}"));
-        }
-        eprintln!("scriptgen: {name}: verify_pods() replaced");
-    }
-    OK
+    commands::exit::DIFFERS
 }

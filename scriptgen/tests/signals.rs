@@ -10,7 +10,6 @@ mod common;
 use checker::options::DEADLINE_ENV;
 use common::{sample, Sandbox};
 use std::fs;
-use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -36,20 +35,13 @@ fn read_pid(path: &Path) -> Option<u32> {
     fs::read_to_string(path).ok()?.trim().parse().ok()
 }
 
-/// A kubectl that records its pid and its child's, and waits for the child.
+/// The stub kubectl, told to record its pid and its child's, and wait for
+/// the child.
 fn hanging_kubectl(sandbox: &mut Sandbox) {
-    sandbox.without_kubectl();
-    let path = sandbox.bin().join("kubectl");
-    let script = format!(
-        "#!/usr/bin/env bash\n\
-         echo $$ > '{d}/kubectl.pid'\n\
-         sleep 60 &\n\
-         echo $! > '{d}/child.pid'\n\
-         wait\n",
-        d = sandbox.dir.path().display()
-    );
-    fs::write(&path, script).unwrap();
-    fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
+    let pid_dir = sandbox.dir.path().to_str().unwrap().to_owned();
+    sandbox
+        .set("STUB_AFTER", "hang")
+        .set("STUB_PID_DIR", &pid_dir);
 }
 
 fn assert_cleanly_cancelled(signal: &str, number: i32) {

@@ -8,10 +8,8 @@
 pub mod corpus;
 pub mod replay;
 
-use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::sync::Mutex;
 
 pub use corpus::{bad_inputs, cases, Case};
 
@@ -34,47 +32,58 @@ pub fn profile_dir() -> PathBuf {
         .to_owned()
 }
 
-/// The cargo profile of the running test binary (`dev` for target/debug).
-fn profile_name() -> String {
-    let dir = profile_dir();
-    match dir.file_name().and_then(OsStr::to_str) {
-        Some("debug") | None => "dev".to_owned(),
-        Some(other) => other.to_owned(),
-    }
-}
-
-/// A workspace binary (`verify-pods`, `scriptgen`) of the same profile as the
-/// running test, built first so a test never runs a stale binary. (Cargo
-/// builds only the tested package's own binaries for integration tests.)
+/// A workspace binary (`verify-pods`) of the running test's profile. Tests
+/// never run cargo: `make test` and `make test-quick` build the workspace
+/// once before any test runs (`cargo build --release --workspace`), and a
+/// binary older than a source it is built from fails the test, so a stale
+/// one is never measured. (Cargo builds only the tested package's own
+/// binaries for its integration tests: `CARGO_BIN_EXE_*` serves those.)
 pub fn binary(name: &str) -> PathBuf {
-    static BUILT: Mutex<Vec<String>> = Mutex::new(Vec::new());
-    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
-    if !built.iter().any(|b| b == name) {
-        build_binary(name);
-        built.push(name.to_owned());
-    }
     let path = profile_dir().join(name);
-    assert!(path.is_file(), "{} was not built", path.display());
+    let built = std::fs::metadata(&path)
+        .and_then(|m| m.modified())
+        .unwrap_or_else(|e| panic!("{}: {e}: run `make build` first", path.display()));
+    if let Some(newer) = newest_source().filter(|(modified, _)| *modified > built) {
+        panic!(
+            "{} is older than {}: run `make build` (cargo build --release --workspace)",
+            path.display(),
+            newer.1.display()
+        );
+    }
     path
 }
 
-/// `cargo build --bin NAME` (a no-op when it is fresh, as under `make test`).
-fn build_binary(name: &str) {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let status = Command::new(cargo)
-        .args([
-            "build",
-            "--quiet",
-            "--profile",
-            &profile_name(),
-            "--bin",
-            name,
-        ])
-        .current_dir(workspace_root())
-        .stdin(Stdio::null())
-        .status()
-        .expect("cannot run cargo build");
-    assert!(status.success(), "cargo build --bin {name} failed");
+/// What the workspace binaries are built from: every file under these.
+const SOURCES: [&str; 6] = [
+    "Cargo.lock",
+    "checker/src",
+    "checker/programs",
+    "cli/src",
+    "scriptgen/src",
+    "scriptgen/templates",
+];
+
+/// The most recently modified source file, and when.
+fn newest_source() -> Option<(std::time::SystemTime, PathBuf)> {
+    fn walk(path: &Path, newest: &mut Option<(std::time::SystemTime, PathBuf)>) {
+        let Ok(meta) = std::fs::metadata(path) else {
+            return;
+        };
+        if meta.is_dir() {
+            for entry in std::fs::read_dir(path).into_iter().flatten().flatten() {
+                walk(&entry.path(), newest);
+            }
+        } else if let Ok(modified) = meta.modified() {
+            if newest.as_ref().is_none_or(|(time, _)| modified > *time) {
+                *newest = Some((modified, path.to_owned()));
+            }
+        }
+    }
+    let mut newest = None;
+    for source in SOURCES {
+        walk(&workspace_root().join(source), &mut newest);
+    }
+    newest
 }
 
 /// Run a command to completion with `stdin` closed; panics if it cannot start.
@@ -198,28 +207,31 @@ pub fn generated_wrapper() -> Option<PathBuf> {
     path.is_file().then_some(path)
 }
 
-/// A stub `kubectl` that replays recorded files: `get pods …` prints
-/// `$STUB_PODS`, `get events …` prints `$STUB_EVENTS`; every call is appended
-/// to `$STUB_LOG`. Anything else fails loudly.
-pub const STUB_KUBECTL: &str = r#"#!/usr/bin/env bash
-set -euo pipefail
-printf '%s\n' "$*" >> "${STUB_LOG:-/dev/null}"
-words=" $* "
-case "$words" in
-  *" get pods "*) exec cat -- "$STUB_PODS" ;;
-  *" get events "*) exec cat -- "$STUB_EVENTS" ;;
-esac
-echo "stub kubectl: unexpected call: $*" >&2
-exit 1
-"#;
+// ---------------------------------------------------------------- stub kubectl
 
-/// Write the stub kubectl into `dir` (executable); put `dir` first on PATH.
-pub fn write_stub_kubectl(dir: &Path) -> PathBuf {
-    use std::os::unix::fs::PermissionsExt;
+/// The one stub kubectl of the tests (its settings are documented in it).
+pub fn stub_kubectl_fixture() -> PathBuf {
+    workspace_root().join("tests/fixtures/kubectl-stub")
+}
+
+/// Put the stub into `dir` as `kubectl` (a symlink) unless it is there
+/// already; returns its path.
+pub fn install_stub_kubectl(dir: &Path) -> PathBuf {
     let path = dir.join("kubectl");
-    std::fs::write(&path, STUB_KUBECTL).expect("write stub kubectl");
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    if path.symlink_metadata().is_err() {
+        std::fs::create_dir_all(dir).expect("the stub's directory");
+        std::os::unix::fs::symlink(stub_kubectl_fixture(), &path).expect("link the stub kubectl");
+    }
     path
+}
+
+/// The settings every run of the stub needs: the two queries it answers,
+/// as the checker (and the bash rendered from its constants) asks them.
+pub fn stub_kubectl_env() -> [(&'static str, String); 2] {
+    [
+        ("STUB_PODS_ARGS", checker::check::GET_PODS.join(" ")),
+        ("STUB_EVENTS_ARGS", checker::check::GET_EVENTS.join(" ")),
+    ]
 }
 
 /// One offline run of the generated wrapper against recorded files.
@@ -241,11 +253,12 @@ pub fn run_wrapper(
     artifact_dir: &Path,
     scratch: &Path,
 ) -> WrapperRun {
-    write_stub_kubectl(scratch);
+    let stub_dir = scratch.join("stub-bin");
+    install_stub_kubectl(&stub_dir);
     let log = scratch.join("kubectl-calls.log");
     let _ = std::fs::remove_file(&log);
     let path = std::env::var_os("PATH").unwrap_or_default();
-    let mut paths = vec![scratch.to_owned()];
+    let mut paths = vec![stub_dir];
     paths.extend(std::env::split_paths(&path));
     let mut cmd = Command::new("bash");
     cmd.args(["-euo", "pipefail"]).arg(wrapper);
@@ -260,6 +273,7 @@ pub fn run_wrapper(
         .env("STUB_PODS", pods)
         .env("STUB_EVENTS", events)
         .env("STUB_LOG", &log)
+        .envs(stub_kubectl_env())
         .env_remove("NO_COLOR");
     let output = run(&mut cmd);
     let kubectl_calls = std::fs::read_to_string(&log)

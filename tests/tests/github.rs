@@ -3,35 +3,11 @@
 //! append byte-identical Markdown to the file GITHUB_STEP_SUMMARY names, for
 //! the sample and every corpus case, and fail alike when they cannot.
 
-use checker::check::{GET_EVENTS, GET_PODS};
 use checker::options::{DEADLINE_ENV, STEP_SUMMARY_ENV};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use verify_pods_tests::{binary, cases, workspace_root};
-
-/// A stub `kubectl` in `dir/bin`: the pods query prints $STUB_PODS, the
-/// events query $STUB_EVENTS, anything else fails.
-fn stub_path(dir: &Path) -> PathBuf {
-    let bin = dir.join("bin");
-    fs::create_dir_all(&bin).unwrap();
-    let script = format!(
-        "#!/usr/bin/env bash\n\
-         case \"$*\" in\n\
-         \x20 '{pods}') exec cat -- \"$STUB_PODS\" ;;\n\
-         \x20 '{events}') exec cat -- \"$STUB_EVENTS\" ;;\n\
-         \x20 *) echo \"stub kubectl: unexpected: $*\" >&2; exit 3 ;;\n\
-         esac\n",
-        pods = GET_PODS.join(" "),
-        events = GET_EVENTS.join(" "),
-    );
-    let kubectl = bin.join("kubectl");
-    fs::write(&kubectl, script).unwrap();
-    let mut perms = fs::metadata(&kubectl).unwrap().permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
-    fs::set_permissions(&kubectl, perms).unwrap();
-    bin
-}
+use verify_pods_tests::{binary, cases, install_stub_kubectl, stub_kubectl_env, workspace_root};
 
 fn with_summary(command: &mut Command, summary: Option<&Path>) -> Output {
     match summary {
@@ -49,7 +25,10 @@ fn with_summary(command: &mut Command, summary: Option<&Path>) -> Output {
 fn bash(dir: &Path, pods: &Path, events: &Path, summary: Option<&Path>) -> Output {
     let path = format!(
         "{}:{}",
-        stub_path(dir).display(),
+        install_stub_kubectl(&dir.join("bin"))
+            .parent()
+            .unwrap()
+            .display(),
         std::env::var("PATH").unwrap_or_default()
     );
     let mut command = Command::new("bash");
@@ -58,6 +37,7 @@ fn bash(dir: &Path, pods: &Path, events: &Path, summary: Option<&Path>) -> Outpu
         .env("PATH", path)
         .env("STUB_PODS", pods)
         .env("STUB_EVENTS", events)
+        .envs(stub_kubectl_env())
         .env(DEADLINE_ENV, "0");
     with_summary(&mut command, summary)
 }

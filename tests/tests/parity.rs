@@ -27,8 +27,8 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use verify_pods_tests::corpus::{self, Case, EXPECTED_EXIT, EXPECTED_JSON, EXPECTED_TXT};
 use verify_pods_tests::{
-    binary, generated_wrapper, jq, jq_version, libjq, run, run_wrapper, write_stub_kubectl, JqRun,
-    ToolOutput,
+    binary, generated_wrapper, install_stub_kubectl, jq, jq_version, libjq, run, run_wrapper,
+    stub_kubectl_env, JqRun, ToolOutput,
 };
 
 /// The programs in the order their inputs become available.
@@ -443,7 +443,7 @@ fn bash_live(wrapper: &Path, served: &Served, scratch: &Path) -> LiveRun {
 
 /// `verify-pods check` (live) through the same stub kubectl as the bash.
 fn checker_live(served: &Served, scratch: &Path) -> LiveRun {
-    let stub = write_stub_kubectl(scratch);
+    let stub = install_stub_kubectl(&scratch.join("stub-bin"));
     let log = scratch.join("checker-calls.log");
     let artifacts = scratch.join("checker-artifacts");
     let started = Instant::now();
@@ -454,7 +454,8 @@ fn checker_live(served: &Served, scratch: &Path) -> LiveRun {
         .env(options::ARTIFACT_DIR_ENV, &artifacts)
         .env("STUB_PODS", &served.pods)
         .env("STUB_EVENTS", &served.events)
-        .env("STUB_LOG", &log));
+        .env("STUB_LOG", &log)
+        .envs(stub_kubectl_env()));
     let took = started.elapsed();
     let kubectl_calls = fs::read_to_string(&log)
         .unwrap_or_default()

@@ -1,13 +1,11 @@
 //! Shared by the integration tests: paths, the verify-pods binary, and a
-//! hermetic PATH holding only the tools the generated bash needs plus a stub
-//! kubectl (scriptgen/tests/fixtures/kubectl-stub).
+//! hermetic PATH holding only the tools the generated bash needs plus the stub
+//! kubectl (tests/fixtures/kubectl-stub, from the test-support library).
 #![allow(dead_code)] // each test file uses a different part
 
-use std::ffi::OsStr;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::sync::OnceLock;
 use tempfile::TempDir;
 
 /// The repository root.
@@ -36,40 +34,10 @@ pub fn function_file() -> PathBuf {
     root().join("generated/verify_pods.sh")
 }
 
-/// `target/<profile>/` of this test binary.
-fn profile_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("path of the test binary");
-    exe.parent()
-        .and_then(Path::parent)
-        .expect("test binaries live in target/<profile>/deps")
-        .to_owned()
-}
-
-/// The `verify-pods` binary of this profile, built once per test process so
-/// it is never stale (cargo builds only scriptgen's own binary for us).
+/// The `verify-pods` binary, built by `make build` before the tests run
+/// (this package's tests cannot name another package's binary).
 pub fn verify_pods_bin() -> PathBuf {
-    static BUILT: OnceLock<PathBuf> = OnceLock::new();
-    BUILT
-        .get_or_init(|| {
-            let dir = profile_dir();
-            let profile = match dir.file_name().and_then(OsStr::to_str) {
-                Some("debug") | None => "dev".to_owned(),
-                Some(other) => other.to_owned(),
-            };
-            let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-            let status = Command::new(cargo)
-                .args(["build", "--quiet", "--profile", &profile])
-                .args(["-p", "verify-pods", "--bin", "verify-pods"])
-                .current_dir(root())
-                .stdin(Stdio::null())
-                .status()
-                .expect("cannot run cargo build");
-            assert!(status.success(), "cargo build of verify-pods failed");
-            let path = dir.join("verify-pods");
-            assert!(path.is_file(), "{} was not built", path.display());
-            path
-        })
-        .clone()
+    verify_pods_tests::binary("verify-pods")
 }
 
 /// What the checker prints for a saved snapshot (and events).
@@ -125,16 +93,15 @@ impl Sandbox {
         for tool in TOOLS {
             std::os::unix::fs::symlink(find_on_path(tool), bin.join(tool)).unwrap();
         }
-        std::os::unix::fs::symlink(fixture("kubectl-stub"), bin.join("kubectl")).unwrap();
+        verify_pods_tests::install_stub_kubectl(&bin);
         let mut sandbox = Self {
             dir,
             env: Vec::new(),
         };
-        let pods_args = checker::check::GET_PODS.join(" ");
-        let events_args = checker::check::GET_EVENTS.join(" ");
+        for (name, value) in verify_pods_tests::stub_kubectl_env() {
+            sandbox.set(name, &value);
+        }
         let log = sandbox.path("kubectl.log");
-        sandbox.set("STUB_PODS_ARGS", &pods_args);
-        sandbox.set("STUB_EVENTS_ARGS", &events_args);
         sandbox.set("STUB_LOG", log.to_str().unwrap());
         sandbox
     }

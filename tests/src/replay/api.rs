@@ -430,7 +430,7 @@ impl Shared {
             .map_err(|e| status_response(400, "BadRequest", &e))?;
         let namespace = namespace.map(str::to_owned);
         Ok(Box::new(move |object: &Value| {
-            let in_namespace = namespace.as_deref().map_or(true, |ns| {
+            let in_namespace = namespace.as_deref().is_none_or(|ns| {
                 object
                     .pointer("/metadata/namespace")
                     .and_then(Value::as_str)
@@ -451,7 +451,7 @@ impl Shared {
         let objects = self.objects(resource, self.current);
         let found = objects.iter().find(|o| {
             o.pointer("/metadata/name").and_then(Value::as_str) == Some(name)
-                && namespace.map_or(true, |ns| {
+                && namespace.is_none_or(|ns| {
                     o.pointer("/metadata/namespace").and_then(Value::as_str) == Some(ns)
                 })
         });

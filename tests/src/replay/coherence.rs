@@ -240,7 +240,7 @@ pub fn matches(observed: &Observed, report: &Value) -> bool {
         failed: number("failed"),
     };
     let unscheduled = pods("unscheduled_pods");
-    let distribution_ok = observed.distribution.as_ref().map_or(true, |printed| {
+    let distribution_ok = observed.distribution.as_ref().is_none_or(|printed| {
         let expected: BTreeMap<String, u64> = report["distribution"]
             .as_array()
             .into_iter()

@@ -4,7 +4,6 @@
 use assert_cmd::Command;
 use predicates::prelude::*;
 use std::fs;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 fn verify_pods() -> Command {
@@ -175,14 +174,40 @@ fn unknown_program_exits_2() {
         .stdout(checker::Programs::REPORT.text);
 }
 
-/// A kubectl stand-in: a script, for behaviours a real server cannot be
-/// asked for here (a missing binary, a hang). Real kubectl against the replay
-/// server is exercised in tests/tests/faults.rs.
-fn stub_kubectl(dir: &Path, body: &str) -> PathBuf {
-    let path = dir.join("kubectl");
-    fs::write(&path, format!("#!/usr/bin/env bash\n{body}\n")).unwrap();
-    fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
-    path
+/// The one stub kubectl (tests/fixtures/kubectl-stub), for behaviours a
+/// real server cannot be asked for here (exit codes, hangs); real kubectl
+/// against the replay server is exercised in tests/tests/faults.rs. Its
+/// `get pods` prints `pods[N]` on call N (the last repeats), each followed by
+/// a newline as `echo` prints it; `get events` prints an empty List.
+/// One attempt: `--deadline 0`.
+fn stub(dir: &Path, pods: &[&str]) -> Command {
+    let mut cmd = stub_settling(dir, pods);
+    cmd.args(["--deadline", "0"]);
+    cmd
+}
+
+/// [`stub`], settling as long as the caller's `--deadline` says.
+fn stub_settling(dir: &Path, pods: &[&str]) -> Command {
+    let kubectl = verify_pods_tests::install_stub_kubectl(&dir.join("bin"));
+    let files: Vec<String> = pods
+        .iter()
+        .enumerate()
+        .map(|(n, doc)| {
+            let file = dir.join(format!("stub-pods-{n}.json"));
+            fs::write(&file, format!("{doc}\n")).unwrap();
+            file.display().to_string()
+        })
+        .collect();
+    let events = dir.join("stub-events.json");
+    fs::write(&events, "{\"items\":[]}\n").unwrap();
+    let mut cmd = verify_pods();
+    cmd.args(["check", "--kubectl"])
+        .arg(&kubectl)
+        .envs(verify_pods_tests::stub_kubectl_env())
+        .env("STUB_PODS", files.join(":"))
+        .env("STUB_EVENTS", &events)
+        .env("STUB_LOG", dir.join("stub-calls.log"));
+    cmd
 }
 
 fn live(kubectl: &Path) -> Command {
@@ -204,14 +229,13 @@ fn missing_kubectl_exits_2() {
 fn failing_kubectl_with_a_valid_partial_list_exits_2() {
     let dir = tempfile::tempdir().unwrap();
     // What kubectl prints when page 2 of a list fails with 410 Expired.
-    let kubectl = stub_kubectl(
+    stub(
         dir.path(),
-        r#"echo '{"apiVersion":"v1","items":[{"metadata":{"namespace":"a","name":"p"},"spec":{"nodeName":"n"},"status":{"phase":"Running"}}],"kind":"List","metadata":{"resourceVersion":""}}'
-echo 'Error from server (Expired): The provided continue parameter is too old' >&2
-exit 1"#,
-    );
-    live(&kubectl)
-        .assert()
+        &[r#"{"apiVersion":"v1","items":[{"metadata":{"namespace":"a","name":"p"},"spec":{"nodeName":"n"},"status":{"phase":"Running"}}],"kind":"List","metadata":{"resourceVersion":""}}"#],
+    )
+    .env("STUB_STDERR", "Error from server (Expired): The provided continue parameter is too old")
+    .env("STUB_PODS_EXIT", "1")
+    .assert()
         .code(2)
         .stdout("")
         .stderr(predicate::str::contains("Error from server (Expired)"));
@@ -220,25 +244,29 @@ exit 1"#,
 #[test]
 fn failing_kubectl_with_an_empty_list_exits_2() {
     let dir = tempfile::tempdir().unwrap();
-    let kubectl = stub_kubectl(
+    stub(
         dir.path(),
-        r#"echo '{"apiVersion":"v1","items":[],"kind":"List","metadata":{"resourceVersion":""}}'
-echo 'Error from server (InternalError): Internal error occurred' >&2
-exit 1"#,
-    );
-    live(&kubectl)
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("InternalError"));
+        &[r#"{"apiVersion":"v1","items":[],"kind":"List","metadata":{"resourceVersion":""}}"#],
+    )
+    .env(
+        "STUB_STDERR",
+        "Error from server (InternalError): Internal error occurred",
+    )
+    .env("STUB_PODS_EXIT", "1")
+    .assert()
+    .code(2)
+    .stderr(predicate::str::contains("InternalError"));
 }
 
 #[test]
 fn hanging_kubectl_is_killed_and_exits_2() {
     let dir = tempfile::tempdir().unwrap();
-    // The child `sleep` keeps stdout open: only killing the group ends it.
-    let kubectl = stub_kubectl(dir.path(), "echo '{\"items\": ['\nsleep 30\necho ']}'");
+    // Half a List, then a wait for a child `sleep` that keeps stdout open:
+    // only killing the group ends it.
     let started = std::time::Instant::now();
-    live(&kubectl)
+    stub(dir.path(), &[r#"{"items": ["#])
+        .env("STUB_AFTER", "hang")
+        .env("STUB_PID_DIR", dir.path())
         .args(["--kubectl-timeout", "1"])
         .assert()
         .code(2)
@@ -252,8 +280,7 @@ fn hanging_kubectl_is_killed_and_exits_2() {
 #[test]
 fn kubectl_output_that_is_not_json_exits_2() {
     let dir = tempfile::tempdir().unwrap();
-    let kubectl = stub_kubectl(dir.path(), "echo 'No resources found'");
-    live(&kubectl)
+    stub(dir.path(), &["No resources found"])
         .assert()
         .code(2)
         .stderr(predicate::str::contains(
@@ -264,31 +291,18 @@ fn kubectl_output_that_is_not_json_exits_2() {
 #[test]
 fn settle_turns_a_pod_that_binds_into_a_pass() {
     let dir = tempfile::tempdir().unwrap();
-    let counter = dir.path().join("calls");
-    let kubectl = stub_kubectl(
+    let pod = |node: &str, phase: &str| {
+        format!(
+            r#"{{"items":[{{"metadata":{{"namespace":"a","name":"p"}},"spec":{{"nodeName":"{node}"}},"status":{{"phase":"{phase}"}}}}]}}"#
+        )
+    };
+    let out = stub_settling(
         dir.path(),
-        &format!(
-            r#"n=$(cat '{c}' 2>/dev/null || echo 0); echo $((n + 1)) > '{c}'
-if [ "$2" = events ]; then echo '{{"items":[]}}'; exit 0; fi
-if [ "$n" = 0 ]; then node=''; phase=Pending; else node=kwok-node-0; phase=Running; fi
-printf '{{"items":[{{"metadata":{{"namespace":"a","name":"p"}},"spec":{{"nodeName":"%s"}},"status":{{"phase":"%s"}}}}]}}\n' "$node" "$phase""#,
-            c = counter.display()
-        ),
-    );
-    let out = verify_pods()
-        .args([
-            "check",
-            "--deadline",
-            "5",
-            "--interval",
-            "1",
-            "--format",
-            "json",
-            "--kubectl",
-        ])
-        .arg(&kubectl)
-        .output()
-        .unwrap();
+        &[&pod("", "Pending"), &pod("kwok-node-0", "Running")],
+    )
+    .args(["--deadline", "5", "--interval", "1", "--format", "json"])
+    .output()
+    .unwrap();
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -307,15 +321,8 @@ fn failure_saves_the_snapshot_events_and_report() {
     let dir = tempfile::tempdir().unwrap();
     let pods =
         br#"{"items":[{"metadata":{"namespace":"a","name":"p"},"status":{"phase":"Pending"}}]}"#;
-    let kubectl = stub_kubectl(
-        dir.path(),
-        &format!(
-            "if [ \"$2\" = events ]; then echo '{{\"items\":[]}}'; else echo '{}'; fi",
-            String::from_utf8_lossy(pods)
-        ),
-    );
     let save = dir.path().join("artifacts");
-    let out = live(&kubectl)
+    let out = stub(dir.path(), &[std::str::from_utf8(pods).unwrap()])
         .arg("--save-dir")
         .arg(&save)
         .args(["--format", "json"])
@@ -350,9 +357,12 @@ fn failure_saves_the_snapshot_events_and_report() {
 #[test]
 fn pass_leaves_no_artifacts() {
     let dir = tempfile::tempdir().unwrap();
-    let kubectl = stub_kubectl(dir.path(), "echo '{\"items\":[]}'");
     let save = dir.path().join("artifacts");
-    live(&kubectl).arg("--save-dir").arg(&save).assert().code(0);
+    stub(dir.path(), &[r#"{"items":[]}"#])
+        .arg("--save-dir")
+        .arg(&save)
+        .assert()
+        .code(0);
     assert_eq!(fs::read_dir(&save).unwrap().count(), 0);
 }
 
@@ -513,15 +523,9 @@ fn save_dir_never_touches_an_input() {
 #[test]
 fn a_child_holding_stdout_does_not_stall_the_check() {
     let dir = tempfile::tempdir().unwrap();
-    let kubectl = stub_kubectl(
-        dir.path(),
-        &format!(
-            "echo '{}'\nsleep 30 &\nexit 0",
-            String::from_utf8_lossy(GREEN)
-        ),
-    );
     let started = std::time::Instant::now();
-    live(&kubectl)
+    stub(dir.path(), &[std::str::from_utf8(GREEN).unwrap()])
+        .env("STUB_AFTER", "linger")
         .args(["--kubectl-timeout", "20"])
         .assert()
         .code(0);

@@ -55,7 +55,7 @@ fn check_args() -> Vec<PathBuf> {
 fn colours_on_a_terminal_only_and_never_with_no_color() {
     let triage = [
         PathBuf::from("triage"),
-        repo("checker/tests/fixtures/triage/seed-race.log"),
+        repo("cli/tests/fixtures/triage/seed-race.log"),
     ];
     for args in [check_args(), triage.to_vec()] {
         let args: Vec<&Path> = args.iter().map(PathBuf::as_path).collect();

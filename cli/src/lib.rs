@@ -1,4 +1,6 @@
-//! `verify-pods`: the command-line face of the checker.
+//! `verify-pods`: the command-line face of the checker, also run by kubectl
+//! as the plugin `kubectl verify-pods`. The two binaries of this package
+//! (src/main.rs, src/bin/kubectl-verify_pods.rs) only call [`main`].
 #![forbid(unsafe_code)]
 
 mod triage;
@@ -12,6 +14,7 @@ use clap::builder::{OsStringValueParser, TypedValueParser};
 use clap::parser::ValueSource;
 use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use jaq_json::Val;
+use scriptgen::commands::{self as bash, RenderArgs, SpliceArgs, SPLICE_HELP};
 use std::ffi::OsString;
 use std::fs;
 use std::io::{self, BufRead, IsTerminal, Write};
@@ -21,6 +24,15 @@ use std::time::Duration;
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// `--version`: the package version and the commit it was built from
+/// (build.rs; "unknown" outside git).
+const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("VERIFY_PODS_COMMIT"),
+    ")"
+);
 
 const EXIT_CODES: &str = "\
 Examples:
@@ -38,7 +50,7 @@ Exit codes (check; see each subcommand's --help for its own):
 #[derive(Parser)]
 #[command(
     name = "verify-pods",
-    version,
+    version = VERSION,
     about = "Decide whether every pod got scheduled, from ONE snapshot of the cluster",
     long_about = "Decide whether every pod got scheduled, from ONE snapshot of the cluster.\n\n\
 Every count, list and message comes from the canonical jq programs (see `verify-pods programs`), \
@@ -64,6 +76,9 @@ enum Command {
     /// Read CI job logs and tell whether a red verify_pods was the sampling race or a real failure.
     #[command(after_help = TRIAGE_HELP, long_about = TRIAGE_ABOUT)]
     Triage(TriageArgs),
+    /// Print the bash function verify_pods(), or splice it into a CI script.
+    #[command(subcommand, after_help = BASH_HELP)]
+    Bash(BashCommand),
     /// Print a shell completion script.
     #[command(after_help = COMPLETIONS_HELP)]
     Completions {
@@ -71,6 +86,32 @@ enum Command {
         shell: clap_complete::Shell,
     },
 }
+
+#[derive(Subcommand)]
+enum BashCommand {
+    /// Print the bash function verify_pods() (header + function) on stdout.
+    Render(RenderArgs),
+    /// Replace the verify_pods() definition in SCRIPT with the rendered one.
+    #[command(after_help = SPLICE_HELP)]
+    Splice(SpliceArgs),
+}
+
+const BASH_HELP: &str = "\
+The bash function runs the same canonical programs with the real jq (see the
+README: bash >= 4.4, jq >= 1.6, timeout, kubectl, log_info/log_warn/log_error).
+
+Examples:
+  verify-pods bash render > verify_pods.sh            # the function, to source
+  verify-pods bash render --wrapper > verify-pods.sh  # a runnable script
+  verify-pods bash splice kwok/scripts/validate-scheduling.sh           # show the diff
+  verify-pods bash splice kwok/scripts/validate-scheduling.sh --write   # apply it
+  verify-pods bash splice kwok/scripts/validate-scheduling.sh --check   # exit 1 if it differs";
+
+/// `verify-pods bash …` speaks as verify-pods.
+const BASH_TOOL: bash::Tool = bash::Tool {
+    name: "verify-pods",
+    splice: "verify-pods bash splice",
+};
 
 const PROGRAMS_HELP: &str = "\
 Examples:
@@ -213,8 +254,23 @@ fn default_excluded() -> String {
     Programs::default_excluded_namespaces().join(",")
 }
 
-fn main() -> ExitCode {
-    let matches = Cli::command().get_matches();
+/// How the program was started, for its usage lines: `verify-pods`, or
+/// `kubectl verify-pods` when kubectl runs it as a plugin.
+#[derive(Clone, Copy)]
+pub enum Invocation {
+    /// `verify-pods …`
+    Direct,
+    /// `kubectl verify-pods …` (the binary kubectl-verify_pods)
+    KubectlPlugin,
+}
+
+/// The whole program; `invocation` only changes how usage lines name it.
+pub fn main(invocation: Invocation) -> ExitCode {
+    let command = match invocation {
+        Invocation::Direct => Cli::command(),
+        Invocation::KubectlPlugin => Cli::command().bin_name("kubectl verify-pods"),
+    };
+    let matches = command.get_matches();
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let code = match cli.command {
         Command::Check(args) => {
@@ -225,6 +281,8 @@ fn main() -> ExitCode {
         }
         Command::Programs { name } => print_programs(name.as_deref()),
         Command::Triage(args) => run_triage(&args),
+        Command::Bash(BashCommand::Render(args)) => bash::render(BASH_TOOL, &args),
+        Command::Bash(BashCommand::Splice(args)) => bash::splice(BASH_TOOL, &args),
         Command::Completions { shell } => print_completions(shell),
     };
     ExitCode::from(code)

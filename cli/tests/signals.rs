@@ -6,7 +6,6 @@
 //! so a signal to the checker or to the checker's group misses it).
 
 use std::fs;
-use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -50,22 +49,17 @@ fn send(signal: &str, target: &str) {
     assert!(status.success(), "kill -s {signal} {target}");
 }
 
-/// A kubectl that records its pid and its child's, prints half a List
-/// (so a partial copy is being saved), and waits for its child.
-fn hanging_kubectl(dir: &Path) -> PathBuf {
-    let path = dir.join("kubectl");
-    let script = format!(
-        "#!/usr/bin/env bash\n\
-         echo $$ > '{d}/kubectl.pid'\n\
-         sleep 60 &\n\
-         echo $! > '{d}/child.pid'\n\
-         printf '{{\"items\": ['\n\
-         wait\n",
-        d = dir.display()
-    );
-    fs::write(&path, script).unwrap();
-    fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
-    path
+/// The stub kubectl, told to record its pid and its child's, print half a
+/// List (so a partial copy is being saved), and wait for its child.
+fn hanging_kubectl(dir: &Path, command: &mut Command) -> PathBuf {
+    let partial = dir.join("partial-pods.json");
+    fs::write(&partial, "{\"items\": [").unwrap();
+    command
+        .envs(verify_pods_tests::stub_kubectl_env())
+        .env("STUB_PODS", &partial)
+        .env("STUB_AFTER", "hang")
+        .env("STUB_PID_DIR", dir);
+    verify_pods_tests::install_stub_kubectl(&dir.join("bin"))
 }
 
 struct Cancelled {
@@ -80,8 +74,9 @@ struct Cancelled {
 /// copy of the pods is being saved, send `signal` (to the checker, or to
 /// its whole process group), and wait for the check to end.
 fn cancel(signal: &str, to_group: bool, dir: &Path, save: &Path) -> Cancelled {
-    let kubectl = hanging_kubectl(dir);
-    let mut check: Child = Command::new(assert_cmd::cargo::cargo_bin("verify-pods"))
+    let mut command = Command::new(assert_cmd::cargo::cargo_bin("verify-pods"));
+    let kubectl = hanging_kubectl(dir, &mut command);
+    let mut check: Child = command
         .args(["check", "--deadline", "0", "--kubectl-timeout", "60"])
         .arg("--kubectl")
         .arg(&kubectl)
