@@ -29,6 +29,16 @@ test: tools build ## every test: unit, CLI, lint, generated/ freshness, shellche
 	shellcheck generated/*.sh hack/*.sh
 	./hack/install-check.sh $(TARGET_DIR)
 
+# The inner loop: every test target but the slow ones, from the same build
+# (about 1.5 minutes of tests on 2 cores). make test stays the whole suite.
+SLOW_TESTS := race
+TEST_TARGETS := $(sort $(basename $(notdir $(wildcard cli/tests/*.rs scriptgen/tests/*.rs tests/tests/*.rs))))
+QUICK_TESTS := $(filter-out $(SLOW_TESTS),$(TEST_TARGETS))
+
+test-quick: tools build ## every test but race.rs (88 s): unit, CLI, golden, parity, live, faults
+	$(CARGO) test --release --workspace --lib --bins $(addprefix --test ,$(QUICK_TESTS))
+	$(MAKE) --no-print-directory check-generated
+
 install-check: build ## cargo install --path cli into a temporary root; run verify-pods and kubectl verify-pods from there
 	./hack/install-check.sh $(TARGET_DIR)
 
