@@ -115,7 +115,7 @@ fn run(
         end: from,
         next: Some(from),
     };
-    while let Some(at) = part.next.filter(|&at| to.map_or(true, |to| at < to)) {
+    while let Some(at) = part.next.filter(|&at| to.is_none_or(|to| at < to)) {
         let rest = &data[at..];
         let Ok((value, used)) = parse_fast(rest, plan, interner, depth) else {
             break;

@@ -24,9 +24,6 @@
 //! ```
 #![forbid(unsafe_code)]
 
-// rust-version 1.88 lets clippy suggest `is_none_or`; batch.rs is being
-// rewritten with the reader (issue 13, item 3), which takes the suggestion.
-#[allow(clippy::unnecessary_map_or)]
 mod batch;
 pub mod cancel;
 pub mod check;
