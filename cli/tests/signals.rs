@@ -10,26 +10,10 @@ use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
+use verify_pods_tests::{read_pid, running};
 
 /// The longest a cancelled check may take to end, and to stop its kubectl.
 const WITHIN: Duration = Duration::from_secs(1);
-
-/// Whether `pid` is a running process (a zombie has stopped running).
-fn running(pid: u32) -> bool {
-    match fs::read_to_string(format!("/proc/{pid}/stat")) {
-        // `PID (COMM) STATE …`: COMM may hold spaces and parentheses.
-        Ok(stat) => !matches!(
-            stat.rsplit_once(')')
-                .and_then(|(_, rest)| rest.trim_start().chars().next()),
-            Some('Z' | 'X') | None
-        ),
-        Err(_) => false,
-    }
-}
-
-fn read_pid(path: &Path) -> Option<u32> {
-    fs::read_to_string(path).ok()?.trim().parse().ok()
-}
 
 /// Poll `ready` every 10 ms for up to 10 s.
 fn wait_for(what: &str, mut ready: impl FnMut() -> bool) {

@@ -9,31 +9,13 @@ mod common;
 
 use checker::options::DEADLINE_ENV;
 use common::{sample, Sandbox};
-use std::fs;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+use verify_pods_tests::{read_pid, running};
 
 /// The longest a cancelled run may take to end, and to stop its kubectl.
 const WITHIN: Duration = Duration::from_secs(1);
-
-/// Whether `pid` is a running process (a zombie has stopped running).
-fn running(pid: u32) -> bool {
-    match fs::read_to_string(format!("/proc/{pid}/stat")) {
-        // `PID (COMM) STATE …`: COMM may hold spaces and parentheses.
-        Ok(stat) => !matches!(
-            stat.rsplit_once(')')
-                .and_then(|(_, rest)| rest.trim_start().chars().next()),
-            Some('Z' | 'X') | None
-        ),
-        Err(_) => false,
-    }
-}
-
-fn read_pid(path: &Path) -> Option<u32> {
-    fs::read_to_string(path).ok()?.trim().parse().ok()
-}
 
 /// The stub kubectl, told to record its pid and its child's, and wait for
 /// the child.

@@ -286,3 +286,23 @@ pub fn run_wrapper(
         kubectl_calls,
     }
 }
+
+// ---------------------------------------------------------------- processes
+
+/// Whether `pid` is a running process (a zombie has stopped running).
+pub fn running(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // `PID (COMM) STATE …`: COMM may hold spaces and parentheses.
+        Ok(stat) => !matches!(
+            stat.rsplit_once(')')
+                .and_then(|(_, rest)| rest.trim_start().chars().next()),
+            Some('Z' | 'X') | None
+        ),
+        Err(_) => false,
+    }
+}
+
+/// The pid a stub wrote into `path`, once it has.
+pub fn read_pid(path: &Path) -> Option<u32> {
+    std::fs::read_to_string(path).ok()?.trim().parse().ok()
+}
