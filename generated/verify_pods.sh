@@ -296,14 +296,6 @@ def last_seen:
 def occurrences:
   (series_set | .count | positive) // (.count | positive) // (.deprecatedCount | positive) // 1;
 
-# Digits as a number (no tonumber: jaq and jq parse differently); null unless
-# the string is all ASCII digits.
-def digits_value:
-  explode
-  | if length > 0 and all(.[]; . >= 48 and . <= 57)
-    then reduce .[] as $c (0; . * 10 + $c - 48)
-    else null end;
-
 def leap: (. % 4 == 0 and . % 100 != 0) or . % 400 == 0;
 def days_in($year; $month):
   if $month == 2 then (if $year | leap then 29 else 28 end)
@@ -320,41 +312,61 @@ def previous_day:
   elif .[1] > 1 then [.[0], .[1] - 1, days_in(.[0]; .[1] - 1)]
   else [.[0] - 1, 12, 31] end;
 
-# An RFC 3339 time as a key that orders instants: [year, month, day, second of
-# the day, nanoseconds as 9 digits], in UTC. Fractions of any length compare
-# by value (`:42.5Z` is after `:42.499999Z` and `:42Z`), offsets are applied.
-# Anything else is [] and sorts before every time. (fromdate is not portable:
-# jq 1.6 refuses fractions and offsets that jaq accepts.)
+# An integer as at least $n digits (tostring prints integers alike everywhere).
+def pad($n): tostring as $s | ("0000" | .[0:$n - ($s | length)]) + $s;
+
+# The largest $i in [0, $below) with $i * $unit <= . (no division: jq and
+# jaq divide differently).
+def units($unit; $below): . as $x | reduce range(0; $below) as $i (0; if $i * $unit <= $x then $i else . end);
+
+# An RFC 3339 time as a key that orders instants: ["YYYY-MM-DDTHH:MM:SS" in
+# UTC, nanoseconds as 9 digits]. Fractions of any length compare by value
+# (`:42.5Z` is after `:42.499999Z` and `:42Z`); an offset is applied, with
+# the day rolling over. Anything else is [] and sorts before every time.
+# (fromdate is not portable: jq 1.6 refuses fractions and offsets that jaq
+# accepts.) The code points are read once: a UTC time, what the API server
+# writes, takes no arithmetic but the range checks.
 def instant:
-  if type != "string" or length < 20
-     or .[4:5] != "-" or .[7:8] != "-" or .[10:11] != "T" or .[13:14] != ":" or .[16:17] != ":"
-  then []
-  else
-    [(.[0:4], .[5:7], .[8:10], .[11:13], .[14:16], .[17:19]) | digits_value] as $f
-    | .[19:] as $rest
-    | (if ($rest | .[0:1]) == "." then
-         ($rest | .[1:] | explode | map(. >= 48 and . <= 57) | (indices(false) | .[0]) // length) as $n
-         | [($rest | .[1:1 + $n]), ($rest | .[1 + $n:])]
-       else ["", $rest] end) as [$fraction, $zone]
-    | (if $zone == "Z" then 0
-       elif ($zone | length) == 6 and ($zone | .[3:4]) == ":"
-            and (($zone | .[0:1]) == "+" or ($zone | .[0:1]) == "-") then
-         [($zone | .[1:3], .[4:6]) | digits_value] as [$h, $m]
-         | if $h == null or $m == null or $h > 23 or $m > 59 then null
-           elif ($zone | .[0:1]) == "+" then 0 - ($h * 60 + $m) * 60
-           else ($h * 60 + $m) * 60 end
-       else null end) as $shift
-    | if any($f[]; . == null) or $shift == null or ($rest | .[0:1]) == "." and $fraction == ""
-         or $f[0] < 1 or $f[1] < 1 or $f[1] > 12 or $f[2] < 1 or $f[2] > days_in($f[0]; $f[1])
-         or $f[3] > 23 or $f[4] > 59 or $f[5] > 59
-      then []
-      else
-        ($f[3] * 3600 + $f[4] * 60 + $f[5] + $shift) as $second
-        | (if $second < 0 then [$f[0:3] | previous_day, $second + 86400]
-           elif $second >= 86400 then [$f[0:3] | next_day, $second - 86400]
-           else [$f[0:3], $second] end) as [$date, $utc_second]
-        | $date + [$utc_second, ($fraction + "000000000" | .[0:9])]
-      end
+  if type != "string" or length < 20 then [] else
+    . as $text
+    | explode as $c
+    | def digit($i): $c[$i] >= 48 and $c[$i] <= 57;
+      def two($i): ($c[$i] - 48) * 10 + $c[$i + 1] - 48;
+    if (all(0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18; digit(.)) | not)
+       or $c[4] != 45 or $c[7] != 45 or $c[10] != 84 or $c[13] != 58 or $c[16] != 58
+    then []
+    else
+      [two(0) * 100 + two(2), two(5), two(8), two(11), two(14), two(17)] as $f
+      | (if $c[19] == 46
+         then ($c[20:] | map(. >= 48 and . <= 57) | (indices(false) | .[0]) // length)
+         else -1 end) as $digits
+      | (if $digits < 0 then 19 else 20 + $digits end) as $zone_at
+      | ($text | .[$zone_at:]) as $zone
+      | ($text | .[20:20 + ([$digits, 0] | max)] + "000000000" | .[0:9]) as $fraction
+      | (if $zone == "Z" then 0
+         elif ($zone | length) == 6 and ($c[$zone_at] == 43 or $c[$zone_at] == 45)
+              and digit($zone_at + 1) and digit($zone_at + 2) and $c[$zone_at + 3] == 58
+              and digit($zone_at + 4) and digit($zone_at + 5)
+              and two($zone_at + 1) <= 23 and two($zone_at + 4) <= 59 then
+           (two($zone_at + 1) * 60 + two($zone_at + 4)) * 60
+           | if $c[$zone_at] == 43 then 0 - . else . end
+         else null end) as $shift
+      | if $shift == null or $digits == 0
+           or $f[0] < 1 or $f[1] < 1 or $f[1] > 12 or $f[2] < 1 or $f[2] > days_in($f[0]; $f[1])
+           or $f[3] > 23 or $f[4] > 59 or $f[5] > 59
+        then []
+        elif $shift == 0 then [($text | .[0:19]), $fraction]
+        else
+          ($f[3] * 3600 + $f[4] * 60 + $f[5] + $shift) as $second
+          | (if $second < 0 then [$f[0:3] | previous_day, $second + 86400]
+             elif $second >= 86400 then [$f[0:3] | next_day, $second - 86400]
+             else [$f[0:3], $second] end) as [$date, $utc]
+          | ($utc | units(3600; 24)) as $h
+          | ($utc - $h * 3600 | units(60; 60)) as $m
+          | ["\($date[0] | pad(4))-\($date[1] | pad(2))-\($date[2] | pad(2))T\($h | pad(2)):\($m | pad(2)):\($utc - $h * 3600 - $m * 60 | pad(2))",
+             $fraction]
+        end
+    end
   end;
 
 ($report[0].unscheduled_pods | map({key: pod_key, value: (.uid // "")}) | from_entries) as $uid_by_pod
