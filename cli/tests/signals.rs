@@ -10,7 +10,7 @@ use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-use verify_pods_tests::{read_pid, running};
+use verify_pods_tests::{read_pid, survivors};
 
 /// The longest a cancelled check may take to end, and to stop its kubectl.
 const WITHIN: Duration = Duration::from_secs(1);
@@ -105,24 +105,11 @@ fn assert_cleanly_cancelled(signal: &str, number: i32, to_group: bool) {
         "SIG{signal} to the checker{}",
         if to_group { "'s group" } else { "" }
     );
-    // SIGKILL takes effect when the killed process next runs: look again
-    // until a second after the signal. Then clean up whatever is left
-    // before asserting.
-    let left = || -> Vec<u32> {
-        [cancelled.kubectl, cancelled.child]
-            .into_iter()
-            .filter(|pid| running(*pid))
-            .collect()
-    };
-    while !left().is_empty() && cancelled.sent.elapsed() < WITHIN {
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    let left = left();
-    for pid in &left {
-        let _ = Command::new("kill")
-            .args(["-KILL", &pid.to_string()])
-            .status();
-    }
+    let left = survivors(
+        &[cancelled.kubectl, cancelled.child],
+        cancelled.sent + WITHIN,
+        || true,
+    );
     assert_eq!(
         cancelled.status.signal(),
         Some(number),

@@ -12,7 +12,7 @@ use common::{sample, Sandbox};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-use verify_pods_tests::{read_pid, running};
+use verify_pods_tests::{read_pid, survivors};
 
 /// The longest a cancelled run may take to end, and to stop its kubectl.
 const WITHIN: Duration = Duration::from_secs(1);
@@ -65,21 +65,9 @@ fn assert_cleanly_cancelled(signal: &str, number: i32) {
     // job's shell may end before the function's subshell has cleaned up
     // (it has no trap, and the host may set none): look again until a
     // second after the signal; then clean up before asserting.
-    let left = || -> Vec<u32> {
-        [kubectl, child]
-            .into_iter()
-            .filter(|pid| running(*pid))
-            .collect()
-    };
-    while (!left().is_empty() || !sandbox.leftovers().is_empty()) && sent.elapsed() < WITHIN {
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    let left = left();
-    for pid in &left {
-        let _ = Command::new("kill")
-            .args(["-KILL", &pid.to_string()])
-            .status();
-    }
+    let left = survivors(&[kubectl, child], sent + WITHIN, || {
+        sandbox.leftovers().is_empty()
+    });
     assert_eq!(status.signal(), Some(number), "SIG{signal}: {status:?}");
     assert!(took < WITHIN, "SIG{signal}: ended after {took:?}");
     assert!(

@@ -306,3 +306,21 @@ pub fn running(pid: u32) -> bool {
 pub fn read_pid(path: &Path) -> Option<u32> {
     std::fs::read_to_string(path).ok()?.trim().parse().ok()
 }
+
+/// The processes of `pids` still running once `settled()` holds and none of
+/// them runs, or once `by` has passed (SIGKILL takes effect when a killed
+/// process next runs, so look again until then). They are killed before
+/// they are returned: a failing test leaves none behind.
+pub fn survivors(pids: &[u32], by: std::time::Instant, settled: impl Fn() -> bool) -> Vec<u32> {
+    let left = || -> Vec<u32> { pids.iter().copied().filter(|pid| running(*pid)).collect() };
+    while (!left().is_empty() || !settled()) && std::time::Instant::now() < by {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let left = left();
+    for pid in &left {
+        let _ = Command::new("kill")
+            .args(["-KILL", &pid.to_string()])
+            .status();
+    }
+    left
+}
