@@ -21,9 +21,13 @@ def text: if type == "string" then . else tojson end;
 # separators, and the invisible direction marks and overrides that make a log
 # line read differently from its bytes.
 def hidden_control:
-  . < 32 or . == 127 or (. >= 128 and . < 160)
-  or . == 1564 or . == 8206 or . == 8207 or . == 8232 or . == 8233
-  or (. >= 8234 and . <= 8238) or (. >= 8294 and . <= 8297);
+  # Printable ASCII, nearly every code point of a log, is decided in two
+  # comparisons: these run on every code point of every line.
+  if . < 127 then . < 32
+  else . == 127 or (. >= 128 and . < 160)
+    or . == 1564 or . == 8206 or . == 8207 or . == 8232 or . == 8233
+    or (. >= 8234 and . <= 8238) or (. >= 8294 and . <= 8297)
+  end;
 
 # One record, one log line: every hidden control becomes a space.
 def one_line: text | [explode[] | if hidden_control then 32 else . end] | implode;
@@ -31,15 +35,19 @@ def one_line: text | [explode[] | if hidden_control then 32 else . end] | implod
 # Whitespace as Unicode has it (space, no-break spaces, the U+2000 range,
 # ideographic space) or a hidden control.
 def blank:
-  . == 32 or . == 160 or . == 5760 or (. >= 8192 and . <= 8202)
-  or . == 8239 or . == 8287 or . == 12288 or hidden_control;
+  if . < 127 then . <= 32
+  else . == 160 or . == 5760 or (. >= 8192 and . <= 8202)
+    or . == 8239 or . == 8287 or . == 12288 or hidden_control
+  end;
 
 # The text without whitespace at its end: kubelet's eviction messages end
 # with ". ", and no line, annotation or table cell of ours may.
 def trim_end:
-  text | explode | . as $codes
-  | (reduce range(length) as $i (0; if $codes[$i] | blank then . else $i + 1 end)) as $kept
-  | .[:$kept] | implode;
+  # Walk back from the end over the blanks only: a line's other code points
+  # are never looked at.
+  text | explode as $codes
+  | ($codes | length | until(. == 0 or ($codes[. - 1] | blank | not); . - 1)) as $kept
+  | $codes[:$kept] | implode;
 
 # One value as a phrase of a log line: one line, no trailing whitespace.
 def phrase: one_line | trim_end;
