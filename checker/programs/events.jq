@@ -25,9 +25,9 @@
 def pod_key: "\(.namespace | canon)/\(.name | canon)";
 
 # A time field that is set: Go's zero time is written as null (or left out).
-def stamp: if type == "string" and . != "" then . else null end;
+def stamp: if is_string and . != "" then . else null end;
 # A count as kubectl has it: an int32 above 0 (canon: printed alike everywhere).
-def positive: if type == "number" and . > 0 and . < 2147483648 and . == floor then canon else null end;
+def positive: if is_number and . > 0 and . < 2147483648 and . == floor then canon else null end;
 
 def series_set: .series | objects;
 def first_seen: (.firstTimestamp | stamp) // (.deprecatedFirstTimestamp | stamp) // (.eventTime | stamp);
@@ -69,7 +69,7 @@ def units($unit; $below): . as $x | reduce range(0; $below) as $i (0; if $i * $u
 # accepts.) The code points are read once: a UTC time, what the API server
 # writes, takes no arithmetic but the range checks.
 def instant:
-  if type != "string" or length < 20 then [] else
+  if (is_string | not) or length < 20 then [] else
     . as $text
     | explode as $c
     | def digit($i): $c[$i] >= 48 and $c[$i] <= 57;

@@ -3,18 +3,25 @@
 # each of them (see checker/src/programs.rs), so a message or an escaping rule
 # is written once here and reaches text, Markdown and annotations alike.
 
+# Type tests by jq's order of values (null < false < true < numbers <
+# strings < arrays < objects), the same in jq and jaq. They run on every field
+# of every pod, and jaq's `type` is a chain of four comparisons written in jq
+# (jaq-std's defs.jq): two comparisons cost half of one `type`.
+def is_number: . > true and . < "";
+def is_string: . >= "" and . < [];
+
 # A number from the input where Kubernetes writes a string or a count, as
 # every engine prints it alike: an integer below 10^17 as its digits (1.0 is
 # 1, -0.0 is 0); any other number as null, since jq 1.6, jq 1.8 and jaq each
 # print 1e20, 1.5e-7 or 12345678901234567890 their own way. Other values
 # stay as they are. (Only `floor` gives jaq an integer; `+ 0` drops jq's -0.)
 def canon:
-  if type != "number" then .
+  if is_number | not then .
   elif . < 100000000000000000 and . > -100000000000000000 and . == floor then floor + 0
   else null end;
 
 # Any value as text: strings as they are, anything else as JSON.
-def text: if type == "string" then . else tojson end;
+def text: if is_string then . else tojson end;
 
 # Code points that must not reach a CI log as they are: C0 controls and DEL
 # (newline, tab, ESC sequences), C1 controls, the line and paragraph
@@ -30,7 +37,13 @@ def hidden_control:
   end;
 
 # One record, one log line: every hidden control becomes a space.
-def one_line: text | [explode[] | if hidden_control then 32 else . end] | implode;
+def one_line:
+  text
+  # Fast path: printable ASCII is kept as it is. utf8bytelength == length
+  # means ASCII; tojson escapes exactly the controls, DEL, `"` and `\` of ASCII
+  # (jq 1.6 to 1.8 and jaq alike), so no escape means no control.
+  | if utf8bytelength == length and (tojson | length) == length + 2 then .
+    else [explode[] | if hidden_control then 32 else . end] | implode end;
 
 # Whitespace as Unicode has it (space, no-break spaces, the U+2000 range,
 # ideographic space) or a hidden control.
@@ -43,11 +56,16 @@ def blank:
 # The text without whitespace at its end: kubelet's eviction messages end
 # with ". ", and no line, annotation or table cell of ours may.
 def trim_end:
-  # Walk back from the end over the blanks only: a line's other code points
-  # are never looked at.
-  text | explode as $codes
-  | ($codes | length | until(. == 0 or ($codes[. - 1] | blank | not); . - 1)) as $kept
-  | $codes[:$kept] | implode;
+  text
+  # Fast path: a text that ends in printable ASCII other than a space (string
+  # slices count code points in jq and jaq alike) has nothing to trim.
+  | if .[-1:] | . > " " and . < "\u007f" then .
+    else
+      # Walk back from the end over the blanks only.
+      explode as $codes
+      | ($codes | length | until(. == 0 or ($codes[. - 1] | blank | not); . - 1)) as $kept
+      | $codes[:$kept] | implode
+    end;
 
 # One value as a phrase of a log line: one line, no trailing whitespace.
 def phrase: one_line | trim_end;

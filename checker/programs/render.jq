@@ -4,19 +4,23 @@
 # LEVEL is info, warn or error; the bash function hands TEXT to log_LEVEL and
 # the checker prints TEXT. Every word a user reads comes from here.
 
-# Shared definitions (one_line, phrases, status_counts, verdict_message, the
-# headings) come from lib.jq, which the drivers put in front of this file.
+# Shared definitions (phrase, parts_joined, status_counts, verdict_message,
+# the headings) come from lib.jq, which the drivers put in front of this file.
 
-def line($level): "\($level)\t\(trim_end)";
-def pod_ref: "\(.namespace | one_line)/\(.name | one_line)";
-# "  ns/name: PART: PART" with the parts that are not blank.
-def pod_line($parts): "  \(pod_ref)" + (phrases($parts) | if . == "" then "" else ": " + . end);
+# A line is made one line once, as a whole: one_line maps each code point on
+# its own, so that equals mapping every field, at a quarter of the cost.
+def line($level): "\($level)\t\(phrase)";
+def pod_ref: "\(.namespace)/\(.name)";
+# "  ns/name: PART: PART" with the parts that are not blank (line() makes
+# them one line: trim_end treats a hidden control as blank, as one_line
+# would make it a space).
+def pod_line($parts): "  \(pod_ref)" + (parts_joined(trim_end; $parts) | if . == "" then "" else ": " + . end);
 
 ("Pod status: \(status_counts) (attempts=\(.attempts), waited=\(.waited_seconds)s)" | line("info"))
 ,
 (if (.distribution | length) > 0 then
    ("Pod distribution by node:" | line("info")),
-   (.distribution[] | "  \(.node | one_line): \(.pods)" | line("info"))
+   (.distribution[] | "  \(.node): \(.pods)" | line("info"))
  else empty end)
 ,
 (if .unscheduled > 0 then
@@ -27,7 +31,7 @@ def pod_line($parts): "  \(pod_ref)" + (phrases($parts) | if . == "" then "" els
       (events_missing_note | line("warn"))
     else
       ("\(events_heading):" | line("error")),
-      (.events[] | "  \(.last_seen | one_line) \(.namespace | one_line)/\(.pod | one_line) (x\(.count | one_line)): \(.message | phrase)" | line("error"))
+      (.events[] | "  \(.last_seen) \(.namespace)/\(.pod) (x\(.count)): \(.message | trim_end)" | line("error"))
     end)
  else empty end)
 ,
