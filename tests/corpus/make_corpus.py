@@ -747,6 +747,25 @@ def events_subsecond_order():
     return pods + [a, b], events
 
 
+@case("Event times that look like times but name no instant (Feb 29 of 2026, Apr 31, month 13, hour 24, second 60, year 0) are unreadable and oldest; Feb 29 of 2024 and an offset across New Year are real.")
+def events_impossible_times():
+    pods = platform_pods()
+    stuck = deployment("inference", "calendar-sync", 2)
+    a, b = (p.unschedulable(UNSCHEDULABLE_GPU) for p in stuck)
+    events = [
+        event(a, "February 29 of a leap year", event_time="2024-02-29T10:00:00Z"),
+        event(a, "February 29 of 2026", event_time="2026-02-29T10:00:00Z"),
+        event(a, "April 31", event_time="2026-04-31T10:00:00Z"),
+        event(a, "month 13", event_time="2026-13-01T10:00:00Z"),
+        event(b, "hour 24", event_time="2026-05-28T24:00:00Z"),
+        event(b, "second 60", event_time="2026-05-28T10:00:60Z"),
+        event(b, "year 0", event_time="0000-05-28T10:00:00Z"),
+        event(b, "December 31 at 23:30, one hour west: New Year, the newest", event_time="2026-12-31T23:30:00.25-01:00"),
+        event(b, "December 31, the 31st is real", event_time="2026-12-31T10:00:00Z"),
+    ]
+    return pods + [a, b], events
+
+
 @case("A `kubectl get events.events.k8s.io -A -o json` file (regarding, note, deprecatedCount/deprecated*Timestamp, series), with two core/v1 events mixed in.")
 def events_k8s_io_shape():
     pods = platform_pods()
