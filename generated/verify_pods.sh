@@ -350,25 +350,26 @@ def units($unit; $below): . as $x | reduce range(0; $below) as $i (0; if $i * $u
 # (`:42.5Z` is after `:42.499999Z` and `:42Z`); an offset is applied, with
 # the day rolling over. Anything else is [] and sorts before every time.
 # (fromdate is not portable: jq 1.6 refuses fractions and offsets that jaq
-# accepts.) The code points are read once: a UTC time, what the API server
-# writes, takes no arithmetic but the range checks.
+# accepts.) jaq runs every jq operation at a cost, so the checks are few and
+# native: the 14 digits in one sort, the separators in one comparison, and a
+# UTC time (what the API server writes) compares its fields as text: only a
+# day after the 28th takes arithmetic, and an offset.
 def instant:
   if (is_string | not) or length < 20 then [] else
     . as $text
     | explode as $c
     | def digit($i): $c[$i] >= 48 and $c[$i] <= 57;
       def two($i): ($c[$i] - 48) * 10 + $c[$i + 1] - 48;
-    if (all(0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18; digit(.)) | not)
-       or $c[4] != 45 or $c[7] != 45 or $c[10] != 84 or $c[13] != 58 or $c[16] != 58
+    if ($c[0:4] + $c[5:7] + $c[8:10] + $c[11:13] + $c[14:16] + $c[17:19] | sort | .[0] < 48 or .[-1] > 57)
+       or $text[4:5] + $text[7:8] + $text[10:11] + $text[13:14] + $text[16:17] != "--T::"
     then []
     else
-      [two(0) * 100 + two(2), two(5), two(8), two(11), two(14), two(17)] as $f
-      | (if $c[19] == 46
+      (if $c[19] == 46
          then ($c[20:] | map(. >= 48 and . <= 57) | (indices(false) | .[0]) // length)
          else -1 end) as $digits
       | (if $digits < 0 then 19 else 20 + $digits end) as $zone_at
       | ($text | .[$zone_at:]) as $zone
-      | ($text | .[20:20 + ([$digits, 0] | max)] + "000000000" | .[0:9]) as $fraction
+      | (if $digits > 0 then $text[20:20 + $digits] + "000000000" | .[0:9] else "000000000" end) as $fraction
       | (if $zone == "Z" then 0
          elif ($zone | length) == 6 and ($c[$zone_at] == 43 or $c[$zone_at] == 45)
               and digit($zone_at + 1) and digit($zone_at + 2) and $c[$zone_at + 3] == 58
@@ -377,13 +378,16 @@ def instant:
            (two($zone_at + 1) * 60 + two($zone_at + 4)) * 60
            | if $c[$zone_at] == 43 then 0 - . else . end
          else null end) as $shift
+      # Two digits compare as text as they do as numbers.
       | if $shift == null or $digits == 0
-           or $f[0] < 1 or $f[1] < 1 or $f[1] > 12 or $f[2] < 1 or $f[2] > days_in($f[0]; $f[1])
-           or $f[3] > 23 or $f[4] > 59 or $f[5] > 59
+           or $text[0:4] == "0000" or $text[5:7] < "01" or $text[5:7] > "12" or $text[8:10] < "01"
+           or ($text[8:10] > "28" and two(8) > days_in(two(0) * 100 + two(2); two(5)))
+           or $text[11:13] > "23" or $text[14:16] > "59" or $text[17:19] > "59"
         then []
-        elif $shift == 0 then [($text | .[0:19]), $fraction]
+        elif $shift == 0 then [$text[0:19], $fraction]
         else
-          ($f[3] * 3600 + $f[4] * 60 + $f[5] + $shift) as $second
+          [two(0) * 100 + two(2), two(5), two(8), two(11), two(14), two(17)] as $f
+          | ($f[3] * 3600 + $f[4] * 60 + $f[5] + $shift) as $second
           | (if $second < 0 then [$f[0:3] | previous_day, $second + 86400]
              elif $second >= 86400 then [$f[0:3] | next_day, $second - 86400]
              else [$f[0:3], $second] end) as [$date, $utc]
