@@ -4,7 +4,7 @@
 use crate::cancel;
 use crate::engine::{EvalError, Report};
 use crate::kubectl::{Kubectl, KubectlError};
-use crate::projection::Projection;
+use crate::reader::Projection;
 use crate::snapshot::{self, SnapshotError};
 use crate::Engine;
 use jaq_json::Val;
@@ -256,7 +256,7 @@ fn read_events(
 
 fn read_file(
     path: &Path,
-    shape: &crate::projection::Shape,
+    shape: &crate::reader::Shape,
     tee: Option<fs::File>,
 ) -> Result<Val, CheckError> {
     let name = display_path(path);

@@ -14,10 +14,11 @@
 //! once, each taking a share of the buffer; see `batch.rs` for why that
 //! gives exactly the document one thread reads.
 
-use crate::batch::{self, Lane};
-use crate::projection::{
-    parse_fast, parse_key, Interner, Key, KeySeed, Plan, Planned, Shape, Stop,
-};
+use super::batch::{self, Lane};
+use super::fast_parser::{parse_fast, parse_key, Stop};
+use super::intern::Interner;
+use super::serde_fallback::{Key, KeySeed, Planned};
+use super::shape::{key_val, Plan, Shape};
 use jaq_json::{Map, Val};
 use serde::de::{DeserializeSeed, IgnoredAny};
 use std::fmt;
@@ -140,7 +141,7 @@ fn object<R: Read>(input: &mut Input<R>, plan: &Plan) -> Result<Val, Fault> {
             None => return Err(input.syntax_eof("EOF while parsing a value")),
         };
         if let Some((planned_key, _)) = field {
-            out.insert(crate::projection::key_val(planned_key, &key), value);
+            out.insert(key_val(planned_key, &key), value);
         }
         match input.peek_token()? {
             Some(b',') => input.consume(1),
