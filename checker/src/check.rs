@@ -87,8 +87,6 @@ pub struct Settings {
 
 /// The outcome of a check.
 pub struct Outcome {
-    /// The final report of report.jq.
-    pub report: Report,
     /// What decision.jq made of it.
     pub decision: crate::engine::Decision,
     /// The result of result.jq (`--format json`).
@@ -154,7 +152,6 @@ pub fn run(
         })?;
     saver.finish(decision.verdict == crate::Verdict::Fail, &result)?;
     Ok(Outcome {
-        report,
         decision,
         result,
         warnings,

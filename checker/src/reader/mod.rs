@@ -21,5 +21,4 @@ mod serde_fallback;
 mod shape;
 pub mod snapshot;
 
-pub use serde_fallback::Project;
 pub use shape::{Projection, Shape};

@@ -2,23 +2,11 @@
 //! The frame walker uses them for every value the fast parser doubts, so
 //! that serde_json words every syntax error and its position.
 
-use super::shape::{key_val, Plan, Shape};
+use super::shape::{key_val, Plan};
 use jaq_json::{Map, Num, Val};
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use std::fmt;
-
-/// A serde seed that deserializes one value into a jq value, projected by a shape.
-#[derive(Clone, Copy)]
-pub struct Project<'s>(pub &'s Shape);
-
-impl<'de> DeserializeSeed<'de> for Project<'_> {
-    type Value = Val;
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Val, D::Error> {
-        Planned(&Plan::new(self.0)).deserialize(d)
-    }
-}
 
 /// A serde seed that deserializes one value by a compiled plan.
 #[derive(Clone, Copy)]

@@ -51,27 +51,6 @@ impl Shape {
         }
     }
 
-    /// The dotted paths this shape keeps (`items[].metadata.name`), sorted.
-    pub fn paths(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        self.collect_paths(String::new(), &mut out);
-        out.sort();
-        out
-    }
-
-    fn collect_paths(&self, prefix: String, out: &mut Vec<String>) {
-        match self {
-            Shape::Keep | Shape::Equals(_) => out.push(prefix),
-            Shape::Each(elem) => elem.collect_paths(format!("{prefix}[]"), out),
-            Shape::Fields(fields) => {
-                for (key, shape) in fields {
-                    let sep = if prefix.is_empty() { "" } else { "." };
-                    shape.collect_paths(format!("{prefix}{sep}{key}"), out);
-                }
-            }
-        }
-    }
-
     /// Every object key this shape names, at any depth, sorted and unique.
     pub fn keys(&self) -> Vec<String> {
         let mut out = Vec::new();
