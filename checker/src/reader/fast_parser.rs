@@ -505,3 +505,313 @@ fn simple_escape(b: u8) -> Option<u8> {
         _ => return None,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::to_json;
+    use crate::reader::serde_fallback::Planned;
+    use crate::reader::Shape;
+    use serde::de::DeserializeSeed;
+
+    /// Parse `input` by `shape` from jq's stack height `depth`: the value as
+    /// JSON and the bytes used.
+    fn parse_at(input: &str, shape: &Shape, depth: u32) -> Result<(String, usize), Stop> {
+        let plan = Plan::new(shape);
+        let mut interner = Interner::default();
+        parse_fast(input.as_bytes(), &plan, &mut interner, depth)
+            .map(|(value, used)| (to_json(&value), used))
+    }
+
+    /// The whole of `input`, kept, as JSON (it must use every byte).
+    fn keep(input: &str) -> Result<String, Stop> {
+        let (json, used) = parse_at(input, &Shape::Keep, 0)?;
+        assert_eq!(used, input.len(), "{input:?}: bytes used");
+        Ok(json)
+    }
+
+    /// `input` read by the serde_json fallback, as JSON.
+    fn serde(input: &str, shape: &Shape) -> String {
+        let mut de = serde_json::Deserializer::from_str(input);
+        to_json(&Planned(&Plan::new(shape)).deserialize(&mut de).unwrap())
+    }
+
+    /// A shape from its JSON form, as projection.json writes it.
+    fn shape(json: &str) -> Shape {
+        Shape::from_json(&serde_json::from_str(json).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn every_escape_decodes_to_its_character() {
+        let cases = [
+            (r#""\"""#, "\""),
+            (r#""\\""#, "\\"),
+            (r#""\/""#, "/"),
+            (r#""\b""#, "\u{8}"),
+            (r#""\f""#, "\u{c}"),
+            (r#""\n""#, "\n"),
+            (r#""\r""#, "\r"),
+            (r#""\t""#, "\t"),
+            (r#""\u0026\u003c\u003E""#, "&<>"),
+            (r#""\u00e9\u4e2d""#, "é中"),
+            (r#""\ud83d\ude00""#, "😀"),
+            (r#""a\tb\\c\"d\u0041e""#, "a\tb\\c\"dAe"),
+        ];
+        for (input, text) in cases {
+            let expected = serde_json::to_string(text).unwrap();
+            assert_eq!(keep(input), Ok(expected.clone()), "{input}");
+            assert_eq!(
+                parse_key(input.as_bytes()),
+                Ok((text.to_owned(), input.len()))
+            );
+            // A kept field's string goes through the interner: decoded alike.
+            let doc = format!(r#"{{"name":{input},"other":{input}}}"#);
+            let (json, _) = parse_at(&doc, &shape(r#"{"name":true}"#), 0).unwrap();
+            assert_eq!(json, format!(r#"{{"name":{expected}}}"#), "{input}");
+        }
+    }
+
+    #[test]
+    fn escapes_jq_reads_its_own_way() {
+        // A lone trailing surrogate is U+FFFD, as in jq 1.6 and 1.8.
+        assert_eq!(keep(r#""a\udc00b""#), Ok("\"a\u{fffd}b\"".to_owned()));
+        // A lone leading surrogate is refused at its `\`, kept or skipped.
+        for input in [r#""ab\ud800""#, r#""ab\ud800x""#, r#""ab\ud800\u0041""#] {
+            let refused = Err(Stop::Refuse {
+                at: 3,
+                why: LONE_SURROGATE,
+            });
+            assert_eq!(parse_at(input, &Shape::Keep, 0), refused, "{input}");
+            let skipped = shape(r#"{"a":true}"#);
+            let doc = format!(r#"{{"b":{input}}}"#);
+            let refused = Err(Stop::Refuse {
+                at: 5 + 3,
+                why: LONE_SURROGATE,
+            });
+            assert_eq!(parse_at(&doc, &skipped, 0), refused, "{doc}");
+        }
+        // Cut short after a leading surrogate: the rest may still come.
+        for input in [
+            r#""\ud800"#,
+            r#""\ud800\"#,
+            r#""\ud800\u"#,
+            r#""\ud800\udc"#,
+        ] {
+            assert_eq!(parse_at(input, &Shape::Keep, 0), Err(Stop::End), "{input}");
+        }
+        // Anything else serde_json words.
+        for input in [
+            r#""\q""#,
+            r#""\x41""#,
+            r#""\u00g0""#,
+            "\"\u{1}\"",
+            "\"a\nb\"",
+        ] {
+            assert_eq!(keep(input), Err(Stop::Doubt), "{input:?}");
+        }
+    }
+
+    /// Strings and runs of spaces are scanned eight bytes at a time: a
+    /// stop byte must be found at every offset of a word.
+    #[test]
+    fn strings_and_spaces_of_every_length_are_read_to_the_byte() {
+        for n in 0..24 {
+            let body = "x".repeat(n);
+            let spaces = " ".repeat(n);
+            assert_eq!(keep(&format!(r#""{body}""#)), Ok(format!(r#""{body}""#)));
+            let escaped = format!(r#"{spaces}"{body}\n{body}"{spaces}"#);
+            let (json, used) = parse_at(&escaped, &Shape::Keep, 0).unwrap();
+            assert_eq!(json, format!(r#""{body}\n{body}""#));
+            assert_eq!(used, escaped.len() - n, "trailing spaces are not used");
+            let control = format!("\"{body}\u{1f}\"");
+            assert_eq!(keep(&control), Err(Stop::Doubt), "control at {n}");
+            let array = format!("[{spaces}1{spaces},{spaces}\"{body}\"{spaces}]");
+            assert_eq!(keep(&array), Ok(format!(r#"[1,"{body}"]"#)));
+        }
+    }
+
+    #[test]
+    fn numbers_convert_as_serde_json_converts_them() {
+        let cases = [
+            ("0", "0"),
+            ("-0", "-0.0"),
+            ("-0.0", "-0.0"),
+            ("42", "42"),
+            ("-17", "-17"),
+            ("1.5", "1.5"),
+            ("1E3", "1000.0"),
+            ("2.5e-3", "0.0025"),
+            ("9223372036854775807", "9223372036854775807"),
+            ("-9223372036854775808", "-9223372036854775808"),
+            ("18446744073709551615", "18446744073709551615"),
+            ("123456789012345678901234567890", "1.2345678901234568e29"),
+        ];
+        for (input, expected) in cases {
+            assert_eq!(keep(input), Ok(expected.to_owned()), "{input}");
+            assert_eq!(serde(input, &Shape::Keep), expected, "{input}");
+        }
+    }
+
+    /// Beyond f64, where serde_json gives up, jq 1.6 prints the largest
+    /// f64 of the number's sign.
+    #[test]
+    fn numbers_beyond_f64_are_the_largest_f64_of_their_sign() {
+        let max = "1.7976931348623157e308";
+        assert_eq!(keep("1e400"), Ok(max.to_owned()));
+        assert_eq!(keep("1E+999"), Ok(max.to_owned()));
+        assert_eq!(keep("-1e400"), Ok(format!("-{max}")));
+        assert_eq!(keep("[1e400,-2.5E999]"), Ok(format!("[{max},-{max}]")));
+        // Tiny numbers underflow to zero, as in serde_json.
+        assert_eq!(keep("1e-400"), Ok(serde("1e-400", &Shape::Keep)));
+    }
+
+    #[test]
+    fn numbers_outside_json_s_grammar_are_doubted() {
+        for input in ["01", "-", "-a", "1.", "1.e3", ".5", "+1", "1e", "1e+"] {
+            let got = parse_at(input, &Shape::Keep, 0);
+            // A number that ends with the input may be cut short.
+            let cut_short = input.ends_with(|c: char| matches!(c, '-' | '.' | 'e' | '+'));
+            let expected = if cut_short { Stop::End } else { Stop::Doubt };
+            assert_eq!(got.map(|(json, _)| json), Err(expected), "{input}");
+        }
+        // A number ends where its grammar ends; what follows is the caller's.
+        assert_eq!(parse_at("12,", &Shape::Keep, 0), Ok(("12".to_owned(), 2)));
+        assert_eq!(parse_at("0x10", &Shape::Keep, 0), Ok(("0".to_owned(), 1)));
+        assert_eq!(parse_at("-0]", &Shape::Keep, 0), Ok(("-0.0".to_owned(), 2)));
+    }
+
+    /// jq 1.6's stack: an array takes one slot, an object two; 256 is full.
+    #[test]
+    fn nesting_stops_exactly_at_jq_s_limit() {
+        let arrays = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        let too_deep = |at| Err(Stop::Refuse { at, why: TOO_DEEP });
+        assert_eq!(keep(&arrays(256)), Ok(arrays(256)));
+        assert_eq!(parse_at(&arrays(257), &Shape::Keep, 0), too_deep(256));
+        let objects = |n: usize| format!("{}1{}", r#"{"a":"#.repeat(n), "}".repeat(n));
+        assert!(keep(&objects(128)).is_ok());
+        assert_eq!(parse_at(&objects(129), &Shape::Keep, 0), too_deep(128 * 5));
+        // Where the value starts counts: the frame walker passes its depth.
+        assert!(parse_at(&arrays(6), &Shape::Keep, 250).is_ok());
+        assert_eq!(parse_at(&arrays(7), &Shape::Keep, 250), too_deep(6));
+        // Dropped values are held to the limit too: jq refuses them alike.
+        let dropped = format!(r#"{{"b":{}}}"#, arrays(255));
+        let only_a = shape(r#"{"a":true}"#);
+        assert_eq!(parse_at(&dropped, &only_a, 0), too_deep(5 + 254));
+    }
+
+    #[test]
+    fn only_the_planned_fields_are_kept() {
+        let pod = shape(r#"{"metadata":{"name":true},"spec":{"nodeName":true},"_comment":true}"#);
+        let input = r#"{
+            "metadata": {"name": "web-0", "labels": {"a": "}{\"]["}, "uid": "u"},
+            "spec": {"containers": [{"args": ["x", 1, null, true, false, {"y": []}]}],
+                     "nodeName": "kwok-node-0"},
+            "status": {"phase": "Running"},
+            "_comment": "a key starting with _ is a comment in the shape only"
+        }"#;
+        let (json, used) = parse_at(input, &pod, 0).unwrap();
+        assert_eq!(
+            json,
+            r#"{"metadata":{"name":"web-0"},"spec":{"nodeName":"kwok-node-0"}}"#
+        );
+        assert_eq!(used, input.len());
+        assert_eq!(json, serde(input, &pod), "the fallback keeps the same");
+        // A skipped value is validated and used whole, and built as null.
+        let skip = Plan::Skip;
+        let parsed = parse_fast(input.as_bytes(), &skip, &mut Interner::default(), 0);
+        assert_eq!(
+            parsed.map(|(v, used)| (to_json(&v), used)),
+            Ok(("null".to_owned(), input.len()))
+        );
+        let broken = input.replace(r#""uid": "u""#, r#""uid" "u""#);
+        assert_eq!(parse_at(&broken, &pod, 0), Err(Stop::Doubt));
+        // Not the type the shape expects: kept whole, as the programs would see it.
+        let odd = r#"{"metadata":["x",{"name":1,"uid":2}],"spec":"none"}"#;
+        assert_eq!(keep(odd), parse_at(odd, &pod, 0).map(|(json, _)| json));
+    }
+
+    #[test]
+    fn an_equals_field_keeps_only_the_elements_it_names() {
+        let conditions = shape(r#"{"conditions":[{"type":"PodScheduled","status":true}]}"#);
+        let input = r#"{"conditions":[
+            {"type":"Ready","status":"True"},
+            {"type":"PodScheduled","status":"False","message":"0/3 nodes"},
+            {"status":"False"},
+            "odd"
+        ]}"#;
+        let expected = r#"{"conditions":[{"type":"PodScheduled","status":"False"},"odd"]}"#;
+        assert_eq!(
+            parse_at(input, &conditions, 0).map(|(json, _)| json),
+            Ok(expected.to_owned())
+        );
+        assert_eq!(
+            serde(input, &conditions),
+            expected,
+            "the fallback keeps the same"
+        );
+    }
+
+    #[test]
+    fn truncated_input_asks_for_more_and_bad_syntax_is_doubted() {
+        let ends = [
+            "",
+            "  ",
+            "{",
+            r#"{"a""#,
+            r#"{"a":"#,
+            r#"{"a":1"#,
+            "[1,",
+            r#""ab"#,
+            "tru",
+            "nul",
+            "[fals",
+        ];
+        for input in ends {
+            assert_eq!(
+                parse_at(input, &Shape::Keep, 0),
+                Err(Stop::End),
+                "{input:?}"
+            );
+        }
+        let doubts = [
+            r#"{"a" 1}"#,
+            r#"{a:1}"#,
+            "[1 2]",
+            "[1,]",
+            "{,}",
+            "tx",
+            "nulL",
+            "}",
+            r#"{"a":1,}"#,
+        ];
+        for input in doubts {
+            assert_eq!(
+                parse_at(input, &Shape::Keep, 0),
+                Err(Stop::Doubt),
+                "{input:?}"
+            );
+            let dropped = Plan::Skip;
+            let parsed = parse_fast(input.as_bytes(), &dropped, &mut Interner::default(), 0);
+            assert_eq!(
+                parsed.map(|(_, used)| used),
+                Err(Stop::Doubt),
+                "skipped {input:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_value_uses_its_leading_whitespace_and_not_what_follows() {
+        assert_eq!(
+            parse_at(" \n\t\r {\"a\":1} ,", &Shape::Keep, 0),
+            Ok((r#"{"a":1}"#.to_owned(), 12))
+        );
+        assert_eq!(
+            parse_at("true]", &Shape::Keep, 0),
+            Ok(("true".to_owned(), 4))
+        );
+        assert_eq!(parse_key(br#""k\u0041y": 1"#), Ok(("kAy".to_owned(), 10)));
+        // A key is taken as the bytes say; invalid UTF-8 goes to serde_json.
+        assert_eq!(parse_key(b"\"\xff\""), Err(Stop::Doubt));
+    }
+}
