@@ -670,7 +670,7 @@ mod tests {
         for input in ["01", "-", "-a", "1.", "1.e3", ".5", "+1", "1e", "1e+"] {
             let got = parse_at(input, &Shape::Keep, 0);
             // A number that ends with the input may be cut short.
-            let cut_short = input.ends_with(|c: char| matches!(c, '-' | '.' | 'e' | '+'));
+            let cut_short = input.ends_with(['-', '.', 'e', '+']);
             let expected = if cut_short { Stop::End } else { Stop::Doubt };
             assert_eq!(got.map(|(json, _)| json), Err(expected), "{input}");
         }
