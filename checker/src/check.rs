@@ -4,7 +4,7 @@
 use crate::cancel;
 use crate::engine::{EvalError, Report};
 use crate::kubectl::{Kubectl, KubectlError};
-use crate::projection::Projection;
+use crate::reader::Projection;
 use crate::snapshot::{self, SnapshotError};
 use crate::Engine;
 use jaq_json::Val;
@@ -87,8 +87,6 @@ pub struct Settings {
 
 /// The outcome of a check.
 pub struct Outcome {
-    /// The final report of report.jq.
-    pub report: Report,
     /// What decision.jq made of it.
     pub decision: crate::engine::Decision,
     /// The result of result.jq (`--format json`).
@@ -154,7 +152,6 @@ pub fn run(
         })?;
     saver.finish(decision.verdict == crate::Verdict::Fail, &result)?;
     Ok(Outcome {
-        report,
         decision,
         result,
         warnings,
@@ -256,7 +253,7 @@ fn read_events(
 
 fn read_file(
     path: &Path,
-    shape: &crate::projection::Shape,
+    shape: &crate::reader::Shape,
     tee: Option<fs::File>,
 ) -> Result<Val, CheckError> {
     let name = display_path(path);

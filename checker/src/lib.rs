@@ -24,7 +24,6 @@
 //! ```
 #![forbid(unsafe_code)]
 
-mod batch;
 pub mod cancel;
 pub mod check;
 pub mod engine;
@@ -32,12 +31,11 @@ pub mod kubectl;
 pub mod lint;
 pub mod options;
 pub mod programs;
-pub mod projection;
-pub mod snapshot;
+pub mod reader;
 
 pub use engine::{Engine, Report, Verdict};
 pub use programs::Programs;
-pub use projection::Projection;
+pub use reader::{snapshot, Projection};
 
 /// Exit codes shared by the checker and the generated bash function.
 pub mod exit {

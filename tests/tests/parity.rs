@@ -16,7 +16,7 @@
 
 use checker::engine::{to_json, to_raw};
 use checker::programs::{Pass, Program};
-use checker::projection::{Projection, Shape};
+use checker::reader::{Projection, Shape};
 use checker::{options, snapshot, Engine, Programs, Report};
 use jaq_json::Val;
 use std::fs;

@@ -13,7 +13,7 @@
 
 use checker::engine::to_json;
 use checker::programs::Program;
-use checker::projection::{Projection, Shape};
+use checker::reader::{Projection, Shape};
 use checker::snapshot::ReadOptions;
 use checker::{snapshot, Engine, Programs};
 use jaq_json::Val;

@@ -1,247 +1,13 @@
-//! Streaming projection: while a snapshot is parsed, keep only the fields the
-//! canonical programs read (declared in `checker/programs/projection.json`).
-//!
-//! A 150k-pod snapshot is ~1.7 GB of JSON; the programs read a dozen short
-//! fields per pod. Dropping the rest while parsing keeps memory a fraction of
-//! the file and makes the jq evaluation cheap. The projection must be
-//! invisible: `tests/tests/projection.rs` compares every program's output
-//! with and without it.
+//! The fast parser: where a snapshot's bytes become jq values. It parses
+//! one value by a [`Plan`], skips what the projection drops eight bytes at a
+//! time, and reads JSON as jq 1.6 reads it. Whatever it doubts goes to the
+//! serde_json fallback (`serde_fallback.rs`), which words the error, so it
+//! only needs to be fast on valid input and never wrong.
 
-use crate::programs::Programs;
+use super::intern::Interner;
+use super::shape::Plan;
 use jaq_json::{Map, Num, Val};
-use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
-use serde::Deserialize;
 use std::borrow::Cow;
-use std::cell::Cell;
-use std::collections::HashMap;
-use std::fmt;
-
-/// What to keep of one JSON value.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Shape {
-    /// Keep the whole value.
-    Keep,
-    /// For an object, keep only these keys, each projected by its shape.
-    Fields(HashMap<String, Shape>),
-    /// For an array, project every element by this shape.
-    Each(Box<Shape>),
-    /// Keep the value (a string). An array element whose field has this
-    /// shape is kept only when the value equals the string: report.jq reads
-    /// `status.conditions` only through `select(.type == "PodScheduled" and
-    /// .status == "False")`, and the conditions of a running pod cost about
-    /// 1.4 KB of memory (+70 MB at 50k pods; tests/ prove it invisible).
-    Equals(String),
-}
-
-impl Shape {
-    /// Read a shape from its JSON form: `true`, `"value"`, `{key: shape}` or `[shape]`.
-    /// Keys starting with `_` are comments.
-    pub fn from_json(v: &serde_json::Value) -> Result<Self, String> {
-        use serde_json::Value as J;
-        match v {
-            J::Bool(true) => Ok(Shape::Keep),
-            J::String(wanted) => Ok(Shape::Equals(wanted.clone())),
-            J::Object(fields) => fields
-                .iter()
-                .filter(|(k, _)| !k.starts_with('_'))
-                .map(|(k, v)| Ok((k.clone(), Shape::from_json(v)?)))
-                .collect::<Result<_, String>>()
-                .map(Shape::Fields),
-            J::Array(elems) if elems.len() == 1 => {
-                Ok(Shape::Each(Box::new(Shape::from_json(&elems[0])?)))
-            }
-            other => Err(format!("not a shape: {other}")),
-        }
-    }
-
-    /// The dotted paths this shape keeps (`items[].metadata.name`), sorted.
-    pub fn paths(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        self.collect_paths(String::new(), &mut out);
-        out.sort();
-        out
-    }
-
-    fn collect_paths(&self, prefix: String, out: &mut Vec<String>) {
-        match self {
-            Shape::Keep | Shape::Equals(_) => out.push(prefix),
-            Shape::Each(elem) => elem.collect_paths(format!("{prefix}[]"), out),
-            Shape::Fields(fields) => {
-                for (key, shape) in fields {
-                    let sep = if prefix.is_empty() { "" } else { "." };
-                    shape.collect_paths(format!("{prefix}{sep}{key}"), out);
-                }
-            }
-        }
-    }
-
-    /// Every object key this shape names, at any depth, sorted and unique.
-    pub fn keys(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        self.collect_keys(&mut out);
-        out.sort();
-        out.dedup();
-        out
-    }
-
-    fn collect_keys(&self, out: &mut Vec<String>) {
-        match self {
-            Shape::Keep | Shape::Equals(_) => {}
-            Shape::Each(elem) => elem.collect_keys(out),
-            Shape::Fields(fields) => {
-                for (key, shape) in fields {
-                    out.push(key.clone());
-                    shape.collect_keys(out);
-                }
-            }
-        }
-    }
-}
-
-/// The shapes of the two documents the checker reads.
-#[derive(Debug, Clone)]
-pub struct Projection {
-    /// For `kubectl get pods -A -o json`.
-    pub pods: Shape,
-    /// For `kubectl get events -A -o json`.
-    pub events: Shape,
-}
-
-impl Projection {
-    /// The projection declared in `checker/programs/projection.json`.
-    pub fn canonical() -> Self {
-        let doc: serde_json::Value =
-            serde_json::from_str(Programs::PROJECTION_FILE).expect("projection.json is valid JSON");
-        let shape = |key: &str| Shape::from_json(&doc[key]).expect("projection.json holds shapes");
-        Self {
-            pods: shape("pods"),
-            events: shape("events"),
-        }
-    }
-
-    /// Keep everything (used to prove the projection is invisible).
-    pub fn keep_all() -> Self {
-        Self {
-            pods: Shape::Keep,
-            events: Shape::Keep,
-        }
-    }
-}
-
-/// A shape compiled for reading: what to do with one value while it parses.
-#[derive(Debug, Clone)]
-pub(crate) enum Plan {
-    /// Not read by any program: validate it, build nothing.
-    Skip,
-    /// Keep the whole value.
-    Keep,
-    /// Keep only these keys of an object (any other value is kept whole).
-    Fields(Vec<Field>),
-    /// Project every element of an array (any other value is kept whole).
-    Each(Box<Plan>),
-}
-
-/// One kept key of an object.
-#[derive(Debug, Clone)]
-pub(crate) struct Field {
-    name: Box<str>,
-    /// The key as a jq value, made once: every pod shares its bytes.
-    key: Val,
-    plan: Plan,
-    /// [`Shape::Equals`]: an element holding this field is kept only when
-    /// the field's value is this string.
-    only: Option<Val>,
-    /// Strings of this field seen by the fast path, and how many of them
-    /// were seen before: whether interning them pays.
-    strings: Cell<(u32, u32)>,
-}
-
-impl Plan {
-    pub(crate) fn new(shape: &Shape) -> Self {
-        match shape {
-            Shape::Keep | Shape::Equals(_) => Plan::Keep,
-            Shape::Each(elem) => Plan::Each(Box::new(Plan::new(elem))),
-            Shape::Fields(fields) => {
-                let mut fields: Vec<Field> = fields
-                    .iter()
-                    .map(|(name, shape)| Field {
-                        name: name.as_str().into(),
-                        key: Val::from(name.clone()),
-                        plan: Plan::new(shape),
-                        only: match shape {
-                            Shape::Equals(wanted) => Some(Val::from(wanted.clone())),
-                            _ => None,
-                        },
-                        strings: Cell::new((0, 0)),
-                    })
-                    .collect();
-                fields.sort_by(|a, b| a.name.cmp(&b.name));
-                Plan::Fields(fields)
-            }
-        }
-    }
-
-    /// The plan of the value under `key` of an object planned by `self`.
-    /// (A projection with a dozen keys: a linear scan beats hashing.)
-    /// `None`: drop the value. `Some((key, plan))`: keep it, under the
-    /// plan's shared key when there is one.
-    pub(crate) fn field(&self, key: &str) -> Option<(Option<&Val>, &Plan)> {
-        self.field_bytes(key.as_bytes())
-    }
-
-    fn field_bytes(&self, key: &[u8]) -> Option<(Option<&Val>, &Plan)> {
-        self.field_entry(key)
-            .map(|(field, plan)| (field.map(|f| &f.key), plan))
-    }
-
-    /// Like [`Plan::field`], with the projection's own field, if any.
-    fn field_entry(&self, key: &[u8]) -> Option<(Option<&Field>, &Plan)> {
-        match self {
-            Plan::Fields(fields) => fields
-                .iter()
-                .find(|f| f.name.as_bytes() == key)
-                .map(|f| (Some(f), &f.plan)),
-            Plan::Skip => None,
-            // An object where an array was expected is kept whole.
-            Plan::Keep | Plan::Each(_) => Some((None, KEEP)),
-        }
-    }
-
-    /// Whether an array element parsed by this plan is kept: always, but
-    /// for an object with a [`Shape::Equals`] field whose value differs
-    /// (or is missing). Anything but an object is kept whole, as always.
-    pub(crate) fn keeps(&self, element: &Val) -> bool {
-        let (Plan::Fields(fields), Val::Obj(map)) = (self, element) else {
-            return true;
-        };
-        fields
-            .iter()
-            .filter_map(|f| f.only.as_ref().map(|wanted| (f, wanted)))
-            .all(|(f, wanted)| map.get(&f.key) == Some(wanted))
-    }
-
-    /// The plan of every element of an array planned by `self`.
-    pub(crate) fn element(&self) -> &Plan {
-        match self {
-            Plan::Each(elem) => elem,
-            Plan::Skip => SKIP,
-            // An array where an object was expected is kept whole: the
-            // programs then see exactly what they would see unprojected.
-            Plan::Keep | Plan::Fields(_) => KEEP,
-        }
-    }
-}
-
-const KEEP: &Plan = &Plan::Keep;
-const SKIP: &Plan = &Plan::Skip;
-
-/// The key to store for `key`: the plan's shared one, or a fresh one.
-pub(crate) fn key_val(planned: Option<&Val>, key: &str) -> Val {
-    match planned {
-        Some(shared) => shared.clone(),
-        None => Val::utf8_str(key.as_bytes().to_vec()),
-    }
-}
 
 /// Why [`parse_fast`] returned no value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -284,6 +50,8 @@ const LONE_SURROGATE: &str =
 /// accepts is valid JSON except possibly for invalid UTF-8, which the
 /// caller checks on every byte it consumes. Returns the value and the
 /// bytes used.
+///
+/// [`Planned`]: super::serde_fallback::Planned
 pub(crate) fn parse_fast(
     input: &[u8],
     plan: &Plan,
@@ -340,42 +108,6 @@ struct Fast<'a, 'i> {
     /// jq's parser stack height at `i` (see [`JQ_MAX_DEPTH`]).
     depth: u32,
     interner: &'i mut Interner,
-}
-
-/// Kept strings that repeat from pod to pod (namespace, phase, node name,
-/// owner kind) share one copy of their bytes: a few percent of the memory
-/// of a projected snapshot. Per field, interning stops when it does not pay
-/// (names and uids never repeat).
-#[derive(Default)]
-pub(crate) struct Interner {
-    strings: HashMap<Box<[u8]>, Val>,
-}
-
-/// Strings per field to look at before judging whether they repeat.
-const INTERN_TRIAL: u32 = 1024;
-/// Most distinct strings kept.
-const INTERN_MAX: usize = 1 << 16;
-
-impl Interner {
-    fn string(&mut self, field: &Field, bytes: Cow<'_, [u8]>) -> Val {
-        let (seen, repeated) = field.strings.get();
-        if seen >= INTERN_TRIAL && repeated * 4 < seen {
-            return Val::utf8_str(bytes.into_owned());
-        }
-        if let Some(shared) = self.strings.get(&*bytes) {
-            field
-                .strings
-                .set((seen.saturating_add(1), repeated.saturating_add(1)));
-            return shared.clone();
-        }
-        field.strings.set((seen.saturating_add(1), repeated));
-        let value = Val::utf8_str(bytes.to_vec());
-        if self.strings.len() < INTERN_MAX {
-            self.strings
-                .insert(bytes.into_owned().into(), value.clone());
-        }
-        value
-    }
 }
 
 impl<'a> Fast<'a, '_> {
@@ -672,6 +404,8 @@ impl<'a> Fast<'a, '_> {
     }
 
     /// A value by `plan` (not Skip), built as [`Planned`] builds it.
+    ///
+    /// [`Planned`]: super::serde_fallback::Planned
     fn value(&mut self, plan: &Plan) -> Result<Val, Stop> {
         self.whitespace();
         match self.peek()? {
@@ -772,151 +506,312 @@ fn simple_escape(b: u8) -> Option<u8> {
     })
 }
 
-/// A serde seed that deserializes one value into a jq value, projected by a shape.
-#[derive(Clone, Copy)]
-pub struct Project<'s>(pub &'s Shape);
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::to_json;
+    use crate::reader::serde_fallback::Planned;
+    use crate::reader::Shape;
+    use serde::de::DeserializeSeed;
 
-impl<'de> DeserializeSeed<'de> for Project<'_> {
-    type Value = Val;
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Val, D::Error> {
-        Planned(&Plan::new(self.0)).deserialize(d)
+    /// Parse `input` by `shape` from jq's stack height `depth`: the value as
+    /// JSON and the bytes used.
+    fn parse_at(input: &str, shape: &Shape, depth: u32) -> Result<(String, usize), Stop> {
+        let plan = Plan::new(shape);
+        let mut interner = Interner::default();
+        parse_fast(input.as_bytes(), &plan, &mut interner, depth)
+            .map(|(value, used)| (to_json(&value), used))
     }
-}
 
-/// A serde seed that deserializes one value by a compiled plan.
-#[derive(Clone, Copy)]
-pub(crate) struct Planned<'p>(pub(crate) &'p Plan);
+    /// The whole of `input`, kept, as JSON (it must use every byte).
+    fn keep(input: &str) -> Result<String, Stop> {
+        let (json, used) = parse_at(input, &Shape::Keep, 0)?;
+        assert_eq!(used, input.len(), "{input:?}: bytes used");
+        Ok(json)
+    }
 
-impl<'de> DeserializeSeed<'de> for Planned<'_> {
-    type Value = Val;
+    /// `input` read by the serde_json fallback, as JSON.
+    fn serde(input: &str, shape: &Shape) -> String {
+        let mut de = serde_json::Deserializer::from_str(input);
+        to_json(&Planned(&Plan::new(shape)).deserialize(&mut de).unwrap())
+    }
 
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Val, D::Error> {
-        match self.0 {
-            Plan::Keep => Val::deserialize(d),
-            Plan::Skip => d.deserialize_ignored_any(IgnoredAny).map(|_| Val::Null),
-            plan => d.deserialize_any(PlanVisitor(plan)),
+    /// A shape from its JSON form, as projection.json writes it.
+    fn shape(json: &str) -> Shape {
+        Shape::from_json(&serde_json::from_str(json).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn every_escape_decodes_to_its_character() {
+        let cases = [
+            (r#""\"""#, "\""),
+            (r#""\\""#, "\\"),
+            (r#""\/""#, "/"),
+            (r#""\b""#, "\u{8}"),
+            (r#""\f""#, "\u{c}"),
+            (r#""\n""#, "\n"),
+            (r#""\r""#, "\r"),
+            (r#""\t""#, "\t"),
+            (r#""\u0026\u003c\u003E""#, "&<>"),
+            (r#""\u00e9\u4e2d""#, "é中"),
+            (r#""\ud83d\ude00""#, "😀"),
+            (r#""a\tb\\c\"d\u0041e""#, "a\tb\\c\"dAe"),
+        ];
+        for (input, text) in cases {
+            let expected = serde_json::to_string(text).unwrap();
+            assert_eq!(keep(input), Ok(expected.clone()), "{input}");
+            assert_eq!(
+                parse_key(input.as_bytes()),
+                Ok((text.to_owned(), input.len()))
+            );
+            // A kept field's string goes through the interner: decoded alike.
+            let doc = format!(r#"{{"name":{input},"other":{input}}}"#);
+            let (json, _) = parse_at(&doc, &shape(r#"{"name":true}"#), 0).unwrap();
+            assert_eq!(json, format!(r#"{{"name":{expected}}}"#), "{input}");
         }
     }
-}
 
-struct PlanVisitor<'p>(&'p Plan);
-
-impl<'de> Visitor<'de> for PlanVisitor<'_> {
-    type Value = Val;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-
-    // Scalars are built exactly as `jaq_json::Val`'s own Deserialize does.
-    fn visit_bool<E>(self, v: bool) -> Result<Val, E> {
-        Ok(Val::Bool(v))
-    }
-
-    fn visit_i64<E>(self, v: i64) -> Result<Val, E> {
-        Ok(Val::Num(Num::from_integral(v)))
-    }
-
-    fn visit_u64<E>(self, v: u64) -> Result<Val, E> {
-        Ok(Val::Num(Num::from_integral(v)))
-    }
-
-    fn visit_f64<E>(self, v: f64) -> Result<Val, E> {
-        Ok(Val::Num(Num::Float(v)))
-    }
-
-    fn visit_str<E>(self, v: &str) -> Result<Val, E> {
-        Ok(Val::utf8_str(v.as_bytes().to_vec()))
-    }
-
-    fn visit_string<E>(self, v: String) -> Result<Val, E> {
-        Ok(Val::utf8_str(v.into_bytes()))
-    }
-
-    fn visit_unit<E>(self) -> Result<Val, E> {
-        Ok(Val::Null)
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Val, A::Error> {
-        let elem = self.0.element();
-        let mut out = Vec::new();
-        while let Some(v) = seq.next_element_seed(Planned(elem))? {
-            if elem.keeps(&v) {
-                out.push(v);
-            }
+    #[test]
+    fn escapes_jq_reads_its_own_way() {
+        // A lone trailing surrogate is U+FFFD, as in jq 1.6 and 1.8.
+        assert_eq!(keep(r#""a\udc00b""#), Ok("\"a\u{fffd}b\"".to_owned()));
+        // A lone leading surrogate is refused at its `\`, kept or skipped.
+        for input in [r#""ab\ud800""#, r#""ab\ud800x""#, r#""ab\ud800\u0041""#] {
+            let refused = Err(Stop::Refuse {
+                at: 3,
+                why: LONE_SURROGATE,
+            });
+            assert_eq!(parse_at(input, &Shape::Keep, 0), refused, "{input}");
+            let skipped = shape(r#"{"a":true}"#);
+            let doc = format!(r#"{{"b":{input}}}"#);
+            let refused = Err(Stop::Refuse {
+                at: 5 + 3,
+                why: LONE_SURROGATE,
+            });
+            assert_eq!(parse_at(&doc, &skipped, 0), refused, "{doc}");
         }
-        // Most projected arrays hold one element (an owner, a container):
-        // do not keep the room for four that pushing made.
-        out.shrink_to_fit();
-        Ok(Val::from_iter(out))
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Val, A::Error> {
-        // Collected first so that the map is made with the exact size: a
-        // pod has seven small maps, and growing them leaves room unused.
-        let mut kept = Vec::new();
-        while let Some(key) = map.next_key_seed(KeySeed)? {
-            match self.0.field(key.as_str()) {
-                Some((planned_key, plan)) => {
-                    let v = map.next_value_seed(Planned(plan))?;
-                    kept.push((key_val(planned_key, key.as_str()), v));
-                }
-                None => {
-                    map.next_value::<IgnoredAny>()?;
-                }
-            }
+        // Cut short after a leading surrogate: the rest may still come.
+        for input in [
+            r#""\ud800"#,
+            r#""\ud800\"#,
+            r#""\ud800\u"#,
+            r#""\ud800\udc"#,
+        ] {
+            assert_eq!(parse_at(input, &Shape::Keep, 0), Err(Stop::End), "{input}");
         }
-        // Later duplicates replace earlier ones in place, as in `Val`'s own
-        // Deserialize (both insert one entry after the other).
-        Ok(Val::obj(kept.into_iter().collect::<Map>()))
-    }
-}
-
-/// An object key, borrowed from the input when it has no escapes: keys the
-/// projection drops are never copied.
-pub(crate) enum Key<'de> {
-    Borrowed(&'de str),
-    Owned(String),
-}
-
-impl Key<'_> {
-    pub(crate) fn as_str(&self) -> &str {
-        match self {
-            Key::Borrowed(s) => s,
-            Key::Owned(s) => s,
+        // Anything else serde_json words.
+        for input in [
+            r#""\q""#,
+            r#""\x41""#,
+            r#""\u00g0""#,
+            "\"\u{1}\"",
+            "\"a\nb\"",
+        ] {
+            assert_eq!(keep(input), Err(Stop::Doubt), "{input:?}");
         }
     }
-}
 
-pub(crate) struct KeySeed;
-
-impl<'de> DeserializeSeed<'de> for KeySeed {
-    type Value = Key<'de>;
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Key<'de>, D::Error> {
-        d.deserialize_str(KeyVisitor)
-    }
-}
-
-struct KeyVisitor;
-
-impl<'de> Visitor<'de> for KeyVisitor {
-    type Value = Key<'de>;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("an object key")
-    }
-
-    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Key<'de>, E> {
-        Ok(Key::Borrowed(v))
+    /// Strings and runs of spaces are scanned eight bytes at a time: a
+    /// stop byte must be found at every offset of a word.
+    #[test]
+    fn strings_and_spaces_of_every_length_are_read_to_the_byte() {
+        for n in 0..24 {
+            let body = "x".repeat(n);
+            let spaces = " ".repeat(n);
+            assert_eq!(keep(&format!(r#""{body}""#)), Ok(format!(r#""{body}""#)));
+            let escaped = format!(r#"{spaces}"{body}\n{body}"{spaces}"#);
+            let (json, used) = parse_at(&escaped, &Shape::Keep, 0).unwrap();
+            assert_eq!(json, format!(r#""{body}\n{body}""#));
+            assert_eq!(used, escaped.len() - n, "trailing spaces are not used");
+            let control = format!("\"{body}\u{1f}\"");
+            assert_eq!(keep(&control), Err(Stop::Doubt), "control at {n}");
+            let array = format!("[{spaces}1{spaces},{spaces}\"{body}\"{spaces}]");
+            assert_eq!(keep(&array), Ok(format!(r#"[1,"{body}"]"#)));
+        }
     }
 
-    fn visit_str<E>(self, v: &str) -> Result<Key<'de>, E> {
-        Ok(Key::Owned(v.to_owned()))
+    #[test]
+    fn numbers_convert_as_serde_json_converts_them() {
+        let cases = [
+            ("0", "0"),
+            ("-0", "-0.0"),
+            ("-0.0", "-0.0"),
+            ("42", "42"),
+            ("-17", "-17"),
+            ("1.5", "1.5"),
+            ("1E3", "1000.0"),
+            ("2.5e-3", "0.0025"),
+            ("9223372036854775807", "9223372036854775807"),
+            ("-9223372036854775808", "-9223372036854775808"),
+            ("18446744073709551615", "18446744073709551615"),
+            ("123456789012345678901234567890", "1.2345678901234568e29"),
+        ];
+        for (input, expected) in cases {
+            assert_eq!(keep(input), Ok(expected.to_owned()), "{input}");
+            assert_eq!(serde(input, &Shape::Keep), expected, "{input}");
+        }
     }
 
-    fn visit_string<E>(self, v: String) -> Result<Key<'de>, E> {
-        Ok(Key::Owned(v))
+    /// Beyond f64, where serde_json gives up, jq 1.6 prints the largest
+    /// f64 of the number's sign.
+    #[test]
+    fn numbers_beyond_f64_are_the_largest_f64_of_their_sign() {
+        let max = "1.7976931348623157e308";
+        assert_eq!(keep("1e400"), Ok(max.to_owned()));
+        assert_eq!(keep("1E+999"), Ok(max.to_owned()));
+        assert_eq!(keep("-1e400"), Ok(format!("-{max}")));
+        assert_eq!(keep("[1e400,-2.5E999]"), Ok(format!("[{max},-{max}]")));
+        // Tiny numbers underflow to zero, as in serde_json.
+        assert_eq!(keep("1e-400"), Ok(serde("1e-400", &Shape::Keep)));
+    }
+
+    #[test]
+    fn numbers_outside_json_s_grammar_are_doubted() {
+        for input in ["01", "-", "-a", "1.", "1.e3", ".5", "+1", "1e", "1e+"] {
+            let got = parse_at(input, &Shape::Keep, 0);
+            // A number that ends with the input may be cut short.
+            let cut_short = input.ends_with(['-', '.', 'e', '+']);
+            let expected = if cut_short { Stop::End } else { Stop::Doubt };
+            assert_eq!(got.map(|(json, _)| json), Err(expected), "{input}");
+        }
+        // A number ends where its grammar ends; what follows is the caller's.
+        assert_eq!(parse_at("12,", &Shape::Keep, 0), Ok(("12".to_owned(), 2)));
+        assert_eq!(parse_at("0x10", &Shape::Keep, 0), Ok(("0".to_owned(), 1)));
+        assert_eq!(parse_at("-0]", &Shape::Keep, 0), Ok(("-0.0".to_owned(), 2)));
+    }
+
+    /// jq 1.6's stack: an array takes one slot, an object two; 256 is full.
+    #[test]
+    fn nesting_stops_exactly_at_jq_s_limit() {
+        let arrays = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        let too_deep = |at| Err(Stop::Refuse { at, why: TOO_DEEP });
+        assert_eq!(keep(&arrays(256)), Ok(arrays(256)));
+        assert_eq!(parse_at(&arrays(257), &Shape::Keep, 0), too_deep(256));
+        let objects = |n: usize| format!("{}1{}", r#"{"a":"#.repeat(n), "}".repeat(n));
+        assert!(keep(&objects(128)).is_ok());
+        assert_eq!(parse_at(&objects(129), &Shape::Keep, 0), too_deep(128 * 5));
+        // Where the value starts counts: the frame walker passes its depth.
+        assert!(parse_at(&arrays(6), &Shape::Keep, 250).is_ok());
+        assert_eq!(parse_at(&arrays(7), &Shape::Keep, 250), too_deep(6));
+        // Dropped values are held to the limit too: jq refuses them alike.
+        let dropped = format!(r#"{{"b":{}}}"#, arrays(255));
+        let only_a = shape(r#"{"a":true}"#);
+        assert_eq!(parse_at(&dropped, &only_a, 0), too_deep(5 + 254));
+    }
+
+    #[test]
+    fn only_the_planned_fields_are_kept() {
+        let pod = shape(r#"{"metadata":{"name":true},"spec":{"nodeName":true},"_comment":true}"#);
+        let input = r#"{
+            "metadata": {"name": "web-0", "labels": {"a": "}{\"]["}, "uid": "u"},
+            "spec": {"containers": [{"args": ["x", 1, null, true, false, {"y": []}]}],
+                     "nodeName": "kwok-node-0"},
+            "status": {"phase": "Running"},
+            "_comment": "a key starting with _ is a comment in the shape only"
+        }"#;
+        let (json, used) = parse_at(input, &pod, 0).unwrap();
+        assert_eq!(
+            json,
+            r#"{"metadata":{"name":"web-0"},"spec":{"nodeName":"kwok-node-0"}}"#
+        );
+        assert_eq!(used, input.len());
+        assert_eq!(json, serde(input, &pod), "the fallback keeps the same");
+        // A skipped value is validated and used whole, and built as null.
+        let skip = Plan::Skip;
+        let parsed = parse_fast(input.as_bytes(), &skip, &mut Interner::default(), 0);
+        assert_eq!(
+            parsed.map(|(v, used)| (to_json(&v), used)),
+            Ok(("null".to_owned(), input.len()))
+        );
+        let broken = input.replace(r#""uid": "u""#, r#""uid" "u""#);
+        assert_eq!(parse_at(&broken, &pod, 0), Err(Stop::Doubt));
+        // Not the type the shape expects: kept whole, as the programs would see it.
+        let odd = r#"{"metadata":["x",{"name":1,"uid":2}],"spec":"none"}"#;
+        assert_eq!(keep(odd), parse_at(odd, &pod, 0).map(|(json, _)| json));
+    }
+
+    #[test]
+    fn an_equals_field_keeps_only_the_elements_it_names() {
+        let conditions = shape(r#"{"conditions":[{"type":"PodScheduled","status":true}]}"#);
+        let input = r#"{"conditions":[
+            {"type":"Ready","status":"True"},
+            {"type":"PodScheduled","status":"False","message":"0/3 nodes"},
+            {"status":"False"},
+            "odd"
+        ]}"#;
+        let expected = r#"{"conditions":[{"type":"PodScheduled","status":"False"},"odd"]}"#;
+        assert_eq!(
+            parse_at(input, &conditions, 0).map(|(json, _)| json),
+            Ok(expected.to_owned())
+        );
+        assert_eq!(
+            serde(input, &conditions),
+            expected,
+            "the fallback keeps the same"
+        );
+    }
+
+    #[test]
+    fn truncated_input_asks_for_more_and_bad_syntax_is_doubted() {
+        let ends = [
+            "",
+            "  ",
+            "{",
+            r#"{"a""#,
+            r#"{"a":"#,
+            r#"{"a":1"#,
+            "[1,",
+            r#""ab"#,
+            "tru",
+            "nul",
+            "[fals",
+        ];
+        for input in ends {
+            assert_eq!(
+                parse_at(input, &Shape::Keep, 0),
+                Err(Stop::End),
+                "{input:?}"
+            );
+        }
+        let doubts = [
+            r#"{"a" 1}"#,
+            r#"{a:1}"#,
+            "[1 2]",
+            "[1,]",
+            "{,}",
+            "tx",
+            "nulL",
+            "}",
+            r#"{"a":1,}"#,
+        ];
+        for input in doubts {
+            assert_eq!(
+                parse_at(input, &Shape::Keep, 0),
+                Err(Stop::Doubt),
+                "{input:?}"
+            );
+            let dropped = Plan::Skip;
+            let parsed = parse_fast(input.as_bytes(), &dropped, &mut Interner::default(), 0);
+            assert_eq!(
+                parsed.map(|(_, used)| used),
+                Err(Stop::Doubt),
+                "skipped {input:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_value_uses_its_leading_whitespace_and_not_what_follows() {
+        assert_eq!(
+            parse_at(" \n\t\r {\"a\":1} ,", &Shape::Keep, 0),
+            Ok((r#"{"a":1}"#.to_owned(), 12))
+        );
+        assert_eq!(
+            parse_at("true]", &Shape::Keep, 0),
+            Ok(("true".to_owned(), 4))
+        );
+        assert_eq!(parse_key(br#""k\u0041y": 1"#), Ok(("kAy".to_owned(), 10)));
+        // A key is taken as the bytes say; invalid UTF-8 goes to serde_json.
+        assert_eq!(parse_key(b"\"\xff\""), Err(Stop::Doubt));
     }
 }

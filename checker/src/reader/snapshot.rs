@@ -1,23 +1,26 @@
-//! Reading a snapshot (`kubectl get pods -A -o json`) or an events list from
-//! a file, stdin or kubectl's stdout: streamed, projected, never held whole.
+//! The reader's entry point and frame walker: a snapshot (`kubectl get pods
+//! -A -o json`) or an events list from a file, stdin or kubectl's stdout,
+//! streamed, projected, never held whole; errors name line and column.
 //!
-//! serde_json parses fastest from a slice (its reader-based parser goes byte
-//! by byte through `io::Bytes`), but a slice of a 1.7 GB document is the
-//! whole document in memory. So the outer frame of the document (the
+//! Parsers are fastest on a slice (serde_json's reader-based parser goes
+//! byte by byte through `io::Bytes`), but a slice of a 1.7 GB document is
+//! the whole document in memory. So the outer frame of the document (the
 //! top-level object and the arrays right under it, like `items`) is walked
 //! here over a refilled buffer, and every value inside that frame (one pod,
 //! one key's value) is parsed from the buffer as a slice, with the
-//! projection, by serde_json. Only the buffer (two MiB, more when a single
-//! value is larger) and the projected values stay in memory.
+//! projection: by `fast_parser.rs`, or by serde_json (`serde_fallback.rs`)
+//! when the fast parser doubts it. Only the buffer (two MiB, more when a
+//! single value is larger) and the projected values stay in memory.
 //!
 //! The elements of a long array (the pods) are parsed by several threads at
 //! once, each taking a share of the buffer; see `batch.rs` for why that
 //! gives exactly the document one thread reads.
 
-use crate::batch::{self, Lane};
-use crate::projection::{
-    parse_fast, parse_key, Interner, Key, KeySeed, Plan, Planned, Shape, Stop,
-};
+use super::batch::{self, Lane};
+use super::fast_parser::{parse_fast, parse_key, Stop};
+use super::intern::Interner;
+use super::serde_fallback::{Key, KeySeed, Planned};
+use super::shape::{key_val, Plan, Shape};
 use jaq_json::{Map, Val};
 use serde::de::{DeserializeSeed, IgnoredAny};
 use std::fmt;
@@ -140,7 +143,7 @@ fn object<R: Read>(input: &mut Input<R>, plan: &Plan) -> Result<Val, Fault> {
             None => return Err(input.syntax_eof("EOF while parsing a value")),
         };
         if let Some((planned_key, _)) = field {
-            out.insert(crate::projection::key_val(planned_key, &key), value);
+            out.insert(key_val(planned_key, &key), value);
         }
         match input.peek_token()? {
             Some(b',') => input.consume(1),

@@ -22,7 +22,9 @@
 //! sequential reader, which also words every error. So the result is the
 //! same document a single thread reads, which `tests/` check.
 
-use crate::projection::{parse_fast, Interner, Plan};
+use super::fast_parser::parse_fast;
+use super::intern::Interner;
+use super::shape::Plan;
 use jaq_json::Val;
 
 /// A thread's own copy of the element plan (its interning statistics are
@@ -258,7 +260,7 @@ fn after_comma_of(data: &[u8], at: usize) -> bool {
 mod tests {
     use super::*;
     use crate::engine::to_json;
-    use crate::projection::Shape;
+    use crate::reader::Shape;
 
     /// An indented array body as kubectl prints one: elements at column 4.
     fn body(elements: &[&str]) -> Vec<u8> {

@@ -1,0 +1,24 @@
+//! The JSON reader: one snapshot (or events list) from a file, stdin or
+//! kubectl's stdout into a jq value, streamed and projected, read exactly as
+//! jq 1.6 reads it. Where the JSON is parsed, in the order the bytes go:
+//!
+//! - `snapshot.rs`: the entry point ([`snapshot::read`]) and the frame
+//!   walker. It walks the document's outer frame over a refilled buffer,
+//!   hands every value inside it to a parser, and words errors with their
+//!   line and column.
+//! - `batch.rs`: the pods of a long array parsed on several threads, the
+//!   cuts between them verified.
+//! - `fast_parser.rs`: the fast byte-level parser that builds only what the
+//!   projection keeps; `serde_fallback.rs`: serde_json, for every value the
+//!   fast parser doubts (it words the errors).
+//! - `shape.rs`: what to keep ([`Shape`], [`Projection`]) and the plan it
+//!   compiles to; `intern.rs`: kept strings that repeat share their bytes.
+
+mod batch;
+mod fast_parser;
+mod intern;
+mod serde_fallback;
+mod shape;
+pub mod snapshot;
+
+pub use shape::{Projection, Shape};

@@ -1,0 +1,220 @@
+//! What the reader keeps of a document: the [`Shape`] of the fields the
+//! canonical programs read (declared in `checker/programs/projection.json`),
+//! and the [`Plan`] it compiles to for reading.
+//!
+//! A 150k-pod snapshot is ~1.7 GB of JSON; the programs read a dozen short
+//! fields per pod. Dropping the rest while parsing keeps memory a fraction of
+//! the file and makes the jq evaluation cheap. The projection must be
+//! invisible: `tests/tests/projection.rs` compares every program's output
+//! with and without it.
+
+use crate::programs::Programs;
+use jaq_json::Val;
+use std::cell::Cell;
+use std::collections::HashMap;
+
+/// What to keep of one JSON value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Shape {
+    /// Keep the whole value.
+    Keep,
+    /// For an object, keep only these keys, each projected by its shape.
+    Fields(HashMap<String, Shape>),
+    /// For an array, project every element by this shape.
+    Each(Box<Shape>),
+    /// Keep the value (a string). An array element whose field has this
+    /// shape is kept only when the value equals the string: report.jq reads
+    /// `status.conditions` only through `select(.type == "PodScheduled" and
+    /// .status == "False")`, and the conditions of a running pod cost about
+    /// 1.4 KB of memory (+70 MB at 50k pods; tests/ prove it invisible).
+    Equals(String),
+}
+
+impl Shape {
+    /// Read a shape from its JSON form: `true`, `"value"`, `{key: shape}` or `[shape]`.
+    /// Keys starting with `_` are comments.
+    pub fn from_json(v: &serde_json::Value) -> Result<Self, String> {
+        use serde_json::Value as J;
+        match v {
+            J::Bool(true) => Ok(Shape::Keep),
+            J::String(wanted) => Ok(Shape::Equals(wanted.clone())),
+            J::Object(fields) => fields
+                .iter()
+                .filter(|(k, _)| !k.starts_with('_'))
+                .map(|(k, v)| Ok((k.clone(), Shape::from_json(v)?)))
+                .collect::<Result<_, String>>()
+                .map(Shape::Fields),
+            J::Array(elems) if elems.len() == 1 => {
+                Ok(Shape::Each(Box::new(Shape::from_json(&elems[0])?)))
+            }
+            other => Err(format!("not a shape: {other}")),
+        }
+    }
+
+    /// Every object key this shape names, at any depth, sorted and unique.
+    pub fn keys(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        self.collect_keys(&mut out);
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    fn collect_keys(&self, out: &mut Vec<String>) {
+        match self {
+            Shape::Keep | Shape::Equals(_) => {}
+            Shape::Each(elem) => elem.collect_keys(out),
+            Shape::Fields(fields) => {
+                for (key, shape) in fields {
+                    out.push(key.clone());
+                    shape.collect_keys(out);
+                }
+            }
+        }
+    }
+}
+
+/// The shapes of the two documents the checker reads.
+#[derive(Debug, Clone)]
+pub struct Projection {
+    /// For `kubectl get pods -A -o json`.
+    pub pods: Shape,
+    /// For `kubectl get events -A -o json`.
+    pub events: Shape,
+}
+
+impl Projection {
+    /// The projection declared in `checker/programs/projection.json`.
+    pub fn canonical() -> Self {
+        let doc: serde_json::Value =
+            serde_json::from_str(Programs::PROJECTION_FILE).expect("projection.json is valid JSON");
+        let shape = |key: &str| Shape::from_json(&doc[key]).expect("projection.json holds shapes");
+        Self {
+            pods: shape("pods"),
+            events: shape("events"),
+        }
+    }
+
+    /// Keep everything (used to prove the projection is invisible).
+    pub fn keep_all() -> Self {
+        Self {
+            pods: Shape::Keep,
+            events: Shape::Keep,
+        }
+    }
+}
+
+/// A shape compiled for reading: what to do with one value while it parses.
+#[derive(Debug, Clone)]
+pub(crate) enum Plan {
+    /// Not read by any program: validate it, build nothing.
+    Skip,
+    /// Keep the whole value.
+    Keep,
+    /// Keep only these keys of an object (any other value is kept whole).
+    Fields(Vec<Field>),
+    /// Project every element of an array (any other value is kept whole).
+    Each(Box<Plan>),
+}
+
+/// One kept key of an object.
+#[derive(Debug, Clone)]
+pub(crate) struct Field {
+    name: Box<str>,
+    /// The key as a jq value, made once: every pod shares its bytes.
+    pub(super) key: Val,
+    plan: Plan,
+    /// [`Shape::Equals`]: an element holding this field is kept only when
+    /// the field's value is this string.
+    only: Option<Val>,
+    /// Strings of this field seen by the fast path, and how many of them
+    /// were seen before: whether interning them pays.
+    pub(super) strings: Cell<(u32, u32)>,
+}
+
+impl Plan {
+    pub(crate) fn new(shape: &Shape) -> Self {
+        match shape {
+            Shape::Keep | Shape::Equals(_) => Plan::Keep,
+            Shape::Each(elem) => Plan::Each(Box::new(Plan::new(elem))),
+            Shape::Fields(fields) => {
+                let mut fields: Vec<Field> = fields
+                    .iter()
+                    .map(|(name, shape)| Field {
+                        name: name.as_str().into(),
+                        key: Val::from(name.clone()),
+                        plan: Plan::new(shape),
+                        only: match shape {
+                            Shape::Equals(wanted) => Some(Val::from(wanted.clone())),
+                            _ => None,
+                        },
+                        strings: Cell::new((0, 0)),
+                    })
+                    .collect();
+                fields.sort_by(|a, b| a.name.cmp(&b.name));
+                Plan::Fields(fields)
+            }
+        }
+    }
+
+    /// The plan of the value under `key` of an object planned by `self`.
+    /// (A projection with a dozen keys: a linear scan beats hashing.)
+    /// `None`: drop the value. `Some((key, plan))`: keep it, under the
+    /// plan's shared key when there is one.
+    pub(crate) fn field(&self, key: &str) -> Option<(Option<&Val>, &Plan)> {
+        self.field_bytes(key.as_bytes())
+    }
+
+    fn field_bytes(&self, key: &[u8]) -> Option<(Option<&Val>, &Plan)> {
+        self.field_entry(key)
+            .map(|(field, plan)| (field.map(|f| &f.key), plan))
+    }
+
+    /// Like [`Plan::field`], with the projection's own field, if any.
+    pub(super) fn field_entry(&self, key: &[u8]) -> Option<(Option<&Field>, &Plan)> {
+        match self {
+            Plan::Fields(fields) => fields
+                .iter()
+                .find(|f| f.name.as_bytes() == key)
+                .map(|f| (Some(f), &f.plan)),
+            Plan::Skip => None,
+            // An object where an array was expected is kept whole.
+            Plan::Keep | Plan::Each(_) => Some((None, KEEP)),
+        }
+    }
+
+    /// Whether an array element parsed by this plan is kept: always, but
+    /// for an object with a [`Shape::Equals`] field whose value differs
+    /// (or is missing). Anything but an object is kept whole, as always.
+    pub(crate) fn keeps(&self, element: &Val) -> bool {
+        let (Plan::Fields(fields), Val::Obj(map)) = (self, element) else {
+            return true;
+        };
+        fields
+            .iter()
+            .filter_map(|f| f.only.as_ref().map(|wanted| (f, wanted)))
+            .all(|(f, wanted)| map.get(&f.key) == Some(wanted))
+    }
+
+    /// The plan of every element of an array planned by `self`.
+    pub(crate) fn element(&self) -> &Plan {
+        match self {
+            Plan::Each(elem) => elem,
+            Plan::Skip => SKIP,
+            // An array where an object was expected is kept whole: the
+            // programs then see exactly what they would see unprojected.
+            Plan::Keep | Plan::Fields(_) => KEEP,
+        }
+    }
+}
+
+const KEEP: &Plan = &Plan::Keep;
+const SKIP: &Plan = &Plan::Skip;
+
+/// The key to store for `key`: the plan's shared one, or a fresh one.
+pub(crate) fn key_val(planned: Option<&Val>, key: &str) -> Val {
+    match planned {
+        Some(shared) => shared.clone(),
+        None => Val::utf8_str(key.as_bytes().to_vec()),
+    }
+}
