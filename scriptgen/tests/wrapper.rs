@@ -463,7 +463,7 @@ fn bad_knob_values() -> Vec<(&'static str, String)> {
         ] {
             table.push((knob.env, bad.to_owned()));
         }
-        table.push((knob.env, "9".repeat(options::MAX_DIGITS + 1)));
+        table.push((knob.env, "9".repeat(knob.max_digits + 1)));
         if knob.minimum > 0 {
             table.push((knob.env, (knob.minimum - 1).to_string()));
             table.push((knob.env, "0".repeat(3)));
@@ -526,8 +526,8 @@ fn both_drivers_accept_the_same_limits() {
     let bound = bound_sample(&sandbox);
     let events = write_json(&sandbox, "events.json", &empty_list());
     sandbox.pods(&[&bound]).events(&events);
-    let longest = format!("0{}", "9".repeat(options::MAX_DIGITS));
     for knob in options::KNOBS {
+        let longest = format!("0{}", "9".repeat(knob.max_digits));
         sandbox.set(knob.env, &longest);
     }
     let bash = sandbox.run_wrapper();
