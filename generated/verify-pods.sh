@@ -16,23 +16,25 @@ set -euo pipefail
 
 # The log functions a host script provides: the text as given, on stdout,
 # coloured by level only on a terminal without NO_COLOR (https://no-color.org).
+# A line that cannot be written fails the function quietly: verify_pods
+# says so in one line of its own (cannot print the result), as the checker.
 log_info() {
-  printf '%s\n' "$*"
+  printf '%s\n' "$*" 2>/dev/null
 }
 
 log_warn() {
   if [[ -t 1 && -z ${NO_COLOR:-} ]]; then
-    printf '\033[33m%s\033[0m\n' "$*"
+    printf '\033[33m%s\033[0m\n' "$*" 2>/dev/null
   else
-    printf '%s\n' "$*"
+    printf '%s\n' "$*" 2>/dev/null
   fi
 }
 
 log_error() {
   if [[ -t 1 && -z ${NO_COLOR:-} ]]; then
-    printf '\033[31m%s\033[0m\n' "$*"
+    printf '\033[31m%s\033[0m\n' "$*" 2>/dev/null
   else
-    printf '%s\n' "$*"
+    printf '%s\n' "$*" 2>/dev/null
   fi
 }
 

@@ -59,12 +59,10 @@ impl fmt::Display for CheckError {
             CheckError::Unreadable { command, why } => f.write_str(
                 &messages::UNREADABLE_OUTPUT.format(&[("command", command), ("why", why)]),
             ),
-            CheckError::ArtifactDir { dir, error } => {
-                f.write_str(&messages::ARTIFACT_DIR_CREATE.format(&[
-                    ("dir", &dir.display()),
-                    ("why", &options::io_words(error)),
-                ]))
-            }
+            CheckError::ArtifactDir { dir, error } => f.write_str(
+                &messages::ARTIFACT_DIR_CREATE
+                    .format(&[("dir", &dir.display()), ("why", &options::io_words(error))]),
+            ),
             CheckError::SaveDir { path, error } => {
                 f.write_str(&messages::ARTIFACTS_NOT_SAVED.format(&[
                     ("path", &path.display()),

@@ -312,9 +312,7 @@ fn written(result: io::Result<()>, code: u8) -> u8 {
     match result.and_then(|()| io::stdout().lock().flush()) {
         Ok(()) => code,
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => code,
-        Err(e) => refuse(
-            options::messages::CANNOT_PRINT.say(&[("why", &options::io_words(&e))]),
-        ),
+        Err(e) => refuse(options::messages::CANNOT_PRINT.say(&[("why", &options::io_words(&e))])),
     }
 }
 
@@ -553,11 +551,7 @@ fn run_triage(args: &TriageArgs) -> u8 {
                 reports.push(report);
             }
             Err(e) => {
-                eprintln!(
-                    "{}{}: {e}",
-                    options::CHECKER_PREFIX.error,
-                    log.display()
-                );
+                eprintln!("{}{}: {e}", options::CHECKER_PREFIX.error, log.display());
                 unreadable = true;
             }
         }

@@ -109,7 +109,11 @@ impl Fields {
     pub fn say(&self, id: &str) -> String {
         let message = contract_message(id);
         let (format, args) = printf_form(message);
-        let args = if args.is_empty() { args } else { format!(" {args}") };
+        let args = if args.is_empty() {
+            args
+        } else {
+            format!(" {args}")
+        };
         match (message.level, message.exit) {
             (Some(options::Level::Error), Some(exit)) => {
                 format!("verify_pods__error {exit} {format}{args} || return")
@@ -123,7 +127,9 @@ impl Fields {
     /// shell variable `variable`.
     pub fn format_into(&self, id: &str, variable: &str) -> String {
         let (format, args) = printf_form(contract_message(id));
-        format!("printf -v {variable} {format} {args}").trim_end().to_owned()
+        format!("printf -v {variable} {format} {args}")
+            .trim_end()
+            .to_owned()
     }
 
     /// Error `id`, which has no placeholders, with the prefix, as one shell
