@@ -295,6 +295,61 @@ mod tests {
     }
 
     #[test]
+    fn a_template_is_filled_by_name() {
+        let message = Message {
+            id: "t",
+            level: None,
+            exit: None,
+            text: "`{command}` {X}{ {}: {why}",
+        };
+        assert_eq!(message.placeholders(), ["command", "why"]);
+        assert_eq!(
+            message.format(&[("why", &"w"), ("command", &"k get")]),
+            "`k get` {X}{ {}: w"
+        );
+    }
+
+    #[test]
+    #[should_panic(expected = "t: no value for {why}")]
+    fn a_missing_value_is_a_bug() {
+        let message = Message {
+            id: "t",
+            level: None,
+            exit: None,
+            text: "{why}",
+        };
+        message.format(&[]);
+    }
+
+    #[test]
+    fn the_table_is_whole() {
+        for message in messages::ALL {
+            assert!(message.level.is_some(), "{}", message.id);
+            assert_eq!(
+                message.exit.is_some(),
+                message.level == Some(Level::Error),
+                "{}",
+                message.id
+            );
+        }
+        for knob in KNOBS {
+            assert!(knob.default >= knob.minimum, "{}", knob.name);
+            assert!(knob.default.to_string().len() <= knob.max_digits);
+            assert!(knob.flag.starts_with("--") && knob.env.starts_with("KWOK_VERIFY_PODS_"));
+        }
+    }
+
+    #[test]
+    fn io_errors_in_the_systems_words() {
+        let error = std::io::Error::from_raw_os_error(20);
+        assert_eq!(io_words(&error), "Not a directory");
+        assert_eq!(
+            io_words(&std::io::Error::other("x (os error 1)")),
+            "x (os error 1)"
+        );
+    }
+
+    #[test]
     fn interval_is_at_least_one() {
         assert!(parse_knob(&INTERVAL, "i", "0").is_err());
         assert_eq!(parse_knob(&INTERVAL, "i", "1"), Ok(1));

@@ -364,6 +364,36 @@ mod tests {
     }
 
     #[test]
+    fn a_message_becomes_a_printf_format_bash_reads_back() {
+        let message = options::Message {
+            id: "t",
+            level: None,
+            exit: None,
+            text: "100% `{command}` \\ \"$HOME\": {why}",
+        };
+        let (format, args) = printf_form(&message);
+        assert_eq!(format, r#""100%% \`%s\` \\\\ \"\$HOME\": %s""#);
+        assert_eq!(args, r#""$command" "$why""#);
+    }
+
+    #[test]
+    fn errors_return_their_exit_code_warnings_go_on() {
+        let fields = Fields::from_checker().unwrap();
+        let said = fields.say("kubectl_timed_out");
+        assert!(said.starts_with("verify_pods__error 2 \""), "{said}");
+        assert!(
+            said.ends_with(r#" "$command" "$seconds" || return"#),
+            "{said}"
+        );
+        let warned = fields.say("events_not_collected");
+        assert!(warned.starts_with("verify_pods__warn \""), "{warned}");
+        assert_eq!(
+            fields.format_into("no_error_message", "why"),
+            r#"printf -v why "no error message""#
+        );
+    }
+
+    #[test]
     fn a_program_holding_its_delimiter_is_refused() {
         let evil = Program {
             name: "report",
