@@ -4,6 +4,7 @@
 use crate::cancel;
 use crate::engine::{EvalError, Report};
 use crate::kubectl::{Kubectl, KubectlError};
+use crate::options::{self, messages, words};
 use crate::reader::Projection;
 use crate::snapshot::{self, SnapshotError};
 use crate::Engine;
@@ -38,6 +39,11 @@ pub enum CheckError {
     Kubectl(KubectlError),
     /// A canonical program rejected its input (e.g. no `items` array).
     Eval { source: String, error: EvalError },
+    /// kubectl's output was unreadable: not one JSON document, or one that
+    /// report.jq refuses (no `items` array).
+    Unreadable { command: String, why: String },
+    /// The artifact directory could not be created.
+    ArtifactDir { dir: PathBuf, error: io::Error },
     /// Writing the artifacts failed.
     SaveDir { path: PathBuf, error: io::Error },
     /// A file could not be opened.
@@ -50,8 +56,18 @@ impl fmt::Display for CheckError {
             CheckError::Snapshot(e) => e.fmt(f),
             CheckError::Kubectl(e) => e.fmt(f),
             CheckError::Eval { source, error } => write!(f, "{source}: {}", error.message),
+            CheckError::Unreadable { command, why } => f.write_str(
+                &messages::UNREADABLE_OUTPUT.format(&[("command", command), ("why", why)]),
+            ),
+            CheckError::ArtifactDir { dir, error } => f.write_str(
+                &messages::ARTIFACT_DIR_CREATE
+                    .format(&[("dir", &dir.display()), ("why", &options::io_words(error))]),
+            ),
             CheckError::SaveDir { path, error } => {
-                write!(f, "{}: cannot save artifacts: {error}", path.display())
+                f.write_str(&messages::ARTIFACTS_NOT_SAVED.format(&[
+                    ("path", &path.display()),
+                    ("why", &options::io_words(error)),
+                ]))
             }
             CheckError::Open { path, error } => {
                 write!(f, "{}: cannot open: {error}", path.display())
@@ -61,6 +77,34 @@ impl fmt::Display for CheckError {
 }
 
 impl std::error::Error for CheckError {}
+
+impl CheckError {
+    /// The contract's exit code for this error.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            CheckError::Kubectl(_) => messages::KUBECTL_FAILED.exit_code(),
+            CheckError::Unreadable { .. } => messages::UNREADABLE_OUTPUT.exit_code(),
+            CheckError::ArtifactDir { .. } => messages::ARTIFACT_DIR_CREATE.exit_code(),
+            CheckError::SaveDir { .. } => messages::ARTIFACTS_NOT_SAVED.exit_code(),
+            CheckError::Snapshot(_) | CheckError::Eval { .. } | CheckError::Open { .. } => {
+                crate::exit::CANNOT_OBSERVE
+            }
+        }
+    }
+}
+
+/// Why a document kubectl printed is unreadable, in the contract's words
+/// (the position as `line L, column C`: kubectl's output is no file).
+fn unreadable_why(error: &SnapshotError) -> String {
+    match error.position {
+        Some((line, column)) => words::AT_POSITION.format(&[
+            ("line", &line),
+            ("column", &column),
+            ("why", &error.message),
+        ]),
+        None => error.message.clone(),
+    }
+}
 
 /// Where the pods (and events) come from.
 pub enum Source {
@@ -117,7 +161,7 @@ pub fn run(
         let doc = read_pods(source, &projection, &saver)?;
         let report = engine
             .report(doc, &settings.excluded_namespaces)
-            .map_err(eval_error(pods_source_name(source)))?;
+            .map_err(|error| pods_eval_error(source, error))?;
         let decision = engine
             .decide(&report)
             .map_err(eval_error("report".into()))?;
@@ -158,10 +202,18 @@ pub fn run(
     })
 }
 
-fn pods_source_name(source: &Source) -> String {
+/// report.jq refused the document: a file's error names the file, kubectl's
+/// is unreadable output (as in the bash function).
+fn pods_eval_error(source: &Source, error: EvalError) -> CheckError {
     match source {
-        Source::Offline { snapshot, .. } => display_path(snapshot),
-        Source::Live { .. } => "kubectl get pods".to_owned(),
+        Source::Offline { snapshot, .. } => CheckError::Eval {
+            source: display_path(snapshot),
+            error,
+        },
+        Source::Live { kubectl, .. } => CheckError::Unreadable {
+            command: kubectl.command_line(&GET_PODS),
+            why: error.message,
+        },
     }
 }
 
@@ -185,7 +237,10 @@ fn read_pods(source: &Source, projection: &Projection, saver: &Saver) -> Result<
                     snapshot::read(Tee::new(out, tee), "kubectl get pods", &projection.pods)
                 })
                 .map_err(CheckError::Kubectl)?;
-            parsed.map_err(CheckError::Snapshot)
+            parsed.map_err(|error| CheckError::Unreadable {
+                command: kubectl.command_line(&GET_PODS),
+                why: unreadable_why(&error),
+            })
         }
     }
 }
@@ -228,22 +283,25 @@ fn read_events(
         (Source::Live { .. }, None) => Ok(None),
         (Source::Live { kubectl, .. }, Some(saver)) => {
             let tee = saver.tee("events.json")?;
+            let unreadable = |why: String| {
+                let command = kubectl.command_line(&GET_EVENTS);
+                messages::UNREADABLE_OUTPUT.format(&[("command", &command), ("why", &why)])
+            };
             let matched = kubectl
                 .run(&GET_EVENTS, |out| {
                     snapshot::read(Tee::new(out, tee), "kubectl get events", &projection.events)
                 })
                 .map_err(|e| e.to_string())
-                .and_then(|parsed| parsed.map_err(|e| e.to_string()))
+                .and_then(|parsed| parsed.map_err(|e| unreadable(unreadable_why(&e))))
                 .and_then(|doc| {
-                    let name = "kubectl get events";
                     engine
                         .events(doc, report)
-                        .map_err(|e| format!("{name}: {}", e.message))
+                        .map_err(|e| unreadable(e.message))
                 });
             match matched {
                 Ok(events) => Ok(Some(events)),
                 Err(why) => {
-                    warnings.push(format!("cannot collect FailedScheduling events: {why}"));
+                    warnings.push(messages::EVENTS_NOT_COLLECTED.format(&[("why", &why)]));
                     Ok(None)
                 }
             }
@@ -341,8 +399,8 @@ impl Saver {
                 _partials: None,
             });
         };
-        fs::create_dir_all(dir).map_err(|error| CheckError::SaveDir {
-            path: dir.to_owned(),
+        fs::create_dir_all(dir).map_err(|error| CheckError::ArtifactDir {
+            dir: dir.to_owned(),
             error,
         })?;
         Self::refuse_inputs(dir, inputs)?;

@@ -110,7 +110,7 @@ Examples:
 /// `verify-pods bash …` speaks as verify-pods.
 const BASH_TOOL: bash::Tool = bash::Tool {
     name: "verify-pods",
-    splice: "verify-pods bash splice",
+    splice: scriptgen::render::SPLICE_COMMAND,
 };
 
 const PROGRAMS_HELP: &str = "\
@@ -289,8 +289,19 @@ pub fn main(invocation: Invocation) -> ExitCode {
 }
 
 fn fail(message: impl std::fmt::Display) -> u8 {
-    eprintln!("verify-pods: error: {message}");
-    exit::CANNOT_OBSERVE
+    fail_as(exit::CANNOT_OBSERVE, message)
+}
+
+/// One line on stderr, with the checker's prefix from the contract
+/// (checker/programs/contract.json); `code` is the exit code.
+fn fail_as(code: u8, message: impl std::fmt::Display) -> u8 {
+    eprintln!("{}{message}", options::CHECKER_PREFIX.error);
+    code
+}
+
+/// A message of the contract: its words and its exit code.
+fn refuse(said: options::Said) -> u8 {
+    fail_as(said.exit_code(), said)
 }
 
 /// The exit code once stdout has been written: `code` when it was, and when
@@ -301,7 +312,7 @@ fn written(result: io::Result<()>, code: u8) -> u8 {
     match result.and_then(|()| io::stdout().lock().flush()) {
         Ok(()) => code,
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => code,
-        Err(e) => fail(format!("cannot write to stdout: {e}")),
+        Err(e) => refuse(options::messages::CANNOT_PRINT.say(&[("why", &options::io_words(&e))])),
     }
 }
 
@@ -330,7 +341,7 @@ fn print_programs(name: Option<&str>) -> u8 {
 
 /// A knob's seconds, its error naming where the bad text came from: the
 /// flag, or the environment variable (worded as the bash function words it).
-fn knob(knob: &Knob, text: &str, matches: &ArgMatches) -> Result<u64, String> {
+fn knob(knob: &Knob, text: &str, matches: &ArgMatches) -> Result<u64, options::Said> {
     let id = knob.flag.trim_start_matches("--").replace('-', "_");
     let named = match matches.value_source(&id) {
         Some(ValueSource::EnvVariable) => knob.env,
@@ -341,7 +352,7 @@ fn knob(knob: &Knob, text: &str, matches: &ArgMatches) -> Result<u64, String> {
 
 /// Where the pods come from. Every knob is validated in every mode, even
 /// those an offline check does not use: a typo never passes silently.
-fn source(args: &CheckArgs, matches: &ArgMatches) -> Result<Source, String> {
+fn source(args: &CheckArgs, matches: &ArgMatches) -> Result<Source, options::Said> {
     let deadline = knob(&options::DEADLINE, &args.deadline, matches)?;
     let interval = knob(&options::INTERVAL, &args.interval, matches)?;
     let timeout = knob(&options::KUBECTL_TIMEOUT, &args.kubectl_timeout, matches)?;
@@ -367,7 +378,7 @@ fn source(args: &CheckArgs, matches: &ArgMatches) -> Result<Source, String> {
 fn run_check(args: &CheckArgs, matches: &ArgMatches) -> u8 {
     let source = match source(args, matches) {
         Ok(source) => source,
-        Err(e) => return fail(e),
+        Err(said) => return refuse(said),
     };
     let excluded_namespaces = match options::parse_namespaces(&args.exclude_ns) {
         Ok(names) => names,
@@ -406,10 +417,10 @@ fn run_check(args: &CheckArgs, matches: &ArgMatches) -> u8 {
     };
     let outcome = match check::run(&engine, &source, &settings, &mut progress) {
         Ok(outcome) => outcome,
-        Err(e) => return fail(e),
+        Err(e) => return fail_as(e.exit_code(), e),
     };
     for warning in &outcome.warnings {
-        eprintln!("verify-pods: warning: {warning}");
+        eprintln!("{}{warning}", options::CHECKER_PREFIX.warning);
     }
     let lines = match render_result(&engine, &outcome.result, args.format) {
         Ok(lines) => lines,
@@ -417,7 +428,7 @@ fn run_check(args: &CheckArgs, matches: &ArgMatches) -> u8 {
     };
     let printed = progress_written.and_then(|()| print_lines(&lines, colour));
     if let Err(e) = append_step_summary(&engine, &outcome.result) {
-        return fail(e);
+        return e;
     }
     let code = match outcome.decision.verdict {
         Verdict::Pass | Verdict::Empty => exit::PASS,
@@ -465,12 +476,15 @@ fn raw_lines(engine: &Engine, program: Program, result: &Val) -> Result<Vec<Stri
     Ok(values.iter().map(|v| to_raw(v) + "\n").collect())
 }
 
-/// Append summary.jq's Markdown to the file named by GITHUB_STEP_SUMMARY, if any.
-fn append_step_summary(engine: &Engine, result: &Val) -> Result<(), String> {
+/// Append summary.jq's Markdown to the file named by GITHUB_STEP_SUMMARY,
+/// if any; the exit code of the error line printed otherwise.
+fn append_step_summary(engine: &Engine, result: &Val) -> Result<(), u8> {
     let Some(path) = std::env::var_os(STEP_SUMMARY_ENV).filter(|p| !p.is_empty()) else {
         return Ok(());
     };
-    let markdown: String = raw_lines(engine, Programs::SUMMARY, result)?.concat();
+    let markdown: String = raw_lines(engine, Programs::SUMMARY, result)
+        .map_err(fail)?
+        .concat();
     let path = PathBuf::from(path);
     fs::OpenOptions::new()
         .append(true)
@@ -478,10 +492,11 @@ fn append_step_summary(engine: &Engine, result: &Val) -> Result<(), String> {
         .open(&path)
         .and_then(|mut file| file.write_all(markdown.as_bytes()))
         .map_err(|e| {
-            format!(
-                "{STEP_SUMMARY_ENV}={}: cannot append the step summary: {e}",
-                path.display()
-            )
+            refuse(options::messages::STEP_SUMMARY.say(&[
+                ("env", &STEP_SUMMARY_ENV),
+                ("file", &path.display()),
+                ("why", &options::io_words(&e)),
+            ]))
         })
 }
 
@@ -536,7 +551,7 @@ fn run_triage(args: &TriageArgs) -> u8 {
                 reports.push(report);
             }
             Err(e) => {
-                eprintln!("verify-pods: error: {}: {e}", log.display());
+                eprintln!("{}{}: {e}", options::CHECKER_PREFIX.error, log.display());
                 unreadable = true;
             }
         }

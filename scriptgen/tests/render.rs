@@ -124,6 +124,21 @@ fn headers_say_generated_from_what_and_how() {
     assert!(scriptgen(&["render", "--wrapper"]).starts_with("#!/usr/bin/env bash\n"));
 }
 
+/// Issue 13: users splice with the verify-pods binary (scriptgen's splice
+/// is the developers'); the headers of what they splice say so.
+#[test]
+fn headers_name_the_users_splice_command() {
+    assert_eq!(render::SPLICE_COMMAND, "verify-pods bash splice");
+    for output in [
+        scriptgen(&["render"]),
+        scriptgen(&["render", "--definition"]),
+    ] {
+        assert!(!output.contains("scriptgen splice"), "{output}");
+        assert!(output.contains(&format!("`{} SCRIPT --write`", render::SPLICE_COMMAND)));
+        assert!(output.contains("contract.json"), "the table is named");
+    }
+}
+
 #[test]
 fn help_has_examples() {
     let help = scriptgen(&["--help"]);

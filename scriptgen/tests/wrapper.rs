@@ -452,71 +452,8 @@ fn a_full_stdout_exits_2_in_both_drivers() {
     assert_eq!(sandbox.leftovers(), Vec::<String>::new(), "temp files left");
 }
 
-/// A knob's bad values, from checker::options's table: not a number, a
-/// sign, spaces, other digits, a control character, below the minimum, one
-/// digit too many.
-fn bad_knob_values() -> Vec<(&'static str, String)> {
-    let mut table = Vec::new();
-    for knob in options::KNOBS {
-        for bad in [
-            "", "junk", "-1", "+1", " 1", "1.5", "0x10", "1e3", "٣", "1\n2\t",
-        ] {
-            table.push((knob.env, bad.to_owned()));
-        }
-        table.push((knob.env, "9".repeat(options::MAX_DIGITS + 1)));
-        if knob.minimum > 0 {
-            table.push((knob.env, (knob.minimum - 1).to_string()));
-            table.push((knob.env, "0".repeat(3)));
-        }
-    }
-    table
-}
-
-/// What follows a driver's prefix on its one line of stderr.
-fn after_prefix<'a>(stderr: &'a str, prefix: &str) -> &'a str {
-    assert_eq!(stderr.lines().count(), 1, "{stderr:?}");
-    stderr
-        .strip_prefix(prefix)
-        .unwrap_or_else(|| panic!("{stderr:?} does not start with {prefix:?}"))
-        .trim_end()
-}
-
-/// Issue 12, item 4: one table of bad values through both drivers (the
-/// checker live and offline): exit 2 each time, and the same words after
-/// each driver's prefix.
-#[test]
-fn both_drivers_refuse_the_same_bad_knobs_in_the_same_words() {
-    let mut sandbox = Sandbox::new();
-    let bound = bound_sample(&sandbox);
-    let events = write_json(&sandbox, "events.json", &empty_list());
-    sandbox.pods(&[&bound]).events(&events);
-    let kubectl = sandbox.bin().join("kubectl");
-    for (env, bad) in bad_knob_values() {
-        sandbox.set(env, &bad);
-        let bash = sandbox.run_wrapper();
-        let mut live = sandbox.command(&common::verify_pods_bin());
-        live.args(["check", "--kubectl"]).arg(&kubectl);
-        let mut offline = sandbox.command(&common::verify_pods_bin());
-        offline.args(["check", "--snapshot"]).arg(&bound);
-        let case = format!("{env}={bad:?}");
-        assert_eq!(code(&bash), 2, "{case}: bash");
-        let words = after_prefix(&text(&bash.stderr), "verify_pods: ").to_owned();
-        assert!(words.starts_with(env), "{case}: {words}");
-        for (mode, checker) in [("live", live), ("offline", offline)] {
-            let mut checker = checker;
-            let out = common::run(&mut checker);
-            assert_eq!(code(&out), 2, "{case}: checker {mode}");
-            let stderr = text(&out.stderr);
-            let said = after_prefix(&stderr, "verify-pods: error: ");
-            assert_eq!(said, words, "{case}: checker {mode} vs bash");
-        }
-        assert!(
-            sandbox.kubectl_calls().is_empty(),
-            "{case}: validated first"
-        );
-        sandbox.set(env, "1");
-    }
-}
+// Bad knob values and an empty artifact directory: tests/contract.rs runs
+// them through both drivers with the rest of the contract's bad inputs.
 
 /// Issue 12, item 4: good values at the limits pass both drivers alike:
 /// leading zeros do not count against the digits.
@@ -526,8 +463,8 @@ fn both_drivers_accept_the_same_limits() {
     let bound = bound_sample(&sandbox);
     let events = write_json(&sandbox, "events.json", &empty_list());
     sandbox.pods(&[&bound]).events(&events);
-    let longest = format!("0{}", "9".repeat(options::MAX_DIGITS));
     for knob in options::KNOBS {
+        let longest = format!("0{}", "9".repeat(knob.max_digits));
         sandbox.set(knob.env, &longest);
     }
     let bash = sandbox.run_wrapper();
@@ -539,23 +476,4 @@ fn both_drivers_accept_the_same_limits() {
     assert_eq!(code(&bash), 0, "{}", text(&bash.stderr));
     assert_eq!(code(&live), 0, "{}", text(&live.stderr));
     assert_same(&bash, &checker, &sandbox);
-}
-
-/// Issue 12, item 4: an empty artifact directory means unset in both.
-#[test]
-fn an_empty_artifact_dir_is_unset_in_both_drivers() {
-    let (pods, events) = (sample("pods.json"), sample("events.json"));
-    let mut sandbox = offline_sandbox(&pods, &events);
-    sandbox.set(ARTIFACT_DIR_ENV, "");
-    let bash = sandbox.run_wrapper();
-    let mut checker = sandbox.command(&common::verify_pods_bin());
-    checker
-        .args(["check", "--snapshot"])
-        .arg(&pods)
-        .arg("--events")
-        .arg(&events);
-    let checker = common::run(&mut checker);
-    assert_eq!(code(&checker), 1, "{}", text(&checker.stderr));
-    assert_same(&bash, &checker, &sandbox);
-    assert_eq!(text(&bash.stderr), text(&checker.stderr));
 }
