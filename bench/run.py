@@ -27,8 +27,13 @@ Peak RSS is ru_maxrss from wait4(): the largest single process of the tree
 (for the bash contenders that is jq; the bash process holding the snapshot
 in a variable is not added to it).
 
-The table, the target ratios and the machine are written between the
-markers of BENCHMARKS.md; the rest of that file is kept as written.
+The live section (bench/live.py; 10k and 50k pods, 150k with --big) runs
+the drivers and kubectl alone through the replay API server and the real
+kubectl, with wall time and the peak RSS of the whole process tree.
+
+The tables, the target ratios and the machine are written between the
+markers of BENCHMARKS.md (one pair for the offline section, one for the
+live section); the rest of that file is kept as written.
 Python 3 standard library only.
 """
 
@@ -38,6 +43,7 @@ import json
 import os
 import platform
 import re
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -46,6 +52,7 @@ import tempfile
 import time
 
 import gen
+import live
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CHECKER = os.path.join(ROOT, "target", "release", "verify-pods")
@@ -400,19 +407,102 @@ def report_markdown(results, info, argv, reps, loads):
     return "\n".join(lines)
 
 
-def write_benchmarks(section):
+def write_benchmarks(section, begin=BEGIN, end=END):
     text = ""
     if os.path.exists(BENCHMARKS):
         with open(BENCHMARKS, encoding="utf-8") as f:
             text = f.read()
-    if BEGIN in text and END in text:
-        head, rest = text.split(BEGIN, 1)
-        tail = rest.split(END, 1)[1]
+    if begin in text and end in text:
+        head, rest = text.split(begin, 1)
+        tail = rest.split(end, 1)[1]
         text = head + section + tail
     else:
-        text = "# Benchmarks\n\n" + section + "\n" + text
+        text = text.rstrip("\n") + "\n\n" + section + "\n"
     with open(BENCHMARKS, "w", encoding="utf-8") as f:
         f.write(text)
+
+
+LIVE_BEGIN, LIVE_END = "<!-- bench-live:begin -->", "<!-- bench-live:end -->"
+
+
+def run_live(size, cache, excluded, work, have_wrapper, compare, reps):
+    """One size of the live section: (size, file bytes, contenders, server facts)."""
+    pods_file, events_file, tally = snapshot(size, cache)
+    expected = expected_counts(tally, set(excluded))
+    total = sum(counts["total"] for counts in tally.values())
+    text_golden = subprocess.run([CHECKER, "check", "--snapshot", pods_file, "--events", events_file],
+                                 capture_output=True, env=dict(os.environ, NO_COLOR="1")).stdout
+    plain_kc = os.path.join(work, f"kubeconfig-{size}")
+    exec_kc = os.path.join(work, f"kubeconfig-{size}-exec")
+    servers = [live.Server(pods_file, events_file, plain_kc),
+               live.Server(pods_file, events_file, exec_kc, tls_exec=True)]
+    try:
+        token_kc = live.token_kubeconfig(exec_kc, os.path.join(work, f"kubeconfig-{size}-token"))
+        env = {key: value for key, value in os.environ.items()
+               if not key.startswith("KWOK_VERIFY_PODS_") and key != "GITHUB_STEP_SUMMARY"}
+        home = os.path.join(work, "home")
+        os.makedirs(home, exist_ok=True)
+        env.update(HOME=home, KUBECACHEDIR=os.path.join(work, "kube-cache"), KWOK_VERIFY_PODS_DEADLINE="0",
+                   NO_COLOR="1", TMPDIR=work)
+        runs = [live.Live("checker offline", "checker offline (`--snapshot F --events E`), same pods",
+                          [CHECKER, "check", "--snapshot", pods_file, "--events", events_file, "--format", "json"],
+                          env, live.json_counts(expected, counts_of))]
+        runs += live.contenders(work, CHECKER, WRAPPER if have_wrapper else None, plain_kc, token_kc, exec_kc,
+                                env, expected, text_golden, total, counts_of, compare)
+        for rep in range(reps):
+            for c in runs:
+                if c.failed:
+                    continue
+                c.run(work)
+                if c.failed:
+                    fail(f"live {size}: {c.label}: {c.failed}")
+                print(f"  {c.key:<22} run {rep + 1}: {c.walls[-1]:7.2f} s  tree {mb(c.tree[-1]):8,.0f} MB"
+                      f"  single {mb(c.single[-1]):8,.0f} MB", flush=True)
+        server = {"load": servers[0].load_seconds, "rss": servers[0].rss()}
+    finally:
+        for s in servers:
+            s.stop()
+    return size, os.path.getsize(pods_file), runs, server
+
+
+def live_markdown(results, info, argv, reps, loads):
+    lines = [
+        LIVE_BEGIN,
+        "",
+        f"Measured {info['date']} with `{argv}` ({reps} repetition(s); median wall time; peak RSS = max over "
+        "the repetitions). The replay server (target/release/replay-server) serves the snapshot; kubectl is "
+        f"the real one on PATH. Load average (1 min) before/after: {loads[0]:.1f} / {loads[1]:.1f}.",
+        "",
+        "| pods | `-o json` file | contender | median | runs (s) | tree peak RSS | largest process | tree / file |",
+        "|---:|---:|---|---:|---|---:|---:|---:|",
+    ]
+    for size, file_bytes, runs, _ in results:
+        for c in runs:
+            walls = ", ".join(f"{w:.2f}" for w in c.walls)
+            tree = max(c.tree)
+            lines.append(f"| {size:,} | {mb(file_bytes):,.0f} MB | {c.label} | {statistics.median(c.walls):.2f} s | "
+                         f"{walls} | {mb(tree):,.0f} MB | {mb(max(c.single)):,.0f} MB | {100 * tree / file_bytes:.0f} % |")
+    lines += ["", "| pods | replay server: load | RSS serving | peak RSS |", "|---:|---:|---:|---:|"]
+    for size, _, _, server in results:
+        rss, hwm = server["rss"]
+        lines.append(f"| {size:,} | {server['load']:.1f} s | {mb(rss):,.0f} MB | {mb(hwm):,.0f} MB |")
+    lines += ["", "| target (issue 14) | measured | wanted | |", "|---|---|---|---|"]
+    for size, file_bytes, runs, _ in results:
+        by = {c.key: c for c in runs}
+        med = {k: statistics.median(c.walls) for k, c in by.items()}
+        checker = by["checker live"]
+        lines.append(ratio_line(f"{size:,}: checker live / checker offline", f"{med['checker live'] / med['checker offline']:.1f}x",
+                                "<= 2x", med["checker live"] <= 2 * med["checker offline"]))
+        speedup = med["kubectl -o json"] / med["checker live"]
+        lines.append(ratio_line(f"{size:,}: `kubectl -o json` alone / checker live", f"{speedup:.1f}x", ">= 10x", speedup >= 10))
+        lean = max(checker.tree) / file_bytes
+        lines.append(ratio_line(f"{size:,}: checker live tree peak RSS / `-o json` size", f"{100 * lean:.0f} %", "<= 25 %", lean <= 0.25))
+        calls = -(-size // 500)
+        plugin = (med["raw 500 exec"] - med["raw 500 token"])
+        lines.append(f"| {size:,}: 300 ms exec plugin, raw pages of 500 ({calls} kubectl calls) | "
+                     f"+{plugin:.1f} s ({1000 * plugin / calls:.0f} ms a call) | <= 1 s per check (at 150k) | |")
+    lines += ["", LIVE_END]
+    return "\n".join(lines)
 
 
 def main():
@@ -427,7 +517,11 @@ def main():
                         help="measure only these contenders (checker,jq,generated,postfix,cat; implies --no-write)")
     parser.add_argument("--compare", action="append", default=[], metavar="LABEL=BINARY",
                         help="also measure another verify-pods build (repeatable)")
+    parser.add_argument("--live-sizes", type=lambda s: [int(x) for x in s.split(",") if x],
+                        help="pod counts of the live section (default 10000,50000, 150000 with --big; '' for none)")
+    parser.add_argument("--live-reps", type=int, default=1, help="repetitions per live contender (default 1)")
     args = parser.parse_args()
+    live_sizes = args.live_sizes if args.live_sizes is not None else [10000, 50000] + ([150000] if args.big else [])
     sizes = args.sizes if args.sizes is not None else [1000, 10000, 50000] + ([150000] if args.big else [])
     snapshots = [(size, "plain") for size in sizes]
     snapshots += [(size, variant) for size in args.escape_sizes for variant in ESCAPE_VARIANTS]
@@ -450,7 +544,7 @@ def main():
     excluded = excluded_namespaces()
     cache = cache_dir()
     info = machine()
-    command = "python3 bench/run.py " + " ".join(sys.argv[1:])
+    command = "python3 bench/run.py " + shlex.join(sys.argv[1:])
     loads = [load()]
     results = []
     with tempfile.TemporaryDirectory(prefix="verify-pods-bench-") as work:
@@ -485,12 +579,29 @@ def main():
                 c.outputs = []  # the outputs of 150k runs are large
             results.append((size, label, file_bytes, runs))
     loads.append(load())
-    section = report_markdown(results, info, command, args.reps, loads)
-    print()
-    print(section)
-    if not args.no_write and not args.only:
-        write_benchmarks(section)
-        print(f"\nwritten to {BENCHMARKS}")
+    if results:
+        section = report_markdown(results, info, command, args.reps, loads)
+        print()
+        print(section)
+        if not args.no_write and not args.only:
+            write_benchmarks(section)
+            print(f"\nwritten to {BENCHMARKS}")
+    if live_sizes:
+        if not os.access(live.SERVER, os.X_OK) or shutil.which("kubectl") is None:
+            fail(f"the live section needs {live.SERVER} (make build) and kubectl on PATH")
+        live_loads = [load()]
+        live_results = []
+        with tempfile.TemporaryDirectory(prefix="verify-pods-bench-live-") as work:
+            for size in live_sizes:
+                print(f"live, {size} pods:", flush=True)
+                live_results.append(run_live(size, cache, excluded, work, have_wrapper, compare, args.live_reps))
+        live_loads.append(load())
+        section = live_markdown(live_results, info, command, args.live_reps, live_loads)
+        print()
+        print(section)
+        if not args.no_write and not args.only:
+            write_benchmarks(section, LIVE_BEGIN, LIVE_END)
+            print(f"\nwritten to {BENCHMARKS}")
 
 
 if __name__ == "__main__":

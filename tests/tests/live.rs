@@ -335,16 +335,14 @@ fn continue_pages_stay_on_the_state_of_the_first_page() {
 fn kubectl_human_output_and_selectors_work() {
     let case = corpus::case("mixed-everything");
     let state = State::from_case_dir(&case.dir).expect("state");
+    let (pods, events) = (state.pod_values(), state.event_values());
     let phase_count = |phase: &str| {
-        state
-            .pods
-            .iter()
+        pods.iter()
             .filter(|p| p.pointer("/status/phase").and_then(Value::as_str) == Some(phase))
             .count()
     };
-    let (all, pending) = (state.pods.len(), phase_count("Pending"));
-    let failed_scheduling = state
-        .events
+    let (all, pending) = (pods.len(), phase_count("Pending"));
+    let failed_scheduling = events
         .iter()
         .filter(|e| e["reason"] == "FailedScheduling")
         .count();
@@ -385,7 +383,7 @@ fn kubectl_human_output_and_selectors_work() {
         "{}",
         wide[0]
     );
-    let first_pod = &state.pods[0];
+    let first_pod = &pods[0];
     let row = wide[1].split_whitespace().collect::<Vec<_>>();
     assert_eq!(row[0], first_pod["metadata"]["namespace"]);
     assert_eq!(row[1], first_pod["metadata"]["name"]);

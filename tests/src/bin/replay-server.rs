@@ -3,25 +3,33 @@
 //! ```text
 //! replay-server --state tests/corpus/all-running --state t1/pods.json --port 0 \
 //!               [--page-size N] [--now RFC3339 (default: the wall clock)] [--version v1.32.0] \
-//!               [--fault pods-page-2=expired] [--kubeconfig FILE]
+//!               [--fault pods-page-2=expired] [--kubeconfig FILE] \
+//!               [--tls] [--token T] [--exec-plugin-ms N]
 //! ```
-//! It prints its URL (and writes a kubeconfig when asked), then logs each
+//! It prints its URL (and writes a kubeconfig when asked: with `--tls` its
+//! certificate beside it, with `--exec-plugin-ms` an exec credential plugin
+//! beside it that takes N ms and hands kubectl the token), then logs each
 //! request on stderr until killed.
 #![forbid(unsafe_code)]
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
-use verify_pods_tests::replay::client::kubeconfig_text;
-use verify_pods_tests::replay::{FaultRule, Server, State};
+use verify_pods_tests::replay::client::write_kubeconfig;
+use verify_pods_tests::replay::{ExecPlugin, FaultRule, KubeOptions, Server, State};
 
 const USAGE: &str =
     "usage: replay-server --state DIR|PODS.json[,EVENTS.json] [--state …] [--port N]
        [--page-size N] [--now RFC3339] [--version vX.Y.Z] [--fault TARGET=FAULT[@once|@N]]
-       [--kubeconfig FILE]
+       [--kubeconfig FILE] [--tls] [--token T] [--exec-plugin-ms N]
   TARGET: pods, pods-page-N, events, request-N
-  FAULT:  expired, 500, 503[:SECS], 429[:SECS], close, close-mid-body, truncate, delay:MILLIS
-  The timeline advances after each successful first page of a pods list.";
+  FAULT:  expired, 500, 503[:SECS], 429[:SECS], close, close-mid-body,
+          stall-mid-body:MILLIS, truncate, other-version, delay:MILLIS
+  The timeline advances after each successful first page of a pods list.
+  --tls: https with a fresh self-signed certificate (kubectl sends a
+  kubeconfig user's credentials only over TLS); --token: 401 without it;
+  --exec-plugin-ms: the kubeconfig's user gets its token from an exec
+  credential plugin that takes N ms (needs --tls and --token).";
 
 fn main() -> ExitCode {
     match run(std::env::args().skip(1).collect()) {
@@ -54,6 +62,8 @@ fn run(args: Vec<String>) -> Result<(), String> {
     // By hand, ages are shown from the wall clock; tests pin `now`.
     let mut builder = Server::builder().now_seconds(wall_clock());
     let mut kubeconfig: Option<PathBuf> = None;
+    let mut token: Option<String> = None;
+    let mut plugin_ms: Option<u64> = None;
     let mut args = args.into_iter();
     while let Some(flag) = args.next() {
         let mut value = || args.next().ok_or_else(|| format!("{flag} needs a value"));
@@ -72,6 +82,16 @@ fn run(args: Vec<String>) -> Result<(), String> {
                 kubeconfig = Some(PathBuf::from(value()?));
                 builder
             }
+            "--tls" => builder.tls(),
+            "--token" => {
+                let text = value()?;
+                token = Some(text.clone());
+                builder.token(&text)
+            }
+            "--exec-plugin-ms" => {
+                plugin_ms = Some(number(value()?)? as u64);
+                builder
+            }
             "-h" | "--help" => {
                 println!("{USAGE}");
                 return Ok(());
@@ -79,10 +99,23 @@ fn run(args: Vec<String>) -> Result<(), String> {
             other => return Err(format!("unknown argument {other:?}")),
         };
     }
+    let exec_plugin = match (plugin_ms, &token) {
+        (None, _) => None,
+        (Some(ms), Some(token)) => Some(ExecPlugin {
+            delay: Duration::from_millis(ms),
+            token: token.clone(),
+        }),
+        (Some(_), None) => return Err("--exec-plugin-ms needs --token".into()),
+    };
     let server = builder.start().map_err(|e| format!("cannot listen: {e}"))?;
     if let Some(path) = kubeconfig {
-        let text = kubeconfig_text(&server.url());
-        std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+        let mut options = KubeOptions::for_server(&server);
+        if exec_plugin.is_some() {
+            options.token = None;
+            options.exec_plugin = exec_plugin;
+        }
+        write_kubeconfig(&path, &server.url(), &options)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
     }
     println!("{}", server.url());
     let mut printed = 0;

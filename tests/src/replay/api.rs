@@ -3,13 +3,13 @@
 //! and the fault rules, decided per request under one lock.
 
 use super::fault::{Fault, FaultRule, Target, Times};
-use super::http::{Delivery, Request, Response};
+use super::http::{Body, Delivery, Request, Response};
 use super::log::{LogEntry, Resource};
+use super::object::Object;
 use super::select::{FieldSelector, Kind, LabelSelector};
 use super::state::State;
 use super::table::{self, IncludeObject, Printer};
 use serde_json::{json, Value};
-use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 /// When the timeline moves to its next state.
@@ -33,6 +33,8 @@ pub struct Config {
     pub git_version: String,
     /// When the timeline advances.
     pub advance: Advance,
+    /// The bearer token every request must carry (None = no check).
+    pub token: Option<String>,
 }
 
 /// Everything the connection threads share.
@@ -139,6 +141,7 @@ struct Answer {
     list: Option<Resource>,
     page: Option<usize>,
     state: Option<usize>,
+    resource_version: Option<String>,
     items: usize,
 }
 
@@ -149,9 +152,17 @@ impl Answer {
             list: None,
             page: None,
             state: None,
+            resource_version: None,
             items: 0,
         }
     }
+}
+
+/// The `resourceVersion` of timeline state `index`: distinct, increasing.
+/// (`index` = the number of states names the version no state has, which
+/// [`Fault::OtherVersion`] serves when the timeline has not moved.)
+pub fn resource_version(index: usize) -> String {
+    (1000 + index).to_string()
 }
 
 impl Shared {
@@ -159,10 +170,21 @@ impl Shared {
     /// log it, and advance the timeline after a served first page.
     pub fn handle(&mut self, request: &Request) -> (Response, Delivery) {
         let seq = self.log.len() + 1;
-        let mut answer = self.answer(request);
+        let mut answer = self.answer(request, None);
         let fault = self.fire(seq, &answer);
         let delivery = match &fault {
             None => Delivery::Normal,
+            Some(Fault::OtherVersion) => {
+                if let Some(pinned) = answer.state {
+                    let other = if pinned == self.current {
+                        self.states.len()
+                    } else {
+                        self.current
+                    };
+                    answer = self.answer(request, Some(other));
+                }
+                Delivery::Normal
+            }
             Some(Fault::Status {
                 code,
                 reason,
@@ -180,6 +202,7 @@ impl Shared {
             }
             Some(Fault::CloseBeforeHeaders) => Delivery::CloseBeforeHeaders,
             Some(Fault::CloseMidBody) => Delivery::CloseMidBody,
+            Some(Fault::StallMidBody(d)) => Delivery::StallMidBody(*d),
             Some(Fault::TruncatedBody) => Delivery::Truncated,
             Some(Fault::Delay(d)) => Delivery::Delayed(*d),
         };
@@ -188,11 +211,18 @@ impl Shared {
             method: request.method.clone(),
             path: request.path.clone(),
             query: request.raw_query.clone(),
+            limit: request.param("limit").and_then(|l| l.parse().ok()),
+            continue_token: request
+                .param("continue")
+                .filter(|c| !c.is_empty())
+                .map(str::to_owned),
             accept: request.header("accept").unwrap_or("").to_owned(),
             user_agent: request.header("user-agent").unwrap_or("").to_owned(),
+            authorization: request.header("authorization").map(str::to_owned),
             list: answer.list,
             page: answer.page,
             state: answer.state,
+            resource_version: answer.resource_version.take(),
             status: if delivery == Delivery::CloseBeforeHeaders {
                 0
             } else {
@@ -244,7 +274,14 @@ impl Shared {
         Some(rule.fault.clone())
     }
 
-    fn answer(&self, request: &Request) -> Answer {
+    /// `other_state`: serve a list page from this state instead of the one
+    /// its continue token is pinned to.
+    fn answer(&self, request: &Request, other_state: Option<usize>) -> Answer {
+        if let Some(token) = &self.config.token {
+            if request.header("authorization") != Some(&format!("Bearer {token}")) {
+                return Answer::plain(status_response(401, "Unauthorized", "Unauthorized"));
+            }
+        }
         if request.method != "GET" {
             return Answer::plain(status_response(
                 405,
@@ -267,7 +304,7 @@ impl Shared {
             )),
             (Route::ApiV1, _) => Answer::plain(Response::json(200, &resource_list())),
             (Route::List(resource, ns), Some(format)) => {
-                self.list(request, resource, ns.as_deref(), &format)
+                self.list(request, resource, ns.as_deref(), &format, other_state)
             }
             (Route::Get(resource, ns, name), Some(format)) => {
                 Answer::plain(self.get(request, resource, ns.as_deref(), &name, &format))
@@ -302,27 +339,36 @@ impl Shared {
 
     /// The objects of `resource` in state `index` (nodes and namespaces are
     /// derived from the pods: enough for `kubectl get nodes|namespaces`).
-    fn objects(&self, resource: Resource, index: usize) -> Cow<'_, [Value]> {
-        let state = &self.states[index];
-        let names = |pointer: &str| -> BTreeSet<String> {
+    /// The index past the last state serves the last state's objects.
+    fn objects(&self, resource: Resource, index: usize) -> Vec<Object> {
+        let state = &self.states[index.min(self.states.len() - 1)];
+        let names = |derive: &dyn Fn(&Object) -> Option<String>| -> BTreeSet<String> {
             state
                 .pods
                 .iter()
-                .filter_map(|p| p.pointer(pointer).and_then(Value::as_str))
+                .filter_map(derive)
                 .filter(|n| !n.is_empty())
-                .map(str::to_owned)
                 .collect()
         };
         match resource {
-            Resource::Pods => Cow::Borrowed(&state.pods),
-            Resource::Events => Cow::Borrowed(&state.events),
-            Resource::Nodes => names("/spec/nodeName")
+            Resource::Pods => state.pods.clone(),
+            Resource::Events => state.events.clone(),
+            Resource::Nodes => names(&|pod: &Object| {
+                pod.value()
+                    .pointer("/spec/nodeName")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+            })
+            .into_iter()
+            .map(|n| Object::from_value(json!({"metadata": {"name": n}})))
+            .collect(),
+            Resource::Namespaces => names(&|pod: &Object| Some(pod.namespace().to_owned()))
                 .into_iter()
-                .map(|n| json!({"metadata": {"name": n}}))
-                .collect(),
-            Resource::Namespaces => names("/metadata/namespace")
-                .into_iter()
-                .map(|n| json!({"metadata": {"name": n}, "status": {"phase": "Active"}}))
+                .map(|n| {
+                    Object::from_value(
+                        json!({"metadata": {"name": n}, "status": {"phase": "Active"}}),
+                    )
+                })
                 .collect(),
         }
     }
@@ -333,6 +379,7 @@ impl Shared {
         resource: Resource,
         namespace: Option<&str>,
         format: &Format,
+        other_state: Option<usize>,
     ) -> Answer {
         let mut answer = Answer::plain(Response::json(200, &Value::Null));
         answer.list = Some(resource);
@@ -346,7 +393,7 @@ impl Shared {
         };
         let (index, offset, page) = match request.param("continue").filter(|c| !c.is_empty()) {
             None => (self.current, 0, 1),
-            Some(token) => match parse_token(token).filter(|(s, _, _)| *s < self.states.len()) {
+            Some(token) => match parse_token(token).filter(|(s, _, _)| *s <= self.states.len()) {
                 Some(pinned) => pinned,
                 None => {
                     answer.page = Some(2);
@@ -359,10 +406,13 @@ impl Shared {
                 }
             },
         };
+        let index = other_state.unwrap_or(index);
+        let version = resource_version(index);
         answer.page = Some(page);
         answer.state = Some(index);
+        answer.resource_version = Some(version.clone());
         let all = self.objects(resource, index);
-        let matching: Vec<&Value> = all.iter().filter(|o| selected(o)).collect();
+        let matching: Vec<&Object> = all.iter().filter(|o| selected(o)).collect();
         let limit = match request.param("limit").map(str::parse::<usize>) {
             None => None,
             Some(Ok(0)) => None,
@@ -381,29 +431,32 @@ impl Shared {
         let start = offset.min(matching.len());
         let end = start.saturating_add(size).min(matching.len());
         let page_items = &matching[start..end];
-        let mut metadata = json!({"resourceVersion": (1000 + index).to_string()});
-        if end < matching.len() {
-            metadata["continue"] = token(index, end, page + 1).into();
-            if !has_selectors(request) {
-                metadata["remainingItemCount"] = (matching.len() - end).into();
-            }
-        }
+        let metadata = ListMeta {
+            resource_version: version,
+            next: (end < matching.len()).then(|| {
+                let remaining = (!has_selectors(request)).then(|| matching.len() - end);
+                (token(index, end, page + 1), remaining)
+            }),
+        };
         answer.items = page_items.len();
         answer.response = match format {
             Format::Json => list_response(resource, &metadata, page_items),
             Format::Table(version) => match IncludeObject::parse(request.param("includeObject")) {
-                Ok(include) => Response::json(
-                    200,
-                    &table::table(
-                        printer(resource),
-                        resource.kind(),
-                        page_items,
-                        include,
-                        version,
-                        self.config.now,
-                        metadata,
-                    ),
-                ),
+                Ok(include) => {
+                    let values: Vec<Value> = page_items.iter().map(|o| o.value()).collect();
+                    Response::json(
+                        200,
+                        &table::table(
+                            printer(resource),
+                            resource.kind(),
+                            &values.iter().collect::<Vec<_>>(),
+                            include,
+                            version,
+                            self.config.now,
+                            metadata.to_value(),
+                        ),
+                    )
+                }
                 Err(e) => status_response(400, "BadRequest", &e),
             },
         };
@@ -417,7 +470,7 @@ impl Shared {
         request: &Request,
         resource: Resource,
         namespace: Option<&str>,
-    ) -> Result<Box<dyn Fn(&Value) -> bool>, Response> {
+    ) -> Result<Box<dyn Fn(&Object) -> bool>, Response> {
         let kind = match resource {
             Resource::Pods => Kind::Pods,
             Resource::Events => Kind::Events,
@@ -429,14 +482,17 @@ impl Shared {
         let labels = LabelSelector::parse(request.param("labelSelector").unwrap_or(""))
             .map_err(|e| status_response(400, "BadRequest", &e))?;
         let namespace = namespace.map(str::to_owned);
-        Ok(Box::new(move |object: &Value| {
-            let in_namespace = namespace.as_deref().is_none_or(|ns| {
-                object
-                    .pointer("/metadata/namespace")
-                    .and_then(Value::as_str)
-                    == Some(ns)
-            });
-            in_namespace && fields.matches(object) && labels.matches(object)
+        // Most lists have no selector: no object is parsed for those.
+        let unselective = fields.is_empty() && labels.is_empty();
+        Ok(Box::new(move |object: &Object| {
+            let in_namespace = namespace
+                .as_deref()
+                .is_none_or(|ns| object.namespace() == ns);
+            in_namespace
+                && (unselective || {
+                    let value = object.value();
+                    fields.matches(&value) && labels.matches(&value)
+                })
         }))
     }
 
@@ -449,12 +505,10 @@ impl Shared {
         format: &Format,
     ) -> Response {
         let objects = self.objects(resource, self.current);
-        let found = objects.iter().find(|o| {
-            o.pointer("/metadata/name").and_then(Value::as_str) == Some(name)
-                && namespace.is_none_or(|ns| {
-                    o.pointer("/metadata/namespace").and_then(Value::as_str) == Some(ns)
-                })
-        });
+        let found = objects
+            .iter()
+            .find(|o| o.name() == name && namespace.is_none_or(|ns| o.namespace() == ns))
+            .map(Object::value);
         let Some(object) = found else {
             let mut body = status(
                 404,
@@ -466,7 +520,7 @@ impl Shared {
         };
         match format {
             Format::Json => {
-                let mut object = object.clone();
+                let mut object = object;
                 object["kind"] = resource.kind().into();
                 object["apiVersion"] = "v1".into();
                 Response::json(200, &object)
@@ -477,11 +531,11 @@ impl Shared {
                     &table::table(
                         printer(resource),
                         resource.kind(),
-                        &[object],
+                        &[&object],
                         include,
                         version,
                         self.config.now,
-                        json!({"resourceVersion": (1000 + self.current).to_string()}),
+                        json!({"resourceVersion": resource_version(self.current)}),
                     ),
                 ),
                 Err(e) => status_response(400, "BadRequest", &e),
@@ -490,15 +544,52 @@ impl Shared {
     }
 }
 
-/// A `…List` document, items serialized in place (no copies of big states).
-fn list_response(resource: Resource, metadata: &Value, items: &[&Value]) -> Response {
-    let mut body = format!(
-        r#"{{"kind":"{}List","apiVersion":"v1","metadata":{metadata},"items":"#,
-        resource.kind()
-    )
-    .into_bytes();
-    serde_json::to_writer(&mut body, items).expect("a Value always serializes");
-    body.push(b'}');
+/// A list's `metadata`: its version, and for all but the last page the
+/// continue token and (without selectors) how many items remain.
+struct ListMeta {
+    resource_version: String,
+    next: Option<(String, Option<usize>)>,
+}
+
+impl ListMeta {
+    /// The JSON in the apiserver's field order (ListMeta's Go struct order).
+    fn json(&self) -> String {
+        let mut json = format!(r#"{{"resourceVersion":"{}""#, self.resource_version);
+        if let Some((token, remaining)) = &self.next {
+            json.push_str(&format!(r#","continue":"{token}""#));
+            if let Some(remaining) = remaining {
+                json.push_str(&format!(r#","remainingItemCount":{remaining}"#));
+            }
+        }
+        json.push('}');
+        json
+    }
+
+    fn to_value(&self) -> Value {
+        serde_json::from_str(&self.json()).expect("list metadata is JSON")
+    }
+}
+
+/// A `…List` as the apiserver writes it: compact, `kind`, `apiVersion`,
+/// `metadata`, `items` in that order, a newline after it (Go's
+/// `json.Encoder`); the items are the stored objects, not copies.
+fn list_response(resource: Resource, metadata: &ListMeta, items: &[&Object]) -> Response {
+    let mut body = Body::default();
+    body.push(
+        format!(
+            r#"{{"kind":"{}List","apiVersion":"v1","metadata":{},"items":["#,
+            resource.kind(),
+            metadata.json()
+        )
+        .into_bytes(),
+    );
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            body.push_static(b",");
+        }
+        body.push_object(item);
+    }
+    body.push_static(b"]}\n");
     Response {
         status: 200,
         headers: Vec::new(),

@@ -8,6 +8,7 @@ use std::io;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::Duration;
 use tempfile::TempDir;
 
 /// Environment variable that names the kubectl the tests run.
@@ -43,22 +44,123 @@ pub struct KubeEnv {
     pub kubectl_path: PathBuf,
 }
 
+/// How a [`KubeEnv`] reaches its server, beyond the URL.
+#[derive(Debug, Clone, Default)]
+pub struct KubeOptions {
+    /// The kubectl binary (None = [`kubectl_binary`]).
+    pub kubectl: Option<PathBuf>,
+    /// The certificate to trust (https servers: [`super::Server::ca_pem`]).
+    pub ca_pem: Option<String>,
+    /// A static bearer token for the kubeconfig's user.
+    pub token: Option<String>,
+    /// An exec credential plugin for the kubeconfig's user instead.
+    pub exec_plugin: Option<ExecPlugin>,
+}
+
+/// A kubeconfig user's exec credential plugin (EKS' `aws eks get-token`,
+/// GKE's `gke-gcloud-auth-plugin`): a script that takes `delay`, then
+/// prints an `ExecCredential` with `token`. kubectl runs it once per
+/// process; each run is logged (see [`KubeEnv::exec_plugin_runs`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExecPlugin {
+    /// How long each run takes.
+    pub delay: Duration,
+    /// The token it hands kubectl.
+    pub token: String,
+}
+
+impl KubeOptions {
+    /// Options to reach `server`: its certificate, and its token (as a
+    /// static token) when it requires one.
+    pub fn for_server(server: &super::Server) -> Self {
+        Self {
+            ca_pem: server.ca_pem().map(str::to_owned),
+            token: server.token(),
+            ..Self::default()
+        }
+    }
+}
+
+/// Write `kubeconfig` for the server at `url`, with what `options` ask
+/// beside it: `KUBECONFIG.ca.crt`, and `KUBECONFIG.exec-plugin` (which
+/// appends a line to `KUBECONFIG.exec-plugin.log` on each run).
+pub fn write_kubeconfig(kubeconfig: &Path, url: &str, options: &KubeOptions) -> io::Result<()> {
+    let beside = |suffix: &str| {
+        let mut name = kubeconfig.as_os_str().to_owned();
+        name.push(suffix);
+        PathBuf::from(name)
+    };
+    let mut cluster = format!("    server: {url}\n");
+    if let Some(pem) = &options.ca_pem {
+        let ca = beside(".ca.crt");
+        fs::write(&ca, pem)?;
+        cluster.push_str(&format!("    certificate-authority: {}\n", ca.display()));
+    }
+    let user = match (&options.exec_plugin, &options.token) {
+        (Some(plugin), _) => {
+            let script = beside(".exec-plugin");
+            write_exec_plugin(&script, &beside(".exec-plugin.log"), plugin)?;
+            format!(
+                "\n    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: {}\n      interactiveMode: Never\n",
+                script.display()
+            )
+        }
+        (None, Some(token)) => format!("\n    token: {token}\n"),
+        (None, None) => " {}\n".to_owned(),
+    };
+    fs::write(kubeconfig, kubeconfig_yaml(&cluster, &user))
+}
+
+fn write_exec_plugin(script: &Path, log: &Path, plugin: &ExecPlugin) -> io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let credential = format!(
+        r#"{{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{{"token":"{}"}}}}"#,
+        plugin.token
+    );
+    let text = format!(
+        "#!/bin/sh\n# An exec credential plugin that takes {ms} ms, like a cloud provider's.\n\
+         echo run >> '{log}'\nsleep {secs}\nprintf '%s\\n' '{credential}'\n",
+        ms = plugin.delay.as_millis(),
+        log = log.display(),
+        secs = plugin.delay.as_secs_f64(),
+    );
+    fs::write(script, text)?;
+    fs::set_permissions(script, fs::Permissions::from_mode(0o755))
+}
+
 impl KubeEnv {
     /// An environment for the server at `url` with [`kubectl_binary`].
     pub fn new(url: &str) -> io::Result<Self> {
-        Self::with_kubectl(url, &kubectl_binary())
+        Self::with_options(url, &KubeOptions::default())
+    }
+
+    /// An environment for `server` (its certificate and token when it has them).
+    pub fn for_server(server: &super::Server) -> io::Result<Self> {
+        Self::with_options(&server.url(), &KubeOptions::for_server(server))
     }
 
     /// An environment for the server at `url` with this kubectl binary.
     pub fn with_kubectl(url: &str, kubectl: &Path) -> io::Result<Self> {
+        Self::with_options(
+            url,
+            &KubeOptions {
+                kubectl: Some(kubectl.to_owned()),
+                ..KubeOptions::default()
+            },
+        )
+    }
+
+    /// An environment for the server at `url` as `options` say.
+    pub fn with_options(url: &str, options: &KubeOptions) -> io::Result<Self> {
         let dir = tempfile::Builder::new().prefix("replay-kube-").tempdir()?;
         let kubeconfig = dir.path().join("kubeconfig");
-        fs::write(&kubeconfig, kubeconfig_text(url))?;
+        write_kubeconfig(&kubeconfig, url, options)?;
         fs::create_dir_all(dir.path().join("home"))?;
         fs::create_dir_all(dir.path().join("cache"))?;
         let bin_dir = dir.path().join("bin");
         fs::create_dir_all(&bin_dir)?;
         let kubectl_path = bin_dir.join("kubectl");
+        let kubectl = options.kubectl.clone().unwrap_or_else(kubectl_binary);
         symlink(kubectl, &kubectl_path)?;
         Ok(Self {
             dir,
@@ -66,6 +168,12 @@ impl KubeEnv {
             bin_dir,
             kubectl_path,
         })
+    }
+
+    /// How many times the exec credential plugin ran so far.
+    pub fn exec_plugin_runs(&self) -> usize {
+        let log = self.dir().join("kubeconfig.exec-plugin.log");
+        fs::read_to_string(log).map_or(0, |text| text.lines().count())
     }
 
     /// The temporary folder (scratch space for a test).
@@ -109,14 +217,17 @@ impl KubeEnv {
 
 /// A kubeconfig for the server at `url` (plain http: kubectl sends no credentials).
 pub fn kubeconfig_text(url: &str) -> String {
+    kubeconfig_yaml(&format!("    server: {url}\n"), " {}\n")
+}
+
+fn kubeconfig_yaml(cluster: &str, user: &str) -> String {
     format!(
         "apiVersion: v1
 kind: Config
 clusters:
 - name: replay
   cluster:
-    server: {url}
-contexts:
+{cluster}contexts:
 - name: replay
   context:
     cluster: replay
@@ -124,8 +235,7 @@ contexts:
 current-context: replay
 users:
 - name: replay
-  user: {{}}
-"
+  user:{user}"
     )
 }
 

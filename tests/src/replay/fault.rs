@@ -21,8 +21,17 @@ pub enum Fault {
     CloseBeforeHeaders,
     /// Announce the full Content-Length, send half the body, close.
     CloseMidBody,
+    /// Announce the full Content-Length, send half the body, then send
+    /// nothing for this long before closing: kubectl hangs mid-list until
+    /// its caller's timeout kills it.
+    StallMidBody(Duration),
     /// Send the first half of the JSON body with a correct Content-Length.
     TruncatedBody,
+    /// Serve a continue page from another resourceVersion than the first
+    /// page's, as a server that lost the list's snapshot would: from the
+    /// timeline's current state when the list's state is no longer current,
+    /// else the same items under a version no state has.
+    OtherVersion,
     /// Answer normally after this delay.
     Delay(Duration),
 }
@@ -74,13 +83,15 @@ impl Fault {
         }
     }
 
-    /// Whether the request still counts as served (a slow answer does).
+    /// Whether the request still counts as served (a slow answer does, and
+    /// so does a page from another version: it arrives whole).
     pub fn is_failure(&self) -> bool {
-        !matches!(self, Self::Delay(_))
+        !matches!(self, Self::Delay(_) | Self::OtherVersion)
     }
 
     /// Parse `expired`, `500`, `503[:SECS]`, `429[:SECS]`, `close`,
-    /// `close-mid-body`, `truncate`, `delay:MILLIS`.
+    /// `close-mid-body`, `stall-mid-body:MILLIS`, `truncate`,
+    /// `other-version`, `delay:MILLIS`.
     pub fn parse(text: &str) -> Result<Self, String> {
         let (name, arg) = text.split_once(':').unwrap_or((text, ""));
         let secs = || -> Result<u32, String> {
@@ -88,6 +99,11 @@ impl Fault {
                 return Ok(1);
             }
             arg.parse().map_err(|_| format!("bad seconds in {text:?}"))
+        };
+        let millis = || {
+            arg.parse()
+                .map(Duration::from_millis)
+                .map_err(|_| format!("bad milliseconds in {text:?}"))
         };
         match name {
             "expired" | "410" => Ok(Self::expired()),
@@ -97,10 +113,9 @@ impl Fault {
             "close" => Ok(Self::CloseBeforeHeaders),
             "close-mid-body" => Ok(Self::CloseMidBody),
             "truncate" => Ok(Self::TruncatedBody),
-            "delay" => arg
-                .parse()
-                .map(|ms| Self::Delay(Duration::from_millis(ms)))
-                .map_err(|_| format!("bad milliseconds in {text:?}")),
+            "other-version" => Ok(Self::OtherVersion),
+            "delay" => millis().map(Self::Delay),
+            "stall-mid-body" => millis().map(Self::StallMidBody),
             _ => Err(format!("unknown fault {text:?}")),
         }
     }
@@ -207,7 +222,19 @@ mod tests {
             FaultRule::parse("request-3=delay:1500@2").unwrap().fault,
             Fault::Delay(Duration::from_millis(1500))
         );
+        assert_eq!(
+            FaultRule::parse("pods-page-2=stall-mid-body:30000@once").unwrap(),
+            FaultRule::once(
+                Target::PodsPage(2),
+                Fault::StallMidBody(Duration::from_secs(30))
+            )
+        );
+        assert_eq!(
+            FaultRule::parse("pods-page-2=other-version").unwrap().fault,
+            Fault::OtherVersion
+        );
         assert!(FaultRule::parse("pods=boom").is_err());
+        assert!(FaultRule::parse("pods=stall-mid-body").is_err());
         assert!(FaultRule::parse("nodes=500").is_err());
     }
 }

@@ -2,7 +2,8 @@
 //! Content-Length (head and body in one write, TCP_NODELAY), keep the
 //! connection alive; or break the wire on purpose for fault injection.
 
-use std::io::{self, Read, Write};
+use super::object::Object;
+use std::io::{self, BufWriter, Read, Write};
 use std::net::{Shutdown, TcpStream};
 use std::thread;
 use std::time::Duration;
@@ -48,7 +49,7 @@ pub struct Response {
     /// Extra headers (Content-Type and Content-Length are always sent).
     pub headers: Vec<(String, String)>,
     /// The body.
-    pub body: Vec<u8>,
+    pub body: Body,
 }
 
 impl Response {
@@ -57,8 +58,73 @@ impl Response {
         Self {
             status,
             headers: Vec::new(),
-            body: serde_json::to_vec(value).expect("a Value always serializes"),
+            body: Body::from(serde_json::to_vec(value).expect("a Value always serializes")),
         }
+    }
+}
+
+/// A body as the pieces it is written from: a list page is its envelope
+/// and the stored objects themselves, never copied into one buffer.
+#[derive(Debug, Clone, Default)]
+pub struct Body(Vec<Piece>);
+
+#[derive(Debug, Clone)]
+enum Piece {
+    Owned(Vec<u8>),
+    Static(&'static [u8]),
+    Shared(Object),
+}
+
+impl Piece {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Self::Owned(bytes) => bytes,
+            Self::Static(bytes) => bytes,
+            Self::Shared(object) => object.json().as_bytes(),
+        }
+    }
+}
+
+impl From<Vec<u8>> for Body {
+    fn from(bytes: Vec<u8>) -> Self {
+        Self(vec![Piece::Owned(bytes)])
+    }
+}
+
+impl Body {
+    /// Append bytes.
+    pub fn push(&mut self, bytes: Vec<u8>) {
+        self.0.push(Piece::Owned(bytes));
+    }
+
+    /// Append constant bytes (no allocation).
+    pub fn push_static(&mut self, bytes: &'static [u8]) {
+        self.0.push(Piece::Static(bytes));
+    }
+
+    /// Append a stored object's JSON (shared, not copied).
+    pub fn push_object(&mut self, object: &Object) {
+        self.0.push(Piece::Shared(object.clone()));
+    }
+
+    /// The length in bytes.
+    pub fn len(&self) -> usize {
+        self.0.iter().map(|p| p.bytes().len()).sum()
+    }
+
+    /// Write the first `limit` bytes.
+    fn write_to(&self, out: &mut impl Write, limit: usize) -> io::Result<()> {
+        let mut left = limit;
+        for piece in &self.0 {
+            let bytes = piece.bytes();
+            let n = bytes.len().min(left);
+            out.write_all(&bytes[..n])?;
+            left -= n;
+            if left == 0 {
+                break;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -71,23 +137,48 @@ pub enum Delivery {
     CloseBeforeHeaders,
     /// Full Content-Length announced, half the body sent, connection closed.
     CloseMidBody,
+    /// Full Content-Length announced, half the body sent, then nothing for
+    /// this long (a client with a timeout gives up first), then closed.
+    StallMidBody(Duration),
     /// The first half of the body, with a Content-Length that matches it.
     Truncated,
     /// As it is, after a delay.
     Delayed(Duration),
 }
 
+/// A connection the server answers on: plain TCP or TLS over it.
+pub trait Wire: Read + Write {
+    /// Drop the connection. `abrupt`: as a crash would (no TLS
+    /// close_notify), so the client sees a cut body as an unexpected EOF.
+    fn close(&mut self, abrupt: bool);
+}
+
+impl Wire for TcpStream {
+    fn close(&mut self, _abrupt: bool) {
+        let _ = self.shutdown(Shutdown::Both);
+    }
+}
+
+impl Wire for rustls::StreamOwned<rustls::ServerConnection, TcpStream> {
+    fn close(&mut self, abrupt: bool) {
+        if !abrupt {
+            self.conn.send_close_notify();
+            let _ = self.conn.complete_io(&mut self.sock);
+        }
+        let _ = self.sock.shutdown(Shutdown::Both);
+    }
+}
+
 const MAX_HEAD: usize = 64 * 1024;
 
 /// Serve every request of one connection until the client closes it.
 pub fn serve_connection(
-    mut stream: TcpStream,
+    stream: &mut dyn Wire,
     handle: &dyn Fn(&Request) -> (Response, Delivery),
 ) -> io::Result<()> {
-    stream.set_nodelay(true)?;
     let mut buffer = Vec::with_capacity(8192);
     loop {
-        let Some((request, used)) = read_head(&mut stream, &mut buffer)? else {
+        let Some((request, used)) = read_head(stream, &mut buffer)? else {
             return Ok(());
         };
         buffer.drain(..used);
@@ -95,8 +186,9 @@ pub fn serve_connection(
         let close = request
             .header("connection")
             .is_some_and(|c| c.eq_ignore_ascii_case("close"));
-        if !deliver(&mut stream, &response, delivery)? || close {
-            let _ = stream.shutdown(Shutdown::Both);
+        let open = deliver(stream, &response, delivery)?;
+        if !open || close {
+            stream.close(!open);
             return Ok(());
         }
     }
@@ -104,7 +196,7 @@ pub fn serve_connection(
 
 /// Read until one request head is complete: the request and the bytes it
 /// used, or None when the client closed the connection.
-fn read_head(stream: &mut TcpStream, buffer: &mut Vec<u8>) -> io::Result<Option<(Request, usize)>> {
+fn read_head(stream: &mut dyn Wire, buffer: &mut Vec<u8>) -> io::Result<Option<(Request, usize)>> {
     let mut chunk = [0u8; 8192];
     loop {
         if !buffer.is_empty() {
@@ -168,22 +260,27 @@ fn parse_head(buffer: &[u8]) -> io::Result<Option<(Request, usize)>> {
 }
 
 /// Write the response as `delivery` says; false when the connection must close.
-fn deliver(stream: &mut TcpStream, response: &Response, delivery: Delivery) -> io::Result<bool> {
-    let body = &response.body;
+fn deliver(stream: &mut dyn Wire, response: &Response, delivery: Delivery) -> io::Result<bool> {
+    let length = response.body.len();
     match delivery {
         Delivery::CloseBeforeHeaders => return Ok(false),
         Delivery::Delayed(delay) => thread::sleep(delay),
         _ => {}
     }
     let (sent, announced) = match delivery {
-        Delivery::CloseMidBody => (&body[..body.len() / 2], body.len()),
-        Delivery::Truncated => (&body[..body.len() / 2], body.len() / 2),
-        _ => (&body[..], body.len()),
+        Delivery::CloseMidBody | Delivery::StallMidBody(_) => (length / 2, length),
+        Delivery::Truncated => (length / 2, length / 2),
+        _ => (length, length),
     };
-    let mut message = head(response, announced).into_bytes();
-    message.extend_from_slice(sent);
-    match stream.write_all(&message).and_then(|()| stream.flush()) {
-        Ok(()) => Ok(delivery != Delivery::CloseMidBody),
+    // Head and body leave in full buffers: no Nagle stall, few syscalls.
+    let mut out = BufWriter::with_capacity(256 * 1024, &mut *stream);
+    let written = out
+        .write_all(head(response, announced).as_bytes())
+        .and_then(|()| response.body.write_to(&mut out, sent))
+        .and_then(|()| out.flush());
+    drop(out);
+    match written {
+        Ok(()) => {}
         // The client gave up (a timeout): nothing more to do on this connection.
         Err(e)
             if matches!(
@@ -191,10 +288,17 @@ fn deliver(stream: &mut TcpStream, response: &Response, delivery: Delivery) -> i
                 io::ErrorKind::BrokenPipe | io::ErrorKind::ConnectionReset
             ) =>
         {
-            Ok(false)
+            return Ok(false)
         }
-        Err(e) => Err(e),
+        Err(e) => return Err(e),
     }
+    if let Delivery::StallMidBody(stall) = delivery {
+        thread::sleep(stall);
+    }
+    Ok(!matches!(
+        delivery,
+        Delivery::CloseMidBody | Delivery::StallMidBody(_)
+    ))
 }
 
 fn head(response: &Response, content_length: usize) -> String {
@@ -214,6 +318,7 @@ fn reason_phrase(status: u16) -> &'static str {
     match status {
         200 => "OK",
         400 => "Bad Request",
+        401 => "Unauthorized",
         404 => "Not Found",
         405 => "Method Not Allowed",
         406 => "Not Acceptable",

@@ -56,16 +56,24 @@ pub struct LogEntry {
     pub path: String,
     /// The raw query string.
     pub query: String,
+    /// The `limit` parameter, when it is a number.
+    pub limit: Option<usize>,
+    /// The `continue` parameter, when not empty.
+    pub continue_token: Option<String>,
     /// The `Accept` header.
     pub accept: String,
     /// The `User-Agent` header.
     pub user_agent: String,
+    /// The `Authorization` header (`Bearer …`), if any.
+    pub authorization: Option<String>,
     /// The listed resource, for list requests.
     pub list: Option<Resource>,
     /// The page of a list request (1 = first request, 2 = first continue).
     pub page: Option<usize>,
     /// The timeline state the answer was taken from.
     pub state: Option<usize>,
+    /// The list's `metadata.resourceVersion` in the answer.
+    pub resource_version: Option<String>,
     /// The HTTP status sent (0 when the connection closed before headers).
     pub status: u16,
     /// The fault injected, if any.
@@ -93,6 +101,15 @@ impl LogEntry {
             format!("?{}", self.query)
         };
         let state = self.state.map_or(String::new(), |s| format!(" state={s}"));
+        let version = self
+            .resource_version
+            .as_ref()
+            .map_or(String::new(), |v| format!(" rv={v}"));
+        let auth = if self.authorization.is_some() {
+            " auth"
+        } else {
+            ""
+        };
         let page = self.page.map_or(String::new(), |p| format!(" page={p}"));
         let fault = self
             .fault
@@ -104,7 +121,7 @@ impl LogEntry {
             ""
         };
         format!(
-            "{:>4} {} {}{query} -> {}{state}{page} items={}{table}{fault}",
+            "{:>4} {} {}{query} -> {}{state}{version}{page} items={}{table}{auth}{fault}",
             self.seq, self.method, self.path, self.status, self.items
         )
     }

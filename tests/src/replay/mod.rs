@@ -20,7 +20,16 @@
 //!
 //! The server runs in-process on `127.0.0.1:0`: a thread accepts, a thread
 //! per connection answers (HTTP/1.1 keep-alive, TCP_NODELAY, head and body in
-//! one write).
+//! full buffers). Lists are what `kubectl get --raw '/api/v1/pods?limit=N'`
+//! receives from a real apiserver: a compact `PodList`, each timeline state
+//! with its own `resourceVersion` (1000, 1001, …). Objects are stored as
+//! their compact JSON, once across the timeline ([`object`]), and pages are
+//! written from them without copies: 150k kubectl-shaped pods fit.
+//!
+//! With [`Builder::tls`] it serves https with a fresh self-signed
+//! certificate ([`Server::ca_pem`]): kubectl applies a kubeconfig's user
+//! (a token, an exec credential plugin) only over TLS. [`Builder::token`]
+//! makes every request without that bearer token a 401.
 
 mod api;
 pub mod client;
@@ -30,14 +39,18 @@ pub mod fault;
 pub mod fixtures;
 mod http;
 pub mod log;
+pub mod object;
 pub mod select;
 pub mod state;
 pub mod table;
+mod tls;
 
 pub use api::{Advance, Config};
 pub use client::{generated_wrapper, in_parallel, kubectl_binary, KubeEnv};
+pub use client::{ExecPlugin, KubeOptions};
 pub use fault::{Fault, FaultRule, Target, Times};
 pub use log::{LogEntry, Resource};
+pub use object::Object;
 pub use state::State;
 
 use api::Shared;
@@ -60,6 +73,7 @@ pub struct Builder {
     rules: Vec<FaultRule>,
     config: Config,
     port: u16,
+    tls: bool,
 }
 
 impl Builder {
@@ -118,13 +132,23 @@ impl Builder {
         self
     }
 
+    /// Serve https with a self-signed certificate made at start.
+    pub fn tls(mut self) -> Self {
+        self.tls = true;
+        self
+    }
+
+    /// Answer 401 to every request without `Authorization: Bearer TOKEN`
+    /// (kubectl sends one only over TLS: use with [`Builder::tls`]).
+    pub fn token(mut self, token: &str) -> Self {
+        self.config.token = Some(token.to_owned());
+        self
+    }
+
     /// Bind 127.0.0.1 and start serving.
     pub fn start(self) -> io::Result<Server> {
-        let states = if self.states.is_empty() {
-            vec![State::default()]
-        } else {
-            self.states
-        };
+        let states = timeline(self.states);
+        let tls = self.tls.then(tls::Identity::new).transpose()?;
         let listener = TcpListener::bind(("127.0.0.1", self.port))?;
         let addr = listener.local_addr()?;
         let shared = Arc::new(Mutex::new(Shared {
@@ -136,33 +160,65 @@ impl Builder {
             address: addr.to_string(),
         }));
         let stop = Arc::new(AtomicBool::new(false));
+        let tls_config = tls.as_ref().map(|identity| Arc::clone(&identity.config));
         let acceptor = {
             let (shared, stop) = (Arc::clone(&shared), Arc::clone(&stop));
-            thread::spawn(move || accept_loop(&listener, &shared, &stop))
+            thread::spawn(move || accept_loop(&listener, &shared, &stop, tls_config))
         };
         Ok(Server {
             shared,
             addr,
             stop,
             acceptor: Some(acceptor),
+            ca_pem: tls.map(|identity| identity.certificate_pem),
         })
     }
 }
 
-fn accept_loop(listener: &TcpListener, shared: &Arc<Mutex<Shared>>, stop: &AtomicBool) {
+/// The states to serve (one empty state when none is given), each object
+/// stored once across them.
+fn timeline(states: Vec<State>) -> Vec<State> {
+    let mut states = if states.is_empty() {
+        vec![State::default()]
+    } else {
+        states
+    };
+    let mut interner = object::Interner::default();
+    for state in &mut states {
+        state.intern(&mut interner);
+    }
+    states
+}
+
+fn accept_loop(
+    listener: &TcpListener,
+    shared: &Arc<Mutex<Shared>>,
+    stop: &AtomicBool,
+    tls: Option<Arc<rustls::ServerConfig>>,
+) {
     for stream in listener.incoming() {
         if stop.load(Ordering::SeqCst) {
             return;
         }
         let Ok(stream) = stream else { continue };
         let shared = Arc::clone(shared);
+        let tls = tls.clone();
         thread::spawn(move || {
-            let handle = |request: &http::Request| {
-                let (response, delivery) = lock(&shared).handle(request);
-                (response, delivery)
-            };
+            let handle = |request: &http::Request| lock(&shared).handle(request);
+            if stream.set_nodelay(true).is_err() {
+                return;
+            }
             // A client that vanishes mid-request is not the server's problem.
-            let _ = http::serve_connection(stream, &handle);
+            let _ = match tls {
+                None => http::serve_connection(&mut { stream }, &handle),
+                Some(config) => match rustls::ServerConnection::new(config) {
+                    Ok(connection) => http::serve_connection(
+                        &mut rustls::StreamOwned::new(connection, stream),
+                        &handle,
+                    ),
+                    Err(_) => return,
+                },
+            };
         });
     }
 }
@@ -178,6 +234,7 @@ pub struct Server {
     addr: SocketAddr,
     stop: Arc<AtomicBool>,
     acceptor: Option<JoinHandle<()>>,
+    ca_pem: Option<String>,
 }
 
 impl Server {
@@ -191,8 +248,10 @@ impl Server {
                 now: table::parse_time(DEFAULT_NOW).expect("DEFAULT_NOW is RFC 3339"),
                 git_version: DEFAULT_GIT_VERSION.to_owned(),
                 advance: Advance::PodsLists,
+                token: None,
             },
             port: 0,
+            tls: false,
         }
     }
 
@@ -201,9 +260,24 @@ impl Server {
         Self::builder().state(state).start()
     }
 
-    /// `http://127.0.0.1:PORT`
+    /// `http://127.0.0.1:PORT` (`https://` with TLS)
     pub fn url(&self) -> String {
-        format!("http://{}", self.addr)
+        let scheme = if self.ca_pem.is_some() {
+            "https"
+        } else {
+            "http"
+        };
+        format!("{scheme}://{}", self.addr)
+    }
+
+    /// The PEM certificate a client must trust (None without TLS).
+    pub fn ca_pem(&self) -> Option<&str> {
+        self.ca_pem.as_deref()
+    }
+
+    /// The bearer token the server requires, if any.
+    pub fn token(&self) -> Option<String> {
+        lock(&self.shared).config.token.clone()
     }
 
     /// The port.
@@ -241,12 +315,9 @@ impl Server {
     /// Start over with a new timeline and new fault rules, on the same port
     /// (kubectl's discovery cache, keyed by host and port, stays warm).
     pub fn reset(&self, states: Vec<State>, rules: Vec<FaultRule>) {
+        let states = timeline(states);
         let mut shared = lock(&self.shared);
-        shared.states = if states.is_empty() {
-            vec![State::default()]
-        } else {
-            states
-        };
+        shared.states = states;
         shared.current = 0;
         shared.rules = rules.into_iter().map(|r| (r, 0)).collect();
         shared.log.clear();
@@ -266,5 +337,26 @@ impl Drop for Server {
         if let Some(acceptor) = self.acceptor.take() {
             let _ = acceptor.join();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn pod(name: &str, phase: &str) -> serde_json::Value {
+        json!({"metadata": {"namespace": "ns", "name": name}, "status": {"phase": phase}})
+    }
+
+    /// A timeline stores an object once however many states hold it.
+    #[test]
+    fn states_share_their_equal_objects() {
+        let before = State::new(vec![pod("a", "Pending"), pod("b", "Running")], vec![]);
+        let after = State::new(vec![pod("a", "Running"), pod("b", "Running")], vec![]);
+        let states = timeline(vec![before, after]);
+        let (first, second) = (&states[0].pods, &states[1].pods);
+        assert!(first[1].shares_storage_with(&second[1]), "b is unchanged");
+        assert!(!first[0].shares_storage_with(&second[0]), "a changed");
     }
 }

@@ -210,6 +210,11 @@ impl LabelSelector {
             LabelTerm::Absent(k) => label(k).is_none(),
         })
     }
+
+    /// No requirement at all.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
 }
 
 fn label_term(term: &str) -> Option<LabelTerm> {

@@ -1,20 +1,25 @@
 //! One cluster state the server replays: the pods and the events, as the
-//! apiserver stores them (items without `kind`/`apiVersion`). Synthetic
-//! states are put in the apiserver's key order, (namespace, name); recorded
-//! documents are replayed in their recorded order (a recording of a real
-//! cluster already is in that order, and goldens depend on it).
+//! apiserver stores them (items without `kind`/`apiVersion`, compact; see
+//! [`Object`]). Synthetic states are put in the apiserver's key order,
+//! (namespace, name); recorded documents are replayed in their recorded
+//! order (a recording of a real cluster already is in that order, and
+//! goldens depend on it).
 
+use super::object::{Interner, Object};
+use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
-use std::fs;
+use std::fmt;
+use std::fs::File;
+use std::io::BufReader;
 use std::path::Path;
 
 /// The pods and events of one moment of the cluster.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct State {
     /// Pod objects, in list order.
-    pub pods: Vec<Value>,
+    pub pods: Vec<Object>,
     /// Event objects, in list order.
-    pub events: Vec<Value>,
+    pub events: Vec<Object>,
 }
 
 impl State {
@@ -22,16 +27,16 @@ impl State {
     /// listed in the apiserver's key order.
     pub fn new(pods: Vec<Value>, events: Vec<Value>) -> Self {
         let mut state = Self::recorded(pods, events);
-        state.pods.sort_by_key(key);
-        state.events.sort_by_key(key);
+        state.pods.sort_by(by_key);
+        state.events.sort_by(by_key);
         state
     }
 
     /// A state listed exactly in the order given.
     pub fn recorded(pods: Vec<Value>, events: Vec<Value>) -> Self {
         Self {
-            pods: stored(pods),
-            events: stored(events),
+            pods: pods.into_iter().map(Object::from_value).collect(),
+            events: events.into_iter().map(Object::from_value).collect(),
         }
     }
 
@@ -44,14 +49,16 @@ impl State {
         ))
     }
 
-    /// A state from a pods file and an optional events file.
+    /// A state from a pods file and an optional events file, read item by
+    /// item (a 150k-pod file never becomes one tree of values).
     pub fn from_files(pods: &Path, events: Option<&Path>) -> Result<Self, String> {
-        let pods = read_json(pods)?;
-        let events = match events {
-            Some(path) => read_json(path)?,
-            None => serde_json::json!({"kind": "List", "items": []}),
-        };
-        Self::from_documents(&pods, &events)
+        Ok(Self {
+            pods: read_items(pods)?,
+            events: match events {
+                Some(path) => read_items(path)?,
+                None => Vec::new(),
+            },
+        })
     }
 
     /// A state from a corpus case folder (`pods.json`, and `events.json` when present).
@@ -73,13 +80,34 @@ impl State {
     pub fn events_document(&self) -> Value {
         list_document("Event", &self.events)
     }
+
+    /// Share every object equal to one already stored in `interner`.
+    pub fn intern(&mut self, interner: &mut Interner) {
+        for object in self.pods.iter_mut().chain(self.events.iter_mut()) {
+            *object = interner.intern(object.clone());
+        }
+    }
+
+    /// The pods as `Value`s (parsed: for small states).
+    pub fn pod_values(&self) -> Vec<Value> {
+        self.pods.iter().map(Object::value).collect()
+    }
+
+    /// The events as `Value`s (parsed: for small states).
+    pub fn event_values(&self) -> Vec<Value> {
+        self.events.iter().map(Object::value).collect()
+    }
 }
 
-fn list_document(kind: &str, items: &[Value]) -> Value {
+fn by_key(a: &Object, b: &Object) -> std::cmp::Ordering {
+    (a.namespace(), a.name()).cmp(&(b.namespace(), b.name()))
+}
+
+fn list_document(kind: &str, items: &[Object]) -> Value {
     let items = items
         .iter()
         .map(|item| {
-            let mut item = item.clone();
+            let mut item = item.value();
             if let Some(obj) = item.as_object_mut() {
                 obj.insert("apiVersion".into(), "v1".into());
                 obj.insert("kind".into(), kind.into());
@@ -90,11 +118,6 @@ fn list_document(kind: &str, items: &[Value]) -> Value {
     serde_json::json!({"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": Value::Array(items)})
 }
 
-fn read_json(path: &Path) -> Result<Value, String> {
-    let text = fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    serde_json::from_slice(&text).map_err(|e| format!("{}: {e}", path.display()))
-}
-
 fn items(doc: &Value, what: &str) -> Result<Vec<Value>, String> {
     doc.get("items")
         .and_then(Value::as_array)
@@ -102,26 +125,71 @@ fn items(doc: &Value, what: &str) -> Result<Vec<Value>, String> {
         .ok_or_else(|| format!("the {what} document has no items array"))
 }
 
-/// The apiserver stores objects without `kind`/`apiVersion`.
-fn stored(mut objects: Vec<Value>) -> Vec<Value> {
-    for object in &mut objects {
-        if let Some(obj) = object.as_object_mut() {
-            obj.remove("kind");
-            obj.remove("apiVersion");
-        }
-    }
-    objects
+/// The `items` of a List file, each stored as it is parsed.
+fn read_items(path: &Path) -> Result<Vec<Object>, String> {
+    let error = |e: &dyn fmt::Display| format!("{}: {e}", path.display());
+    let file = File::open(path).map_err(|e| error(&e))?;
+    let mut reader = serde_json::Deserializer::from_reader(BufReader::with_capacity(1 << 20, file));
+    let items = ListItems.deserialize(&mut reader).map_err(|e| error(&e))?;
+    reader.end().map_err(|e| error(&e))?;
+    items.ok_or_else(|| error(&"the document has no items array"))
 }
 
-fn key(object: &Value) -> (String, String) {
-    let text = |field: &str| {
-        object
-            .pointer(&format!("/metadata/{field}"))
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_owned()
-    };
-    (text("namespace"), text("name"))
+/// A List document's `items`, stored one by one (other keys skipped).
+struct ListItems;
+
+impl<'de> DeserializeSeed<'de> for ListItems {
+    type Value = Option<Vec<Object>>;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ListItems {
+    type Value = Option<Vec<Object>>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a List object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut items = None;
+        while let Some(key) = map.next_key::<String>()? {
+            if key == "items" {
+                items = Some(map.next_value_seed(Items)?);
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(items)
+    }
+}
+
+struct Items;
+
+impl<'de> DeserializeSeed<'de> for Items {
+    type Value = Vec<Object>;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Items {
+    type Value = Vec<Object>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an items array")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut objects = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(item) = seq.next_element::<Value>()? {
+            objects.push(Object::from_value(item));
+        }
+        Ok(objects)
+    }
 }
 
 #[cfg(test)]
@@ -136,14 +204,34 @@ mod tests {
             {"metadata": {"namespace": "a", "name": "z"}},
             {"metadata": {"namespace": "a", "name": "y"}}]});
         let recorded = State::from_documents(&pods, &json!({"items": []})).unwrap();
-        assert_eq!(key(&recorded.pods[0]), ("b".to_owned(), "x".to_owned()));
-        let state = State::new(recorded.pods.clone(), vec![]);
-        let names: Vec<_> = state.pods.iter().map(key).collect();
-        assert_eq!(
-            names,
-            [("a", "y"), ("a", "z"), ("b", "x")].map(|(n, m)| (n.to_owned(), m.to_owned()))
-        );
-        assert!(state.pods[2].get("kind").is_none());
+        assert_eq!(recorded.pods[0].name(), "x");
+        let state = State::new(recorded.pod_values(), vec![]);
+        let names: Vec<_> = state
+            .pods
+            .iter()
+            .map(|p| format!("{}/{}", p.namespace(), p.name()))
+            .collect();
+        assert_eq!(names, ["a/y", "a/z", "b/x"]);
+        assert!(state.pods[2].value().get("kind").is_none());
         assert!(State::from_documents(&json!({"kind": "List"}), &json!({"items": []})).is_err());
+    }
+
+    #[test]
+    fn files_are_read_item_by_item() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("pods.json");
+        let doc = json!({"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""},
+            "items": [{"kind": "Pod", "metadata": {"namespace": "a", "name": "p"}}]});
+        std::fs::write(&path, serde_json::to_vec_pretty(&doc).unwrap()).unwrap();
+        let state = State::from_files(&path, None).unwrap();
+        assert_eq!(state.pods.len(), 1);
+        assert_eq!(
+            state.pods[0].json(),
+            r#"{"metadata":{"name":"p","namespace":"a"}}"#
+        );
+        std::fs::write(&path, b"{\"kind\": \"List\"}").unwrap();
+        assert!(State::from_files(&path, None).is_err());
+        std::fs::write(&path, b"{\"items\": [").unwrap();
+        assert!(State::from_files(&path, None).is_err());
     }
 }

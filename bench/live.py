@@ -1,0 +1,254 @@
+"""The live section of `make bench`: through the replay API server and the real kubectl.
+
+For each size (10k and 50k pods; 150k with --big) the snapshot bench/gen.py
+wrote is served by target/release/replay-server (the tests' server, compact
+pages like the apiserver) on plain http, and by a second one over TLS that
+requires a bearer token, and measured:
+
+  kubectl -o json       kubectl get pods -A -o json, alone (what the drivers call today)
+  raw 500 / raw 0       kubectl get --raw '/api/v1/pods?limit=N' and its continue pages
+                        (bench/raw-pages.sh; 0 = one request), alone
+  raw 500, token/exec   the same over TLS with a static token / with an exec credential
+                        plugin that takes 300 ms: their difference is the plugin's cost
+  checker live          verify-pods check --kubeconfig K --format json
+  generated live        bash generated/verify-pods.sh (KUBECONFIG=K, kubectl on PATH)
+  LABEL live            verify-pods check with another build (--compare LABEL=BINARY)
+
+A contender is a Live(key, label, argv, env). The paged drivers slot in as
+more of them (e.g. "checker live" keeps its key, the -o json build moves to a
+--compare label), with no other change.
+
+Every run is checked: the drivers must print the counts the generator
+tallied (text: the offline checker's text, `waited=` aside), kubectl -o json
+must print every pod, the raw pages must hold every pod at one
+resourceVersion.
+
+Wall time is the whole command. Memory is measured two ways:
+  tree peak    the largest sum of VmRSS over the process tree (the contender and
+               every descendant, kubectl included), sampled from /proc every
+               10 ms: a process shorter than that can be missed;
+  single peak  GNU time's %M (getrusage ru_maxrss): the largest single process
+               of the tree, never missed.
+The replay server is not in the tree (it plays the cluster).
+"""
+
+import json
+import os
+import re
+import subprocess
+import threading
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SERVER = os.path.join(ROOT, "target", "release", "replay-server")
+RAW_PAGES = os.path.join(ROOT, "bench", "raw-pages.sh")
+TOKEN = "bench-token"
+PLUGIN_MS = 300
+PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
+
+
+class Server:
+    """A replay-server process serving one snapshot; writes its kubeconfig."""
+
+    def __init__(self, pods_file, events_file, kubeconfig, tls_exec=False):
+        argv = [SERVER, "--state", f"{pods_file},{events_file}", "--now", "2025-01-01T12:00:00Z",
+                "--kubeconfig", kubeconfig]
+        if tls_exec:
+            argv += ["--tls", "--token", TOKEN, "--exec-plugin-ms", str(PLUGIN_MS)]
+        started = time.perf_counter()
+        self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        self.url = self.proc.stdout.readline().strip()
+        if not self.url:
+            raise RuntimeError(f"replay-server did not start: {' '.join(argv)}")
+        self.load_seconds = time.perf_counter() - started
+        self.kubeconfig = kubeconfig
+
+    def rss(self):
+        """(VmRSS, VmHWM) in bytes."""
+        values = {}
+        with open(f"/proc/{self.proc.pid}/status", encoding="utf-8") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                if key in ("VmRSS", "VmHWM"):
+                    values[key] = int(value.split()[0]) * 1024
+        return values["VmRSS"], values["VmHWM"]
+
+    def stop(self):
+        self.proc.kill()
+        self.proc.wait()
+
+
+def token_kubeconfig(exec_kubeconfig, path):
+    """The exec kubeconfig with a static token instead of the plugin (same server, same TLS)."""
+    with open(exec_kubeconfig, encoding="utf-8") as f:
+        text = f.read()
+    head = text[: text.index("    exec:")]
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(head + f"    token: {TOKEN}\n")
+    return path
+
+
+def tree_rss(root):
+    """Sum of VmRSS over `root` and its descendants (via /proc/PID/task/*/children)."""
+    total, stack, seen = 0, [root], set()
+    while stack:
+        pid = stack.pop()
+        if pid in seen:
+            continue
+        seen.add(pid)
+        try:
+            with open(f"/proc/{pid}/statm", encoding="ascii") as f:
+                total += int(f.read().split()[1]) * PAGE_SIZE
+            for task in os.listdir(f"/proc/{pid}/task"):
+                with open(f"/proc/{pid}/task/{task}/children", encoding="ascii") as f:
+                    stack.extend(int(c) for c in f.read().split())
+        except (OSError, ValueError):
+            continue
+    return total
+
+
+class Sampler(threading.Thread):
+    """Samples tree_rss(pid) every 10 ms until stopped; keeps the peak."""
+
+    def __init__(self, pid):
+        super().__init__(daemon=True)
+        self.pid, self.peak, self.done = pid, 0, threading.Event()
+
+    def run(self):
+        while not self.done.is_set():
+            self.peak = max(self.peak, tree_rss(self.pid))
+            self.done.wait(0.01)
+
+
+def measure(argv, env, stdout_path):
+    """(wall s, tree peak bytes, single peak bytes, exit code, stderr text)."""
+    with open(stdout_path, "wb") as out, open(stdout_path + ".rss", "w+", encoding="utf-8") as rss:
+        started = time.perf_counter()
+        proc = subprocess.Popen(["/usr/bin/time", "-f", "%M", "-o", rss.name, *argv], env=env,
+                                stdout=out, stderr=subprocess.PIPE)
+        sampler = Sampler(proc.pid)
+        sampler.start()
+        stderr = proc.stderr.read()
+        proc.wait()
+        wall = time.perf_counter() - started
+        sampler.done.set()
+        sampler.join()
+        rss.seek(0)
+        single = int(rss.read().strip().splitlines()[-1]) * 1024
+    # /usr/bin/time's own few MB are in the tree sum: subtract its RSS at rest.
+    return wall, sampler.peak, single, proc.returncode, stderr.decode(errors="replace")
+
+
+class Live:
+    def __init__(self, key, label, argv, env, check):
+        self.key, self.label, self.argv, self.env, self.check = key, label, argv, env, check
+        self.walls, self.tree, self.single = [], [], []
+        self.failed = None
+
+    def run(self, work):
+        out = os.path.join(work, f"live-{self.key.replace(' ', '-')}.out")
+        wall, tree, single, code, err = measure(self.argv, self.env, out)
+        problem = self.check(out, code, err)
+        os.unlink(out)
+        if problem:
+            self.failed = f"{problem} (exit {code}): {err.strip().splitlines()[-1] if err.strip() else ''}"
+            return
+        self.walls.append(wall)
+        self.tree.append(tree)
+        self.single.append(single)
+
+
+WAITED = re.compile(rb"waited=\d+s")
+
+
+def text_same(golden):
+    golden = WAITED.sub(b"waited=Ns", golden)
+
+    def check(out, code, err):
+        with open(out, "rb") as f:
+            got = WAITED.sub(b"waited=Ns", f.read())
+        return None if got == golden else "printed another text than the offline checker"
+    return check
+
+
+def json_counts(expected, counts_of):
+    def check(out, code, err):
+        with open(out, "rb") as f:
+            got = counts_of(json.load(f), "checker live")
+        return None if got == expected else f"counts {got}, expected {expected}"
+    return check
+
+
+def items_printed(total):
+    """kubectl -o json: one `"kind": "Pod",` line per item, at the items' fields' indentation (12)."""
+    marker = b'\n            "kind": "Pod",\n'
+
+    def check(out, code, err):
+        if code != 0:
+            return "kubectl failed"
+        count = 0
+        with open(out, "rb") as f:
+            tail = b""
+            while True:
+                block = f.read(1 << 24)
+                if not block:
+                    break
+                data = tail + block
+                count += data.count(marker)
+                tail = data[-(len(marker) - 1):]
+        return None if count == total else f"{count} pods printed, expected {total}"
+    return check
+
+
+def raw_pages_hold(total, pages_dir):
+    """bench/raw-pages.sh's pages: one resourceVersion, `total` items (each compact
+    item starts with `{"metadata":{`; the list's own metadata follows a comma)."""
+    version = re.compile(rb'"resourceVersion":"([^"]*)"')
+
+    def check(out, code, err):
+        try:
+            if code != 0:
+                return "raw-pages.sh failed"
+            versions, items, pages = set(), 0, 0
+            for name in os.listdir(pages_dir):
+                with open(os.path.join(pages_dir, name), "rb") as f:
+                    page = f.read()
+                pages += 1
+                versions.add(version.search(page[:1024]).group(1))
+                items += page.count(b'{"metadata":{')
+            if len(versions) != 1:
+                return f"pages at versions {sorted(versions)}"
+            return None if items == total else f"{items} items in {pages} pages, expected {total}"
+        finally:
+            for name in os.listdir(pages_dir):
+                os.unlink(os.path.join(pages_dir, name))
+    return check
+
+
+def contenders(work, checker, wrapper, plain_kc, token_kc, exec_kc, base_env, expected, text_golden, total,
+               counts_of, compare=()):
+    kubectl = "kubectl"
+    env = dict(base_env, KUBECONFIG=plain_kc)
+    pages = os.path.join(work, "pages")
+    os.makedirs(pages, exist_ok=True)
+
+    def raw(limit, kc):
+        return ["bash", RAW_PAGES, str(limit), pages], dict(base_env, KUBECONFIG=kc), raw_pages_hold(total, pages)
+    found = [
+        Live("kubectl -o json", "`kubectl get pods -A -o json` alone", [kubectl, "get", "pods", "-A", "-o", "json"],
+             env, items_printed(total)),
+        Live("raw 500", "`kubectl get --raw` pages of 500, alone", *raw(500, plain_kc)),
+        Live("raw 0", "`kubectl get --raw` one request (limit 0), alone", *raw(0, plain_kc)),
+        Live("raw 500 token", "raw pages of 500 over TLS, static token", *raw(500, token_kc)),
+        Live("raw 500 exec", f"raw pages of 500 over TLS, {PLUGIN_MS} ms exec plugin", *raw(500, exec_kc)),
+        Live("checker live", "checker live (`verify-pods check --format json`)",
+             [checker, "check", "--kubeconfig", plain_kc, "--format", "json"], env, json_counts(expected, counts_of)),
+    ]
+    for label, binary in compare:
+        found.append(Live(f"checker live@{label}", f"checker live, {label} build",
+                          [binary, "check", "--kubeconfig", plain_kc, "--format", "json"], env,
+                          json_counts(expected, counts_of)))
+    if wrapper:
+        found.append(Live("generated live", "generated bash live (verify-pods.sh)", ["bash", wrapper], env,
+                          text_same(text_golden)))
+    return found
