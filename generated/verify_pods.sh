@@ -180,12 +180,36 @@ def events_missing_note:
   else "FailedScheduling events: none for the unscheduled pods"
   end;
 
+
+# Input: the documents of one list, as `jq -s` reads them: one List
+# (`kubectl get pods -A -o json`), or the raw pages of a paged list
+# (`kubectl get --raw '/api/v1/pods?limit=N'`, then `&continue=TOKEN`), in
+# order. Output: the items of every document, joined. The pages are one list
+# only when each carries the first page's metadata.resourceVersion (the API
+# server pins continue tokens to it) and the last one has no continue token:
+# anything else is refused, never counted. $what names the list in errors.
+def list_version: if (.metadata | type) == "object" then .metadata.resourceVersion else null end;
+def list_continue: if (.metadata | type) == "object" then .metadata["continue"] // "" else "" end;
+def list_items($what):
+  if length == 0 then error("\($what) is empty: expected a JSON document") else . end
+  | if any(.[]; type != "object" or (.items | type) != "array")
+    then error("\($what) has no items array") else . end
+  | (.[0] | list_version) as $version
+  | [.[] | list_version | select(. != $version)] as $others
+  | if $others != []
+    then error("\($what) mixes pages of resourceVersion \($version | tojson) and \($others[0] | tojson): not one list")
+    else . end
+  | if .[-1] | list_continue != "" then error("\($what) is incomplete: its last page has a continue token") else . end
+  | [.[].items[]];
 VERIFY_PODS_LIB_JQ
     local report_program
     IFS= read -r -d '' report_program <<'VERIFY_PODS_REPORT_JQ' || true
-# report.jq: ONE pass over `kubectl get pods --all-namespaces -o json`.
+# report.jq: ONE pass over a snapshot of the pods.
 #
-# Input:     the snapshot (a List or PodList with an `items` array).
+# Input:     the snapshot, as `jq -s` reads it: an array of its documents,
+#            either one `kubectl get pods -A -o json` List or the raw pages
+#            of one paged list (lib.jq's list_items: one resourceVersion,
+#            no continue token left).
 # Variables: $excluded_namespaces  comma-separated namespace names, exact match.
 # Output:    one report object: counts (every phase), the unscheduled pods
 #            with the scheduler's reason, the failed pods, the per-node
@@ -230,8 +254,7 @@ def with_phase($phases; $phase): .[$phases | indices($phase)[]];
 def count($phase): indices($phase) | length;
 
 ($excluded_namespaces | split(",") | map(select(. != ""))) as $excluded
-| if type != "object" or (.items | type) != "array" then error("snapshot has no items array") else . end
-| [ .items[] | select(.metadata.namespace as $ns | $excluded | index([$ns]) | not) ]
+| [ list_items("snapshot")[] | select(.metadata.namespace as $ns | $excluded | index([$ns]) | not) ]
 | map(.status.phase) as $phases
 | [ with_phase($phases; "Pending") | select(unscheduled) | scheduler_verdict as $why
     | {namespace: (.metadata.namespace | canon), name: (.metadata.name | canon),
@@ -284,8 +307,10 @@ VERIFY_PODS_DECISION_JQ
     IFS= read -r -d '' events_program <<'VERIFY_PODS_EVENTS_JQ' || true
 # events.jq: the FailedScheduling events that explain the unscheduled pods.
 #
-# Input:     `kubectl get events --all-namespaces --field-selector reason=FailedScheduling -o json`,
-#            or `kubectl get events.events.k8s.io -A -o json`; the two shapes may be mixed in one list.
+# Input:     the events list as `jq -s` reads it, an array of its documents (lib.jq's
+#            list_items): the raw pages of `/api/v1/events?fieldSelector=reason%3DFailedScheduling`,
+#            or one `kubectl get events -A -o json` List (also events.events.k8s.io; the two
+#            shapes may be mixed in one list).
 # Variables: $report  the report of report.jq, slurped (`--slurpfile report FILE`),
 #                     so the report itself is $report[0].
 # Output:    an array of at most 50 events, newest first. An event matches when
@@ -400,8 +425,7 @@ def instant:
   end;
 
 ($report[0].unscheduled_pods | map({key: pod_key, value: (.uid // "")}) | from_entries) as $uid_by_pod
-| if type != "object" or (.items | type) != "array" then error("events document has no items array") else . end
-| [ .items[]
+| [ list_items("events document")[]
     | select(.reason == "FailedScheduling")
     | (.involvedObject // .regarding // {}) as $pod
     | select(($pod.kind // "Pod") == "Pod")
@@ -621,9 +645,9 @@ VERIFY_PODS_SUMMARY_JQ
     # One runner per program, its jq options from the program's descriptor
     # (checker::programs): `verify_pods__run_NAME VALUE... <INPUT >OUTPUT`,
     # one VALUE per variable of the program, in its order.
-    verify_pods__run_report() { verify_pods__jq -c --arg excluded_namespaces "$1" "$report_program"; }
+    verify_pods__run_report() { verify_pods__jq -c --slurp --arg excluded_namespaces "$1" "$report_program"; }
     verify_pods__run_decision() { verify_pods__jq -r "$decision_program"; }
-    verify_pods__run_events() { verify_pods__jq -c --slurpfile report "$1" "$events_program"; }
+    verify_pods__run_events() { verify_pods__jq -c --slurp --slurpfile report "$1" "$events_program"; }
     verify_pods__run_result() { verify_pods__jq -c --argjson attempts "$1" --argjson waited_seconds "$2" --slurpfile events "$3" "$result_program"; }
     verify_pods__run_render() { verify_pods__jq -r "$render_program"; }
     verify_pods__run_progress() { verify_pods__jq -r --argjson attempts "$1" --argjson waited_seconds "$2" --argjson deadline_seconds "$3" "$progress_program"; }

@@ -217,6 +217,39 @@ struct CheckArgs {
     /// Kill a kubectl call that runs longer than this many seconds.
     #[arg(long, value_name = "SECONDS", env = options::KUBECTL_TIMEOUT_ENV, default_value_t = options::DEFAULT_KUBECTL_TIMEOUT.to_string())]
     kubectl_timeout: String,
+    /// Objects per page of the raw pods and events lists (0 = one request).
+    #[arg(long, value_name = "N", env = CHUNK_SIZE_ENV, default_value_t = check::DEFAULT_CHUNK_SIZE.to_string())]
+    chunk_size: String,
+    /// How to list live: raw pages (the product), or the old
+    /// `kubectl get pods -A -o json` (only for `make bench` to compare).
+    #[arg(long, value_enum, default_value_t = FetchArg::ListJson, hide = true)]
+    fetch: FetchArg,
+}
+
+/// Environment variable for the chunk size.
+const CHUNK_SIZE_ENV: &str = "KWOK_VERIFY_PODS_CHUNK_SIZE";
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum FetchArg {
+    /// `kubectl get --raw` in pages of `--chunk-size`.
+    Pages,
+    /// `kubectl get pods -A -o json`, decoded and printed again by kubectl.
+    ListJson,
+}
+
+/// The chunk size: ASCII digits only, base 10, as the knobs.
+fn chunk_size(text: &str, matches: &ArgMatches) -> Result<usize, String> {
+    let named = match matches.value_source("chunk_size") {
+        Some(ValueSource::EnvVariable) => CHUNK_SIZE_ENV,
+        _ => "--chunk-size",
+    };
+    let digits = text.trim_start_matches('0');
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) || digits.len() > 9 {
+        return Err(format!(
+            "{named} must be a number of objects from 0 to 999999999, got {text:?}"
+        ));
+    }
+    Ok(digits.parse().unwrap_or(0))
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -345,6 +378,7 @@ fn source(args: &CheckArgs, matches: &ArgMatches) -> Result<Source, String> {
     let deadline = knob(&options::DEADLINE, &args.deadline, matches)?;
     let interval = knob(&options::INTERVAL, &args.interval, matches)?;
     let timeout = knob(&options::KUBECTL_TIMEOUT, &args.kubectl_timeout, matches)?;
+    let chunk_size = chunk_size(&args.chunk_size, matches)?;
     if let Some(snapshot) = &args.snapshot {
         return Ok(Source::Offline {
             snapshot: snapshot.clone(),
@@ -361,6 +395,10 @@ fn source(args: &CheckArgs, matches: &ArgMatches) -> Result<Source, String> {
         kubectl,
         deadline: Duration::from_secs(deadline),
         interval: Duration::from_secs(interval),
+        fetch: match args.fetch {
+            FetchArg::Pages => check::Fetch::Pages { chunk_size },
+            FetchArg::ListJson => check::Fetch::ListJson,
+        },
     })
 }
 
@@ -404,7 +442,8 @@ fn run_check(args: &CheckArgs, matches: &ArgMatches) -> u8 {
             let _ = colour.print_line(&mut io::stderr().lock(), level, text);
         }
     };
-    let outcome = match check::run(&engine, &source, &settings, &mut progress) {
+    let mut notice = |text: &str| eprintln!("verify-pods: warning: {text}");
+    let outcome = match check::run(&engine, &source, &settings, &mut progress, &mut notice) {
         Ok(outcome) => outcome,
         Err(e) => return fail(e),
     };
