@@ -35,7 +35,7 @@ SLOW_TESTS := race
 TEST_TARGETS := $(sort $(basename $(notdir $(wildcard cli/tests/*.rs scriptgen/tests/*.rs tests/tests/*.rs))))
 QUICK_TESTS := $(filter-out $(SLOW_TESTS),$(TEST_TARGETS))
 
-test-quick: tools build ## every test but race.rs (88 s): unit, CLI, golden, parity, live, faults
+test-quick: tools build ## every test but race.rs (~30 s): unit, CLI, golden, parity, live, faults
 	$(CARGO) test --release --workspace --lib --bins $(addprefix --test ,$(QUICK_TESTS))
 	$(MAKE) --no-print-directory check-generated
 

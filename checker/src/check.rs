@@ -5,6 +5,7 @@ use crate::cancel;
 use crate::engine::{EvalError, Report};
 use crate::kubectl::{Kubectl, KubectlError};
 use crate::list::{self, ListError};
+use crate::options::{self, messages, words};
 use crate::reader::Projection;
 use crate::snapshot::{self, SnapshotError};
 use crate::Engine;
@@ -40,6 +41,11 @@ pub enum CheckError {
     Kubectl(KubectlError),
     /// A canonical program rejected its input (e.g. no `items` array).
     Eval { source: String, error: EvalError },
+    /// kubectl's output was unreadable: not one JSON document, or one that
+    /// report.jq refuses (no `items` array).
+    Unreadable { command: String, why: String },
+    /// The artifact directory could not be created.
+    ArtifactDir { dir: PathBuf, error: io::Error },
     /// Writing the artifacts failed.
     SaveDir { path: PathBuf, error: io::Error },
     /// A file could not be opened.
@@ -59,21 +65,62 @@ impl fmt::Display for CheckError {
             CheckError::Snapshot(e) => e.fmt(f),
             CheckError::Kubectl(e) => e.fmt(f),
             CheckError::Eval { source, error } => write!(f, "{source}: {}", error.message),
+            CheckError::Unreadable { command, why } => f.write_str(
+                &messages::UNREADABLE_OUTPUT.format(&[("command", command), ("why", why)]),
+            ),
+            CheckError::ArtifactDir { dir, error } => f.write_str(
+                &messages::ARTIFACT_DIR_CREATE
+                    .format(&[("dir", &dir.display()), ("why", &options::io_words(error))]),
+            ),
             CheckError::SaveDir { path, error } => {
-                write!(f, "{}: cannot save artifacts: {error}", path.display())
+                f.write_str(&messages::ARTIFACTS_NOT_SAVED.format(&[
+                    ("path", &path.display()),
+                    ("why", &options::io_words(error)),
+                ]))
             }
             CheckError::Open { path, error } => {
                 write!(f, "{}: cannot open: {error}", path.display())
             }
-            CheckError::Incoherent { page, why, lists } => write!(
-                f,
-                "no coherent list of the pods within the deadline: {lists} lists broke, the last at page {page}: {why}"
-            ),
+            CheckError::Incoherent { page, why, lists } => {
+                let broken = words::LIST_BROKEN.format(&[("page", page), ("why", why)]);
+                f.write_str(
+                    &messages::LIST_INCOHERENT.format(&[("lists", lists), ("broken", &broken)]),
+                )
+            }
         }
     }
 }
 
 impl std::error::Error for CheckError {}
+
+impl CheckError {
+    /// The contract's exit code for this error.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            CheckError::Kubectl(_) => messages::KUBECTL_FAILED.exit_code(),
+            CheckError::Unreadable { .. } => messages::UNREADABLE_OUTPUT.exit_code(),
+            CheckError::Incoherent { .. } => messages::LIST_INCOHERENT.exit_code(),
+            CheckError::ArtifactDir { .. } => messages::ARTIFACT_DIR_CREATE.exit_code(),
+            CheckError::SaveDir { .. } => messages::ARTIFACTS_NOT_SAVED.exit_code(),
+            CheckError::Snapshot(_) | CheckError::Eval { .. } | CheckError::Open { .. } => {
+                crate::exit::CANNOT_OBSERVE
+            }
+        }
+    }
+}
+
+/// Why a document kubectl printed is unreadable, in the contract's words
+/// (the position as `line L, column C`: kubectl's output is no file).
+pub(crate) fn unreadable_why(error: &SnapshotError) -> String {
+    match error.position {
+        Some((line, column)) => words::AT_POSITION.format(&[
+            ("line", &line),
+            ("column", &column),
+            ("why", &error.message),
+        ]),
+        None => error.message.clone(),
+    }
+}
 
 /// Where the pods (and events) come from.
 pub enum Source {
@@ -99,9 +146,6 @@ pub enum Fetch {
     /// `kubectl get pods -A -o json`: the old path, for comparison only.
     ListJson,
 }
-
-/// The default chunk size: objects per page (see the README's measurement).
-pub const DEFAULT_CHUNK_SIZE: usize = 500;
 
 /// What a check needs besides its source.
 pub struct Settings {
@@ -145,7 +189,7 @@ pub fn run(
         let docs = read_pods(source, &projection, &saver, started, notice)?;
         let report = engine
             .report(docs, &settings.excluded_namespaces)
-            .map_err(eval_error(pods_source_name(source)))?;
+            .map_err(|error| pods_eval_error(source, error))?;
         let decision = engine
             .decide(&report)
             .map_err(eval_error("report".into()))?;
@@ -186,10 +230,30 @@ pub fn run(
     })
 }
 
-fn pods_source_name(source: &Source) -> String {
+/// report.jq refused the document: a file's error names the file, kubectl's
+/// is unreadable output (as in the bash function).
+fn pods_eval_error(source: &Source, error: EvalError) -> CheckError {
     match source {
-        Source::Offline { snapshot, .. } => display_path(snapshot),
-        Source::Live { .. } => "kubectl get pods".to_owned(),
+        Source::Offline { snapshot, .. } => CheckError::Eval {
+            source: display_path(snapshot),
+            error,
+        },
+        Source::Live { kubectl, fetch, .. } => CheckError::Unreadable {
+            command: list_command(kubectl, *fetch, list::PODS),
+            why: error.message,
+        },
+    }
+}
+
+/// The command line that lists `list` (its first page), as messages show it.
+fn list_command(kubectl: &Kubectl, fetch: Fetch, list: list::List) -> String {
+    match fetch {
+        Fetch::ListJson if list == list::PODS => kubectl.command_line(&GET_PODS),
+        Fetch::ListJson => kubectl.command_line(&GET_EVENTS),
+        Fetch::Pages { chunk_size } => {
+            let args = list.args(chunk_size, None);
+            kubectl.command_line(&args.each_ref().map(String::as_str))
+        }
     }
 }
 
@@ -220,7 +284,7 @@ fn read_pods(
             fetch: Fetch::ListJson,
             ..
         } => {
-            let list = (&GET_PODS[..], "kubectl get pods", "pods.json");
+            let list = (&GET_PODS[..], "pods.json");
             return read_list_json(kubectl, list, &projection.pods, saver);
         }
         Source::Live {
@@ -242,10 +306,10 @@ fn read_pods(
                 if started.elapsed() >= deadline {
                     return Err(CheckError::Incoherent { page, why, lists });
                 }
-                notice(&format!(
-                    "the list of pods broke at page {page} ({why}): listing again from the start (list {})",
-                    lists + 1
-                ));
+                let broken = words::LIST_BROKEN.format(&[("page", &page), ("why", &why)]);
+                notice(
+                    &messages::LIST_AGAIN.format(&[("broken", &broken), ("list", &(lists + 1))]),
+                );
                 thread::sleep(interval.min(deadline.saturating_sub(started.elapsed())));
             }
         }
@@ -256,17 +320,20 @@ fn read_pods(
 /// `list`: kubectl's arguments, the source name of errors, the artifact.
 fn read_list_json(
     kubectl: &Kubectl,
-    (args, source, artifact): (&[&str], &str, &str),
+    (args, artifact): (&[&str], &str),
     shape: &crate::reader::Shape,
     saver: &Saver,
 ) -> Result<Vec<Val>, CheckError> {
     let tee = saver.tee(artifact)?;
     let parsed = kubectl
         .run(args, |out| {
-            snapshot::read_documents(Tee::new(out, tee), source, shape)
+            snapshot::read_documents(Tee::new(out, tee), "kubectl", shape)
         })
         .map_err(CheckError::Kubectl)?;
-    parsed.map_err(CheckError::Snapshot)
+    parsed.map_err(|error| CheckError::Unreadable {
+        command: kubectl.command_line(args),
+        why: unreadable_why(&error),
+    })
 }
 
 /// The events of the unscheduled pods, when some are (`saver` is given
@@ -308,7 +375,7 @@ fn read_events(
         (Source::Live { kubectl, fetch, .. }, Some(saver)) => {
             let docs = match fetch {
                 Fetch::ListJson => {
-                    let list = (&GET_EVENTS[..], "kubectl get events", "events.json");
+                    let list = (&GET_EVENTS[..], "events.json");
                     read_list_json(kubectl, list, &projection.events, saver)
                         .map_err(|e| e.to_string())
                 }
@@ -319,21 +386,23 @@ fn read_events(
                         .map_err(|e| match e {
                             ListError::Failed(e) => e.to_string(),
                             ListError::Broken { page, why } => {
-                                format!("the list broke at page {page}: {why}")
+                                words::LIST_BROKEN.format(&[("page", &page), ("why", &why)])
                             }
                         })
                 }
             };
             // Events are diagnostics: a list that breaks is not listed again.
             let matched = docs.and_then(|docs| {
-                engine
-                    .events(docs, report)
-                    .map_err(|e| format!("kubectl get events: {}", e.message))
+                engine.events(docs, report).map_err(|e| {
+                    let command = list_command(kubectl, *fetch, list::EVENTS);
+                    messages::UNREADABLE_OUTPUT
+                        .format(&[("command", &command), ("why", &e.message)])
+                })
             });
             match matched {
                 Ok(events) => Ok(Some(events)),
                 Err(why) => {
-                    warnings.push(format!("cannot collect FailedScheduling events: {why}"));
+                    warnings.push(messages::EVENTS_NOT_COLLECTED.format(&[("why", &why)]));
                     Ok(None)
                 }
             }
@@ -434,8 +503,8 @@ impl Saver {
                 _partials: None,
             });
         };
-        fs::create_dir_all(dir).map_err(|error| CheckError::SaveDir {
-            path: dir.to_owned(),
+        fs::create_dir_all(dir).map_err(|error| CheckError::ArtifactDir {
+            dir: dir.to_owned(),
             error,
         })?;
         Self::refuse_inputs(dir, inputs)?;

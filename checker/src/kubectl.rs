@@ -6,6 +6,7 @@
 //! output is only used when it exits 0.
 
 use crate::cancel;
+use crate::options;
 use std::ffi::OsString;
 use std::fmt;
 use std::io::{self, Read};
@@ -46,31 +47,40 @@ pub enum KubectlError {
 
 impl fmt::Display for KubectlError {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        match self {
+        use crate::options::{messages, words};
+        let line = match self {
             KubectlError::Spawn { program, error } if error.kind() == io::ErrorKind::NotFound => {
-                write!(
-                    f,
-                    "cannot run {program}: not found (install kubectl or pass --kubectl PATH)"
-                )
+                messages::KUBECTL_NOT_FOUND.format(&[("program", program)])
             }
-            KubectlError::Spawn { program, error } => write!(f, "cannot run {program}: {error}"),
+            KubectlError::Spawn { program, error } => messages::KUBECTL_CANNOT_RUN
+                .format(&[("program", program), ("why", &options::io_words(error))]),
             KubectlError::Failed {
                 command,
                 status,
                 stderr,
             } => {
-                let why = last_line(stderr).unwrap_or("no error message");
-                write!(f, "`{command}` failed ({status}): {why}")
+                let why = last_line(stderr).unwrap_or(words::NO_ERROR_MESSAGE.text);
+                messages::KUBECTL_FAILED.format(&[
+                    ("command", command),
+                    ("code", &shell_status(*status)),
+                    ("why", &why),
+                ])
             }
-            KubectlError::TimedOut { command, after } => {
-                write!(
-                    f,
-                    "`{command}` did not finish within {}s and was killed",
-                    after.as_secs()
-                )
-            }
-        }
+            KubectlError::TimedOut { command, after } => messages::KUBECTL_TIMED_OUT
+                .format(&[("command", command), ("seconds", &after.as_secs())]),
+        };
+        f.write_str(&line)
     }
+}
+
+/// An exit status as a shell reports it: the exit code, or 128 + the
+/// signal that killed the process (what the bash function sees).
+fn shell_status(status: ExitStatus) -> i32 {
+    use std::os::unix::process::ExitStatusExt;
+    status
+        .code()
+        .or_else(|| status.signal().map(|signal| 128 + signal))
+        .unwrap_or(-1)
 }
 
 impl std::error::Error for KubectlError {}
@@ -80,7 +90,9 @@ fn last_line(text: &str) -> Option<&str> {
 }
 
 impl Kubectl {
-    fn command_line(&self, args: &[&str]) -> String {
+    /// `kubectl ARGS` as the errors show it (and the bash function, which
+    /// runs `kubectl` from PATH, shows it alike).
+    pub fn command_line(&self, args: &[&str]) -> String {
         let mut words = vec![self.program.to_string_lossy().into_owned()];
         words.extend(self.global_args());
         words.extend(args.iter().map(|a| (*a).to_owned()));

@@ -2,11 +2,19 @@
 //! and on whatever `jq` the user has (1.6, 1.7, 1.8), so they may only use
 //! constructs on which all of them agree. This rejects the known divergent
 //! ones (see `shared/research/jaq-vs-jq.md` of the planning notes).
+//!
+//! Programs are read with jaq's own lexer ([`lex`]), the one that compiles
+//! them: comments are gone, `.name` is one token (a field, never a word), and
+//! the code inside a string's `\( … )` is a token tree like any other.
+
+/// jaq's token trees, for other scans of the programs (the projection tests).
+pub use jaq_core::load::lex::{StrPart, Tok, Token};
+use jaq_core::load::Lexer;
 
 /// One finding: a construct that jq 1.6, jq 1.7+ and jaq do not agree on.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finding {
-    /// 1-based line of the construct.
+    /// 1-based line of the construct (0: the program as a whole).
     pub line: usize,
     /// The construct.
     pub construct: String,
@@ -111,119 +119,84 @@ const REFUSED_OPERATORS: &[(&str, &str)] = &[
 
 /// Check a program's text; an empty result means it stays in the subset.
 pub fn lint(program: &str) -> Vec<Finding> {
-    let code = code_only(program);
-    let mut findings = Vec::new();
-    for (line_no, line) in code.lines().enumerate() {
-        let line_no = line_no + 1;
-        for word in words(line) {
-            if let Some((w, why)) = REFUSED_WORDS.iter().find(|(w, _)| *w == word) {
-                findings.push(Finding {
-                    line: line_no,
-                    construct: (*w).to_owned(),
-                    why,
-                });
-            }
+    let tokens = match lex(program) {
+        Ok(tokens) => tokens,
+        Err((line, expected)) => {
+            return vec![Finding {
+                line,
+                construct: format!("expected {expected}"),
+                why: "not a jq program (jaq's lexer refuses it)",
+            }]
         }
-        for op in operators(line) {
-            if let Some((o, why)) = REFUSED_OPERATORS.iter().find(|(o, _)| *o == op) {
-                findings.push(Finding {
-                    line: line_no,
-                    construct: (*o).to_owned(),
-                    why,
-                });
-            }
-        }
-    }
-    findings.extend(unbalanced_if(&code));
+    };
+    let mut leaves = Vec::new();
+    leaves_of(&tokens, &mut leaves);
+    let mut findings: Vec<Finding> = leaves
+        .iter()
+        .filter_map(|Token(text, kind)| {
+            let table = match kind {
+                Tok::Word | Tok::Var | Tok::Fmt => REFUSED_WORDS,
+                Tok::Sym => REFUSED_OPERATORS,
+                _ => return None,
+            };
+            let (construct, why) = table.iter().find(|(refused, _)| refused == text)?;
+            Some(Finding {
+                line: line_of(program, text),
+                construct: (*construct).to_owned(),
+                why,
+            })
+        })
+        .collect();
+    findings.extend(unbalanced_if(&leaves));
     findings
 }
 
+/// jaq's lexer on a program: its token trees, or the 1-based line of the
+/// first thing it cannot read and what it expected there.
+pub fn lex(program: &str) -> Result<Vec<Token<&str>>, (usize, &'static str)> {
+    Lexer::new(program).lex().map_err(|errors| {
+        let (expected, at) = &errors[0];
+        (line_of(program, at), expected.as_str())
+    })
+}
+
+/// The 1-based line of `part`, a slice of `program` (as jaq's tokens are).
+pub fn line_of(program: &str, part: &str) -> usize {
+    let start = jaq_core::load::span(program, part).start;
+    program[..start].matches('\n').count() + 1
+}
+
+/// Every token that is not a block or a string, in source order; the code
+/// interpolated in strings included.
+fn leaves_of<'a>(tokens: &'a [Token<&'a str>], out: &mut Vec<&'a Token<&'a str>>) {
+    for token in tokens {
+        match &token.1 {
+            Tok::Block(inner) => leaves_of(inner, out),
+            Tok::Str(parts) => {
+                for part in parts {
+                    if let StrPart::Term(term) = part {
+                        leaves_of(std::slice::from_ref(term), out);
+                    }
+                }
+            }
+            _ => out.push(token),
+        }
+    }
+}
+
 /// Every `if` needs its own `else` (jq 1.6); `elif` branches share it.
-fn unbalanced_if(code: &str) -> Option<Finding> {
-    let count = |word: &str| code.lines().flat_map(words).filter(|w| *w == word).count();
+fn unbalanced_if(leaves: &[&Token<&str>]) -> Option<Finding> {
+    let count = |word: &str| {
+        leaves
+            .iter()
+            .filter(|Token(text, kind)| matches!(kind, Tok::Word) && *text == word)
+            .count()
+    };
     (count("if") > count("else")).then(|| Finding {
         line: 0,
         construct: "if".into(),
         why: "`if` without `else` is a syntax error in jq 1.6",
     })
-}
-
-fn words(line: &str) -> impl Iterator<Item = &str> {
-    line.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$' || c == '@'))
-        .filter(|w| !w.is_empty())
-}
-
-/// Maximal runs of operator characters (`|=`, `//`, `==`, `/`...).
-fn operators(line: &str) -> impl Iterator<Item = &str> {
-    line.split(|c: char| !matches!(c, '|' | '=' | '+' | '-' | '*' | '/' | '%' | '<' | '>' | '!'))
-        .filter(|op| !op.is_empty())
-}
-
-/// The program with comments removed and string literals emptied, but the
-/// code of string interpolations `\( … )` kept; line structure is preserved.
-fn code_only(program: &str) -> String {
-    let mut out = String::with_capacity(program.len());
-    // Stack of interpolation depths: each entry counts open parentheses of
-    // code nested inside a string.
-    let mut interpolations: Vec<usize> = Vec::new();
-    let mut in_string = false;
-    let mut chars = program.chars().peekable();
-    while let Some(c) = chars.next() {
-        if in_string {
-            match c {
-                '\\' if chars.peek() == Some(&'(') => {
-                    chars.next();
-                    in_string = false;
-                    interpolations.push(0);
-                    out.push_str("\" + (");
-                }
-                '\\' => {
-                    chars.next();
-                }
-                '"' => {
-                    in_string = false;
-                    out.push('"');
-                }
-                '\n' => out.push('\n'),
-                _ => {}
-            }
-            continue;
-        }
-        match c {
-            '#' => {
-                for c in chars.by_ref() {
-                    if c == '\n' {
-                        out.push('\n');
-                        break;
-                    }
-                }
-            }
-            '"' => {
-                in_string = true;
-                out.push('"');
-            }
-            '(' => {
-                if let Some(depth) = interpolations.last_mut() {
-                    *depth += 1;
-                }
-                out.push('(');
-            }
-            ')' => match interpolations.last_mut() {
-                Some(0) => {
-                    interpolations.pop();
-                    in_string = true;
-                    out.push_str(") + \"");
-                }
-                Some(depth) => {
-                    *depth -= 1;
-                    out.push(')');
-                }
-                None => out.push(')'),
-            },
-            _ => out.push(c),
-        }
-    }
-    out
 }
 
 #[cfg(test)]
@@ -258,6 +231,8 @@ mod tests {
             ("pick(.a)", "pick"),
             (".[] | abs", "abs"),
             ("\"\\(.a / 2)\"", "/"),
+            ("\"\\(\"\\(limit(1; .[]))\")\"", "limit"),
+            ("@base32d", "@base32d"),
         ];
         for (program, construct) in cases {
             let found = lint(program);
@@ -266,6 +241,25 @@ mod tests {
                 "{program}: {found:?}"
             );
         }
+    }
+
+    #[test]
+    fn findings_name_their_line() {
+        let found = lint("# a comment\n.a\n| .b / 2");
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!((found[0].line, found[0].construct.as_str()), (3, "/"));
+    }
+
+    #[test]
+    fn fields_are_not_words() {
+        assert_eq!(lint(".limit | .test | .[\"join\"]"), vec![]);
+    }
+
+    #[test]
+    fn text_jaq_cannot_lex_is_a_finding() {
+        let found = lint(".a | \"unterminated");
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].construct.starts_with("expected"), "{found:?}");
     }
 
     #[test]

@@ -19,7 +19,7 @@
 //! With a chunk size of 0, one request lists everything and its output is
 //! streamed as it comes, never held.
 
-use crate::check::CheckError;
+use crate::check::{unreadable_why, CheckError};
 use crate::kubectl::Kubectl;
 use crate::reader::page::{self, PageHead};
 use crate::reader::Shape;
@@ -136,17 +136,17 @@ pub fn read(
             if let Some(copy) = copy.as_mut() {
                 save(&mut **copy, &bytes).map_err(|e| ListError::Failed(save_error(e)))?;
             }
-            let doc = snapshot::read(&bytes[..], &command, shape).map_err(|e| {
+            // What kubectl printed is read as jq -s reads it: a server
+            // sends one document per page, but nothing else is trusted.
+            let page = snapshot::read_documents(&bytes[..], "kubectl", shape).map_err(|e| {
+                let why = unreadable_why(&e);
                 if number == 1 {
-                    ListError::Failed(CheckError::Snapshot(e))
+                    ListError::Failed(CheckError::Unreadable { command, why })
                 } else {
-                    ListError::Broken {
-                        page: number,
-                        why: e.to_string(),
-                    }
+                    ListError::Broken { page: number, why }
                 }
             })?;
-            docs.push(doc);
+            docs.extend(page);
         }
         // The fetcher ends with the last page or the first error, which it
         // sends: an empty channel here means it is done.
@@ -165,19 +165,16 @@ fn fetch_pages(kubectl: &Kubectl, list: List, chunk_size: usize, out: &mpsc::Syn
     let mut version: Option<Option<String>> = None;
     for number in 1.. {
         let args = list.args(chunk_size, token.as_deref());
-        let command = format!("kubectl {}", args.join(" "));
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let args = args.each_ref().map(String::as_str);
+        let command = kubectl.command_line(&args);
         let bytes = kubectl.run(&args, |out| {
             let mut bytes = Vec::new();
             out.read_to_end(&mut bytes).map(|_| bytes)
         });
         let broken = |why: String| {
             if number == 1 {
-                ListError::Failed(CheckError::Snapshot(snapshot::SnapshotError {
-                    source: command.clone(),
-                    position: None,
-                    message: why,
-                }))
+                let command = command.clone();
+                ListError::Failed(CheckError::Unreadable { command, why })
             } else {
                 ListError::Broken { page: number, why }
             }
@@ -245,24 +242,30 @@ fn read_whole(
     copy: Option<&mut dyn Write>,
 ) -> Result<Vec<Val>, ListError> {
     let args = list.args(0, None);
-    let command = format!("kubectl {}", args.join(" "));
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let args = args.each_ref().map(String::as_str);
     let parsed = kubectl
         .run(&args, |out| {
-            snapshot::read_documents(Tee { inner: out, copy }, &command, shape)
+            snapshot::read_documents(Tee { inner: out, copy }, "kubectl", shape)
         })
         .map_err(|e| ListError::Failed(CheckError::Kubectl(e)))?;
-    parsed.map_err(|e| ListError::Failed(CheckError::Snapshot(e)))
+    parsed.map_err(|e| {
+        let command = kubectl.command_line(&args);
+        ListError::Failed(CheckError::Unreadable {
+            command,
+            why: unreadable_why(&e),
+        })
+    })
 }
 
-/// A page's bytes into the copy, a newline after it (jq reads the pages
-/// of the file one after the other).
+/// A page's bytes into the copy, then a newline unless it ends with one
+/// (the bash function saves the same bytes; a one-page list is saved as
+/// kubectl printed it).
 fn save(copy: &mut dyn Write, bytes: &[u8]) -> io::Result<()> {
     copy.write_all(bytes)?;
-    if bytes.last() != Some(&b'\n') {
-        copy.write_all(b"\n")?;
+    if bytes.last() == Some(&b'\n') {
+        return Ok(());
     }
-    Ok(())
+    copy.write_all(b"\n")
 }
 
 fn save_error(error: io::Error) -> CheckError {
@@ -321,7 +324,10 @@ mod tests {
         assert!(coherent(head("5"), &mut version, 2).is_ok());
         match coherent(head("6"), &mut version, 3) {
             Err(ListError::Broken { page: 3, why }) => {
-                assert_eq!(why, r#"its resourceVersion "6" is not the first page's "5""#)
+                assert_eq!(
+                    why,
+                    r#"its resourceVersion "6" is not the first page's "5""#
+                )
             }
             other => panic!("{other:?}"),
         }

@@ -253,6 +253,14 @@ impl Programs {
     pub const EXCLUDED_NAMESPACES_FILE: &'static str =
         include_str!("../programs/excluded-namespaces");
 
+    /// `checker/programs/page-head.jq`: the bash function's reader of a raw
+    /// list page's resourceVersion and continue token (`jq -n -r --stream`;
+    /// the checker reads them in `reader/page.rs`). Not a canonical program:
+    /// it reads jq's stream form, which jaq has not.
+    pub const PAGE_HEAD: &'static str = include_str!("../programs/page-head.jq");
+    /// jq's options for it.
+    pub const PAGE_HEAD_OPTIONS: [&'static str; 3] = ["-n", "-r", "--stream"];
+
     /// `checker/programs/projection.json`, as written.
     pub const PROJECTION_FILE: &'static str = include_str!("../programs/projection.json");
 

@@ -110,7 +110,7 @@ Examples:
 /// `verify-pods bash …` speaks as verify-pods.
 const BASH_TOOL: bash::Tool = bash::Tool {
     name: "verify-pods",
-    splice: "verify-pods bash splice",
+    splice: scriptgen::render::SPLICE_COMMAND,
 };
 
 const PROGRAMS_HELP: &str = "\
@@ -218,16 +218,13 @@ struct CheckArgs {
     #[arg(long, value_name = "SECONDS", env = options::KUBECTL_TIMEOUT_ENV, default_value_t = options::DEFAULT_KUBECTL_TIMEOUT.to_string())]
     kubectl_timeout: String,
     /// Objects per page of the raw pods and events lists (0 = one request).
-    #[arg(long, value_name = "N", env = CHUNK_SIZE_ENV, default_value_t = check::DEFAULT_CHUNK_SIZE.to_string())]
+    #[arg(long, value_name = "N", env = options::CHUNK_SIZE_ENV, default_value_t = options::CHUNK_SIZE.default.to_string())]
     chunk_size: String,
     /// How to list live: raw pages (the product), or the old
     /// `kubectl get pods -A -o json` (only for `make bench` to compare).
-    #[arg(long, value_enum, default_value_t = FetchArg::ListJson, hide = true)]
+    #[arg(long, value_enum, default_value_t = FetchArg::Pages, hide = true)]
     fetch: FetchArg,
 }
-
-/// Environment variable for the chunk size.
-const CHUNK_SIZE_ENV: &str = "KWOK_VERIFY_PODS_CHUNK_SIZE";
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum FetchArg {
@@ -235,21 +232,6 @@ enum FetchArg {
     Pages,
     /// `kubectl get pods -A -o json`, decoded and printed again by kubectl.
     ListJson,
-}
-
-/// The chunk size: ASCII digits only, base 10, as the knobs.
-fn chunk_size(text: &str, matches: &ArgMatches) -> Result<usize, String> {
-    let named = match matches.value_source("chunk_size") {
-        Some(ValueSource::EnvVariable) => CHUNK_SIZE_ENV,
-        _ => "--chunk-size",
-    };
-    let digits = text.trim_start_matches('0');
-    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) || digits.len() > 9 {
-        return Err(format!(
-            "{named} must be a number of objects from 0 to 999999999, got {text:?}"
-        ));
-    }
-    Ok(digits.parse().unwrap_or(0))
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -322,8 +304,19 @@ pub fn main(invocation: Invocation) -> ExitCode {
 }
 
 fn fail(message: impl std::fmt::Display) -> u8 {
-    eprintln!("verify-pods: error: {message}");
-    exit::CANNOT_OBSERVE
+    fail_as(exit::CANNOT_OBSERVE, message)
+}
+
+/// One line on stderr, with the checker's prefix from the contract
+/// (checker/programs/contract.json); `code` is the exit code.
+fn fail_as(code: u8, message: impl std::fmt::Display) -> u8 {
+    eprintln!("{}{message}", options::CHECKER_PREFIX.error);
+    code
+}
+
+/// A message of the contract: its words and its exit code.
+fn refuse(said: options::Said) -> u8 {
+    fail_as(said.exit_code(), said)
 }
 
 /// The exit code once stdout has been written: `code` when it was, and when
@@ -334,7 +327,7 @@ fn written(result: io::Result<()>, code: u8) -> u8 {
     match result.and_then(|()| io::stdout().lock().flush()) {
         Ok(()) => code,
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => code,
-        Err(e) => fail(format!("cannot write to stdout: {e}")),
+        Err(e) => refuse(options::messages::CANNOT_PRINT.say(&[("why", &options::io_words(&e))])),
     }
 }
 
@@ -363,7 +356,7 @@ fn print_programs(name: Option<&str>) -> u8 {
 
 /// A knob's seconds, its error naming where the bad text came from: the
 /// flag, or the environment variable (worded as the bash function words it).
-fn knob(knob: &Knob, text: &str, matches: &ArgMatches) -> Result<u64, String> {
+fn knob(knob: &Knob, text: &str, matches: &ArgMatches) -> Result<u64, options::Said> {
     let id = knob.flag.trim_start_matches("--").replace('-', "_");
     let named = match matches.value_source(&id) {
         Some(ValueSource::EnvVariable) => knob.env,
@@ -374,11 +367,13 @@ fn knob(knob: &Knob, text: &str, matches: &ArgMatches) -> Result<u64, String> {
 
 /// Where the pods come from. Every knob is validated in every mode, even
 /// those an offline check does not use: a typo never passes silently.
-fn source(args: &CheckArgs, matches: &ArgMatches) -> Result<Source, String> {
+fn source(args: &CheckArgs, matches: &ArgMatches) -> Result<Source, options::Said> {
     let deadline = knob(&options::DEADLINE, &args.deadline, matches)?;
     let interval = knob(&options::INTERVAL, &args.interval, matches)?;
     let timeout = knob(&options::KUBECTL_TIMEOUT, &args.kubectl_timeout, matches)?;
-    let chunk_size = chunk_size(&args.chunk_size, matches)?;
+    let chunk_size = knob(&options::CHUNK_SIZE, &args.chunk_size, matches)?;
+    // At most 9 digits (the contract): it fits.
+    let chunk_size = usize::try_from(chunk_size).unwrap_or(usize::MAX);
     if let Some(snapshot) = &args.snapshot {
         return Ok(Source::Offline {
             snapshot: snapshot.clone(),
@@ -405,7 +400,7 @@ fn source(args: &CheckArgs, matches: &ArgMatches) -> Result<Source, String> {
 fn run_check(args: &CheckArgs, matches: &ArgMatches) -> u8 {
     let source = match source(args, matches) {
         Ok(source) => source,
-        Err(e) => return fail(e),
+        Err(said) => return refuse(said),
     };
     let excluded_namespaces = match options::parse_namespaces(&args.exclude_ns) {
         Ok(names) => names,
@@ -445,10 +440,10 @@ fn run_check(args: &CheckArgs, matches: &ArgMatches) -> u8 {
     let mut notice = |text: &str| eprintln!("verify-pods: warning: {text}");
     let outcome = match check::run(&engine, &source, &settings, &mut progress, &mut notice) {
         Ok(outcome) => outcome,
-        Err(e) => return fail(e),
+        Err(e) => return fail_as(e.exit_code(), e),
     };
     for warning in &outcome.warnings {
-        eprintln!("verify-pods: warning: {warning}");
+        eprintln!("{}{warning}", options::CHECKER_PREFIX.warning);
     }
     let lines = match render_result(&engine, &outcome.result, args.format) {
         Ok(lines) => lines,
@@ -456,7 +451,7 @@ fn run_check(args: &CheckArgs, matches: &ArgMatches) -> u8 {
     };
     let printed = progress_written.and_then(|()| print_lines(&lines, colour));
     if let Err(e) = append_step_summary(&engine, &outcome.result) {
-        return fail(e);
+        return e;
     }
     let code = match outcome.decision.verdict {
         Verdict::Pass | Verdict::Empty => exit::PASS,
@@ -504,12 +499,15 @@ fn raw_lines(engine: &Engine, program: Program, result: &Val) -> Result<Vec<Stri
     Ok(values.iter().map(|v| to_raw(v) + "\n").collect())
 }
 
-/// Append summary.jq's Markdown to the file named by GITHUB_STEP_SUMMARY, if any.
-fn append_step_summary(engine: &Engine, result: &Val) -> Result<(), String> {
+/// Append summary.jq's Markdown to the file named by GITHUB_STEP_SUMMARY,
+/// if any; the exit code of the error line printed otherwise.
+fn append_step_summary(engine: &Engine, result: &Val) -> Result<(), u8> {
     let Some(path) = std::env::var_os(STEP_SUMMARY_ENV).filter(|p| !p.is_empty()) else {
         return Ok(());
     };
-    let markdown: String = raw_lines(engine, Programs::SUMMARY, result)?.concat();
+    let markdown: String = raw_lines(engine, Programs::SUMMARY, result)
+        .map_err(fail)?
+        .concat();
     let path = PathBuf::from(path);
     fs::OpenOptions::new()
         .append(true)
@@ -517,10 +515,11 @@ fn append_step_summary(engine: &Engine, result: &Val) -> Result<(), String> {
         .open(&path)
         .and_then(|mut file| file.write_all(markdown.as_bytes()))
         .map_err(|e| {
-            format!(
-                "{STEP_SUMMARY_ENV}={}: cannot append the step summary: {e}",
-                path.display()
-            )
+            refuse(options::messages::STEP_SUMMARY.say(&[
+                ("env", &STEP_SUMMARY_ENV),
+                ("file", &path.display()),
+                ("why", &options::io_words(&e)),
+            ]))
         })
 }
 
@@ -575,7 +574,7 @@ fn run_triage(args: &TriageArgs) -> u8 {
                 reports.push(report);
             }
             Err(e) => {
-                eprintln!("verify-pods: error: {}: {e}", log.display());
+                eprintln!("{}{}: {e}", options::CHECKER_PREFIX.error, log.display());
                 unreadable = true;
             }
         }

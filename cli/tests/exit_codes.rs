@@ -286,12 +286,17 @@ fn hanging_kubectl_is_killed_and_exits_2() {
 #[test]
 fn kubectl_output_that_is_not_json_exits_2() {
     let dir = tempfile::tempdir().unwrap();
+    // The contract's words, with the position (kubectl's output is no file).
+    let position = checker::options::words::AT_POSITION.format(&[
+        ("line", &1),
+        ("column", &1),
+        ("why", &"invalid JSON"),
+    ]);
     stub(dir.path(), &["No resources found"])
         .assert()
         .code(2)
-        .stderr(predicate::str::contains(
-            "kubectl get pods:1:1: invalid JSON",
-        ));
+        .stderr(predicate::str::contains("cannot read the output of `"))
+        .stderr(predicate::str::contains(position));
 }
 
 #[test]

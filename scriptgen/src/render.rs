@@ -4,7 +4,7 @@
 //! Rust only gathers data here; every byte of bash lives in the templates.
 
 use askama::Template;
-use checker::check::{GET_EVENTS, GET_PODS};
+use checker::list;
 use checker::options;
 use checker::programs::Program;
 use checker::Programs;
@@ -34,23 +34,120 @@ pub struct Fields {
     pub program_files: String,
     /// The default excluded namespaces, comma-joined (report.jq's variable).
     pub excluded_namespaces: String,
-    /// The one pods query per attempt.
-    pub get_pods: &'static [&'static str],
-    /// The events query.
-    pub get_events: &'static [&'static str],
+    /// The pods list (`/api/v1/pods`), read raw in pages.
+    pub pods_list: String,
+    /// The events list, with its field selector.
+    pub events_list: String,
+    /// page-head.jq: a page's resourceVersion and continue token.
+    pub page_head: &'static str,
+    /// jq's options for page-head.jq.
+    pub page_head_options: String,
+    /// The knob the wrapper's header shows as an example.
     pub deadline_env: &'static str,
-    pub interval_env: &'static str,
-    pub kubectl_timeout_env: &'static str,
-    pub artifact_dir_env: &'static str,
-    /// GitHub's step summary file variable.
-    pub step_summary_env: &'static str,
-    pub default_deadline: u64,
-    pub default_interval: u64,
-    pub default_kubectl_timeout: u64,
-    /// The numbers of seconds, validated from checker::options's table.
+    /// The numbers of seconds, validated from the contract's table.
     pub knobs: &'static [options::Knob],
-    /// The most significant digits of a number of seconds.
-    pub max_digits: usize,
+    /// The artifact directory's setting.
+    pub artifact_dir: options::Setting,
+    /// GitHub's step summary file's setting.
+    pub step_summary: options::Setting,
+    /// How the function's lines on stderr begin.
+    pub prefix: options::Prefix,
+    /// The command users run to put the function into a script.
+    pub splice_command: &'static str,
+}
+
+/// What users run to splice the function into a script (the `verify-pods`
+/// binary's `bash splice`), named in the generated headers.
+pub const SPLICE_COMMAND: &str = "verify-pods bash splice";
+
+/// A message (or words) of the contract, by its key in the table.
+fn contract_message(id: &str) -> &'static options::Message {
+    options::messages::ALL
+        .iter()
+        .chain(options::words::ALL.iter())
+        .copied()
+        .find(|message| message.id == id)
+        .unwrap_or_else(|| panic!("checker/programs/contract.json has no message {id:?}"))
+}
+
+/// A message as a bash printf format: its words with `%` and `\` escaped,
+/// each placeholder `%s`; and the arguments, each placeholder's shell
+/// variable (`"$command"`).
+fn printf_form(message: &options::Message) -> (String, String) {
+    let mut format = String::new();
+    let mut args = Vec::new();
+    for piece in message.pieces() {
+        match piece {
+            options::Piece::Literal(text) => {
+                format.push_str(&text.replace('\\', "\\\\").replace('%', "%%"))
+            }
+            options::Piece::Placeholder(name) => {
+                format.push_str("%s");
+                args.push(format!("\"${name}\""));
+            }
+        }
+    }
+    (double_quoted(&format), args.join(" "))
+}
+
+/// `text` between double quotes, as bash reads it back: the formats quote
+/// commands in backticks, which single quotes would keep but shellcheck
+/// takes for a mistake (SC2016).
+fn double_quoted(text: &str) -> String {
+    let mut word = String::from("\"");
+    for c in text.chars() {
+        if matches!(c, '\\' | '"' | '$' | '`') {
+            word.push('\\');
+        }
+        word.push(c);
+    }
+    word.push('"');
+    word
+}
+
+impl Fields {
+    /// The bash that prints message `id` of the contract, its placeholders
+    /// from the shell variables of the same names: an error returns its
+    /// exit code (`verify_pods__error 2 'FORMAT' "$why" || return`), a
+    /// warning goes on.
+    pub fn say(&self, id: &str) -> String {
+        let message = contract_message(id);
+        let (format, args) = printf_form(message);
+        let args = if args.is_empty() {
+            args
+        } else {
+            format!(" {args}")
+        };
+        match (message.level, message.exit) {
+            (Some(options::Level::Error), Some(exit)) => {
+                format!("verify_pods__error {exit} {format}{args} || return")
+            }
+            (Some(options::Level::Warning), _) => format!("verify_pods__warn {format}{args}"),
+            _ => panic!("contract.json: {id} is no line to print"),
+        }
+    }
+
+    /// The bash that puts message (or words) `id`, formatted, into the
+    /// shell variable `variable`.
+    pub fn format_into(&self, id: &str, variable: &str) -> String {
+        let (format, args) = printf_form(contract_message(id));
+        format!("printf -v {variable} {format} {args}")
+            .trim_end()
+            .to_owned()
+    }
+
+    /// Error `id`, which has no placeholders, with the prefix, as one shell
+    /// word (for the one error before the helpers exist).
+    pub fn line(&self, id: &str) -> String {
+        let message = contract_message(id);
+        assert!(message.placeholders().is_empty(), "{id} has placeholders");
+        shell_word(&format!("{}{}", self.prefix.error, message.text))
+    }
+
+    /// The exit code of error `id`.
+    pub fn exit(&self, id: &str) -> u8 {
+        contract_message(id).exit_code()
+    }
 }
 
 /// One program, ready to sit in a quoted here-document.
@@ -165,18 +262,16 @@ impl Fields {
             programs,
             program_files: program_files.join(", "),
             excluded_namespaces: Programs::default_excluded_namespaces().join(","),
-            get_pods: &GET_PODS,
-            get_events: &GET_EVENTS,
+            pods_list: list::PODS.url(0, None),
+            events_list: list::EVENTS.url(0, None),
+            page_head: Programs::PAGE_HEAD,
+            page_head_options: Programs::PAGE_HEAD_OPTIONS.join(" "),
             deadline_env: options::DEADLINE_ENV,
-            interval_env: options::INTERVAL_ENV,
-            kubectl_timeout_env: options::KUBECTL_TIMEOUT_ENV,
-            artifact_dir_env: options::ARTIFACT_DIR_ENV,
-            step_summary_env: options::STEP_SUMMARY_ENV,
-            default_deadline: options::DEFAULT_DEADLINE,
-            default_interval: options::DEFAULT_INTERVAL,
-            default_kubectl_timeout: options::DEFAULT_KUBECTL_TIMEOUT,
             knobs: &options::KNOBS,
-            max_digits: options::MAX_DIGITS,
+            artifact_dir: options::ARTIFACT_DIR,
+            step_summary: options::STEP_SUMMARY,
+            prefix: options::BASH_PREFIX,
+            splice_command: SPLICE_COMMAND,
         })
     }
 }
@@ -245,16 +340,6 @@ mod filters {
     pub fn shell_word(value: impl ToString, _: &dyn Values) -> askama::Result<String> {
         Ok(super::shell_word(&value.to_string()))
     }
-
-    /// `@{ words|shell_words }@`: each word quoted as needed, space-separated.
-    #[askama::filter_fn]
-    pub fn shell_words(words: &&[&str], _: &dyn Values) -> askama::Result<String> {
-        Ok(words
-            .iter()
-            .map(|w| super::shell_word(w))
-            .collect::<Vec<_>>()
-            .join(" "))
-    }
 }
 
 #[cfg(test)]
@@ -275,6 +360,36 @@ mod tests {
     }
 
     #[test]
+    fn a_message_becomes_a_printf_format_bash_reads_back() {
+        let message = options::Message {
+            id: "t",
+            level: None,
+            exit: None,
+            text: "100% `{command}` \\ \"$HOME\": {why}",
+        };
+        let (format, args) = printf_form(&message);
+        assert_eq!(format, r#""100%% \`%s\` \\\\ \"\$HOME\": %s""#);
+        assert_eq!(args, r#""$command" "$why""#);
+    }
+
+    #[test]
+    fn errors_return_their_exit_code_warnings_go_on() {
+        let fields = Fields::from_checker().unwrap();
+        let said = fields.say("kubectl_timed_out");
+        assert!(said.starts_with("verify_pods__error 2 \""), "{said}");
+        assert!(
+            said.ends_with(r#" "$command" "$seconds" || return"#),
+            "{said}"
+        );
+        let warned = fields.say("events_not_collected");
+        assert!(warned.starts_with("verify_pods__warn \""), "{warned}");
+        assert_eq!(
+            fields.format_into("no_error_message", "why"),
+            r#"printf -v why "no error message""#
+        );
+    }
+
+    #[test]
     fn a_program_holding_its_delimiter_is_refused() {
         let evil = Program {
             name: "report",
@@ -282,6 +397,7 @@ mod tests {
             text: "# ends early\nVERIFY_PODS_REPORT_JQ\n.",
             body: "# ends early\nVERIFY_PODS_REPORT_JQ\n.",
             with_lib: false,
+            slurp: false,
             input: "anything",
             vars: &[],
             output: checker::programs::Output::Value,
@@ -300,6 +416,7 @@ mod tests {
             text: ".",
             body: ".",
             with_lib: false,
+            slurp: false,
             input: "anything",
             vars: &[],
             output: checker::programs::Output::Value,

@@ -89,11 +89,9 @@ fn settings_come_from_the_checker() {
         assert!(definition.contains(&format!("{env} {default} ")), "{env}");
     }
     assert!(definition.contains(options::ARTIFACT_DIR_ENV));
-    for args in [
-        &checker::check::GET_PODS[..],
-        &checker::check::GET_EVENTS[..],
-    ] {
-        assert!(definition.contains(&format!("=({})", args.join(" "))));
+    for list in [checker::list::PODS, checker::list::EVENTS] {
+        let base = scriptgen::render::shell_word(&list.url(0, None));
+        assert!(definition.contains(&format!("_list={base}")), "{base}");
     }
 }
 
@@ -122,6 +120,21 @@ fn headers_say_generated_from_what_and_how() {
         }
     }
     assert!(scriptgen(&["render", "--wrapper"]).starts_with("#!/usr/bin/env bash\n"));
+}
+
+/// Issue 13: users splice with the verify-pods binary (scriptgen's splice
+/// is the developers'); the headers of what they splice say so.
+#[test]
+fn headers_name_the_users_splice_command() {
+    assert_eq!(render::SPLICE_COMMAND, "verify-pods bash splice");
+    for output in [
+        scriptgen(&["render"]),
+        scriptgen(&["render", "--definition"]),
+    ] {
+        assert!(!output.contains("scriptgen splice"), "{output}");
+        assert!(output.contains(&format!("`{} SCRIPT --write`", render::SPLICE_COMMAND)));
+        assert!(output.contains("contract.json"), "the table is named");
+    }
 }
 
 #[test]

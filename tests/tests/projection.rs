@@ -12,6 +12,7 @@
 #![forbid(unsafe_code)]
 
 use checker::engine::to_json;
+use checker::lint::{self, StrPart, Tok, Token};
 use checker::programs::Program;
 use checker::reader::{Projection, Shape};
 use checker::snapshot::ReadOptions;
@@ -879,170 +880,90 @@ struct Names {
     recursive_descent: bool,
 }
 
-#[derive(Debug, Clone, PartialEq)]
-enum Tok {
-    Ident(String),
-    Var(String),
-    Str(String),
-    Punct(char),
-    Dots, // `..`
-}
-
-fn lex(text: &str) -> Vec<Tok> {
-    let chars: Vec<char> = text.chars().collect();
-    let mut toks = Vec::new();
-    let mut i = 0;
-    lex_code(&chars, &mut i, &mut toks, false);
-    toks
-}
-
-/// Lex code until the end (or, inside `\(`, until its closing paren).
-fn lex_code(c: &[char], i: &mut usize, toks: &mut Vec<Tok>, interpolation: bool) {
-    let mut depth = 0;
-    while *i < c.len() {
-        let ch = c[*i];
-        match ch {
-            '#' => {
-                while *i < c.len() && c[*i] != '\n' {
-                    *i += 1;
-                }
-            }
-            '"' => {
-                *i += 1;
-                let s = lex_string(c, i, toks);
-                toks.push(Tok::Str(s));
-                continue;
-            }
-            '(' => {
-                depth += 1;
-                toks.push(Tok::Punct('('));
-            }
-            ')' if interpolation && depth == 0 => {
-                *i += 1;
-                return;
-            }
-            ')' => {
-                depth -= 1;
-                toks.push(Tok::Punct(')'));
-            }
-            '.' if c.get(*i + 1) == Some(&'.') => {
-                toks.push(Tok::Dots);
-                *i += 2;
-                continue;
-            }
-            '$' | '@' => {
-                let start = *i;
-                *i += 1;
-                while *i < c.len() && (c[*i].is_alphanumeric() || c[*i] == '_') {
-                    *i += 1;
-                }
-                toks.push(Tok::Var(c[start..*i].iter().collect()));
-                continue;
-            }
-            ch if ch.is_alphabetic() || ch == '_' => {
-                let start = *i;
-                while *i < c.len() && (c[*i].is_alphanumeric() || c[*i] == '_') {
-                    *i += 1;
-                }
-                toks.push(Tok::Ident(c[start..*i].iter().collect()));
-                continue;
-            }
-            ch if ch.is_whitespace() => {
-                // A space between `.` and a name ends the access: remember it.
-                toks.push(Tok::Punct(' '));
-            }
-            ch => toks.push(Tok::Punct(ch)),
-        }
-        *i += 1;
-    }
-}
-
-/// Lex a string after its opening quote; interpolated code goes to `toks`
-/// (between markers, so it never looks like it follows the string).
-fn lex_string(c: &[char], i: &mut usize, toks: &mut Vec<Tok>) -> String {
-    let mut s = String::new();
-    while *i < c.len() {
-        match c[*i] {
-            '"' => {
-                *i += 1;
-                return s;
-            }
-            '\\' if c.get(*i + 1) == Some(&'(') => {
-                *i += 2;
-                toks.push(Tok::Punct('('));
-                lex_code(c, i, toks, true);
-                toks.push(Tok::Punct(')'));
-                continue;
-            }
-            '\\' => {
-                s.push(c.get(*i + 1).copied().unwrap_or('\\'));
-                *i += 2;
-                continue;
-            }
-            ch => s.push(ch),
-        }
-        *i += 1;
-    }
-    s
-}
-
 fn names(text: &str) -> Names {
-    let toks: Vec<Tok> = lex(text);
+    let tokens = lint::lex(text).unwrap_or_else(|(line, expected)| {
+        panic!("jaq's lexer refuses line {line}: expected {expected}")
+    });
     let mut names = Names::default();
-    // Brackets, to know when a name is an object key.
-    let mut stack: Vec<char> = Vec::new();
-    let mut key_position = false;
-    for (n, tok) in toks.iter().enumerate() {
-        let next = toks.get(n + 1);
-        let next2 = toks.get(n + 2);
-        match tok {
-            Tok::Dots => names.recursive_descent = true,
-            Tok::Punct('.') => match (next, next2) {
-                (Some(Tok::Ident(name)), _) | (Some(Tok::Str(name)), _) => {
-                    names.read.insert(name.clone());
+    scan(&tokens, false, &mut names);
+    names
+}
+
+/// Walk jaq's token trees. `.name` is one token; `."name"` and `.["name"]`
+/// are `.` and the string (in its block, which ends with its closing
+/// bracket); in an object (`in_object`), a name or string at the start or
+/// after `,` and before `:` is a key it builds, and a bare `{name}` reads
+/// `.name`.
+fn scan(tokens: &[Token<&str>], in_object: bool, names: &mut Names) {
+    for (n, Token(text, kind)) in tokens.iter().enumerate() {
+        let next = tokens.get(n + 1).map(|Token(t, k)| (*t, k));
+        let key_position = in_object && (n == 0 || tokens[n - 1].0 == ",");
+        match kind {
+            Tok::Sym if *text == ".." => names.recursive_descent = true,
+            Tok::Sym if text.starts_with('.') && text.len() > 1 => {
+                names.read.insert(text[1..].to_owned());
+            }
+            Tok::Sym if *text == "." => {
+                if let Some(name) = next.and_then(|(_, k)| indexed_name(k)) {
+                    names.read.insert(name);
                 }
-                (Some(Tok::Punct('[')), Some(Tok::Str(name))) => {
-                    names.read.insert(name.clone());
-                }
-                _ => {}
-            },
-            _ => {}
-        }
-        // Object keys: the token right after `{` or a `,` directly in `{}`.
-        match tok {
-            Tok::Punct(' ') => continue,
-            Tok::Punct(open @ ('{' | '[' | '(')) => {
-                stack.push(*open);
-                key_position = *open == '{';
-                continue;
             }
-            Tok::Punct('}' | ']' | ')') => {
-                stack.pop();
-            }
-            Tok::Punct(',') if stack.last() == Some(&'{') => {
-                key_position = true;
-                continue;
-            }
-            _ if key_position => {
-                let after = toks[n + 1..].iter().find(|t| **t != Tok::Punct(' '));
-                match (tok, after) {
-                    (Tok::Ident(name), Some(Tok::Punct(':')))
-                    | (Tok::Str(name), Some(Tok::Punct(':'))) => {
-                        names.built.insert(name.clone());
+            Tok::Word | Tok::Str(_) if key_position => {
+                let name = match kind {
+                    Tok::Str(parts) => literal(parts),
+                    _ => Some((*text).to_owned()),
+                };
+                match (name, next.map(|(t, _)| t)) {
+                    (Some(name), Some(":")) => {
+                        names.built.insert(name);
                     }
-                    // `{name}` is `{name: .name}`: a read. (Not counted as
-                    // built: it only copies a field that must exist already.)
-                    (Tok::Ident(name), Some(Tok::Punct(',' | '}'))) => {
-                        names.read.insert(name.clone());
+                    (Some(name), Some("," | "}")) if matches!(kind, Tok::Word) => {
+                        names.read.insert(name);
                     }
                     _ => {}
                 }
             }
             _ => {}
         }
-        key_position = false;
+        match kind {
+            Tok::Block(inner) => scan(inner, text.starts_with('{'), names),
+            Tok::Str(parts) => {
+                for part in parts {
+                    if let StrPart::Term(term) = part {
+                        scan(std::slice::from_ref(term), false, names);
+                    }
+                }
+            }
+            _ => {}
+        }
     }
-    names
+}
+
+/// The name after a lone `.`: a string (`."name"`) or a block holding only
+/// one (`.["name"]`).
+fn indexed_name(kind: &Tok<&str>) -> Option<String> {
+    match kind {
+        Tok::Str(parts) => literal(parts),
+        Tok::Block(inner) => match inner.as_slice() {
+            // A block's last token is its closing bracket.
+            [Token(_, Tok::Str(parts)), Token("]", Tok::Sym)] => literal(parts),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// A string without interpolation, its escapes decoded.
+fn literal(parts: &[StrPart<&str, Token<&str>>]) -> Option<String> {
+    let mut out = String::new();
+    for part in parts {
+        match part {
+            StrPart::Str(text) => out.push_str(text),
+            StrPart::Char(c) => out.push(*c),
+            StrPart::Term(_) => return None,
+        }
+    }
+    Some(out)
 }
 
 /// Fields the programs read that are neither projected nor built by a

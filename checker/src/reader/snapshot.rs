@@ -893,7 +893,9 @@ mod tests {
             "pages.json: empty input: expected a JSON document"
         );
         // As `read` words it: the input ended where a value was due.
-        assert!(docs(b" \n").unwrap_err().contains("EOF while parsing a value"));
+        assert!(docs(b" \n")
+            .unwrap_err()
+            .contains("EOF while parsing a value"));
         let cut = docs(b"{\"items\":[1]}\n{\"items\":[").unwrap_err();
         assert!(cut.starts_with("pages.json:2:"), "{cut}");
         assert!(docs(b"{}]").unwrap_err().contains("invalid JSON"));

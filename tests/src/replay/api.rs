@@ -10,6 +10,7 @@ use super::select::{FieldSelector, Kind, LabelSelector};
 use super::state::State;
 use super::table::{self, IncludeObject, Printer};
 use serde_json::{json, Value};
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 /// When the timeline moves to its next state.
@@ -340,7 +341,9 @@ impl Shared {
     /// The objects of `resource` in state `index` (nodes and namespaces are
     /// derived from the pods: enough for `kubectl get nodes|namespaces`).
     /// The index past the last state serves the last state's objects.
-    fn objects(&self, resource: Resource, index: usize) -> Vec<Object> {
+    /// Pods and events are borrowed: a page request does not touch the
+    /// other 150k objects of the state.
+    fn objects(&self, resource: Resource, index: usize) -> Cow<'_, [Object]> {
         let state = &self.states[index.min(self.states.len() - 1)];
         let names = |derive: &dyn Fn(&Object) -> Option<String>| -> BTreeSet<String> {
             state
@@ -351,8 +354,8 @@ impl Shared {
                 .collect()
         };
         match resource {
-            Resource::Pods => state.pods.clone(),
-            Resource::Events => state.events.clone(),
+            Resource::Pods => Cow::Borrowed(&state.pods),
+            Resource::Events => Cow::Borrowed(&state.events),
             Resource::Nodes => names(&|pod: &Object| {
                 pod.value()
                     .pointer("/spec/nodeName")

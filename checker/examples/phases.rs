@@ -1,0 +1,55 @@
+//! Where the checker's time goes, phase by phase, on one snapshot:
+//! `cargo run --release --example phases -- PODS.json EVENTS.json [PHASE] [REPS]`.
+//! With PHASE (read, report, events, render), only that phase is repeated,
+//! so `perf stat -e instructions:u` of two runs tells its cost on a busy machine.
+use checker::engine::Engine;
+use checker::reader::Projection;
+use std::time::Instant;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let only = args.get(3).map_or("all", String::as_str);
+    let reps: u32 = args
+        .get(4)
+        .map_or(3, |s| s.parse().expect("REPS is a number"));
+    let engine = Engine::new().expect("programs compile");
+    let projection = Projection::canonical();
+    let read = |path: &str, shape| {
+        let file = std::fs::File::open(path).expect("readable file");
+        checker::snapshot::read(file, path, shape).expect("valid JSON")
+    };
+    let times = |phase: &str| {
+        if only == "all" || only == phase {
+            reps
+        } else {
+            1
+        }
+    };
+    let started = Instant::now();
+    let mut pods = None;
+    for _ in 0..times("read") {
+        pods = Some(read(&args[1], &projection.pods));
+    }
+    eprintln!("read pods {:?}", started.elapsed() / times("read"));
+    let events = read(&args[2], &projection.events);
+    let excluded = checker::programs::Programs::default_excluded_namespaces();
+    let started = Instant::now();
+    let mut report = None;
+    for _ in 0..times("report") {
+        report = Some(engine.report(pods.clone().unwrap(), &excluded).unwrap());
+    }
+    eprintln!("report {:?}", started.elapsed() / times("report"));
+    let report = report.unwrap();
+    let started = Instant::now();
+    let mut matched = None;
+    for _ in 0..times("events") {
+        matched = Some(engine.events(events.clone(), &report).unwrap());
+    }
+    eprintln!("events {:?}", started.elapsed() / times("events"));
+    let result = engine.result(&report, 1, 0, matched).unwrap();
+    let started = Instant::now();
+    for _ in 0..times("render") {
+        engine.render(&result).unwrap();
+    }
+    eprintln!("render {:?}", started.elapsed() / times("render"));
+}
