@@ -294,7 +294,13 @@ bad_snapshot!(
 );
 bad_snapshot!(top_level_null, "null.json", ": snapshot has no items array");
 bad_snapshot!(non_utf8, "non-utf8.json", ":1:58: invalid JSON");
-bad_snapshot!(two_documents, "two-documents.json", ":1394:1: invalid JSON");
+// Two Lists are read as the pages of one list: refused when their
+// resourceVersions differ (lib.jq's list_items).
+bad_snapshot!(
+    two_documents,
+    "two-documents.json",
+    ": snapshot mixes pages of resourceVersion \"\" and \"1001\": not one list"
+);
 bad_snapshot!(
     kubectl_error_text,
     "kubectl-error-text.json",
