@@ -75,7 +75,6 @@ def phrase: one_line | trim_end;
 def parts_joined(f; $parts):
   reduce ($parts[] | select(. != null) | f | select(. != "")) as $p
     (""; if . == "" then $p else . + ": " + $p end);
-def phrases($parts): parts_joined(phrase; $parts);
 
 # Every line of a multi-line text without trailing whitespace, and no blank
 # lines at its end (annotations keep their line breaks).
