@@ -437,49 +437,15 @@ struct Served {
 impl Served {
     /// A case as kubectl gets it from a server, and how many pages that
     /// takes: its pods.json (one List, or the raw pages of a paged list) a
-    /// page per call, each page in a file of its own under `scratch`.
+    /// page per call.
     fn case_in_pages(case: &Case, scratch: &Path) -> (Served, usize) {
-        let pages = split_pages(&case.read("pods.json"));
-        let files: Vec<PathBuf> = if pages.len() == 1 {
-            vec![case.pods()]
-        } else {
-            (1..=pages.len())
-                .zip(&pages)
-                .map(|(number, page)| {
-                    let file = scratch.join(format!("pods-page-{number}.json"));
-                    fs::write(&file, page).expect("write a page");
-                    file
-                })
-                .collect()
-        };
-        let pods = std::env::join_paths(&files).expect("page files join with ':'");
+        let (pods, pages) = corpus::stub_pages(&case.pods(), scratch);
         let served = Served {
-            pods: pods.into(),
+            pods,
             events: case.events(),
         };
-        (served, pages.len())
+        (served, pages)
     }
-}
-
-/// The documents of a file, each with the whitespace after it (the
-/// newline a server ends a page with): together, the file's bytes.
-fn split_pages(bytes: &[u8]) -> Vec<Vec<u8>> {
-    let mut docs = serde_json::Deserializer::from_slice(bytes).into_iter::<serde_json::Value>();
-    let mut ends = Vec::new();
-    while let Some(doc) = docs.next() {
-        doc.expect("a corpus case is JSON");
-        let end = docs.byte_offset();
-        let blank = bytes[end..]
-            .iter()
-            .take_while(|b| b.is_ascii_whitespace())
-            .count();
-        ends.push(end + blank);
-    }
-    let starts = std::iter::once(0).chain(ends.iter().copied());
-    starts
-        .zip(&ends)
-        .map(|(start, &end)| bytes[start..end].to_vec())
-        .collect()
 }
 
 fn bash_live(wrapper: &Path, served: &Served, scratch: &Path) -> LiveRun {
