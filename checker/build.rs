@@ -77,13 +77,14 @@ fn knobs(out: &mut String, table: &Value) {
         assert!(max_digits <= 18, "{TABLE}: {name}: max_digits above 18");
         let _ = writeln!(
             out,
-            "/// The knob `{name}`: {about}.\npub const {c}: Knob = Knob {{ name: {name:?}, flag: {flag:?}, env: {env:?}, default: {default}, minimum: {minimum}, max_digits: {max_digits}, about: {about:?} }};",
+            "/// The knob `{name}`: {about}.\npub const {c}: Knob = Knob {{ name: {name:?}, flag: {flag:?}, env: {env:?}, default: {default}, minimum: {minimum}, max_digits: {max_digits}, unit: {unit:?}, about: {about:?} }};",
             about = string(knob, "about"),
             c = constant(name),
             flag = string(knob, "flag"),
             env = string(knob, "env"),
             default = number(knob, "default"),
             minimum = number(knob, "minimum"),
+            unit = string(knob, "unit"),
         );
         names.push(constant(name));
     }

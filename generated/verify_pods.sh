@@ -15,8 +15,10 @@ verify_pods() {
   # Regenerate: `make generate`. Into a script: `verify-pods bash splice SCRIPT --write`.
   #
   # Decides whether every pod got scheduled, exactly like `verify-pods check`:
-  # per attempt ONE `kubectl get pods --all-namespaces -o json` and ONE jq pass
-  # over it (report.jq); every line it prints comes from render.jq and
+  # per attempt ONE snapshot, the pods list read raw in pages
+  # (`kubectl get --raw '/api/v1/pods?limit=N'`, then `&continue=TOKEN`;
+  # every page at the first page's resourceVersion, else it lists again), and
+  # ONE jq pass over the pages (report.jq, `jq -s`); every line it prints comes from render.jq and
   # progress.jq, through the caller's log_info, log_warn and log_error.
   # While pods are only unscheduled it retries until a wall-clock deadline.
   #
@@ -24,6 +26,7 @@ verify_pods() {
   #   KWOK_VERIFY_PODS_DEADLINE (60, >= 0): settle deadline: keep re-checking while pods are only unscheduled
   #   KWOK_VERIFY_PODS_INTERVAL (5, >= 1): seconds between attempts; 0 would hammer the API server
   #   KWOK_VERIFY_PODS_KUBECTL_TIMEOUT (120, >= 1): kill a kubectl call after this many seconds (one get pods of 150k pods takes about a minute); 0 would kill every call
+  #   KWOK_VERIFY_PODS_CHUNK_SIZE (500, >= 0): objects per page of the raw pods and events lists; 0 = one request for the whole list (see README: Performance)
   #   KWOK_VERIFY_PODS_ARTIFACT_DIR: on failure, save pods.json, events.json, report.json here; empty = unset
   #   GITHUB_STEP_SUMMARY: GitHub Actions: append summary.jq's Markdown to the file it names; empty = unset
   #
@@ -180,12 +183,36 @@ def events_missing_note:
   else "FailedScheduling events: none for the unscheduled pods"
   end;
 
+
+# Input: the documents of one list, as `jq -s` reads them: one List
+# (`kubectl get pods -A -o json`), or the raw pages of a paged list
+# (`kubectl get --raw '/api/v1/pods?limit=N'`, then `&continue=TOKEN`), in
+# order. Output: the items of every document, joined. The pages are one list
+# only when each carries the first page's metadata.resourceVersion (the API
+# server pins continue tokens to it) and the last one has no continue token:
+# anything else is refused, never counted. $what names the list in errors.
+def list_version: if (.metadata | type) == "object" then .metadata.resourceVersion else null end;
+def list_continue: if (.metadata | type) == "object" then .metadata["continue"] // "" else "" end;
+def list_items($what):
+  if length == 0 then error("\($what) is empty: expected a JSON document") else . end
+  | if any(.[]; type != "object" or (.items | type) != "array")
+    then error("\($what) has no items array") else . end
+  | (.[0] | list_version) as $version
+  | [.[] | list_version | select(. != $version)] as $others
+  | if $others != []
+    then error("\($what) mixes pages of resourceVersion \($version | tojson) and \($others[0] | tojson): not one list")
+    else . end
+  | if .[-1] | list_continue != "" then error("\($what) is incomplete: its last page has a continue token") else . end
+  | [.[].items[]];
 VERIFY_PODS_LIB_JQ
     local report_program
     IFS= read -r -d '' report_program <<'VERIFY_PODS_REPORT_JQ' || true
-# report.jq: ONE pass over `kubectl get pods --all-namespaces -o json`.
+# report.jq: ONE pass over a snapshot of the pods.
 #
-# Input:     the snapshot (a List or PodList with an `items` array).
+# Input:     the snapshot, as `jq -s` reads it: an array of its documents,
+#            either one `kubectl get pods -A -o json` List or the raw pages
+#            of one paged list (lib.jq's list_items: one resourceVersion,
+#            no continue token left).
 # Variables: $excluded_namespaces  comma-separated namespace names, exact match.
 # Output:    one report object: counts (every phase), the unscheduled pods
 #            with the scheduler's reason, the failed pods, the per-node
@@ -253,8 +280,7 @@ def outside($excluded):
     end;
 
 ($excluded_namespaces | split(",") | map(select(. != ""))) as $excluded
-| if type != "object" or (.items | type) != "array" then error("snapshot has no items array") else . end
-| .items | outside($excluded)
+| list_items("snapshot") | outside($excluded)
 | map(.status.phase) as $phases
 | [ with_phase($phases; "Pending") | select(unscheduled) | scheduler_verdict as $why
     | {namespace: (.metadata.namespace | canon), name: (.metadata.name | canon),
@@ -306,8 +332,10 @@ VERIFY_PODS_DECISION_JQ
     IFS= read -r -d '' events_program <<'VERIFY_PODS_EVENTS_JQ' || true
 # events.jq: the FailedScheduling events that explain the unscheduled pods.
 #
-# Input:     `kubectl get events --all-namespaces --field-selector reason=FailedScheduling -o json`,
-#            or `kubectl get events.events.k8s.io -A -o json`; the two shapes may be mixed in one list.
+# Input:     the events list as `jq -s` reads it, an array of its documents (lib.jq's
+#            list_items): the raw pages of `/api/v1/events?fieldSelector=reason%3DFailedScheduling`,
+#            or one `kubectl get events -A -o json` List (also events.events.k8s.io; the two
+#            shapes may be mixed in one list).
 # Variables: $report  the report of report.jq, slurped (`--slurpfile report FILE`),
 #                     so the report itself is $report[0].
 # Output:    an array of at most 50 events, newest first. An event matches when
@@ -422,8 +450,7 @@ def instant:
   end;
 
 ($report[0].unscheduled_pods | map({key: pod_key, value: (.uid // "")}) | from_entries) as $uid_by_pod
-| if type != "object" or (.items | type) != "array" then error("events document has no items array") else . end
-| [ .items[]
+| [ list_items("events document")[]
     | select(.reason == "FailedScheduling")
     | (.involvedObject // .regarding // {}) as $pod
     | select(($pod.kind // "Pod") == "Pod")
@@ -587,9 +614,28 @@ VERIFY_PODS_SUMMARY_JQ
     summary_program=$lib_program$summary_program
 
     local excluded_namespaces=kube-system,kube-node-lease,kube-public,local-path-storage,kwok-system,argocd,flux-system,aicr-registry
-    local -a get_pods=(get pods --all-namespaces -o json)
-    local -a get_events=(get events --all-namespaces --field-selector reason=FailedScheduling -o json)
+    local page_head_program
+    IFS= read -r -d '' page_head_program <<'VERIFY_PODS_PAGE_HEAD_JQ' || true
+# page-head.jq: the head of one raw list page, for the bash function (the
+# checker reads the same two fields in checker/src/reader/page.rs).
+#
+# Run as `jq -n -r --stream -f page-head.jq <PAGE`: the page's stream events,
+# read until its `items` start. The API server writes `metadata` before
+# `items`, so jq stops after the first bytes of the page, however long.
+# Output: two lines, the page's metadata.resourceVersion and its
+# metadata.continue (the next page's token), each "" when absent.
+
+[ label $items
+  | inputs
+  | if .[0][0] == "items" then break $items else . end
+  | select(length == 2 and (.[0] | length) == 2 and .[0][0] == "metadata")
+  | {key: .[0][1], value: .[1]} ]
+| from_entries
+| (.resourceVersion // "" | tostring), (.["continue"] // "" | tostring)
+VERIFY_PODS_PAGE_HEAD_JQ
+    local pods_list=/api/v1/pods events_list='/api/v1/events?fieldSelector=reason%3DFailedScheduling'
     local pods_file=$work_dir/pods.json events_file=$work_dir/events.json
+    local page_file=$work_dir/page.json head_file=$work_dir/head.txt
     local report_file=$work_dir/report.json decision_file=$work_dir/decision.txt
     local matched_file=$work_dir/matched-events.json result_file=$work_dir/result.json
     local lines_file=$work_dir/lines.txt stderr_file=$work_dir/stderr.txt
@@ -672,6 +718,84 @@ VERIFY_PODS_SUMMARY_JQ
       esac
     }
 
+    # Sets url to page URL of list $1 (`&continue=` when $2, the token, is
+    # set), as checker::list::List::url: `limit` unless chunk_size is 0, the
+    # token percent-encoded (it is base64: + / = are encoded).
+    verify_pods__page_url() {
+      local token=$2 sep='?' i c hex
+      url=$1
+      if [[ $url == *\?* ]]; then
+        sep='&'
+      fi
+      if ((chunk_size > 0)); then
+        url+="${sep}limit=$chunk_size"
+        sep='&'
+      fi
+      if [[ -n $token ]]; then
+        url+="${sep}continue="
+        for ((i = 0; i < ${#token}; i++)); do
+          c=${token:i:1}
+          case $c in
+            [abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._~-]) url+=$c ;;
+            *)
+              printf -v hex '%%%02X' "'$c"
+              url+=$hex
+              ;;
+          esac
+        done
+      fi
+    }
+
+    # List $1 raw, page after page, into OUT_FILE ($2): the pages one after
+    # the other, each used only when kubectl exits 0. Returns 0 with the
+    # whole list; on the first page's failure the exit code of its message
+    # (fetch_error, or why for an unreadable page, with command); when the
+    # list breaks after it (kubectl fails, a 410, a page from another
+    # resourceVersion) 1, with page and why: no snapshot, list again.
+    verify_pods__list() {
+      local list=$1 out_file=$2 token='' version first_version='' status=0
+      page=0 fetch_error=
+      : >"$out_file"
+      while :; do
+        page=$((page + 1))
+        verify_pods__page_url "$list" "$token"
+        if ((page == 1)); then
+          command="kubectl get --raw $url"
+        fi
+        verify_pods__fetch "$page_file" get --raw "$url" || status=$?
+        if ((status != 0)); then
+          why=$fetch_error
+          ((page == 1)) && return "$status"
+          return 1
+        fi
+        # The head only: jq stops reading at the page's items.
+        if ! verify_pods__jq -n -r --stream "$page_head_program" <"$page_file" >"$head_file"; then
+          why=$jq_error
+          ((page == 1)) && return 2
+          return 1
+        fi
+        {
+          IFS= read -r version
+          IFS= read -r token
+        } <"$head_file"
+        if ((page == 1)); then
+          first_version=$version
+        elif [[ $version != "$first_version" ]]; then
+          why="its resourceVersion \"$version\" is not the first page's \"$first_version\""
+          return 1
+        fi
+        # The page as kubectl printed it, a newline after it unless it ends
+        # with one (the checker saves the same bytes; without tail, no
+        # newline: jq reads pages that follow each other all the same).
+        if ! cat -- "$page_file" >>"$out_file" ||
+          { [[ -n $(tail -c 1 -- "$page_file" 2>/dev/null) ]] && ! printf '\n' >>"$out_file"; }; then
+          why="cannot copy the page"
+          return 1
+        fi
+        [[ -n $token ]] || return 0
+      done
+    }
+
     # jq ARGS... with its stderr kept; on failure, sets jq_error to its last
     # line, without jq's `jq: error (at <stdin>:N): ` (the checker's words
     # for the same error are the program's message alone).
@@ -690,9 +814,9 @@ VERIFY_PODS_SUMMARY_JQ
     # One runner per program, its jq options from the program's descriptor
     # (checker::programs): `verify_pods__run_NAME VALUE... <INPUT >OUTPUT`,
     # one VALUE per variable of the program, in its order.
-    verify_pods__run_report() { verify_pods__jq -c --arg excluded_namespaces "$1" "$report_program"; }
+    verify_pods__run_report() { verify_pods__jq -c --slurp --arg excluded_namespaces "$1" "$report_program"; }
     verify_pods__run_decision() { verify_pods__jq -r "$decision_program"; }
-    verify_pods__run_events() { verify_pods__jq -c --slurpfile report "$1" "$events_program"; }
+    verify_pods__run_events() { verify_pods__jq -c --slurp --slurpfile report "$1" "$events_program"; }
     verify_pods__run_result() { verify_pods__jq -c --argjson attempts "$1" --argjson waited_seconds "$2" --slurpfile events "$3" "$result_program"; }
     verify_pods__run_render() { verify_pods__jq -r "$render_program"; }
     verify_pods__run_progress() { verify_pods__jq -r --argjson attempts "$1" --argjson waited_seconds "$2" --argjson deadline_seconds "$3" "$progress_program"; }
@@ -730,18 +854,19 @@ VERIFY_PODS_SUMMARY_JQ
     # contract's knobs (variable, environment variable, default, minimum,
     # most significant digits) and in its words: ASCII digits only, base 10
     # (010 is ten), a limit on the digits (bash arithmetic is 64-bit), a minimum.
-    local deadline=0 interval=0 kubectl_timeout=0
-    local setting name named default minimum max_digits text value digits
+    local deadline=0 interval=0 kubectl_timeout=0 chunk_size=0
+    local setting name named default minimum max_digits unit text value digits
     for setting in \
-      "deadline KWOK_VERIFY_PODS_DEADLINE 60 0 18" \
-      "interval KWOK_VERIFY_PODS_INTERVAL 5 1 18" \
-      "kubectl_timeout KWOK_VERIFY_PODS_KUBECTL_TIMEOUT 120 1 18"; do
-      read -r name named default minimum max_digits <<<"$setting"
+      "deadline KWOK_VERIFY_PODS_DEADLINE 60 0 18 seconds" \
+      "interval KWOK_VERIFY_PODS_INTERVAL 5 1 18 seconds" \
+      "kubectl_timeout KWOK_VERIFY_PODS_KUBECTL_TIMEOUT 120 1 18 seconds" \
+      "chunk_size KWOK_VERIFY_PODS_CHUNK_SIZE 500 0 9 objects"; do
+      read -r name named default minimum max_digits unit <<<"$setting"
       text=${!named-$default}
       # One line whatever the value holds, as the checker shows it.
       value=${text//[[:cntrl:]]/?}
       if [[ -z $text || $text == *[!0123456789]* ]]; then
-        verify_pods__error 2 "%s must be a non-negative integer number of seconds, got \"%s\"" "$named" "$value" || return
+        verify_pods__error 2 "%s must be a non-negative integer number of %s, got \"%s\"" "$named" "$unit" "$value" || return
       fi
       digits=${text#"${text%%[!0]*}"}
       if ((${#digits} > max_digits)); then
@@ -769,6 +894,7 @@ VERIFY_PODS_SUMMARY_JQ
     fi
 
     local attempts=0 waited=0 attempt_started=0 started_us unscheduled next verdict
+    local url page command why lists list list_status pause broken
     local -a doc_lines=()
     started_us=${EPOCHREALTIME:-$SECONDS.000000}
     started_us=${started_us//[!0123456789]/}
@@ -779,11 +905,41 @@ VERIFY_PODS_SUMMARY_JQ
       verify_pods__elapsed
       attempt_started=$waited
       # A failing kubectl can print a valid List (empty on a 500, partial when
-      # pagination expires): its output is never used.
-      verify_pods__fetch "$pods_file" "${get_pods[@]}" ||
-        verify_pods__error "$?" '%s' "$fetch_error" || return
+      # pagination expires): its output is never used. A list that breaks
+      # after its first page is no snapshot: list again while the deadline
+      # allows, as the checker does.
+      lists=0
+      while :; do
+        lists=$((lists + 1))
+        list_status=0
+        verify_pods__list "$pods_list" "$pods_file" || list_status=$?
+        case $list_status in
+          0) break ;;
+          1) ;;
+          *)
+            if [[ -n $fetch_error ]]; then
+              verify_pods__error "$list_status" '%s' "$fetch_error" || return
+            fi
+            verify_pods__error 2 "cannot read the output of \`%s\`: %s" "$command" "$why" || return
+            ;;
+        esac
+        printf -v broken "the list broke at page %s (%s)" "$page" "$why"
+        verify_pods__elapsed
+        if ((waited >= deadline)); then
+          verify_pods__error 2 "no coherent list of the pods before the deadline: %s lists broke, the last one %s" "$lists" "$broken" || return
+        fi
+        list=$((lists + 1))
+        verify_pods__warn "%s: listing again from the start (list %s)" "$broken" "$list"
+        pause=$((deadline - waited))
+        if ((pause > interval)); then
+          pause=$interval
+        fi
+        if ! sleep "$pause"; then
+          interval=$pause
+          verify_pods__error 2 "sleep %s failed" "$interval" || return
+        fi
+      done
       # The one pass over the snapshot; everything after reads its report.
-      command="kubectl ${get_pods[*]}"
       if ! verify_pods__run_report "$excluded_namespaces" <"$pods_file" >"$report_file"; then
         why=$jq_error
         verify_pods__error 2 "cannot read the output of \`%s\`: %s" "$command" "$why" || return
@@ -823,9 +979,13 @@ VERIFY_PODS_SUMMARY_JQ
     : >"$matched_file"
     if [[ $unscheduled != 0 ]]; then
       events_fetched=true
-      command="kubectl ${get_events[*]}"
-      if ! verify_pods__fetch "$events_file" "${get_events[@]}"; then
-        why=$fetch_error
+      if ! verify_pods__list "$events_list" "$events_file"; then
+        if ((page > 1)); then
+          printf -v why "the list broke at page %s (%s)" "$page" "$why"
+        fi
+        if ((page == 1)) && [[ -z $fetch_error ]]; then
+          printf -v why "cannot read the output of \`%s\`: %s" "$command" "$why"
+        fi
         verify_pods__warn "cannot collect FailedScheduling events: %s" "$why"
       elif ! verify_pods__run_events "$report_file" <"$events_file" >"$matched_file"; then
         # Unreadable events (invalid JSON, no items array) are diagnostics

@@ -1,7 +1,9 @@
 # events.jq: the FailedScheduling events that explain the unscheduled pods.
 #
-# Input:     `kubectl get events --all-namespaces --field-selector reason=FailedScheduling -o json`,
-#            or `kubectl get events.events.k8s.io -A -o json`; the two shapes may be mixed in one list.
+# Input:     the events list as `jq -s` reads it, an array of its documents (lib.jq's
+#            list_items): the raw pages of `/api/v1/events?fieldSelector=reason%3DFailedScheduling`,
+#            or one `kubectl get events -A -o json` List (also events.events.k8s.io; the two
+#            shapes may be mixed in one list).
 # Variables: $report  the report of report.jq, slurped (`--slurpfile report FILE`),
 #                     so the report itself is $report[0].
 # Output:    an array of at most 50 events, newest first. An event matches when
@@ -116,8 +118,7 @@ def instant:
   end;
 
 ($report[0].unscheduled_pods | map({key: pod_key, value: (.uid // "")}) | from_entries) as $uid_by_pod
-| if type != "object" or (.items | type) != "array" then error("events document has no items array") else . end
-| [ .items[]
+| [ list_items("events document")[]
     | select(.reason == "FailedScheduling")
     | (.involvedObject // .regarding // {}) as $pod
     | select(($pod.kind // "Pod") == "Pod")

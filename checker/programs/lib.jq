@@ -106,3 +106,24 @@ def events_missing_note:
   else "FailedScheduling events: none for the unscheduled pods"
   end;
 
+
+# Input: the documents of one list, as `jq -s` reads them: one List
+# (`kubectl get pods -A -o json`), or the raw pages of a paged list
+# (`kubectl get --raw '/api/v1/pods?limit=N'`, then `&continue=TOKEN`), in
+# order. Output: the items of every document, joined. The pages are one list
+# only when each carries the first page's metadata.resourceVersion (the API
+# server pins continue tokens to it) and the last one has no continue token:
+# anything else is refused, never counted. $what names the list in errors.
+def list_version: if (.metadata | type) == "object" then .metadata.resourceVersion else null end;
+def list_continue: if (.metadata | type) == "object" then .metadata["continue"] // "" else "" end;
+def list_items($what):
+  if length == 0 then error("\($what) is empty: expected a JSON document") else . end
+  | if any(.[]; type != "object" or (.items | type) != "array")
+    then error("\($what) has no items array") else . end
+  | (.[0] | list_version) as $version
+  | [.[] | list_version | select(. != $version)] as $others
+  | if $others != []
+    then error("\($what) mixes pages of resourceVersion \($version | tojson) and \($others[0] | tojson): not one list")
+    else . end
+  | if .[-1] | list_continue != "" then error("\($what) is incomplete: its last page has a continue token") else . end
+  | [.[].items[]];

@@ -1,6 +1,9 @@
-# report.jq: ONE pass over `kubectl get pods --all-namespaces -o json`.
+# report.jq: ONE pass over a snapshot of the pods.
 #
-# Input:     the snapshot (a List or PodList with an `items` array).
+# Input:     the snapshot, as `jq -s` reads it: an array of its documents,
+#            either one `kubectl get pods -A -o json` List or the raw pages
+#            of one paged list (lib.jq's list_items: one resourceVersion,
+#            no continue token left).
 # Variables: $excluded_namespaces  comma-separated namespace names, exact match.
 # Output:    one report object: counts (every phase), the unscheduled pods
 #            with the scheduler's reason, the failed pods, the per-node
@@ -68,8 +71,7 @@ def outside($excluded):
     end;
 
 ($excluded_namespaces | split(",") | map(select(. != ""))) as $excluded
-| if type != "object" or (.items | type) != "array" then error("snapshot has no items array") else . end
-| .items | outside($excluded)
+| list_items("snapshot") | outside($excluded)
 | map(.status.phase) as $phases
 | [ with_phase($phases; "Pending") | select(unscheduled) | scheduler_verdict as $why
     | {namespace: (.metadata.namespace | canon), name: (.metadata.name | canon),

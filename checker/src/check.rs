@@ -4,6 +4,7 @@
 use crate::cancel;
 use crate::engine::{EvalError, Report};
 use crate::kubectl::{Kubectl, KubectlError};
+use crate::list::{self, ListError};
 use crate::options::{self, messages, words};
 use crate::reader::Projection;
 use crate::snapshot::{self, SnapshotError};
@@ -17,9 +18,10 @@ use std::path::{Path, PathBuf};
 use std::thread;
 use std::time::{Duration, Instant};
 
-/// The command that takes one snapshot; the only pods query per attempt.
+/// The pods list of the old path ([`Fetch::ListJson`]): kubectl decodes
+/// every pod and prints it again, indented (kept for comparison).
 pub const GET_PODS: [&str; 5] = ["get", "pods", "--all-namespaces", "-o", "json"];
-/// The command that lists FailedScheduling events, filtered by events.jq after.
+/// The events list of the old path ([`Fetch::ListJson`]).
 pub const GET_EVENTS: [&str; 7] = [
     "get",
     "events",
@@ -48,6 +50,13 @@ pub enum CheckError {
     SaveDir { path: PathBuf, error: io::Error },
     /// A file could not be opened.
     Open { path: PathBuf, error: io::Error },
+    /// Every list of the pods broke after its first page until the
+    /// deadline passed: no snapshot.
+    Incoherent {
+        page: usize,
+        why: String,
+        lists: usize,
+    },
 }
 
 impl fmt::Display for CheckError {
@@ -72,6 +81,12 @@ impl fmt::Display for CheckError {
             CheckError::Open { path, error } => {
                 write!(f, "{}: cannot open: {error}", path.display())
             }
+            CheckError::Incoherent { page, why, lists } => {
+                let broken = words::LIST_BROKEN.format(&[("page", page), ("why", why)]);
+                f.write_str(
+                    &messages::LIST_INCOHERENT.format(&[("lists", lists), ("broken", &broken)]),
+                )
+            }
         }
     }
 }
@@ -84,6 +99,7 @@ impl CheckError {
         match self {
             CheckError::Kubectl(_) => messages::KUBECTL_FAILED.exit_code(),
             CheckError::Unreadable { .. } => messages::UNREADABLE_OUTPUT.exit_code(),
+            CheckError::Incoherent { .. } => messages::LIST_INCOHERENT.exit_code(),
             CheckError::ArtifactDir { .. } => messages::ARTIFACT_DIR_CREATE.exit_code(),
             CheckError::SaveDir { .. } => messages::ARTIFACTS_NOT_SAVED.exit_code(),
             CheckError::Snapshot(_) | CheckError::Eval { .. } | CheckError::Open { .. } => {
@@ -95,7 +111,7 @@ impl CheckError {
 
 /// Why a document kubectl printed is unreadable, in the contract's words
 /// (the position as `line L, column C`: kubectl's output is no file).
-fn unreadable_why(error: &SnapshotError) -> String {
+pub(crate) fn unreadable_why(error: &SnapshotError) -> String {
     match error.position {
         Some((line, column)) => words::AT_POSITION.format(&[
             ("line", &line),
@@ -118,7 +134,17 @@ pub enum Source {
         kubectl: Kubectl,
         deadline: Duration,
         interval: Duration,
+        fetch: Fetch,
     },
+}
+
+/// How a live check lists pods and events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fetch {
+    /// Raw pages of this many objects (0: one request), see [`list`].
+    Pages { chunk_size: usize },
+    /// `kubectl get pods -A -o json`: the old path, for comparison only.
+    ListJson,
 }
 
 /// What a check needs besides its source.
@@ -142,11 +168,13 @@ pub struct Outcome {
 
 /// Run one check. `progress` receives the (level, text) line printed before
 /// each extra attempt.
+/// `notice` receives a diagnostic for stderr (a broken list listed again).
 pub fn run(
     engine: &Engine,
     source: &Source,
     settings: &Settings,
     progress: &mut dyn FnMut(&str, &str),
+    notice: &mut dyn FnMut(&str),
 ) -> Result<Outcome, CheckError> {
     let projection = Projection::canonical();
     let saver = Saver::new(settings.save_dir.as_deref(), &inputs(source))?;
@@ -158,9 +186,9 @@ pub fn run(
         // waited_seconds is the time spent before the snapshot the verdict
         // comes from: 0 whenever the first attempt decides, in both drivers.
         let attempt_started = started.elapsed().as_secs();
-        let doc = read_pods(source, &projection, &saver)?;
+        let docs = read_pods(source, &projection, &saver, started, notice)?;
         let report = engine
-            .report(doc, &settings.excluded_namespaces)
+            .report(docs, &settings.excluded_namespaces)
             .map_err(|error| pods_eval_error(source, error))?;
         let decision = engine
             .decide(&report)
@@ -210,10 +238,22 @@ fn pods_eval_error(source: &Source, error: EvalError) -> CheckError {
             source: display_path(snapshot),
             error,
         },
-        Source::Live { kubectl, .. } => CheckError::Unreadable {
-            command: kubectl.command_line(&GET_PODS),
+        Source::Live { kubectl, fetch, .. } => CheckError::Unreadable {
+            command: list_command(kubectl, *fetch, list::PODS),
             why: error.message,
         },
+    }
+}
+
+/// The command line that lists `list` (its first page), as messages show it.
+fn list_command(kubectl: &Kubectl, fetch: Fetch, list: list::List) -> String {
+    match fetch {
+        Fetch::ListJson if list == list::PODS => kubectl.command_line(&GET_PODS),
+        Fetch::ListJson => kubectl.command_line(&GET_EVENTS),
+        Fetch::Pages { chunk_size } => {
+            let args = list.args(chunk_size, None);
+            kubectl.command_line(&args.each_ref().map(String::as_str))
+        }
     }
 }
 
@@ -225,24 +265,75 @@ fn display_path(path: &Path) -> String {
     }
 }
 
-fn read_pods(source: &Source, projection: &Projection, saver: &Saver) -> Result<Val, CheckError> {
-    match source {
+/// The documents of one snapshot. Live, a list that breaks after its first
+/// page is no snapshot: it is listed again from the start while the
+/// deadline allows (each time said through `notice`), else exit 2.
+fn read_pods(
+    source: &Source,
+    projection: &Projection,
+    saver: &Saver,
+    started: Instant,
+    notice: &mut dyn FnMut(&str),
+) -> Result<Vec<Val>, CheckError> {
+    let (kubectl, deadline, interval, chunk_size) = match source {
         Source::Offline { snapshot, .. } => {
-            read_file(snapshot, &projection.pods, saver.tee("pods.json")?)
+            return read_file(snapshot, &projection.pods, saver.tee("pods.json")?)
         }
-        Source::Live { kubectl, .. } => {
-            let tee = saver.tee("pods.json")?;
-            let parsed = kubectl
-                .run(&GET_PODS, |out| {
-                    snapshot::read(Tee::new(out, tee), "kubectl get pods", &projection.pods)
-                })
-                .map_err(CheckError::Kubectl)?;
-            parsed.map_err(|error| CheckError::Unreadable {
-                command: kubectl.command_line(&GET_PODS),
-                why: unreadable_why(&error),
-            })
+        Source::Live {
+            kubectl,
+            fetch: Fetch::ListJson,
+            ..
+        } => {
+            let list = (&GET_PODS[..], "pods.json");
+            return read_list_json(kubectl, list, &projection.pods, saver);
+        }
+        Source::Live {
+            kubectl,
+            deadline,
+            interval,
+            fetch: Fetch::Pages { chunk_size },
+        } => (kubectl, *deadline, *interval, *chunk_size),
+    };
+    let mut lists = 0;
+    loop {
+        lists += 1;
+        let mut tee = saver.tee("pods.json")?;
+        let copy = tee.as_mut().map(|file| file as &mut dyn Write);
+        match list::read(kubectl, list::PODS, chunk_size, &projection.pods, copy) {
+            Ok(docs) => return Ok(docs),
+            Err(ListError::Failed(e)) => return Err(e),
+            Err(ListError::Broken { page, why }) => {
+                if started.elapsed() >= deadline {
+                    return Err(CheckError::Incoherent { page, why, lists });
+                }
+                let broken = words::LIST_BROKEN.format(&[("page", &page), ("why", &why)]);
+                notice(
+                    &messages::LIST_AGAIN.format(&[("broken", &broken), ("list", &(lists + 1))]),
+                );
+                thread::sleep(interval.min(deadline.saturating_sub(started.elapsed())));
+            }
         }
     }
+}
+
+/// A document of the old path ([`Fetch::ListJson`]), as one snapshot.
+/// `list`: kubectl's arguments, the source name of errors, the artifact.
+fn read_list_json(
+    kubectl: &Kubectl,
+    (args, artifact): (&[&str], &str),
+    shape: &crate::reader::Shape,
+    saver: &Saver,
+) -> Result<Vec<Val>, CheckError> {
+    let tee = saver.tee(artifact)?;
+    let parsed = kubectl
+        .run(args, |out| {
+            snapshot::read_documents(Tee::new(out, tee), "kubectl", shape)
+        })
+        .map_err(CheckError::Kubectl)?;
+    parsed.map_err(|error| CheckError::Unreadable {
+        command: kubectl.command_line(args),
+        why: unreadable_why(&error),
+    })
 }
 
 /// The events of the unscheduled pods, when some are (`saver` is given
@@ -281,23 +372,33 @@ fn read_events(
             Ok(unscheduled.map(|_| events))
         }
         (Source::Live { .. }, None) => Ok(None),
-        (Source::Live { kubectl, .. }, Some(saver)) => {
-            let tee = saver.tee("events.json")?;
-            let unreadable = |why: String| {
-                let command = kubectl.command_line(&GET_EVENTS);
-                messages::UNREADABLE_OUTPUT.format(&[("command", &command), ("why", &why)])
+        (Source::Live { kubectl, fetch, .. }, Some(saver)) => {
+            let docs = match fetch {
+                Fetch::ListJson => {
+                    let list = (&GET_EVENTS[..], "events.json");
+                    read_list_json(kubectl, list, &projection.events, saver)
+                        .map_err(|e| e.to_string())
+                }
+                Fetch::Pages { chunk_size } => {
+                    let mut tee = saver.tee("events.json")?;
+                    let copy = tee.as_mut().map(|file| file as &mut dyn Write);
+                    list::read(kubectl, list::EVENTS, *chunk_size, &projection.events, copy)
+                        .map_err(|e| match e {
+                            ListError::Failed(e) => e.to_string(),
+                            ListError::Broken { page, why } => {
+                                words::LIST_BROKEN.format(&[("page", &page), ("why", &why)])
+                            }
+                        })
+                }
             };
-            let matched = kubectl
-                .run(&GET_EVENTS, |out| {
-                    snapshot::read(Tee::new(out, tee), "kubectl get events", &projection.events)
+            // Events are diagnostics: a list that breaks is not listed again.
+            let matched = docs.and_then(|docs| {
+                engine.events(docs, report).map_err(|e| {
+                    let command = list_command(kubectl, *fetch, list::EVENTS);
+                    messages::UNREADABLE_OUTPUT
+                        .format(&[("command", &command), ("why", &e.message)])
                 })
-                .map_err(|e| e.to_string())
-                .and_then(|parsed| parsed.map_err(|e| unreadable(unreadable_why(&e))))
-                .and_then(|doc| {
-                    engine
-                        .events(doc, report)
-                        .map_err(|e| unreadable(e.message))
-                });
+            });
             match matched {
                 Ok(events) => Ok(Some(events)),
                 Err(why) => {
@@ -309,21 +410,24 @@ fn read_events(
     }
 }
 
+/// Every document of a saved list: one List, or the pages `--save-dir`
+/// saved one after the other.
 fn read_file(
     path: &Path,
     shape: &crate::reader::Shape,
     tee: Option<fs::File>,
-) -> Result<Val, CheckError> {
+) -> Result<Vec<Val>, CheckError> {
     let name = display_path(path);
     if path == Path::new("-") {
         let stdin = io::stdin().lock();
-        return snapshot::read(Tee::new(stdin, tee), &name, shape).map_err(CheckError::Snapshot);
+        return snapshot::read_documents(Tee::new(stdin, tee), &name, shape)
+            .map_err(CheckError::Snapshot);
     }
     let file = fs::File::open(path).map_err(|error| CheckError::Open {
         path: path.to_owned(),
         error,
     })?;
-    snapshot::read(Tee::new(file, tee), &name, shape).map_err(CheckError::Snapshot)
+    snapshot::read_documents(Tee::new(file, tee), &name, shape).map_err(CheckError::Snapshot)
 }
 
 /// Copies every byte read into an optional file: the raw snapshot is saved

@@ -145,21 +145,23 @@ impl Engine {
         }
     }
 
-    /// report.jq on a snapshot document.
+    /// report.jq on a snapshot: its documents (one List, or the pages of
+    /// a paged list), which the program reads as one array (`jq -s`).
     pub fn report(
         &self,
-        snapshot: Val,
+        snapshot: Vec<Val>,
         excluded_namespaces: &[String],
     ) -> Result<Report, EvalError> {
         let excluded = Val::from(excluded_namespaces.join(","));
-        self.run_one(Programs::REPORT, snapshot, vec![excluded])
+        self.run_one(Programs::REPORT, Val::from_iter(snapshot), vec![excluded])
             .map(Report)
     }
 
-    /// events.jq: the FailedScheduling events of the report's unscheduled pods.
-    pub fn events(&self, events: Val, report: &Report) -> Result<Val, EvalError> {
+    /// events.jq: the FailedScheduling events of the report's unscheduled
+    /// pods, from the documents of the events list (as for [`Self::report`]).
+    pub fn events(&self, events: Vec<Val>, report: &Report) -> Result<Val, EvalError> {
         let slurped = Val::from_iter([report.0.clone()]);
-        self.run_one(Programs::EVENTS, events, vec![slurped])
+        self.run_one(Programs::EVENTS, Val::from_iter(events), vec![slurped])
     }
 
     /// result.jq: the report plus attempts, waited seconds and events.

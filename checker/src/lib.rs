@@ -15,8 +15,8 @@
 //!   {"metadata":{"namespace":"kube-system","name":"coredns"},
 //!    "spec":{},"status":{"phase":"Pending"}}]}"#;
 //! let projection = Projection::canonical();
-//! let doc = snapshot::read(&pods[..], "inline", &projection.pods).unwrap();
-//! let report = engine.report(doc, &Programs::default_excluded_namespaces()).unwrap();
+//! let docs = snapshot::read_documents(&pods[..], "inline", &projection.pods).unwrap();
+//! let report = engine.report(docs, &Programs::default_excluded_namespaces()).unwrap();
 //! assert_eq!(
 //!     report.to_json(),
 //!     r#"{"total":1,"running":1,"pending":0,"failed":0,"succeeded":0,"other":0,"unscheduled":0,"unscheduled_pods":[],"failed_pods":[],"distribution":[{"node":"kwok-node-0","pods":1}],"verdict":"pass"}"#
@@ -29,6 +29,7 @@ pub mod check;
 pub mod engine;
 pub mod kubectl;
 pub mod lint;
+pub mod list;
 pub mod options;
 pub mod programs;
 pub mod reader;

@@ -26,6 +26,8 @@ pub struct Knob {
     /// 64-bit: every 18-digit number fits, some 19-digit ones do not.
     /// (Leading zeros do not count: `010` is ten.)
     pub max_digits: usize,
+    /// What its number counts, one word (`seconds`), as messages say it.
+    pub unit: &'static str,
     /// What it does, for the bash function's header.
     pub about: &'static str,
 }
@@ -190,6 +192,8 @@ pub const DEFAULT_DEADLINE: u64 = DEADLINE.default;
 pub const DEFAULT_INTERVAL: u64 = INTERVAL.default;
 /// Default per-call kubectl timeout, in seconds.
 pub const DEFAULT_KUBECTL_TIMEOUT: u64 = KUBECTL_TIMEOUT.default;
+/// Environment variable for the chunk size of the raw lists.
+pub const CHUNK_SIZE_ENV: &str = CHUNK_SIZE.env;
 
 /// Parse a knob's text the way the bash function does: ASCII digits only,
 /// base 10 (a leading zero does not mean octal), no sign, no spaces, at most
@@ -199,7 +203,8 @@ pub const DEFAULT_KUBECTL_TIMEOUT: u64 = KUBECTL_TIMEOUT.default;
 pub fn parse_knob(knob: &Knob, named: &str, text: &str) -> Result<u64, Said> {
     let value = shown(text);
     if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
-        let values: [(&str, &dyn fmt::Display); 2] = [("named", &named), ("value", &value)];
+        let values: [(&str, &dyn fmt::Display); 3] =
+            [("named", &named), ("unit", &knob.unit), ("value", &value)];
         return Err(messages::KNOB_NOT_A_NUMBER.say(&values));
     }
     let digits = text.trim_start_matches('0');

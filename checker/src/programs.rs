@@ -80,6 +80,10 @@ pub struct Program {
     pub with_lib: bool,
     /// What the program reads on its standard input.
     pub input: &'static str,
+    /// Whether it reads every JSON document of its input as one array
+    /// (`jq --slurp`; the checker hands it the documents' array): a
+    /// snapshot is one List or the pages of a paged list.
+    pub slurp: bool,
     /// The `$variables` the program expects, in the order the drivers pass them.
     pub vars: &'static [Var],
     /// What it prints.
@@ -88,10 +92,14 @@ pub struct Program {
 
 impl Program {
     /// jq's command line for it, without the program text: the output
-    /// option, then each variable as `--arg NAME VALUE`, where VALUE is
+    /// option, `--slurp` when it reads its input's documents as one array,
+    /// then each variable as `--arg NAME VALUE`, where VALUE is
     /// `value(i, var)` for the i-th variable.
     pub fn jq_options(&self, mut value: impl FnMut(usize, &Var) -> String) -> Vec<String> {
         let mut options = vec![self.output.flag().to_owned()];
+        if self.slurp {
+            options.push(SLURP.to_owned());
+        }
         for (i, var) in self.vars.iter().enumerate() {
             options.extend([
                 var.pass.flag().to_owned(),
@@ -102,6 +110,9 @@ impl Program {
         options
     }
 }
+
+/// jq's option that reads every document of the input into one array.
+pub const SLURP: &str = "--slurp";
 
 /// `Var` in a table: `var!(Arg "$excluded_namespaces")`.
 macro_rules! var {
@@ -129,6 +140,13 @@ macro_rules! lib_name {
 }
 
 macro_rules! program {
+    // A program that reads the documents of its input as one array.
+    (slurp $($rest:tt)*) => {
+        Program {
+            slurp: true,
+            ..program!($($rest)*)
+        }
+    };
     ($name:literal, $input:literal, $vars:expr, $output:ident) => {
         Program {
             name: $name,
@@ -137,6 +155,7 @@ macro_rules! program {
             body: source!($name),
             with_lib: false,
             input: $input,
+            slurp: false,
             vars: $vars,
             output: Output::$output,
         }
@@ -152,6 +171,7 @@ macro_rules! program {
             body: source!($name),
             with_lib: true,
             input: $input,
+            slurp: false,
             vars: $vars,
             output: Output::$output,
         }
@@ -164,15 +184,15 @@ pub struct Programs;
 impl Programs {
     /// snapshot → report (counts, lists, distribution, verdict).
     pub const REPORT: Program = program!(
-        with_lib "report",
-        "the snapshot: `kubectl get pods -A -o json`",
+        slurp with_lib "report",
+        "the snapshot: one `kubectl get pods -A -o json` List, or the raw pages of a paged list",
         &[var!(Arg "$excluded_namespaces")],
         Value
     );
     /// events list + slurped report → matching FailedScheduling events.
     pub const EVENTS: Program = program!(
-        with_lib "events",
-        "the events: `kubectl get events -A -o json`",
+        slurp with_lib "events",
+        "the events: one `kubectl get events -A -o json` List, or the raw pages of a paged list",
         &[var!(SlurpFile "$report")],
         Value
     );
@@ -232,6 +252,14 @@ impl Programs {
     /// `checker/programs/excluded-namespaces`, as written.
     pub const EXCLUDED_NAMESPACES_FILE: &'static str =
         include_str!("../programs/excluded-namespaces");
+
+    /// `checker/programs/page-head.jq`: the bash function's reader of a raw
+    /// list page's resourceVersion and continue token (`jq -n -r --stream`;
+    /// the checker reads them in `reader/page.rs`). Not a canonical program:
+    /// it reads jq's stream form, which jaq has not.
+    pub const PAGE_HEAD: &'static str = include_str!("../programs/page-head.jq");
+    /// jq's options for it.
+    pub const PAGE_HEAD_OPTIONS: [&'static str; 3] = ["-n", "-r", "--stream"];
 
     /// `checker/programs/projection.json`, as written.
     pub const PROJECTION_FILE: &'static str = include_str!("../programs/projection.json");

@@ -65,8 +65,10 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Check a saved snapshot (--snapshot) or the live cluster (through kubectl).
+    // Boxed: its many knobs make it far larger than the other variants
+    // (clippy's large_enum_variant).
     #[command(after_help = CHECK_HELP)]
-    Check(CheckArgs),
+    Check(Box<CheckArgs>),
     /// Print a canonical jq program (or list them), to run it with jq yourself.
     #[command(after_help = PROGRAMS_HELP)]
     Programs {
@@ -217,6 +219,21 @@ struct CheckArgs {
     /// Kill a kubectl call that runs longer than this many seconds.
     #[arg(long, value_name = "SECONDS", env = options::KUBECTL_TIMEOUT_ENV, default_value_t = options::DEFAULT_KUBECTL_TIMEOUT.to_string())]
     kubectl_timeout: String,
+    /// Objects per page of the raw pods and events lists (0 = one request).
+    #[arg(long, value_name = "N", env = options::CHUNK_SIZE_ENV, default_value_t = options::CHUNK_SIZE.default.to_string())]
+    chunk_size: String,
+    /// How to list live: raw pages (the product), or the old
+    /// `kubectl get pods -A -o json` (only for `make bench` to compare).
+    #[arg(long, value_enum, default_value_t = FetchArg::Pages, hide = true)]
+    fetch: FetchArg,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum FetchArg {
+    /// `kubectl get --raw` in pages of `--chunk-size`.
+    Pages,
+    /// `kubectl get pods -A -o json`, decoded and printed again by kubectl.
+    ListJson,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -356,6 +373,9 @@ fn source(args: &CheckArgs, matches: &ArgMatches) -> Result<Source, options::Sai
     let deadline = knob(&options::DEADLINE, &args.deadline, matches)?;
     let interval = knob(&options::INTERVAL, &args.interval, matches)?;
     let timeout = knob(&options::KUBECTL_TIMEOUT, &args.kubectl_timeout, matches)?;
+    let chunk_size = knob(&options::CHUNK_SIZE, &args.chunk_size, matches)?;
+    // At most 9 digits (the contract): it fits.
+    let chunk_size = usize::try_from(chunk_size).unwrap_or(usize::MAX);
     if let Some(snapshot) = &args.snapshot {
         return Ok(Source::Offline {
             snapshot: snapshot.clone(),
@@ -372,6 +392,10 @@ fn source(args: &CheckArgs, matches: &ArgMatches) -> Result<Source, options::Sai
         kubectl,
         deadline: Duration::from_secs(deadline),
         interval: Duration::from_secs(interval),
+        fetch: match args.fetch {
+            FetchArg::Pages => check::Fetch::Pages { chunk_size },
+            FetchArg::ListJson => check::Fetch::ListJson,
+        },
     })
 }
 
@@ -415,7 +439,8 @@ fn run_check(args: &CheckArgs, matches: &ArgMatches) -> u8 {
             let _ = colour.print_line(&mut io::stderr().lock(), level, text);
         }
     };
-    let outcome = match check::run(&engine, &source, &settings, &mut progress) {
+    let mut notice = |text: &str| eprintln!("verify-pods: warning: {text}");
+    let outcome = match check::run(&engine, &source, &settings, &mut progress, &mut notice) {
         Ok(outcome) => outcome,
         Err(e) => return fail_as(e.exit_code(), e),
     };

@@ -44,10 +44,16 @@ const BAD_SNAPSHOTS: &[(&[u8], &str)] = &[
     (b"[]", "snapshot has no items array"),
     (b"null", "snapshot has no items array"),
     (b"\"items\"", "snapshot has no items array"),
+    // Pages of a paged list: one resourceVersion, no continue token left.
     (
-        b"{\"items\": []} {\"items\": []}",
-        "invalid JSON: trailing characters",
+        b"{\"metadata\":{\"resourceVersion\":\"1\"},\"items\":[]}\n{\"metadata\":{\"resourceVersion\":\"2\"},\"items\":[]}",
+        "snapshot mixes pages of resourceVersion \"1\" and \"2\": not one list",
     ),
+    (
+        b"{\"metadata\":{\"resourceVersion\":\"1\",\"continue\":\"t\"},\"items\":[]}",
+        "snapshot is incomplete: its last page has a continue token",
+    ),
+    (b"{\"items\": []} ]", "1:15: invalid JSON: expected value"),
     (b"{\"items\": [\"\xff\xfe\"]}", "invalid JSON"),
     // A BOM is skipped at the very start only, as jq skips it.
     (b" \xef\xbb\xbf{\"items\": []}", "1:2: invalid JSON"),

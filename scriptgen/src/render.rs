@@ -4,7 +4,7 @@
 //! Rust only gathers data here; every byte of bash lives in the templates.
 
 use askama::Template;
-use checker::check::{GET_EVENTS, GET_PODS};
+use checker::list;
 use checker::options;
 use checker::programs::Program;
 use checker::Programs;
@@ -34,10 +34,14 @@ pub struct Fields {
     pub program_files: String,
     /// The default excluded namespaces, comma-joined (report.jq's variable).
     pub excluded_namespaces: String,
-    /// The one pods query per attempt.
-    pub get_pods: &'static [&'static str],
-    /// The events query.
-    pub get_events: &'static [&'static str],
+    /// The pods list (`/api/v1/pods`), read raw in pages.
+    pub pods_list: String,
+    /// The events list, with its field selector.
+    pub events_list: String,
+    /// page-head.jq: a page's resourceVersion and continue token.
+    pub page_head: &'static str,
+    /// jq's options for page-head.jq.
+    pub page_head_options: String,
     /// The knob the wrapper's header shows as an example.
     pub deadline_env: &'static str,
     /// The numbers of seconds, validated from the contract's table.
@@ -258,8 +262,10 @@ impl Fields {
             programs,
             program_files: program_files.join(", "),
             excluded_namespaces: Programs::default_excluded_namespaces().join(","),
-            get_pods: &GET_PODS,
-            get_events: &GET_EVENTS,
+            pods_list: list::PODS.url(0, None),
+            events_list: list::EVENTS.url(0, None),
+            page_head: Programs::PAGE_HEAD,
+            page_head_options: Programs::PAGE_HEAD_OPTIONS.join(" "),
             deadline_env: options::DEADLINE_ENV,
             knobs: &options::KNOBS,
             artifact_dir: options::ARTIFACT_DIR,
@@ -334,16 +340,6 @@ mod filters {
     pub fn shell_word(value: impl ToString, _: &dyn Values) -> askama::Result<String> {
         Ok(super::shell_word(&value.to_string()))
     }
-
-    /// `@{ words|shell_words }@`: each word quoted as needed, space-separated.
-    #[askama::filter_fn]
-    pub fn shell_words(words: &&[&str], _: &dyn Values) -> askama::Result<String> {
-        Ok(words
-            .iter()
-            .map(|w| super::shell_word(w))
-            .collect::<Vec<_>>()
-            .join(" "))
-    }
 }
 
 #[cfg(test)]
@@ -401,6 +397,7 @@ mod tests {
             text: "# ends early\nVERIFY_PODS_REPORT_JQ\n.",
             body: "# ends early\nVERIFY_PODS_REPORT_JQ\n.",
             with_lib: false,
+            slurp: false,
             input: "anything",
             vars: &[],
             output: checker::programs::Output::Value,
@@ -419,6 +416,7 @@ mod tests {
             text: ".",
             body: ".",
             with_lib: false,
+            slurp: false,
             input: "anything",
             vars: &[],
             output: checker::programs::Output::Value,

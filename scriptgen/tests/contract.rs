@@ -147,9 +147,12 @@ fn cases() -> Vec<Case> {
         Case::new("kubectl prints nothing", &[unreadable])
             .setup(serves("pods", ""))
             .own_words(&["why"]),
-        Case::new("kubectl prints two documents", &[unreadable])
-            .setup(serves("pods", "{\"items\": []}\n{\"items\": []}\n"))
-            .own_words(&["why"]),
+        // Two pages of different lists: report.jq's own error (lib.jq's
+        // list_items), the same words from jq and from jaq.
+        Case::new("kubectl prints pages of two resourceVersions", &[unreadable]).setup(serves(
+            "pods",
+            "{\"metadata\":{\"resourceVersion\":\"1\"},\"items\":[]}\n{\"metadata\":{\"resourceVersion\":\"2\"},\"items\":[]}\n",
+        )),
         // report.jq's own error: the same words from jq and from jaq.
         Case::new("kubectl prints a document without items", &[unreadable])
             .setup(serves("pods", "{\"kind\": \"List\"}")),

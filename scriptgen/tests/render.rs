@@ -89,11 +89,9 @@ fn settings_come_from_the_checker() {
         assert!(definition.contains(&format!("{env} {default} ")), "{env}");
     }
     assert!(definition.contains(options::ARTIFACT_DIR_ENV));
-    for args in [
-        &checker::check::GET_PODS[..],
-        &checker::check::GET_EVENTS[..],
-    ] {
-        assert!(definition.contains(&format!("=({})", args.join(" "))));
+    for list in [checker::list::PODS, checker::list::EVENTS] {
+        let base = scriptgen::render::shell_word(&list.url(0, None));
+        assert!(definition.contains(&format!("_list={base}")), "{base}");
     }
 }
 

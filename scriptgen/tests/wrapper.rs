@@ -69,8 +69,8 @@ fn sample_red_run_prints_what_the_checker_prints() {
     assert_eq!(
         sandbox.kubectl_calls(),
         [
-            checker::check::GET_PODS.join(" "),
-            checker::check::GET_EVENTS.join(" ")
+            verify_pods_tests::first_page(checker::list::PODS),
+            verify_pods_tests::first_page(checker::list::EVENTS)
         ]
     );
 }
@@ -157,14 +157,18 @@ fn invalid_json_and_documents_without_items_are_exit_2() {
         ("not-json.json", "No resources found\n"),
         ("no-items.json", "{\"kind\": \"List\"}"),
         ("array.json", "[]"),
-        ("two-documents.json", "{\"items\": []}\n{\"items\": []}\n"),
+        (
+            "two-lists.json",
+            "{\"metadata\":{\"resourceVersion\":\"1\"},\"items\":[]}\n{\"metadata\":{\"resourceVersion\":\"2\"},\"items\":[]}\n",
+        ),
         ("empty.json", ""),
     ] {
         let mut sandbox = Sandbox::new();
         let pods = sandbox.file(name, document);
         sandbox.pods(&[&pods]).events(&sample("events.json"));
         let bash = sandbox.run_wrapper();
-        assert_cannot_observe(&bash, "kubectl get pods", &sandbox);
+        let command = format!("kubectl {}", verify_pods_tests::first_page(checker::list::PODS));
+        assert_cannot_observe(&bash, &command, &sandbox);
         let checker = checker_offline(&pods, None, &[]);
         assert_eq!(code(&checker), 2, "{name}: the checker agrees");
     }
@@ -216,7 +220,7 @@ fn events_that_cannot_be_collected_say_not_collected() {
     // events query in bash must give the same text, and a warning on stderr.
     let pods = sample("pods.json");
     let checker = checker_offline(&pods, None, &[]);
-    for broken in ["kubectl fails", "not JSON", "two documents"] {
+    for broken in ["kubectl fails", "not JSON", "two lists"] {
         let mut sandbox = offline_sandbox(&pods, &sample("events.json"));
         match broken {
             "kubectl fails" => sandbox.set("STUB_EVENTS_EXIT", "1"),
@@ -225,7 +229,11 @@ fn events_that_cannot_be_collected_say_not_collected() {
                 sandbox.events(&garbage)
             }
             _ => {
-                let twice = sandbox.file("twice.json", "{\"items\": []}\n{\"items\": []}\n");
+                // Pages of two resourceVersions: events.jq refuses them.
+                let twice = sandbox.file(
+                    "twice.json",
+                    "{\"metadata\":{\"resourceVersion\":\"1\"},\"items\":[]}\n{\"metadata\":{\"resourceVersion\":\"2\"},\"items\":[]}\n",
+                );
                 sandbox.events(&twice)
             }
         };
@@ -329,7 +337,7 @@ fn settles_when_the_pods_get_bound() {
         .set(INTERVAL_ENV, "1");
     let bash = sandbox.run_wrapper();
     assert_eq!(code(&bash), 0, "stderr: {}", text(&bash.stderr));
-    let pods_query = checker::check::GET_PODS.join(" ");
+    let pods_query = verify_pods_tests::first_page(checker::list::PODS);
     assert_eq!(
         sandbox.kubectl_calls(),
         [pods_query.clone(), pods_query.clone()]
@@ -371,7 +379,7 @@ fn keeps_failing_until_the_deadline() {
     let pods_calls = sandbox
         .kubectl_calls()
         .iter()
-        .filter(|c| **c == checker::check::GET_PODS.join(" "))
+        .filter(|c| **c == verify_pods_tests::first_page(checker::list::PODS))
         .count();
     // One snapshot at 0s, one after each 1s sleep while under 2s: 3 on an
     // idle machine, 2 when attempts are slow; never more than 3.
@@ -466,6 +474,14 @@ fn both_drivers_accept_the_same_limits() {
     for knob in options::KNOBS {
         let longest = format!("0{}", "9".repeat(knob.max_digits));
         sandbox.set(knob.env, &longest);
+    }
+    // The stub answers the first page at that chunk size.
+    let chunk_size = "9".repeat(options::CHUNK_SIZE.max_digits).parse().unwrap();
+    for (stub, list) in [
+        ("STUB_PODS_ARGS", checker::list::PODS),
+        ("STUB_EVENTS_ARGS", checker::list::EVENTS),
+    ] {
+        sandbox.set(stub, &list.args(chunk_size, None).join(" "));
     }
     let bash = sandbox.run_wrapper();
     let checker = checker_offline(&bound, Some(&events), &[]);

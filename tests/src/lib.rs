@@ -229,9 +229,16 @@ pub fn install_stub_kubectl(dir: &Path) -> PathBuf {
 /// as the checker (and the bash rendered from its constants) asks them.
 pub fn stub_kubectl_env() -> [(&'static str, String); 2] {
     [
-        ("STUB_PODS_ARGS", checker::check::GET_PODS.join(" ")),
-        ("STUB_EVENTS_ARGS", checker::check::GET_EVENTS.join(" ")),
+        ("STUB_PODS_ARGS", first_page(checker::list::PODS)),
+        ("STUB_EVENTS_ARGS", first_page(checker::list::EVENTS)),
     ]
+}
+
+/// kubectl's arguments for the first page of `list` at the default chunk
+/// size: the stub answers it with one page, the whole list.
+pub fn first_page(list: checker::list::List) -> String {
+    let chunk_size = usize::try_from(checker::options::CHUNK_SIZE.default).expect("fits");
+    list.args(chunk_size, None).join(" ")
 }
 
 /// One offline run of the generated wrapper against recorded files.

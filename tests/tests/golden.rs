@@ -294,7 +294,25 @@ bad_snapshot!(
 );
 bad_snapshot!(top_level_null, "null.json", ": snapshot has no items array");
 bad_snapshot!(non_utf8, "non-utf8.json", ":1:58: invalid JSON");
-bad_snapshot!(two_documents, "two-documents.json", ":1394:1: invalid JSON");
+// Two Lists are read as the pages of one list: refused when their
+// resourceVersions differ (lib.jq's list_items).
+bad_snapshot!(
+    two_documents,
+    "two-documents.json",
+    ": snapshot mixes pages of resourceVersion \"\" and \"1001\": not one list"
+);
+// The raw pages of a paged list (make_corpus.py's BAD_PAGES): the last page
+// from another version, or a list that stops before its last page.
+bad_snapshot!(
+    pages_mixed_versions,
+    "pages-mixed-versions.json",
+    ": snapshot mixes pages of resourceVersion \"48213\" and \"48290\": not one list"
+);
+bad_snapshot!(
+    pages_trailing_continue,
+    "pages-trailing-continue.json",
+    ": snapshot is incomplete: its last page has a continue token"
+);
 bad_snapshot!(
     kubectl_error_text,
     "kubectl-error-text.json",

@@ -11,12 +11,15 @@
 //! - `fast_parser.rs`: the fast byte-level parser that builds only what the
 //!   projection keeps; `serde_fallback.rs`: serde_json, for every value the
 //!   fast parser doubts (it words the errors).
+//! - `page.rs`: the head of a raw list page (its resourceVersion and
+//!   continue token), read before its items.
 //! - `shape.rs`: what to keep ([`Shape`], [`Projection`]) and the plan it
 //!   compiles to; `intern.rs`: kept strings that repeat share their bytes.
 
 mod batch;
 mod fast_parser;
 mod intern;
+pub mod page;
 mod serde_fallback;
 mod shape;
 pub mod snapshot;

@@ -91,6 +91,31 @@ pub fn read_with(
     document(&mut input, &plan).map_err(|fault| fault.into_error(source))
 }
 
+/// Parse every JSON document of `reader` until its end, each kept as
+/// `shape` keeps it: a snapshot is one `kubectl get pods -A -o json` List or
+/// the raw pages of a paged list, written one after the other (`jq -s`
+/// reads both alike). Whitespace between documents is allowed, nothing at
+/// all is an error ("empty input"), as for [`read`].
+pub fn read_documents(
+    reader: impl Read,
+    source: &str,
+    shape: &Shape,
+) -> Result<Vec<Val>, SnapshotError> {
+    read_documents_with(reader, source, shape, &ReadOptions::default())
+}
+
+/// [`read_documents`], with the reading machinery chosen by `options`.
+pub fn read_documents_with(
+    reader: impl Read,
+    source: &str,
+    shape: &Shape,
+    options: &ReadOptions,
+) -> Result<Vec<Val>, SnapshotError> {
+    let plan = Plan::new(shape);
+    let mut input = Input::new(reader, options);
+    documents(&mut input, &plan).map_err(|fault| fault.into_error(source))
+}
+
 /// The first buffer size; it doubles while one value does not fit.
 const BUFFER: usize = 2 << 20;
 /// Most threads used to parse the elements of an array.
@@ -100,17 +125,31 @@ const BATCH_MIN: usize = 256 << 10;
 
 fn document<R: Read>(input: &mut Input<R>, plan: &Plan) -> Result<Val, Fault> {
     input.skip_bom()?;
-    let doc = match input.peek_token()? {
+    let doc = next_document(input, plan)?;
+    match input.peek_token()? {
+        None => Ok(doc),
+        Some(_) => Err(input.syntax_here("trailing characters")),
+    }
+}
+
+fn documents<R: Read>(input: &mut Input<R>, plan: &Plan) -> Result<Vec<Val>, Fault> {
+    input.skip_bom()?;
+    let mut docs = vec![next_document(input, plan)?];
+    while input.peek_token()?.is_some() {
+        docs.push(next_document(input, plan)?);
+    }
+    Ok(docs)
+}
+
+/// The document that starts at the next token.
+fn next_document<R: Read>(input: &mut Input<R>, plan: &Plan) -> Result<Val, Fault> {
+    Ok(match input.peek_token()? {
         None if input.at_start() => return Err(Fault::Empty),
         None => return Err(input.syntax_eof("EOF while parsing a value")),
         Some(b'{') => object(input, plan)?,
         Some(b'[') => array(input, plan, 0)?,
         Some(_) => input.value(plan, 0)?,
-    };
-    match input.peek_token()? {
-        None => Ok(doc),
-        Some(_) => Err(input.syntax_here("trailing characters")),
-    }
+    })
 }
 
 /// The top-level object, one key at a time; arrays under it stream. Its
@@ -829,5 +868,36 @@ mod tests {
         let e = read(&doc[..], "snap.json", &shape).unwrap_err();
         assert_eq!(e.position, Some((2, 2)), "{e}");
         assert!(e.message.contains("UTF-8"), "{e}");
+    }
+
+    fn docs(data: &[u8]) -> Result<Vec<String>, String> {
+        read_documents(data, "pages.json", &Shape::Keep)
+            .map(|docs| docs.iter().map(crate::engine::to_json).collect())
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn documents_are_read_until_the_end() {
+        let pages = b"{\"items\":[1]}{\"items\":[2]}\n \n{\"items\":[]}\n";
+        assert_eq!(
+            docs(pages).unwrap(),
+            [r#"{"items":[1]}"#, r#"{"items":[2]}"#, r#"{"items":[]}"#]
+        );
+        assert_eq!(docs(b"\xef\xbb\xbf{}").unwrap(), ["{}"]);
+    }
+
+    #[test]
+    fn no_document_or_a_broken_last_one_is_an_error() {
+        assert_eq!(
+            docs(b"").unwrap_err(),
+            "pages.json: empty input: expected a JSON document"
+        );
+        // As `read` words it: the input ended where a value was due.
+        assert!(docs(b" \n")
+            .unwrap_err()
+            .contains("EOF while parsing a value"));
+        let cut = docs(b"{\"items\":[1]}\n{\"items\":[").unwrap_err();
+        assert!(cut.starts_with("pages.json:2:"), "{cut}");
+        assert!(docs(b"{}]").unwrap_err().contains("invalid JSON"));
     }
 }

@@ -174,7 +174,7 @@ mod tests {
           {"metadata":{"namespace":"a","name":"u"},"spec":{"nodeName":"n"},"status":{"phase":"Unknown"}}]}"#;
         let engine = Engine::new().unwrap();
         let doc = snapshot::read(&pods[..], "inline", &Projection::canonical().pods).unwrap();
-        let report = engine.report(doc, &[]).unwrap();
+        let report = engine.report(vec![doc], &[]).unwrap();
         let result = engine.result(&report, 2, 7, None).unwrap();
         let lines = engine.render(&result).unwrap();
         let status = StatusPattern::canonical()

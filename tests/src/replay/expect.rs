@@ -16,7 +16,7 @@ pub fn report(engine: &Engine, state: &State) -> Report {
     let bytes = bytes(&state.pods_document());
     let doc = checker::snapshot::read(&bytes[..], "pods", &projection.pods).expect("valid pods");
     engine
-        .report(doc, &Programs::default_excluded_namespaces())
+        .report(vec![doc], &Programs::default_excluded_namespaces())
         .expect("report.jq runs")
 }
 
@@ -47,7 +47,7 @@ pub fn final_text_with(
         let bytes = bytes(&events.events_document());
         let doc = checker::snapshot::read(&bytes[..], "events", &projection.events)
             .expect("valid events");
-        engine.events(doc, &report).expect("events.jq runs")
+        engine.events(vec![doc], &report).expect("events.jq runs")
     });
     let result = engine
         .result(&report, attempts, waited, events)

@@ -1,0 +1,335 @@
+//! One list, read raw in pages through kubectl: `kubectl get --raw
+//! '/api/v1/pods?limit=N'`, then `&continue=TOKEN` until a page has no
+//! token. kubectl stays the only way to the cluster (contexts, exec
+//! credential plugins, proxies, certificates) but no longer decodes and
+//! re-prints the objects.
+//!
+//! The pages are one list only when each carries the first page's
+//! `metadata.resourceVersion` (the API server pins continue tokens to it).
+//! A page from another version, a page that cannot be read, a 410 Expired
+//! or kubectl failing after the first page break the list: the caller lists
+//! again from the start ([`ListError::Broken`]). A failure on the first page
+//! is the cluster's answer ([`ListError::Failed`]), as a failing `get pods`
+//! was.
+//!
+//! Page k is parsed while kubectl fetches page k+1: a fetcher thread reads
+//! each page whole (one page is small), takes the token from its head
+//! ([`page::head`]), hands the bytes over and starts the next kubectl; at
+//! most one page waits between them, so no more than three pages are held.
+//! With a chunk size of 0, one request lists everything and its output is
+//! streamed as it comes, never held.
+
+use crate::check::{unreadable_why, CheckError};
+use crate::kubectl::Kubectl;
+use crate::reader::page::{self, PageHead};
+use crate::reader::Shape;
+use crate::snapshot;
+use jaq_json::Val;
+use std::io::{self, Read, Write};
+use std::sync::mpsc;
+use std::thread;
+
+/// A list the checker reads: the API path and its fixed query.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct List {
+    /// `/api/v1/pods`.
+    pub path: &'static str,
+    /// Query parameters every page carries (already URL-encoded), or "".
+    pub query: &'static str,
+    /// The resource, as messages name the list: `pods`.
+    pub what: &'static str,
+}
+
+/// Every pod of every namespace.
+pub const PODS: List = List {
+    path: "/api/v1/pods",
+    query: "",
+    what: "pods",
+};
+
+/// The FailedScheduling events of every namespace (events.jq filters them).
+pub const EVENTS: List = List {
+    path: "/api/v1/events",
+    query: "fieldSelector=reason%3DFailedScheduling",
+    what: "events",
+};
+
+impl List {
+    /// The URL of a page: `limit` when `chunk_size` is not 0, `continue`
+    /// after the first page (the token is base64: `+`, `/`, `=` encoded).
+    pub fn url(&self, chunk_size: usize, token: Option<&str>) -> String {
+        let mut params: Vec<String> = Vec::new();
+        if !self.query.is_empty() {
+            params.push(self.query.to_owned());
+        }
+        if chunk_size > 0 {
+            params.push(format!("limit={chunk_size}"));
+        }
+        if let Some(token) = token {
+            params.push(format!("continue={}", url_encode(token)));
+        }
+        if params.is_empty() {
+            self.path.to_owned()
+        } else {
+            format!("{}?{}", self.path, params.join("&"))
+        }
+    }
+
+    /// kubectl's arguments for a page.
+    pub fn args(&self, chunk_size: usize, token: Option<&str>) -> [String; 3] {
+        [
+            "get".to_owned(),
+            "--raw".to_owned(),
+            self.url(chunk_size, token),
+        ]
+    }
+}
+
+/// Percent-encoding of everything but RFC 3986's unreserved characters.
+pub fn url_encode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// Why a list gave no documents.
+#[derive(Debug)]
+pub enum ListError {
+    /// The first page failed: kubectl, or its output. Exit 2.
+    Failed(CheckError),
+    /// The list broke after its first page: no snapshot, list again.
+    Broken {
+        /// The page that broke it (2 = the first continue).
+        page: usize,
+        /// Why, in words.
+        why: String,
+    },
+}
+
+/// Read every page of `list` through `kubectl`, each kept as `shape` keeps
+/// it; every byte read is also written to `copy` (the pages one after the
+/// other, a newline after each), when given.
+pub fn read(
+    kubectl: &Kubectl,
+    list: List,
+    chunk_size: usize,
+    shape: &Shape,
+    copy: Option<&mut dyn Write>,
+) -> Result<Vec<Val>, ListError> {
+    if chunk_size == 0 {
+        return read_whole(kubectl, list, shape, copy);
+    }
+    thread::scope(|scope| {
+        // One page may wait while the next is fetched.
+        let (pages, received) = mpsc::sync_channel(1);
+        scope.spawn(move || fetch_pages(kubectl, list, chunk_size, &pages));
+        let mut copy = copy;
+        let mut docs = Vec::new();
+        for fetched in received {
+            let (number, bytes, command) = fetched?;
+            if let Some(copy) = copy.as_mut() {
+                save(&mut **copy, &bytes).map_err(|e| ListError::Failed(save_error(e)))?;
+            }
+            // What kubectl printed is read as jq -s reads it: a server
+            // sends one document per page, but nothing else is trusted.
+            let page = snapshot::read_documents(&bytes[..], "kubectl", shape).map_err(|e| {
+                let why = unreadable_why(&e);
+                if number == 1 {
+                    ListError::Failed(CheckError::Unreadable { command, why })
+                } else {
+                    ListError::Broken { page: number, why }
+                }
+            })?;
+            docs.extend(page);
+        }
+        // The fetcher ends with the last page or the first error, which it
+        // sends: an empty channel here means it is done.
+        Ok(docs)
+    })
+}
+
+/// A page as fetched: its number, its bytes, the command that printed it.
+type Fetched = Result<(usize, Vec<u8>, String), ListError>;
+
+/// Fetch the pages one after the other, each sent as soon as kubectl has
+/// exited 0 and its head is read; stops at the last page, at the first
+/// error (sent), or when the reader has gone away.
+fn fetch_pages(kubectl: &Kubectl, list: List, chunk_size: usize, out: &mpsc::SyncSender<Fetched>) {
+    let mut token: Option<String> = None;
+    let mut version: Option<Option<String>> = None;
+    for number in 1.. {
+        let args = list.args(chunk_size, token.as_deref());
+        let args = args.each_ref().map(String::as_str);
+        let command = kubectl.command_line(&args);
+        let bytes = kubectl.run(&args, |out| {
+            let mut bytes = Vec::new();
+            out.read_to_end(&mut bytes).map(|_| bytes)
+        });
+        let broken = |why: String| {
+            if number == 1 {
+                let command = command.clone();
+                ListError::Failed(CheckError::Unreadable { command, why })
+            } else {
+                ListError::Broken { page: number, why }
+            }
+        };
+        let page = match bytes {
+            Err(e) if number == 1 => Err(ListError::Failed(CheckError::Kubectl(e))),
+            Err(e) => Err(ListError::Broken {
+                page: number,
+                why: e.to_string(),
+            }),
+            Ok(Err(e)) => Err(broken(format!("cannot read: {e}"))),
+            Ok(Ok(bytes)) => page::head(&bytes)
+                .map_err(|why| broken(format!("not a list page: {why}")))
+                .and_then(|head| coherent(head, &mut version, number).map(|head| (head, bytes))),
+        };
+        let (head, bytes) = match page {
+            Ok(page) => page,
+            Err(e) => {
+                let _ = out.send(Err(e));
+                return;
+            }
+        };
+        token = head.next().map(str::to_owned);
+        if out.send(Ok((number, bytes, command))).is_err() || token.is_none() {
+            return;
+        }
+    }
+}
+
+/// The head of page `number`, when it carries the list's version (the
+/// first page's, kept in `version`).
+fn coherent(
+    head: PageHead,
+    version: &mut Option<Option<String>>,
+    number: usize,
+) -> Result<PageHead, ListError> {
+    match version {
+        None => {
+            *version = Some(head.resource_version.clone());
+            Ok(head)
+        }
+        Some(first) if *first == head.resource_version => Ok(head),
+        Some(first) => Err(ListError::Broken {
+            page: number,
+            why: format!(
+                "its resourceVersion {} is not the first page's {}",
+                shown(&head.resource_version),
+                shown(first)
+            ),
+        }),
+    }
+}
+
+fn shown(version: &Option<String>) -> String {
+    version
+        .as_deref()
+        .map_or("(none)".to_owned(), |v| format!("{v:?}"))
+}
+
+/// One request, no limit: the whole list streamed from kubectl's stdout.
+fn read_whole(
+    kubectl: &Kubectl,
+    list: List,
+    shape: &Shape,
+    copy: Option<&mut dyn Write>,
+) -> Result<Vec<Val>, ListError> {
+    let args = list.args(0, None);
+    let args = args.each_ref().map(String::as_str);
+    let parsed = kubectl
+        .run(&args, |out| {
+            snapshot::read_documents(Tee { inner: out, copy }, "kubectl", shape)
+        })
+        .map_err(|e| ListError::Failed(CheckError::Kubectl(e)))?;
+    parsed.map_err(|e| {
+        let command = kubectl.command_line(&args);
+        ListError::Failed(CheckError::Unreadable {
+            command,
+            why: unreadable_why(&e),
+        })
+    })
+}
+
+/// A page's bytes into the copy, then a newline unless it ends with one
+/// (the bash function saves the same bytes; a one-page list is saved as
+/// kubectl printed it).
+fn save(copy: &mut dyn Write, bytes: &[u8]) -> io::Result<()> {
+    copy.write_all(bytes)?;
+    if bytes.last() == Some(&b'\n') {
+        return Ok(());
+    }
+    copy.write_all(b"\n")
+}
+
+fn save_error(error: io::Error) -> CheckError {
+    CheckError::SaveDir {
+        path: "pods.json".into(),
+        error,
+    }
+}
+
+/// Copies every byte read into an optional writer.
+struct Tee<'a, R> {
+    inner: R,
+    copy: Option<&'a mut dyn Write>,
+}
+
+impl<R: Read> Read for Tee<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if let Some(copy) = self.copy.as_mut() {
+            copy.write_all(&buf[..n])?;
+        }
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_are_asked_for_with_limit_and_an_encoded_token() {
+        assert_eq!(PODS.url(500, None), "/api/v1/pods?limit=500");
+        assert_eq!(PODS.url(0, None), "/api/v1/pods");
+        assert_eq!(
+            PODS.url(2, Some("eyJ2+Ijo/=")),
+            "/api/v1/pods?limit=2&continue=eyJ2%2BIjo%2F%3D"
+        );
+        assert_eq!(
+            EVENTS.url(500, Some("t")),
+            "/api/v1/events?fieldSelector=reason%3DFailedScheduling&limit=500&continue=t"
+        );
+        assert_eq!(
+            EVENTS.url(0, None),
+            "/api/v1/events?fieldSelector=reason%3DFailedScheduling"
+        );
+    }
+
+    #[test]
+    fn a_page_of_another_version_breaks_the_list() {
+        let head = |v: &str| PageHead {
+            resource_version: Some(v.to_owned()),
+            continue_token: None,
+        };
+        let mut version = None;
+        assert!(coherent(head("5"), &mut version, 1).is_ok());
+        assert!(coherent(head("5"), &mut version, 2).is_ok());
+        match coherent(head("6"), &mut version, 3) {
+            Err(ListError::Broken { page: 3, why }) => {
+                assert_eq!(
+                    why,
+                    r#"its resourceVersion "6" is not the first page's "5""#
+                )
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}
