@@ -803,6 +803,20 @@ VERIFY_PODS_PAGE_HEAD_JQ
       done
     }
 
+    # After report.jq refused the $page pages of the list on stdin: sets
+    # page to the first one that is not whole JSON (one more than the
+    # documents jq reads before its first parse error), or 0 when every
+    # page is JSON and the refusal is about what they hold.
+    verify_pods__unreadable_page() {
+      local whole=0
+      whole=$(jq -n 'reduce (try inputs catch empty) as $page (0; . + 1)' 2>/dev/null) || whole=0
+      if ((whole >= page)); then
+        page=0
+      else
+        page=$((whole + 1))
+      fi
+    }
+
     # jq ARGS... with its stderr kept; on failure, sets jq_error to its last
     # line, without jq's `jq: error (at <stdin>:N): ` (the checker's words
     # for the same error are the program's message alone).
@@ -920,6 +934,19 @@ VERIFY_PODS_PAGE_HEAD_JQ
         lists=$((lists + 1))
         list_status=0
         verify_pods__list "$pods_list" "$pods_file" || list_status=$?
+        # The one pass over the snapshot; everything after reads its report.
+        # jq reads the pages' items only here, so a page kubectl printed cut
+        # (and exited 0 for) is found here: past page 1 it breaks the list,
+        # which is listed again, as in the checker (which parses each page).
+        if ((list_status == 0)) &&
+          ! verify_pods__run_report "$excluded_namespaces" <"$pods_file" >"$report_file"; then
+          why=$jq_error
+          verify_pods__unreadable_page <"$pods_file"
+          list_status=1
+          if ((page <= 1)); then
+            list_status=2
+          fi
+        fi
         case $list_status in
           0) break ;;
           1) ;;
@@ -946,11 +973,6 @@ VERIFY_PODS_PAGE_HEAD_JQ
           verify_pods__error 2 "sleep %s failed" "$interval" || return
         fi
       done
-      # The one pass over the snapshot; everything after reads its report.
-      if ! verify_pods__run_report "$excluded_namespaces" <"$pods_file" >"$report_file"; then
-        why=$jq_error
-        verify_pods__error 2 "cannot read the output of \`%s\`: %s" "$command" "$why" || return
-      fi
       mapfile -t doc_lines <"$report_file"
       if ((${#doc_lines[@]} != 1)); then
         count=${#doc_lines[@]}
