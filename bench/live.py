@@ -256,7 +256,7 @@ def contenders(work, checker, wrapper, plain_kc, token_kc, exec_kc, base_env, ex
 
 # ---------------------------------------------------------------- chunk sweep
 #
-# `python3 bench/live.py --chunks 0,500,2000,5000 --sizes 10000,50000 [--reps N]`
+# `python3 bench/live.py --chunks 0,500,2000,5000 --sizes 10000,50000 [--reps N] [--bash]`
 # measures the checker live at each --chunk-size, on plain http and over TLS with a
 # static token and with the 300 ms exec plugin (exec - token = what the plugin costs),
 # round-robin so that a burst of load hits every chunk size alike, the 1-minute load
@@ -266,19 +266,25 @@ def contenders(work, checker, wrapper, plain_kc, token_kc, exec_kc, base_env, ex
 CONNECTIONS = ("plain", "token", "exec")
 
 
-def chunk_contenders(checker, kubeconfigs, env, check, chunks):
-    """One checker-live contender per (chunk size, connection)."""
+def chunk_contenders(checker, kubeconfigs, env, check, chunks, connections=CONNECTIONS, bash=None):
+    """One checker-live contender per (chunk size, connection); with `bash` = (wrapper, text check),
+    the generated bash live too (plain http)."""
     found = []
     for chunk in chunks:
-        for connection in CONNECTIONS:
+        for connection in connections:
             argv = [checker, "check", "--kubeconfig", kubeconfigs[connection], "--format", "json",
                     "--chunk-size", str(chunk)]
             found.append(Live(f"chunk {chunk} {connection}", f"checker live, --chunk-size {chunk}, {connection}",
                               argv, env, check))
+        if bash:
+            wrapper, text_check = bash
+            bash_env = dict(env, KUBECONFIG=kubeconfigs["plain"], KWOK_VERIFY_PODS_CHUNK_SIZE=str(chunk))
+            found.append(Live(f"chunk {chunk} bash", f"generated bash live, chunk size {chunk}, plain",
+                              ["bash", wrapper], bash_env, text_check))
     return found
 
 
-def chunk_sweep(sizes, chunks, reps):
+def chunk_sweep(sizes, chunks, reps, connections=CONNECTIONS, bash=False):
     import statistics
     import tempfile
 
@@ -302,8 +308,13 @@ def chunk_sweep(sizes, chunks, reps):
                 env.update(HOME=os.path.join(work, "home"), KUBECACHEDIR=os.path.join(work, "kube-cache"),
                            KWOK_VERIFY_PODS_DEADLINE="0", NO_COLOR="1", TMPDIR=work)
                 os.makedirs(env["HOME"], exist_ok=True)
-                runs = chunk_contenders(bench.CHECKER, kubeconfigs, env,
-                                        json_counts(expected, bench.counts_of), chunks)
+                text_check = None
+                if bash:
+                    golden = subprocess.run([bench.CHECKER, "check", "--snapshot", pods_file, "--events", events_file],
+                                            capture_output=True, env=dict(os.environ, NO_COLOR="1")).stdout
+                    text_check = (bench.WRAPPER, text_same(golden))
+                runs = chunk_contenders(bench.CHECKER, kubeconfigs, env, json_counts(expected, bench.counts_of),
+                                        chunks, connections, text_check)
                 loads = {c.key: [] for c in runs}
                 for rep in range(reps):
                     for c in runs:
@@ -339,5 +350,8 @@ if __name__ == "__main__":
     parser.add_argument("--chunks", type=lambda s: [int(x) for x in s.split(",")], default=[0, 500, 2000, 5000])
     parser.add_argument("--sizes", type=lambda s: [int(x) for x in s.split(",")], default=[10000, 50000])
     parser.add_argument("--reps", type=int, default=1)
+    parser.add_argument("--connections", type=lambda s: [x for x in s.split(",") if x], default=list(CONNECTIONS),
+                        help="of plain,token,exec (default all; '' for none)")
+    parser.add_argument("--bash", action="store_true", help="also the generated bash live (plain http)")
     args = parser.parse_args()
-    chunk_sweep(args.sizes, args.chunks, args.reps)
+    chunk_sweep(args.sizes, args.chunks, args.reps, args.connections, args.bash)

@@ -29,7 +29,7 @@ use verify_pods_tests::replay::{
     expect, generated_wrapper, in_parallel, ExecPlugin, Fault, FaultRule, KubeEnv, KubeOptions,
     LogEntry, Resource, Server, State, Target,
 };
-use verify_pods_tests::run;
+use verify_pods_tests::{run, KUBECTL_CHUNK_SIZE};
 
 /// Items per page in the cases: the 11 pods are 4 pages.
 const CHUNK: usize = 3;
@@ -373,12 +373,15 @@ fn pages_ask_for_limit_then_continue_at_one_version() {
     }
 }
 
-/// Chunk size 0 (one request, no `limit`), 1, 3 and the default give the
-/// same text in both drivers.
+/// Chunk size 0 (one request, no `limit`: the default), 1, 3 and kubectl's
+/// 500 give the same text in both drivers.
 #[test]
 fn every_chunk_size_gives_the_same_result() {
     let default = usize::try_from(options::CHUNK_SIZE.default).expect("fits");
-    let runs: Vec<(usize, Driver)> = [0, 1, CHUNK, default]
+    let mut chunks = vec![0, 1, CHUNK, KUBECTL_CHUNK_SIZE, default];
+    chunks.sort_unstable();
+    chunks.dedup();
+    let runs: Vec<(usize, Driver)> = chunks
         .into_iter()
         .flat_map(|chunk| DRIVERS.map(|driver| (chunk, driver)))
         .collect();
