@@ -507,3 +507,33 @@ fn saved_pages_replay_offline_to_the_same_result() {
         assert_eq!(parse(&json_offline.stdout), parse(&report), "{what}");
     }
 }
+
+/// Chunk size 0 asks for the whole list in one request: a server that pages
+/// anyway (a continue token nobody asked for) is not read as a snapshot and
+/// its token is not followed; both drivers exit 2 after one request.
+#[test]
+fn a_token_nobody_asked_for_is_refused() {
+    let message = &messages::UNREADABLE_OUTPUT;
+    for driver in DRIVERS {
+        let server = Server::builder()
+            .state(state())
+            .page_size(CHUNK)
+            .start()
+            .expect("server");
+        let env = KubeEnv::new(&server.url()).expect("kube env");
+        let knobs = [
+            (CHUNK_SIZE_ENV, "0".to_owned()),
+            (DEADLINE_ENV, "0".to_owned()),
+        ];
+        let output = run(&mut command(&env, driver, &knobs));
+        let run = Run {
+            output,
+            log: server.log(),
+        };
+        let what = format!("{driver:?}: {}", run.describe());
+        assert_eq!(run.code(), Some(i32::from(message.exit_code())), "{what}");
+        assert_eq!(lines_of(&run.stderr(), message), 1, "{what}");
+        let limits: Vec<_> = server.pods_requests().iter().map(|e| e.limit).collect();
+        assert_eq!(limits, [None], "{what}");
+    }
+}
