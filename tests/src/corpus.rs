@@ -107,3 +107,47 @@ pub fn bad_inputs() -> Vec<PathBuf> {
 pub fn read(path: &Path) -> Vec<u8> {
     fs::read(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
 }
+
+/// A pods file as the stub kubectl serves it to a driver that lists in
+/// pages: the file itself when it holds one document; else each of its
+/// documents (the raw pages of one list, each with the whitespace after it)
+/// in a file of its own under `dir`. Returns the stub's `STUB_PODS` (the
+/// files joined by ':', one per call; later pages are counted in
+/// `STUB_LOG`, which the caller sets) and the number of pages.
+pub fn stub_pages(pods: &Path, dir: &Path) -> (PathBuf, usize) {
+    let pages = split_pages(&read(pods));
+    if pages.len() == 1 {
+        return (pods.to_owned(), 1);
+    }
+    let files: Vec<PathBuf> = (1..=pages.len())
+        .zip(&pages)
+        .map(|(number, page)| {
+            let file = dir.join(format!("pods-page-{number}.json"));
+            fs::write(&file, page).expect("write a page");
+            file
+        })
+        .collect();
+    let joined = std::env::join_paths(&files).expect("page files join with ':'");
+    (joined.into(), pages.len())
+}
+
+/// The documents of a file, each with the whitespace after it (the
+/// newline a server ends a page with): together, the file's bytes.
+pub fn split_pages(bytes: &[u8]) -> Vec<Vec<u8>> {
+    let mut docs = serde_json::Deserializer::from_slice(bytes).into_iter::<serde::de::IgnoredAny>();
+    let mut ends = Vec::new();
+    while let Some(doc) = docs.next() {
+        doc.expect("a recorded file is JSON");
+        let end = docs.byte_offset();
+        let blank = bytes[end..]
+            .iter()
+            .take_while(|b| b.is_ascii_whitespace())
+            .count();
+        ends.push(end + blank);
+    }
+    let starts = std::iter::once(0).chain(ends.iter().copied());
+    starts
+        .zip(&ends)
+        .map(|(start, &end)| bytes[start..end].to_vec())
+        .collect()
+}

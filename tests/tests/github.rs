@@ -31,11 +31,17 @@ fn bash(dir: &Path, pods: &Path, events: &Path, summary: Option<&Path>) -> Outpu
             .display(),
         std::env::var("PATH").unwrap_or_default()
     );
+    // A paged case is served page by page (the stub counts later pages in
+    // its log); any other run writes nothing but the stub.
+    let (served, pages) = verify_pods_tests::corpus::stub_pages(pods, dir);
     let mut command = Command::new("bash");
+    if pages > 1 {
+        command.env("STUB_LOG", dir.join("kubectl-calls.log"));
+    }
     command
         .arg(workspace_root().join("generated/verify-pods.sh"))
         .env("PATH", path)
-        .env("STUB_PODS", pods)
+        .env("STUB_PODS", served)
         .env("STUB_EVENTS", events)
         .envs(stub_kubectl_env())
         .env(DEADLINE_ENV, "0");

@@ -426,18 +426,25 @@ struct LiveRun {
     took: Duration,
 }
 
-/// The recorded documents the stub kubectl serves.
+/// The recorded documents the stub kubectl serves. `pods` is the stub's
+/// STUB_PODS: one file, or the files of a list's pages joined by ':' (call
+/// N prints file N; later pages are calls too).
 struct Served {
     pods: PathBuf,
     events: PathBuf,
 }
 
-impl From<&Case> for Served {
-    fn from(case: &Case) -> Self {
-        Served {
-            pods: case.pods(),
+impl Served {
+    /// A case as kubectl gets it from a server, and how many pages that
+    /// takes: its pods.json (one List, or the raw pages of a paged list) a
+    /// page per call.
+    fn case_in_pages(case: &Case, scratch: &Path) -> (Served, usize) {
+        let (pods, pages) = corpus::stub_pages(&case.pods(), scratch);
+        let served = Served {
+            pods,
             events: case.events(),
-        }
+        };
+        (served, pages)
     }
 }
 
@@ -509,9 +516,10 @@ fn golden_with_waited(engine: &Engine, case: &Case, waited: u64) -> (Vec<u8>, Ve
 }
 
 /// A live run must print the goldens (for some waited ≤ its duration), exit
-/// like them, take ONE snapshot, fetch events only when something is
-/// unscheduled, and on failure save the raw inputs and the JSON report.
-fn live_run_agrees(engine: &Engine, case: &Case, live: &LiveRun) -> Vec<String> {
+/// like them, take ONE snapshot (`pages` calls, one list), fetch events only
+/// when something is unscheduled, and on failure save the raw inputs and
+/// the JSON report.
+fn live_run_agrees(engine: &Engine, case: &Case, live: &LiveRun, pages: usize) -> Vec<String> {
     let who = live.who;
     let mut problems = Vec::new();
     let max_waited = live.took.as_secs() + 1;
@@ -536,8 +544,9 @@ fn live_run_agrees(engine: &Engine, case: &Case, live: &LiveRun) -> Vec<String> 
     }
     let wants_events = unscheduled(case);
     let calls = &live.kubectl_calls;
-    let pages = |list| count_calls(calls, list);
-    if pages(checker::list::PODS) != 1 || pages(checker::list::EVENTS) != usize::from(wants_events)
+    let calls_of = |list| count_calls(calls, list);
+    if calls_of(checker::list::PODS) != pages
+        || calls_of(checker::list::EVENTS) != usize::from(wants_events)
     {
         problems.push(format!("{who}: kubectl calls {calls:?}"));
     }
@@ -648,11 +657,11 @@ fn generated_bash_matches_checker_and_goldens() {
     let problems: Vec<String> = for_each_case(|case| {
         let engine = Engine::new().expect("programs compile");
         let scratch = tempfile::tempdir().expect("scratch");
-        let served = Served::from(case);
+        let (served, pages) = Served::case_in_pages(case, scratch.path());
         let bash = bash_live(&wrapper, &served, scratch.path());
         let checker = checker_live(&served, scratch.path());
-        let mut problems = live_run_agrees(&engine, case, &bash);
-        problems.extend(live_run_agrees(&engine, case, &checker));
+        let mut problems = live_run_agrees(&engine, case, &bash, pages);
+        problems.extend(live_run_agrees(&engine, case, &checker, pages));
         problems
     })
     .into_iter()

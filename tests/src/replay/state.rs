@@ -126,13 +126,28 @@ fn items(doc: &Value, what: &str) -> Result<Vec<Value>, String> {
 }
 
 /// The `items` of a List file, each stored as it is parsed.
+/// The items of a List document, or of the raw pages of one list saved one
+/// after the other (a paged corpus case), joined in order.
 fn read_items(path: &Path) -> Result<Vec<Object>, String> {
     let error = |e: &dyn fmt::Display| format!("{}: {e}", path.display());
     let file = File::open(path).map_err(|e| error(&e))?;
-    let mut reader = serde_json::Deserializer::from_reader(BufReader::with_capacity(1 << 20, file));
-    let items = ListItems.deserialize(&mut reader).map_err(|e| error(&e))?;
-    reader.end().map_err(|e| error(&e))?;
-    items.ok_or_else(|| error(&"the document has no items array"))
+    let reader = serde_json::Deserializer::from_reader(BufReader::with_capacity(1 << 20, file));
+    let mut all: Option<Vec<Object>> = None;
+    for page in reader.into_iter::<PageItems>() {
+        let PageItems(items) = page.map_err(|e| error(&e))?;
+        let items = items.ok_or_else(|| error(&"the document has no items array"))?;
+        all.get_or_insert_with(Vec::new).extend(items);
+    }
+    all.ok_or_else(|| error(&"no JSON document"))
+}
+
+/// One document's items, read by [`ListItems`].
+struct PageItems(Option<Vec<Object>>);
+
+impl<'de> serde::Deserialize<'de> for PageItems {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        ListItems.deserialize(d).map(PageItems)
+    }
 }
 
 /// A List document's `items`, stored one by one (other keys skipped).
