@@ -294,10 +294,8 @@ fn kubectl_output_that_is_not_json_exits_2() {
     ]);
     // One request (chunk size 0): the output is parsed whole, with a position
     // (a page of a paged list is refused by its head, before any position).
-    let whole_list = checker::list::PODS.args(0, None).join(" ");
     stub(dir.path(), &["No resources found"])
-        .env(checker::options::CHUNK_SIZE_ENV, "0")
-        .env("STUB_PODS_ARGS", whole_list)
+        .envs(verify_pods_tests::stub_kubectl_env_one_request())
         .assert()
         .code(2)
         .stderr(predicate::str::contains("cannot read the output of `"))

@@ -240,6 +240,18 @@ pub fn stub_kubectl_env() -> [(&'static str, String); 3] {
     ]
 }
 
+/// [`stub_kubectl_env`] for one request (chunk size 0, the drivers'
+/// default): the whole list is streamed and parsed as it comes, so a
+/// partial copy is saved while kubectl still prints.
+pub fn stub_kubectl_env_one_request() -> [(&'static str, String); 3] {
+    let one = |list: checker::list::List| list.args(0, None).join(" ");
+    [
+        ("STUB_PODS_ARGS", one(checker::list::PODS)),
+        ("STUB_EVENTS_ARGS", one(checker::list::EVENTS)),
+        (checker::options::CHUNK_SIZE_ENV, "0".to_owned()),
+    ]
+}
+
 /// kubectl's own `--chunk-size` default: the chunk size the tests give the
 /// drivers where a list comes in pages (a stub's page files, a server that
 /// caps its pages below it). The drivers' own default, 0, asks everything
