@@ -292,7 +292,10 @@ fn kubectl_output_that_is_not_json_exits_2() {
         ("column", &1),
         ("why", &"invalid JSON"),
     ]);
+    // One request (chunk size 0): the output is parsed whole, with a position
+    // (a page of a paged list is refused by its head, before any position).
     stub(dir.path(), &["No resources found"])
+        .envs(verify_pods_tests::stub_kubectl_env_one_request())
         .assert()
         .code(2)
         .stderr(predicate::str::contains("cannot read the output of `"))

@@ -39,7 +39,7 @@ fn hanging_kubectl(dir: &Path, command: &mut Command) -> PathBuf {
     let partial = dir.join("partial-pods.json");
     fs::write(&partial, "{\"items\": [").unwrap();
     command
-        .envs(verify_pods_tests::stub_kubectl_env())
+        .envs(verify_pods_tests::stub_kubectl_env_one_request())
         .env("STUB_PODS", &partial)
         .env("STUB_AFTER", "hang")
         .env("STUB_PID_DIR", dir);

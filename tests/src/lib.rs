@@ -226,19 +226,42 @@ pub fn install_stub_kubectl(dir: &Path) -> PathBuf {
 }
 
 /// The settings every run of the stub needs: the two queries it answers,
-/// as the checker (and the bash rendered from its constants) asks them.
-pub fn stub_kubectl_env() -> [(&'static str, String); 2] {
+/// as the checker (and the bash rendered from its constants) asks them, and
+/// the chunk size they are asked with: kubectl's 500, so that a recorded
+/// paged list (one file per page) is asked page by page, as a server pages it.
+pub fn stub_kubectl_env() -> [(&'static str, String); 3] {
     [
         ("STUB_PODS_ARGS", first_page(checker::list::PODS)),
         ("STUB_EVENTS_ARGS", first_page(checker::list::EVENTS)),
+        (
+            checker::options::CHUNK_SIZE_ENV,
+            KUBECTL_CHUNK_SIZE.to_string(),
+        ),
     ]
 }
 
-/// kubectl's arguments for the first page of `list` at the default chunk
-/// size: the stub answers it with one page, the whole list.
+/// [`stub_kubectl_env`] for one request (chunk size 0, the drivers'
+/// default): the whole list is streamed and parsed as it comes, so a
+/// partial copy is saved while kubectl still prints.
+pub fn stub_kubectl_env_one_request() -> [(&'static str, String); 3] {
+    let one = |list: checker::list::List| list.args(0, None).join(" ");
+    [
+        ("STUB_PODS_ARGS", one(checker::list::PODS)),
+        ("STUB_EVENTS_ARGS", one(checker::list::EVENTS)),
+        (checker::options::CHUNK_SIZE_ENV, "0".to_owned()),
+    ]
+}
+
+/// kubectl's own `--chunk-size` default: the chunk size the tests give the
+/// drivers where a list comes in pages (a stub's page files, a server that
+/// caps its pages below it). The drivers' own default, 0, asks everything
+/// in one request, which no server pages.
+pub const KUBECTL_CHUNK_SIZE: usize = 500;
+
+/// kubectl's arguments for the first page of `list` at the stub's chunk
+/// size ([`stub_kubectl_env`]): the stub answers it with the first page.
 pub fn first_page(list: checker::list::List) -> String {
-    let chunk_size = usize::try_from(checker::options::CHUNK_SIZE.default).expect("fits");
-    list.args(chunk_size, None).join(" ")
+    list.args(KUBECTL_CHUNK_SIZE, None).join(" ")
 }
 
 /// One offline run of the generated wrapper against recorded files.
