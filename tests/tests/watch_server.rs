@@ -366,3 +366,71 @@ fn error_event_mid_stream_ends_the_watch() {
     assert_eq!(log.events, ["MODIFIED", "ADDED", "MODIFIED", "ERROR"]);
     assert_eq!(log.end, Some(WatchEnd::Error));
 }
+
+/// A timeline moved by lists: a watch open while a list is served gets the
+/// transition's events at once (not at its timeout).
+#[test]
+fn open_watch_follows_a_list_that_moves_the_timeline() {
+    let server = Server::builder()
+        .states(timeline())
+        .start()
+        .expect("server");
+    let env = KubeEnv::for_server(&server).expect("kube env");
+    let since = Instant::now();
+    let watcher = std::thread::scope(|scope| {
+        let env = &env;
+        let watcher = scope.spawn(move || {
+            let path = "/api/v1/pods?watch=1&resourceVersion=1000&timeoutSeconds=4";
+            watch(env, path, since)
+        });
+        // The watch is open once the server logged it.
+        while server.watches().is_empty() {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let listed = Instant::now();
+        assert!(run(env.kubectl().args(["get", "--raw", "/api/v1/pods"]))
+            .status
+            .success());
+        (watcher.join().expect("watcher"), listed - since)
+    });
+    let (watched, listed) = watcher;
+    assert_eq!(
+        watched.events(),
+        [event("MODIFIED", "a", "1001"), event("ADDED", "d", "1001")]
+    );
+    let arrived = watched.lines[0].0;
+    assert!(
+        arrived >= listed && arrived < Duration::from_millis(3000),
+        "listed at {listed:?}, event at {arrived:?}, exited at {:?}",
+        watched.exited
+    );
+}
+
+/// Measurement (run with --ignored --nocapture): 10k pods bind in one
+/// transition; how long until kubectl printed all 10k MODIFIED events.
+#[test]
+#[ignore = "a measurement, not a check"]
+fn measure_ten_thousand_modified_events() {
+    let n = 10_000;
+    let pending: Vec<Value> = (0..n).map(|i| pod(&format!("p{i:05}"), false)).collect();
+    let bound: Vec<Value> = (0..n).map(|i| pod(&format!("p{i:05}"), true)).collect();
+    let period = Duration::from_secs(2);
+    let states = [State::new(pending, vec![]), State::new(bound, vec![])];
+    let server = Server::builder()
+        .states(states)
+        .advance(Advance::Every(period))
+        .start()
+        .expect("server");
+    // (The server's clock started microseconds earlier: times are that much short.)
+    let started = Instant::now();
+    let env = KubeEnv::for_server(&server).expect("kube env");
+    let path = "/api/v1/pods?watch=1&resourceVersion=1000&timeoutSeconds=6";
+    let watched = watch(&env, path, started);
+    assert_eq!(watched.lines.len(), n);
+    let (first, last) = (watched.lines[0].0, watched.lines[n - 1].0);
+    eprintln!(
+        "10k MODIFIED: first {:?}, last {:?} after the transition",
+        first - period,
+        last - period
+    );
+}

@@ -76,13 +76,23 @@ pub struct Handles {
     pub stop: Arc<AtomicBool>,
 }
 
+/// A queued line.
+enum Line {
+    /// Written already.
+    Text(Vec<u8>),
+    /// This object's event, to write when sent.
+    Event(Object),
+}
+
 /// One running watch: turns timeline transitions into event lines.
 pub struct WatchStream {
     plan: WatchPlan,
     handles: Handles,
     /// The state the client holds once every queued line is sent.
     state: usize,
-    queue: VecDeque<(&'static str, String, Vec<u8>)>,
+    /// Event type, version, and the line (an object's line is written when
+    /// it is sent: the first of 10k events leaves before the last is made).
+    queue: VecDeque<(&'static str, String, Line)>,
     sent: usize,
     finished: Option<WatchEnd>,
 }
@@ -103,13 +113,14 @@ impl WatchStream {
             Start::Snapshot(index) => {
                 let objects = stream.objects(index);
                 let version = resource_version(index);
-                let lines: Vec<Vec<u8>> = objects
-                    .iter()
+                let selected: Vec<Object> = objects
+                    .into_iter()
                     .filter(|o| (stream.plan.select)(o))
-                    .map(|o| event_line("ADDED", stream.kind(), o, &version))
                     .collect();
-                for line in lines {
-                    stream.push("ADDED", line, &version);
+                for object in selected {
+                    stream
+                        .queue
+                        .push_back(("ADDED", version.clone(), Line::Event(object)));
                 }
                 stream.state = index;
             }
@@ -126,7 +137,8 @@ impl WatchStream {
     }
 
     fn push(&mut self, kind: &'static str, line: Vec<u8>, version: &str) {
-        self.queue.push_back((kind, version.to_owned(), line));
+        self.queue
+            .push_back((kind, version.to_owned(), Line::Text(line)));
     }
 
     /// The objects of `resource` in state `index` (shared, not copied).
@@ -154,8 +166,8 @@ impl WatchStream {
                 self.push("BOOKMARK", bookmark_line(self.kind(), &version), &version);
             }
             for (kind, object) in events {
-                let line = event_line(kind, self.kind(), object, &version);
-                self.push(kind, line, &version);
+                let line = Line::Event(object.clone());
+                self.queue.push_back((kind, version.clone(), line));
             }
         }
         self.state = present;
@@ -245,7 +257,10 @@ impl Stream for WatchStream {
             if let Some((kind, version, line)) = self.queue.pop_front() {
                 self.sent += 1;
                 self.record(Some(kind), &version, None);
-                return Chunk::Data(line);
+                return Chunk::Data(match line {
+                    Line::Text(bytes) => bytes,
+                    Line::Event(object) => event_line(kind, self.kind(), &object, &version),
+                });
             }
             if let Some(end) = self.finished {
                 return self.end(end);
