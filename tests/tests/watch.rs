@@ -1,0 +1,264 @@
+//! The checker's watch-based settle (issue 15), through the real kubectl
+//! against the replay server, whose timeline advances by the clock
+//! (`Advance::Every`: lists do not move it, so only the watch can see it
+//! move): one list plus one watch reaches the verdict; every state the
+//! checker prints is one state of the timeline; a cut watch, an ERROR event
+//! (410) and a server that cannot watch fall back to a fresh list or to
+//! polling; `--watch=false` polls.
+
+use checker::options::{self, DEADLINE_ENV, INTERVAL_ENV};
+use checker::Engine;
+use serde_json::Value;
+use std::process::Output;
+use std::time::{Duration, Instant};
+use verify_pods_tests::replay::coherence;
+use verify_pods_tests::replay::expect;
+use verify_pods_tests::replay::fixtures::{Phase, Pod};
+use verify_pods_tests::replay::{
+    Advance, Fault, FaultRule, KubeEnv, LogEntry, Server, State, Target, WatchEnd,
+};
+use verify_pods_tests::run;
+
+/// Whole seconds a run may take beyond its schedule on a loaded machine.
+const SLOW: u64 = 60;
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn shown(output: &Output) -> String {
+    format!(
+        "exit {:?}\n--- stdout\n{}--- stderr\n{}",
+        output.status.code(),
+        text(&output.stdout),
+        text(&output.stderr)
+    )
+}
+
+fn running(name: &str) -> Value {
+    Pod::running("default", name, "kwok-node-0").to_json()
+}
+
+fn waiting(name: &str) -> Value {
+    Pod::unschedulable("default", name).to_json()
+}
+
+/// 10 running pods and `trainer-0`, unschedulable until state 1 binds it.
+fn bind_timeline() -> Vec<State> {
+    let others: Vec<Value> = (0..10).map(|i| running(&format!("app-{i}"))).collect();
+    let before = State::new(
+        [others.clone(), vec![waiting("trainer-0")]].concat(),
+        vec![],
+    );
+    let after = State::new([others, vec![running("trainer-0")]].concat(), vec![]);
+    vec![before, after]
+}
+
+fn server(states: Vec<State>, period: Duration, faults: Vec<FaultRule>) -> (Server, KubeEnv) {
+    let mut builder = Server::builder()
+        .states(states)
+        .advance(Advance::Every(period));
+    for rule in faults {
+        builder = builder.fault(rule);
+    }
+    let server = builder.start().expect("server");
+    let env = KubeEnv::for_server(&server).expect("kube env");
+    (server, env)
+}
+
+fn check(env: &KubeEnv, deadline: u64, interval: u64, extra: &[&str]) -> (Output, Duration) {
+    let started = Instant::now();
+    let output = run(env
+        .checker()
+        .args(extra)
+        .env(DEADLINE_ENV, deadline.to_string())
+        .env(INTERVAL_ENV, interval.to_string()));
+    (output, started.elapsed())
+}
+
+/// Whether `stdout` is state `before`'s progress line (attempt 1, at 0 s)
+/// then the result of `after` after `attempts` attempts (any whole seconds
+/// waited): the text of a run that settled.
+fn settled_text(
+    stdout: &str,
+    before: &State,
+    after: &State,
+    attempts: usize,
+    deadline: u64,
+) -> bool {
+    let engine = Engine::new().expect("engine");
+    let progress = expect::progress_text(&engine, before, 1, 0, deadline);
+    stdout.strip_prefix(&progress).is_some_and(|rest| {
+        (0..=SLOW).any(|waited| expect::final_text(&engine, after, after, attempts, waited) == rest)
+    })
+}
+
+fn pods_watches(server: &Server) -> Vec<LogEntry> {
+    server.watches()
+}
+
+/// The timeline binds the pod at 1 s; polling every 30 s would see it at
+/// 30 s. The watch sees it within a quiet window: the verdict comes well
+/// before the first poll, from one list and one watch (no list again), and
+/// the text is state 0's progress line then state 1's result.
+#[test]
+fn the_verdict_comes_from_one_list_and_one_watch() {
+    let states = bind_timeline();
+    let (server, env) = server(states.clone(), Duration::from_secs(1), vec![]);
+    let (output, took) = check(&env, 60, 30, &[]);
+    assert_eq!(output.status.code(), Some(0), "{}", shown(&output));
+    assert!(took < Duration::from_secs(10), "took {took:?}: polled?");
+    assert_eq!(server.pods_lists().len(), 1, "one list");
+    let watches = pods_watches(&server);
+    assert_eq!(watches.len(), 1, "one watch");
+    let watch = watches[0].watch.as_ref().expect("a watch record");
+    assert_eq!(
+        watch.from.as_deref(),
+        Some("1000"),
+        "from the list's version"
+    );
+    assert!(watch.bookmarks, "bookmarks asked for");
+    let asked = watch.timeout_seconds.expect("timeoutSeconds");
+    assert!(
+        (55..=61).contains(&asked),
+        "timeoutSeconds {asked}: the time left"
+    );
+    assert!(
+        settled_text(&text(&output.stdout), &states[0], &states[1], 2, 60),
+        "{}",
+        shown(&output)
+    );
+}
+
+/// `--watch=false` (and KWOK_VERIFY_PODS_WATCH=false) lists again every
+/// interval, as the bash function does: no watch, several lists.
+#[test]
+fn watch_false_polls() {
+    for how in ["flag", "env"] {
+        let states = bind_timeline();
+        let (server, env) = server(states.clone(), Duration::from_secs(1), vec![]);
+        let mut cmd = env.checker();
+        match how {
+            "flag" => cmd.arg("--watch=false"),
+            _ => cmd.env(options::WATCH.env, "false"),
+        };
+        let output = run(cmd.env(DEADLINE_ENV, "20").env(INTERVAL_ENV, "2"));
+        assert_eq!(output.status.code(), Some(0), "{how}: {}", shown(&output));
+        assert!(server.watches().is_empty(), "{how}: no watch");
+        assert!(server.pods_lists().len() >= 2, "{how}: polled");
+        assert!(
+            settled_text(&text(&output.stdout), &states[0], &states[1], 2, 20),
+            "{how}: {}",
+            shown(&output)
+        );
+    }
+}
+
+/// A bad value is bad input: one line, exit 2, never a pass.
+#[test]
+fn a_watch_setting_that_is_not_a_boolean_is_refused() {
+    let (_server, env) = server(bind_timeline(), Duration::from_secs(1), vec![]);
+    let output = run(env.checker().arg("--watch=yes"));
+    assert_eq!(output.status.code(), Some(2), "{}", shown(&output));
+    assert_eq!(
+        text(&output.stderr),
+        "verify-pods: error: --watch must be true or false, got \"yes\"\n"
+    );
+    let output = run(env.checker().env(options::WATCH.env, "no"));
+    assert_eq!(
+        text(&output.stderr),
+        "verify-pods: error: KWOK_VERIFY_PODS_WATCH must be true or false, got \"no\"\n"
+    );
+}
+
+/// A watch that breaks is never continued from a partial state: the
+/// checker lists again from the start, watches from the new list, and
+/// reaches the verdict. `fault` breaks the first watch; `end` is how the
+/// server logged its end.
+fn falls_back_to_a_fresh_list(fault: Fault, end: WatchEnd, warning: &str) {
+    // State 1 binds one pod and adds another: two events of one version.
+    let others: Vec<Value> = (0..4).map(|i| running(&format!("app-{i}"))).collect();
+    let states = vec![
+        State::new(
+            [others.clone(), vec![waiting("trainer-0")]].concat(),
+            vec![],
+        ),
+        State::new(
+            [
+                others.clone(),
+                vec![running("trainer-0"), waiting("trainer-1")],
+            ]
+            .concat(),
+            vec![],
+        ),
+        State::new(
+            [others, vec![running("trainer-0"), running("trainer-1")]].concat(),
+            vec![],
+        ),
+    ];
+    let rule = FaultRule::once(Target::PodsWatch, fault);
+    let (server, env) = server(states.clone(), Duration::from_secs(1), vec![rule]);
+    let (output, _) = check(&env, 60, 1, &[]);
+    assert_eq!(output.status.code(), Some(0), "{}", shown(&output));
+    let watches = pods_watches(&server);
+    assert!(watches.len() >= 2, "watched again: {}", shown(&output));
+    assert_eq!(watches[0].watch.as_ref().and_then(|w| w.end), Some(end));
+    let lists = server.pods_lists();
+    assert!(lists.len() >= 2, "listed again: {}", shown(&output));
+    // The second watch starts from the second list's version.
+    assert_eq!(
+        watches[1].watch.as_ref().and_then(|w| w.from.clone()),
+        lists[1].resource_version
+    );
+    let stderr = text(&output.stderr);
+    assert!(stderr.contains(warning), "{stderr}");
+    assert!(stderr.contains("listing again from the start"), "{stderr}");
+    let engine = Engine::new().expect("engine");
+    let stdout = text(&output.stdout);
+    let reports = coherence::reports(&engine, &states);
+    assert_eq!(
+        coherence::explain(&stdout, &reports),
+        Ok(vec![2]),
+        "{stdout}"
+    );
+}
+
+/// The first watch is cut after 1 of state 1's 2 events (kubectl: unexpected
+/// EOF, exit 1): the half-applied transition is never evaluated.
+#[test]
+fn a_watch_cut_mid_stream_lists_again() {
+    falls_back_to_a_fresh_list(Fault::CutWatch(1), WatchEnd::Cut, "unexpected EOF");
+}
+
+/// An ERROR event with a 410 Status after 1 event (kubectl exits 0 and
+/// prints it: the checker reads it).
+#[test]
+fn an_error_event_410_lists_again() {
+    falls_back_to_a_fresh_list(
+        Fault::error_event(1, 410),
+        WatchEnd::Error,
+        "ERROR event 410 Expired",
+    );
+}
+
+/// A server that cannot watch (405): the checker says so once and polls.
+#[test]
+fn a_server_that_cannot_watch_is_polled() {
+    let states = bind_timeline();
+    let rule = FaultRule::always(Target::PodsWatch, Fault::method_not_allowed());
+    let (server, env) = server(states.clone(), Duration::from_secs(1), vec![rule]);
+    let (output, _) = check(&env, 20, 2, &[]);
+    assert_eq!(output.status.code(), Some(0), "{}", shown(&output));
+    assert_eq!(server.watches().len(), 1, "asked once: {}", shown(&output));
+    assert!(server.pods_lists().len() >= 2, "polled");
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains("the server cannot watch the pods") && stderr.contains("MethodNotAllowed"),
+        "{stderr}"
+    );
+    assert!(
+        settled_text(&text(&output.stdout), &states[0], &states[1], 2, 20),
+        "{}",
+        shown(&output)
+    );
+}
