@@ -262,3 +262,172 @@ fn a_server_that_cannot_watch_is_polled() {
         shown(&output)
     );
 }
+
+// ------------------------------------------------------------ race on watch
+
+/// A tiny deterministic PRNG (splitmix64): the same seed, the same timeline.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// Pods by name; each state is listed sorted by namespace/name, as the API
+/// server lists (and as the checker keeps them).
+fn state_of(pods: &std::collections::BTreeMap<String, Pod>) -> State {
+    State::new(pods.values().map(Pod::to_json).collect(), vec![])
+}
+
+/// A timeline whose every transition makes 2 to 4 changes of one version
+/// (bind, create, delete, now and then a failure): a state evaluated in the
+/// middle of a burst would show counts no state has.
+fn random_watch_timeline(seed: u64) -> Vec<State> {
+    let mut rng = Rng(seed);
+    let mut pods = std::collections::BTreeMap::new();
+    let mut next = 0;
+    let mut add = |pods: &mut std::collections::BTreeMap<String, Pod>, bound: bool| {
+        let name = format!("p{next:03}");
+        next += 1;
+        let pod = if bound {
+            Pod::running("default", &name, "kwok-node-1")
+        } else {
+            Pod::unschedulable("default", &name)
+        };
+        pods.insert(name, pod);
+    };
+    for i in 0..8 {
+        add(&mut pods, i % 3 != 0);
+    }
+    let mut states = vec![state_of(&pods)];
+    for _ in 0..5 {
+        for _ in 0..2 + rng.below(3) {
+            let names: Vec<String> = pods.keys().cloned().collect();
+            let name = &names[rng.below(names.len())];
+            match rng.below(10) {
+                0..=3 => {
+                    let pod = pods.get_mut(name).expect("listed");
+                    pod.node = Some("kwok-node-2".into());
+                    pod.phase = Phase::Running;
+                }
+                4..=6 => add(&mut pods, rng.below(2) == 0),
+                7 | 8 if pods.len() > 2 => {
+                    pods.remove(name);
+                }
+                _ => {
+                    let pod = pods.get_mut(name).expect("listed");
+                    pod.phase = if rng.below(4) == 0 {
+                        Phase::Failed
+                    } else {
+                        Phase::Pending
+                    };
+                }
+            }
+        }
+        states.push(state_of(&pods));
+    }
+    states
+}
+
+/// The states (indices) whose status counts are `counts`.
+fn states_with(counts: coherence::Counts, reports: &[Value]) -> Vec<usize> {
+    let number = |r: &Value, key: &str| r[key].as_u64().unwrap_or(u64::MAX);
+    (0..reports.len())
+        .filter(|&i| {
+            let r = &reports[i];
+            counts
+                == coherence::Counts {
+                    total: number(r, "total"),
+                    running: number(r, "running"),
+                    pending: number(r, "pending"),
+                    unscheduled: number(r, "unscheduled"),
+                    failed: number(r, "failed"),
+                }
+        })
+        .collect()
+}
+
+/// Why a watched run's output is not a walk through the timeline, if it
+/// is not: each printed line with counts (the progress lines, then the
+/// status line) has the counts of some state, in timeline order; the final
+/// output is one state's whole result, and the exit code its verdict.
+fn watch_problem(stdout: &str, exit: Option<i32>, reports: &[Value]) -> Option<String> {
+    let mut at = 0;
+    for line in stdout.lines() {
+        let Some(counts) = coherence::parse(line).counts else {
+            continue;
+        };
+        let states = states_with(counts, reports);
+        match states.iter().find(|&&s| s >= at) {
+            Some(&s) => at = s,
+            None => {
+                return Some(format!(
+                    "{line:?}: the counts of states {states:?}, after state {at}"
+                ))
+            }
+        }
+    }
+    let explaining = match coherence::explain(stdout, reports) {
+        Ok(explaining) => explaining,
+        Err(why) => return Some(why),
+    };
+    let Some(&state) = explaining.iter().find(|&&s| s >= at) else {
+        return Some(format!(
+            "the result is that of states {explaining:?}, not after {at}"
+        ));
+    };
+    let verdict = coherence::verdict(&reports[state]);
+    let expected = if verdict == "fail" { 1 } else { 0 };
+    (exit != Some(expected)).then(|| format!("exit {exit:?}, state {state} says {verdict}"))
+}
+
+/// Timelines whose transitions make several changes at one version, moved
+/// by the clock while the checker watches: every state it prints is one
+/// state of the timeline (never a half-applied burst), in order, and its
+/// verdict is that of the state its result shows.
+#[test]
+fn race_on_watch_every_printed_state_is_one_state_of_the_timeline() {
+    let engine = Engine::new().expect("engine");
+    let seeds: Vec<u64> = (1..=12).collect();
+    let problems = std::sync::Mutex::new(Vec::new());
+    let watched_states = std::sync::Mutex::new(0);
+    let queue = std::sync::Mutex::new(seeds.into_iter());
+    std::thread::scope(|scope| {
+        for _ in 0..3 {
+            scope.spawn(|| loop {
+                let Some(seed) = queue.lock().unwrap().next() else {
+                    return;
+                };
+                let states = random_watch_timeline(seed);
+                let reports = coherence::reports(&engine, &states);
+                let (server, env) = server(states, Duration::from_millis(300), vec![]);
+                let (output, _) = check(&env, 3, 1, &[]);
+                let stdout = text(&output.stdout);
+                if server.pods_lists().len() == 1 {
+                    *watched_states.lock().unwrap() += stdout.lines().count();
+                }
+                if let Some(why) = watch_problem(&stdout, output.status.code(), &reports) {
+                    problems
+                        .lock()
+                        .unwrap()
+                        .push(format!("seed {seed}: {why}\n{}", shown(&output)));
+                }
+            });
+        }
+    });
+    let problems = problems.into_inner().unwrap();
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    assert!(
+        *watched_states.lock().unwrap() > 0,
+        "no run settled through a watch"
+    );
+}
