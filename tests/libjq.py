@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Run jq programs with libjq 1.8 (the PyPI `jq` module) like the jq CLI would.
 
-    python3 tests/libjq.py [-c] [-r] [--arg NAME TEXT] [--argjson NAME JSON]
-                           [--slurpfile NAME FILE] PROGRAM [INPUT]
+    python3 tests/libjq.py [-c] [-r] [--slurp] [--arg NAME TEXT]
+                           [--argjson NAME JSON] [--slurpfile NAME FILE]
+                           PROGRAM [INPUT]
     python3 tests/libjq.py --batch < runs.json
 
 The parity tests compare this with jq 1.6 and the embedded jaq, so every byte
@@ -10,7 +11,8 @@ printed comes from libjq itself, never from Python's json module: each output
 goes through jq's own `tojson` (jq -c's compact form), `--argjson` and
 `--slurpfile` values are parsed by jq's own `fromjson`, so number literals and
 key order are exactly what libjq makes of them. With -r, string outputs are
-printed raw (decoded from jq's own escaping).
+printed raw (decoded from jq's own escaping). With --slurp, libjq's own parser
+reads every document of the input into one array, as `jq --slurp` does.
 
 --batch reads a JSON array of argument lists (as above) on stdin and prints a
 JSON array of {"status", "stdout", "stderr"}: one Python start for many runs.
@@ -28,13 +30,15 @@ class Usage(Exception):
 
 
 def parse(argv):
-    opts = {"raw": False, "args": {}, "binds": [], "positional": []}
+    opts = {"raw": False, "slurp": False, "args": {}, "binds": [], "positional": []}
     it = iter(argv)
     for a in it:
         if a == "-c":
             pass  # outputs are always compact: they come from `tojson`
         elif a == "-r":
             opts["raw"] = True
+        elif a in ("-s", "--slurp"):
+            opts["slurp"] = True
         elif a in ("--arg", "--argjson", "--slurpfile"):
             try:
                 name, value = next(it), next(it)
@@ -83,7 +87,7 @@ def run(argv):
                 data = f.read()
         else:
             data = sys.stdin.read()
-        outputs = compiled.input_text(data).all()
+        outputs = compiled.input_text(data, slurp=opts["slurp"]).all()
     except (ValueError, OSError) as e:
         return 5, "", f"jq: error: {e}\n"
     lines = [json.loads(o) if opts["raw"] and o.startswith('"') else o for o in outputs]

@@ -16,7 +16,8 @@ fn main() {
     let projection = Projection::canonical();
     let read = |path: &str, shape| {
         let file = std::fs::File::open(path).expect("readable file");
-        checker::snapshot::read(file, path, shape).expect("valid JSON")
+        // A snapshot is its documents (one List, or the pages of a list).
+        checker::snapshot::read_documents(file, path, shape).expect("valid JSON")
     };
     let times = |phase: &str| {
         if only == "all" || only == phase {

@@ -13,9 +13,13 @@ programs) predicts, so a golden is never accepted just because the checker print
 Documents look like kubectl's: `kubectl get pods -A -o json` is a `List` with sorted
 keys, 4-space indent, Go's HTML-safe escaping (`<` is \\u003c) and a final newline; the
 `kind-podlist` case is what the API server itself returns (compact `PodList`, items
-without kind/apiVersion, fields in Go struct order).
+without kind/apiVersion, fields in Go struct order). A snapshot may also be the raw pages
+of one paged list (`kubectl get --raw '/api/v1/pods?limit=N'`, then `&continue=TOKEN`),
+written one after the other as `--save-dir` saves them: the `paged-*` cases, and the
+refused ones this script writes under bad/ (BAD_PAGES).
 """
 
+import base64
 import hashlib
 import json
 import math
@@ -657,6 +661,77 @@ def kind_list():
     return podlist_vs_list_pods()
 
 
+class Pages(list):
+    """The raw pages of one paged list, in order, as the API server returns them."""
+
+
+def continue_token(version, last_item):
+    """A continue token like the API server's: base64 of the list's version and the key
+    after the page's last item (base64, so it may hold `+`, `/` and `=`)."""
+    meta = last_item["metadata"]
+    start = f"/{meta['namespace']}/{meta['name']}\u0000"
+    body = json.dumps({"v": "meta.k8s.io/v1", "rv": int(version), "start": start}, separators=(",", ":"))
+    return base64.b64encode(body.encode()).decode()
+
+
+def paged(pods, sizes, versions):
+    """`pods` in the API server's order (namespace, then name), cut into PodList pages of
+    `sizes` items, page i at resourceVersion `versions[i]`; every page but the last carries
+    a continue token and the count of the items after it."""
+    pods = sorted(pods, key=lambda p: (p["metadata"]["namespace"], p["metadata"]["name"]))
+    assert sum(sizes) == len(pods) and len(versions) == len(sizes)
+    pages, at = Pages(), 0
+    for size, version in zip(sizes, versions):
+        items = [{k: v for k, v in p.items() if k not in ("kind", "apiVersion")} for p in pods[at:at + size]]
+        at += size
+        meta = {"resourceVersion": version}
+        if at < len(pods):
+            meta["continue"] = continue_token(version, items[-1])
+            meta["remainingItemCount"] = len(pods) - at
+        pages.append({"kind": "PodList", "apiVersion": "v1", "metadata": meta, "items": items})
+    return pages
+
+
+def paged_cluster():
+    """A cluster listed in pages: excluded and platform pods, a failed pod and an unscheduled
+    one; in the API server's order the stuck pods (namespace `training`) are on the last page."""
+    stuck = owned("training", "llama-finetune-worker-1", "PyTorchJob", "llama-finetune").unschedulable(UNSCHEDULABLE_GPU)
+    oom = Pod("inference", "embedder-" + suffix(5, "paged"), [owner("Job", "embedder")])
+    pods = system_pods() + platform_pods() + [oom.failed("kwok-node-1", terminated("OOMKilled", 137))] + [stuck]
+    events = [event(stuck, UNSCHEDULABLE_GPU, last=52, first=12, count=4)]
+    return pods, events
+
+
+def paged_sizes(pods):
+    """Three pages: two of a third of the pods, the rest on the last."""
+    third = len(pods) // 3
+    return [third, third, len(pods) - 2 * third]
+
+
+@case("Three raw pages of one list at one resourceVersion (compact PodLists with continue tokens), pods spread across them, the unscheduled pod on the last.")
+def paged_three_pages():
+    pods, events = paged_cluster()
+    return paged(pods, paged_sizes(pods), ["48213"] * 3), events
+
+
+# Pages that are not one list, written under bad/ (refused with exit 2): the file name,
+# the pages, and what the model's refusal says.
+def pages_mixed_versions():
+    pods, _ = paged_cluster()
+    return paged(pods, paged_sizes(pods), ["48213", "48213", "48290"])
+
+
+def pages_trailing_continue():
+    pods, _ = paged_cluster()
+    return Pages(paged(pods, paged_sizes(pods), ["48213"] * 3)[:2])
+
+
+BAD_PAGES = {
+    "pages-mixed-versions.json": (pages_mixed_versions, "mixes pages of resourceVersion"),
+    "pages-trailing-continue.json": (pages_trailing_continue, "incomplete"),
+}
+
+
 @case("Non-ASCII text in messages and events: accents, CJK, emoji, RTL Arabic/Hebrew, a bidi override, U+2028.")
 def unicode_messages():
     pods = platform_pods()
@@ -1015,14 +1090,23 @@ def render(name):
     pods, events = fn()
     if pods == "copy":
         return readme, events[0].read_bytes(), events[1].read_bytes()
-    if isinstance(pods, dict):  # a PodList as the API server returns it
+    if isinstance(pods, Pages):
+        pods_text = pages_text(pods)
+    elif isinstance(pods, dict):  # a PodList as the API server returns it
         pods_text = go_json(pods, sort_keys=False, indent=None)
     else:
         pods_text = go_json(kubectl_list(pods))
     return readme, pods_text.encode(), go_json(kubectl_list(events)).encode()
 
 
+def pages_text(pages):
+    """Raw pages one after the other, each as the API server writes it (compact, a newline)."""
+    return "".join(go_json(page, sort_keys=False, indent=None) for page in pages)
+
+
 def write():
+    for file, (fn, _) in BAD_PAGES.items():
+        (HERE / "bad" / file).write_text(pages_text(fn()))
     for name in CASES:
         readme, pods, events = render(name)
         folder = HERE / name
@@ -1063,6 +1147,40 @@ def canon(value):
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return value
     return int(value) if -10**17 < value < 10**17 and value == math.floor(value) else None
+
+
+class Refused(Exception):
+    """Input that is not a snapshot: the drivers exit 2."""
+
+
+def documents(data):
+    """Every JSON document of a file, in order (whitespace between them; a BOM at the start)."""
+    text, docs, at = data.decode("utf-8-sig"), [], 0
+    decoder = json.JSONDecoder()
+    while True:
+        while at < len(text) and text[at] in " \t\r\n":
+            at += 1
+        if at == len(text):
+            return docs
+        doc, at = decoder.raw_decode(text, at)
+        docs.append(doc)
+
+
+def joined(docs):
+    """The items of a snapshot, from the rule of issue 14: a snapshot is one List or the pages
+    of one paged list, joined in order. The pages are one list only when every page carries
+    the first page's metadata.resourceVersion (the API server pins continue tokens to it)
+    and the last page has no continue token left; otherwise nothing is counted."""
+    if not docs:
+        raise Refused("empty")
+    if any(not isinstance(d, dict) or not isinstance(d.get("items"), list) for d in docs):
+        raise Refused("no items array")
+    version = lambda d: get(d, "metadata", "resourceVersion")
+    if any(version(d) != version(docs[0]) for d in docs):
+        raise Refused("mixes pages of resourceVersion")
+    if alt(get(docs[-1], "metadata", "continue"), "") != "":
+        raise Refused("incomplete")
+    return {"items": [item for d in docs for item in d["items"]]}
 
 
 def model(pods_doc, events_doc):
@@ -1253,10 +1371,25 @@ def check():
         for file, want in (("README", (readme + "\n").encode()), ("pods.json", pods), ("events.json", events)):
             if not (folder / file).is_file() or (folder / file).read_bytes() != want:
                 problems.append(f"{name}/{file}: differs from what make_corpus.py writes (run it with `write`)")
+    for file, (fn, reason) in BAD_PAGES.items():
+        data = (HERE / "bad" / file).read_bytes() if (HERE / "bad" / file).is_file() else None
+        if data != pages_text(fn()).encode():
+            problems.append(f"bad/{file}: differs from what make_corpus.py writes (run it with `write`)")
+            continue
+        try:
+            joined(documents(data))
+            problems.append(f"bad/{file}: the model counts it; it must be refused ({reason})")
+        except Refused as e:
+            if str(e) != reason:
+                problems.append(f"bad/{file}: the model refuses it as {e}, not {reason}")
     cases = sorted(d for d in HERE.iterdir() if (d / "pods.json").is_file())
     for folder in cases:
-        pods_doc = json.loads((folder / "pods.json").read_bytes())
-        events_doc = json.loads((folder / "events.json").read_bytes())
+        try:
+            pods_doc = joined(documents((folder / "pods.json").read_bytes()))
+            events_doc = joined(documents((folder / "events.json").read_bytes()))
+        except Refused as e:
+            problems.append(f"{folder.name}: the model refuses a recorded case: {e}")
+            continue
         want = model(pods_doc, events_doc)
         try:
             got = json.loads((folder / "expected.json").read_bytes())

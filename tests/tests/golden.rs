@@ -301,6 +301,18 @@ bad_snapshot!(
     "two-documents.json",
     ": snapshot mixes pages of resourceVersion \"\" and \"1001\": not one list"
 );
+// The raw pages of a paged list (make_corpus.py's BAD_PAGES): the last page
+// from another version, or a list that stops before its last page.
+bad_snapshot!(
+    pages_mixed_versions,
+    "pages-mixed-versions.json",
+    ": snapshot mixes pages of resourceVersion \"48213\" and \"48290\": not one list"
+);
+bad_snapshot!(
+    pages_trailing_continue,
+    "pages-trailing-continue.json",
+    ": snapshot is incomplete: its last page has a continue token"
+);
 bad_snapshot!(
     kubectl_error_text,
     "kubectl-error-text.json",

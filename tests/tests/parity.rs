@@ -85,9 +85,22 @@ fn read_slurp(path: &Path) -> Val {
     Val::from_iter([read_doc(path, &Shape::Keep)])
 }
 
+/// The input as the program's descriptor says the drivers hand it over:
+/// every document of the file in one array when it slurps (`jq --slurp`;
+/// the checker passes the documents' array), else the one document.
+fn read_input(program: &Program, path: &Path, shape: &Shape) -> Val {
+    if !program.slurp {
+        return read_doc(path, shape);
+    }
+    let bytes = corpus::read(path);
+    let docs = snapshot::read_documents(&bytes[..], &path.display().to_string(), shape)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    Val::from_iter(docs)
+}
+
 /// The embedded jaq, given exactly what jq gets on its command line.
 fn jaq(engine: &Engine, run: &JqRun, pods_shape: &Shape) -> ToolOutput {
-    let input = read_doc(&run.input, pods_shape);
+    let input = read_input(&run.program, &run.input, pods_shape);
     let vars = run
         .program
         .vars
@@ -413,19 +426,60 @@ struct LiveRun {
     took: Duration,
 }
 
-/// The recorded documents the stub kubectl serves.
+/// The recorded documents the stub kubectl serves. `pods` is the stub's
+/// STUB_PODS: one file, or the files of a list's pages joined by ':' (call
+/// N prints file N; later pages are calls too).
 struct Served {
     pods: PathBuf,
     events: PathBuf,
 }
 
-impl From<&Case> for Served {
-    fn from(case: &Case) -> Self {
-        Served {
-            pods: case.pods(),
+impl Served {
+    /// A case as kubectl gets it from a server, and how many pages that
+    /// takes: its pods.json (one List, or the raw pages of a paged list) a
+    /// page per call, each page in a file of its own under `scratch`.
+    fn case_in_pages(case: &Case, scratch: &Path) -> (Served, usize) {
+        let pages = split_pages(&case.read("pods.json"));
+        let files: Vec<PathBuf> = if pages.len() == 1 {
+            vec![case.pods()]
+        } else {
+            (1..=pages.len())
+                .zip(&pages)
+                .map(|(number, page)| {
+                    let file = scratch.join(format!("pods-page-{number}.json"));
+                    fs::write(&file, page).expect("write a page");
+                    file
+                })
+                .collect()
+        };
+        let pods = std::env::join_paths(&files).expect("page files join with ':'");
+        let served = Served {
+            pods: pods.into(),
             events: case.events(),
-        }
+        };
+        (served, pages.len())
     }
+}
+
+/// The documents of a file, each with the whitespace after it (the
+/// newline a server ends a page with): together, the file's bytes.
+fn split_pages(bytes: &[u8]) -> Vec<Vec<u8>> {
+    let mut docs = serde_json::Deserializer::from_slice(bytes).into_iter::<serde_json::Value>();
+    let mut ends = Vec::new();
+    while let Some(doc) = docs.next() {
+        doc.expect("a corpus case is JSON");
+        let end = docs.byte_offset();
+        let blank = bytes[end..]
+            .iter()
+            .take_while(|b| b.is_ascii_whitespace())
+            .count();
+        ends.push(end + blank);
+    }
+    let starts = std::iter::once(0).chain(ends.iter().copied());
+    starts
+        .zip(&ends)
+        .map(|(start, &end)| bytes[start..end].to_vec())
+        .collect()
 }
 
 fn bash_live(wrapper: &Path, served: &Served, scratch: &Path) -> LiveRun {
@@ -496,9 +550,10 @@ fn golden_with_waited(engine: &Engine, case: &Case, waited: u64) -> (Vec<u8>, Ve
 }
 
 /// A live run must print the goldens (for some waited ≤ its duration), exit
-/// like them, take ONE snapshot, fetch events only when something is
-/// unscheduled, and on failure save the raw inputs and the JSON report.
-fn live_run_agrees(engine: &Engine, case: &Case, live: &LiveRun) -> Vec<String> {
+/// like them, take ONE snapshot (`pages` calls, one list), fetch events only
+/// when something is unscheduled, and on failure save the raw inputs and
+/// the JSON report.
+fn live_run_agrees(engine: &Engine, case: &Case, live: &LiveRun, pages: usize) -> Vec<String> {
     let who = live.who;
     let mut problems = Vec::new();
     let max_waited = live.took.as_secs() + 1;
@@ -523,7 +578,9 @@ fn live_run_agrees(engine: &Engine, case: &Case, live: &LiveRun) -> Vec<String> 
     }
     let wants_events = unscheduled(case);
     let calls = &live.kubectl_calls;
-    if count_calls(calls, "pods") != 1 || count_calls(calls, "events") != usize::from(wants_events)
+    let calls_of = |list| count_calls(calls, list);
+    if calls_of(checker::list::PODS) != pages
+        || calls_of(checker::list::EVENTS) != usize::from(wants_events)
     {
         problems.push(format!("{who}: kubectl calls {calls:?}"));
     }
@@ -547,12 +604,30 @@ fn unscheduled(case: &Case) -> bool {
     result["unscheduled"].as_u64().unwrap_or(0) > 0
 }
 
-fn count_calls(calls: &[String], what: &str) -> usize {
-    let needle = format!(" get {what} ");
+/// The kubectl calls that read a page of `list`: its arguments as the
+/// checker's `list::List` makes them (the bash is rendered from it), any
+/// query after the path.
+fn count_calls(calls: &[String], list: checker::list::List) -> usize {
+    let [get, raw, _] = list.args(0, None);
+    let command = format!("{get} {raw} ");
     calls
         .iter()
-        .filter(|call| format!(" {call} ").contains(&needle))
+        .filter(|call| {
+            let url = call.strip_prefix(&command).unwrap_or("");
+            url.split('?').next() == Some(list.path)
+        })
         .count()
+}
+
+/// A list the stub served in one page, as the drivers save it: the page's
+/// bytes, and a newline after them when kubectl printed none (pages are
+/// saved one after the other, each ending its line; sample-demo's pods.json
+/// ends without one).
+fn as_saved(mut page: Vec<u8>) -> Vec<u8> {
+    if page.last() != Some(&b'\n') {
+        page.push(b'\n');
+    }
+    page
 }
 
 /// On failure: pods.json (raw), events.json (raw, when fetched) and
@@ -574,10 +649,10 @@ fn artifacts_agree(
     }
     let expected = [
         ("report.json", report),
-        ("pods.json", Some(case.read("pods.json"))),
+        ("pods.json", Some(as_saved(case.read("pods.json")))),
         (
             "events.json",
-            wants_events.then(|| case.read("events.json")),
+            wants_events.then(|| as_saved(case.read("events.json"))),
         ),
     ];
     let mut problems = Vec::new();
@@ -616,11 +691,11 @@ fn generated_bash_matches_checker_and_goldens() {
     let problems: Vec<String> = for_each_case(|case| {
         let engine = Engine::new().expect("programs compile");
         let scratch = tempfile::tempdir().expect("scratch");
-        let served = Served::from(case);
+        let (served, pages) = Served::case_in_pages(case, scratch.path());
         let bash = bash_live(&wrapper, &served, scratch.path());
         let checker = checker_live(&served, scratch.path());
-        let mut problems = live_run_agrees(&engine, case, &bash);
-        problems.extend(live_run_agrees(&engine, case, &checker));
+        let mut problems = live_run_agrees(&engine, case, &bash, pages);
+        problems.extend(live_run_agrees(&engine, case, &checker, pages));
         problems
     })
     .into_iter()

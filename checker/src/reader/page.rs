@@ -34,7 +34,10 @@ impl PageHead {
 
 /// The head of `page`, or why it is not a list page.
 pub fn head(page: &[u8]) -> Result<PageHead, String> {
-    let mut at = blank(page, 0);
+    // A UTF-8 BOM before the first byte is read past, as jq and the
+    // snapshot reader read past it (a BOM anywhere else is refused).
+    let start = if page.starts_with(BOM) { BOM.len() } else { 0 };
+    let mut at = blank(page, start);
     if page.get(at) != Some(&b'{') {
         return Err("not a JSON object".to_owned());
     }
@@ -69,6 +72,9 @@ pub fn head(page: &[u8]) -> Result<PageHead, String> {
     }
     Ok(found.unwrap_or_default())
 }
+
+/// The UTF-8 byte order mark.
+const BOM: &[u8] = b"\xef\xbb\xbf";
 
 /// The value at the start of `data` and the bytes it took.
 fn one<'de, T: Deserialize<'de>>(data: &'de [u8]) -> Result<(T, usize), String> {
@@ -105,6 +111,13 @@ mod tests {
         assert_eq!(head(last).unwrap().next(), None);
         let list = b"{\n  \"apiVersion\": \"v1\",\n  \"items\": [],\n  \"kind\": \"List\"\n}\n";
         assert_eq!(head(list).unwrap(), PageHead::default());
+    }
+
+    #[test]
+    fn a_bom_before_the_page_is_read_past_as_jq_does() {
+        let page = b"\xef\xbb\xbf{\"metadata\":{\"resourceVersion\":\"7\"},\"items\":[]}";
+        assert_eq!(head(page).unwrap().resource_version.as_deref(), Some("7"));
+        assert!(head(b" \xef\xbb\xbf{\"items\":[]}").is_err());
     }
 
     #[test]
