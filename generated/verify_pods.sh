@@ -28,7 +28,7 @@ verify_pods() {
   #   KWOK_VERIFY_PODS_DEADLINE (60, >= 0): settle deadline: keep re-checking while pods are only unscheduled
   #   KWOK_VERIFY_PODS_INTERVAL (5, >= 1): seconds between attempts; 0 would hammer the API server
   #   KWOK_VERIFY_PODS_KUBECTL_TIMEOUT (120, >= 1): kill a kubectl call after this many seconds (one get pods of 150k pods takes about a minute); 0 would kill every call
-  #   KWOK_VERIFY_PODS_CHUNK_SIZE (500, >= 0): objects per page of the raw pods and events lists; 0 = one request for the whole list (see README: Performance)
+  #   KWOK_VERIFY_PODS_CHUNK_SIZE (0, >= 0): objects per page of the raw pods and events lists; 0 = one request for the whole list (measured the fastest and leanest: see README, Chunk size)
   #   KWOK_VERIFY_PODS_ARTIFACT_DIR: on failure, save pods.json, events.json, report.json here; empty = unset
   #   GITHUB_STEP_SUMMARY: GitHub Actions: append summary.jq's Markdown to the file it names; empty = unset
   #
@@ -772,8 +772,26 @@ VERIFY_PODS_PAGE_HEAD_JQ
           why="cannot copy the page"
           return 1
         fi
-        [[ -n $token ]] || return 0
+        # One request (chunk_size 0) is the whole list, as in the checker: a
+        # token no request asked for is left for report.jq to refuse.
+        if [[ -z $token ]] || ((chunk_size == 0)); then
+          return 0
+        fi
       done
+    }
+
+    # After report.jq refused the $page pages of the list on stdin: sets
+    # page to the first one that is not whole JSON (one more than the
+    # documents jq reads before its first parse error), or 0 when every
+    # page is JSON and the refusal is about what they hold.
+    verify_pods__unreadable_page() {
+      local whole=0
+      whole=$(jq -n 'reduce (try inputs catch empty) as $page (0; . + 1)' 2>/dev/null) || whole=0
+      if ((whole >= page)); then
+        page=0
+      else
+        page=$((whole + 1))
+      fi
     }
 
     # jq ARGS... with its stderr kept; on failure, sets jq_error to its last
@@ -840,7 +858,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
       "deadline KWOK_VERIFY_PODS_DEADLINE 60 0 18 seconds" \
       "interval KWOK_VERIFY_PODS_INTERVAL 5 1 18 seconds" \
       "kubectl_timeout KWOK_VERIFY_PODS_KUBECTL_TIMEOUT 120 1 18 seconds" \
-      "chunk_size KWOK_VERIFY_PODS_CHUNK_SIZE 500 0 9 objects"; do
+      "chunk_size KWOK_VERIFY_PODS_CHUNK_SIZE 0 0 9 objects"; do
       read -r name named default minimum max_digits unit <<<"$setting"
       text=${!named-$default}
       # One line whatever the value holds, as the checker shows it.
@@ -893,6 +911,19 @@ VERIFY_PODS_PAGE_HEAD_JQ
         lists=$((lists + 1))
         list_status=0
         verify_pods__list "$pods_list" "$pods_file" || list_status=$?
+        # The one pass over the snapshot; everything after reads its report.
+        # jq reads the pages' items only here, so a page kubectl printed cut
+        # (and exited 0 for) is found here: past page 1 it breaks the list,
+        # which is listed again, as in the checker (which parses each page).
+        if ((list_status == 0)) &&
+          ! verify_pods__run_report "$excluded_namespaces" <"$pods_file" >"$report_file"; then
+          why=$jq_error
+          verify_pods__unreadable_page <"$pods_file"
+          list_status=1
+          if ((page <= 1)); then
+            list_status=2
+          fi
+        fi
         case $list_status in
           0) break ;;
           1) ;;
@@ -919,11 +950,6 @@ VERIFY_PODS_PAGE_HEAD_JQ
           verify_pods__error 2 "sleep %s failed" "$interval" || return
         fi
       done
-      # The one pass over the snapshot; everything after reads its report.
-      if ! verify_pods__run_report "$excluded_namespaces" <"$pods_file" >"$report_file"; then
-        why=$jq_error
-        verify_pods__error 2 "cannot read the output of \`%s\`: %s" "$command" "$why" || return
-      fi
       mapfile -t doc_lines <"$report_file"
       if ((${#doc_lines[@]} != 1)); then
         count=${#doc_lines[@]}

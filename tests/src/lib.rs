@@ -234,6 +234,11 @@ pub fn stub_kubectl_env() -> [(&'static str, String); 2] {
     ]
 }
 
+/// kubectl's own `--chunk-size` default: the chunk size the live tests give
+/// the drivers where the server caps its pages below it (the drivers' own
+/// default, 0, asks everything in one request, which no server pages).
+pub const KUBECTL_CHUNK_SIZE: usize = 500;
+
 /// kubectl's arguments for the first page of `list` at the default chunk
 /// size: the stub answers it with one page, the whole list.
 pub fn first_page(list: checker::list::List) -> String {

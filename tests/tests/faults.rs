@@ -7,7 +7,7 @@
 //! The state is built so that partial data would pass: the only
 //! unschedulable pod is the last item of the list.
 
-use checker::options::{DEADLINE_ENV, KUBECTL_TIMEOUT_ENV};
+use checker::options::{CHUNK_SIZE_ENV, DEADLINE_ENV, KUBECTL_TIMEOUT_ENV};
 use checker::Engine;
 use serde_json::Value;
 use std::process::Output;
@@ -17,7 +17,7 @@ use verify_pods_tests::replay::{
     coherence, expect, generated_wrapper, in_parallel, Fault, FaultRule, KubeEnv, LogEntry,
     Resource, Server, State, Target,
 };
-use verify_pods_tests::run;
+use verify_pods_tests::{run, KUBECTL_CHUNK_SIZE};
 
 /// Items per page when a fault aims at page 2.
 const PAGE: usize = 3;
@@ -71,6 +71,10 @@ fn run_with(
         Path::Wrapper => env.wrapper(),
     };
     cmd.env(DEADLINE_ENV, "0");
+    if page_size.is_some() {
+        // Pages: the drivers ask for more than the server's cap gives.
+        cmd.env(CHUNK_SIZE_ENV, KUBECTL_CHUNK_SIZE.to_string());
+    }
     for (name, value) in env_vars {
         cmd.env(name, value);
     }

@@ -2,7 +2,7 @@
 //! `verify-pods check` (live) and `generated/verify-pods.sh` give the golden
 //! output of every recorded case, also when the list spans several pages.
 
-use checker::options::DEADLINE_ENV;
+use checker::options::{CHUNK_SIZE_ENV, DEADLINE_ENV};
 use checker::Engine;
 use serde_json::Value;
 use std::process::{Command, Output};
@@ -12,7 +12,7 @@ use verify_pods_tests::replay::fixtures::{self, Pod};
 use verify_pods_tests::replay::{
     generated_wrapper, in_parallel, FaultRule, KubeEnv, Resource, Server, State,
 };
-use verify_pods_tests::run;
+use verify_pods_tests::{run, KUBECTL_CHUNK_SIZE};
 
 /// Two cores: two cases at a time.
 const WORKERS: usize = 2;
@@ -193,7 +193,7 @@ fn kubectl_on_path_gives_the_golden_output() {
     assert_eq!(code(&output), case.expected_exit());
 }
 
-/// 1,200 pods (kubectl asks 500 at a time: three pages) plus unscheduled and
+/// 1,200 pods (asked 500 at a time: three pages) plus unscheduled and
 /// failed pods: the live result equals the offline result on the same data.
 fn big_state() -> State {
     let mut pods = fixtures::many_running_pods(1200);
@@ -242,7 +242,7 @@ fn paginated_equals_offline(path: Path) {
     );
     let server = Server::serve(state.clone()).expect("server");
     let env = KubeEnv::new(&server.url()).expect("kube env");
-    let output = run(&mut command(&env, path));
+    let output = run(command(&env, path).env(CHUNK_SIZE_ENV, KUBECTL_CHUNK_SIZE.to_string()));
     let (offline, live) = (text(&expected.stdout), text(&output.stdout));
     assert!(
         same_as_offline(&state, &offline, &live),

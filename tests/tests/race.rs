@@ -11,7 +11,7 @@
 //! * Settle: a pod that binds within the deadline turns a failing first
 //!   attempt into a pass.
 
-use checker::options::{DEADLINE_ENV, INTERVAL_ENV, WATCH};
+use checker::options::{CHUNK_SIZE_ENV, DEADLINE_ENV, INTERVAL_ENV, WATCH};
 use checker::{Engine, Programs};
 use serde_json::Value;
 use std::process::{Command, Output};
@@ -20,7 +20,7 @@ use verify_pods_tests::replay::coherence::{self, Counts};
 use verify_pods_tests::replay::expect;
 use verify_pods_tests::replay::fixtures::{failed_scheduling_event, Phase, Pod};
 use verify_pods_tests::replay::{generated_wrapper, KubeEnv, Server, State};
-use verify_pods_tests::{run, workspace_root};
+use verify_pods_tests::{run, workspace_root, KUBECTL_CHUNK_SIZE};
 
 /// Random timelines checked through both paths in `make test`: 48 (about a
 /// quarter of the test's old cost) keep three quarters racy, which the test
@@ -261,6 +261,10 @@ fn run_on(server: &Server, env: &KubeEnv, timeline: &Timeline, path: Path) -> Ru
     cmd.env(DEADLINE_ENV, timeline.deadline.to_string())
         .env(INTERVAL_ENV, "1")
         .env(WATCH.env, "false");
+    if timeline.page_size.is_some() {
+        // Pages: the drivers ask for more than the server's cap gives.
+        cmd.env(CHUNK_SIZE_ENV, KUBECTL_CHUNK_SIZE.to_string());
+    }
     let output = run(&mut cmd);
     Run {
         stdout: text(&output.stdout),
