@@ -90,7 +90,8 @@ impl Pods {
         let version = docs
             .first()
             .and_then(|doc| field(doc, "metadata"))
-            .and_then(|m| text(m, "resourceVersion"));
+            .and_then(|m| text(m, "resourceVersion"))
+            .filter(|v| !v.is_empty());
         let mut items = BTreeMap::new();
         for doc in docs {
             if let Some(Val::Arr(pods)) = field(doc, "items") {
@@ -269,6 +270,12 @@ impl Settle<'_> {
         evaluated: &mut dyn FnMut(&Report, usize, Duration) -> Result<(), EvalError>,
     ) -> Result<Ended, EvalError> {
         let mut pods = Pods::from_list(docs);
+        if pods.version().is_none() {
+            // A watch without a version starts from the present, not from
+            // this list: what changed in between would be missed.
+            let why = "the list has no resourceVersion to watch from";
+            return Ok(Ended::Refused(why.to_owned()));
+        }
         let left = self.deadline.saturating_sub(self.started.elapsed());
         // A second past the deadline: the deadline, not the server, ends it.
         let seconds = left.as_secs() + 1;

@@ -431,3 +431,50 @@ fn race_on_watch_every_printed_state_is_one_state_of_the_timeline() {
         "no run settled through a watch"
     );
 }
+
+// ------------------------------------------------------------ measurement
+
+/// Measurement (run with `--ignored --nocapture`): 10k pods, all
+/// unschedulable until one transition binds them all at `PERIOD`; the time
+/// from that transition (server side) to the checker's exit, watching and
+/// polling (interval 5 s), a few runs each.
+/// `cargo test --release -p verify-pods-tests --test watch -- --ignored --nocapture`
+#[test]
+#[ignore = "a measurement, not a check"]
+fn measure_latency_from_the_last_bind_to_the_verdict_at_10k_pods() {
+    const PODS: usize = 10_000;
+    let period = Duration::from_secs(4);
+    let pending: Vec<Value> = (0..PODS).map(|i| waiting(&format!("p{i:05}"))).collect();
+    let bound: Vec<Value> = (0..PODS).map(|i| running(&format!("p{i:05}"))).collect();
+    let states = vec![State::new(pending, vec![]), State::new(bound, vec![])];
+    for watch in ["true", "false"] {
+        let mut latencies = Vec::new();
+        for _ in 0..3 {
+            let started = Instant::now();
+            let (server, env) = server(states.clone(), period, vec![]);
+            let output = run(env
+                .checker()
+                .arg(format!("--watch={watch}"))
+                .env(DEADLINE_ENV, "60")
+                .env(INTERVAL_ENV, "5"));
+            let latency = started.elapsed().saturating_sub(period);
+            assert_eq!(output.status.code(), Some(0), "{}", shown(&output));
+            latencies.push(latency.as_secs_f64());
+            let objects: usize = server
+                .log()
+                .iter()
+                .map(|e| e.items + e.watch.as_ref().map_or(0, |w| w.events.len()))
+                .sum();
+            eprintln!(
+                "watch={watch}: {:.3}s after the bind; {} requests, {objects} objects sent",
+                latency.as_secs_f64(),
+                server.log().len()
+            );
+        }
+        let mean = latencies.iter().sum::<f64>() / latencies.len() as f64;
+        eprintln!(
+            "watch={watch}: mean {mean:.3}s over {} runs",
+            latencies.len()
+        );
+    }
+}
