@@ -20,7 +20,9 @@ verify_pods() {
   # every page at the first page's resourceVersion, else it lists again), and
   # ONE jq pass over the pages (report.jq, `jq -s`); every line it prints comes from render.jq and
   # progress.jq, through the caller's log_info, log_warn and log_error.
-  # While pods are only unscheduled it retries until a wall-clock deadline.
+  # While pods are only unscheduled it retries until a wall-clock deadline,
+  # listing again every interval: unlike `verify-pods check`, which lists
+  # once and then watches (KWOK_VERIFY_PODS_WATCH), this function polls.
   #
   # Settings (seconds: digits only, default and minimum in parentheses):
   #   KWOK_VERIFY_PODS_DEADLINE (60, >= 0): settle deadline: keep re-checking while pods are only unscheduled

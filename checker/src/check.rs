@@ -8,6 +8,7 @@ use crate::list::{self, ListError};
 use crate::options::{self, messages, words};
 use crate::reader::Projection;
 use crate::snapshot::{self, SnapshotError};
+use crate::watch;
 use crate::Engine;
 use jaq_json::Val;
 use std::fmt;
@@ -135,6 +136,9 @@ pub enum Source {
         deadline: Duration,
         interval: Duration,
         fetch: Fetch,
+        /// Settle on one list plus a watch ([`crate::watch`]); false: list
+        /// again every interval.
+        watch: bool,
     },
 }
 
@@ -181,12 +185,23 @@ pub fn run(
     let started = Instant::now();
     let mut attempts = 0;
     let eval_error = |source: String| move |error| CheckError::Eval { source, error };
+    let mut watching = matches!(
+        source,
+        Source::Live {
+            watch: true,
+            fetch: Fetch::Pages { .. },
+            ..
+        }
+    );
     let (report, decision, waited_seconds) = loop {
         attempts += 1;
         // waited_seconds is the time spent before the snapshot the verdict
         // comes from: 0 whenever the first attempt decides, in both drivers.
         let attempt_started = started.elapsed().as_secs();
+        let list_started = Instant::now();
         let docs = read_pods(source, &projection, &saver, started, notice)?;
+        // Rc clones: the watch starts from these pods.
+        let listed = watching.then(|| docs.clone());
         let report = engine
             .report(docs, &settings.excluded_namespaces)
             .map_err(|error| pods_eval_error(source, error))?;
@@ -196,13 +211,55 @@ pub fn run(
         let waited = started.elapsed();
         match source {
             Source::Live {
-                deadline, interval, ..
+                deadline,
+                interval,
+                kubectl,
+                ..
             } if decision.may_settle && waited < *deadline => {
                 let (level, text) = engine
                     .progress(&report, attempts, waited.as_secs(), deadline.as_secs())
                     .map_err(eval_error("report".into()))?;
                 progress(&level, &text);
-                thread::sleep(*interval);
+                let Some(listed) = listed else {
+                    thread::sleep(*interval);
+                    continue;
+                };
+                let settle = watch::Settle {
+                    engine,
+                    kubectl,
+                    excluded_namespaces: &settings.excluded_namespaces,
+                    started,
+                    deadline: *deadline,
+                    interval: *interval,
+                };
+                let first = watch::Evaluated { report, decision };
+                let mut line = |report: &Report, attempts, waited: Duration| {
+                    let secs = (waited.as_secs(), deadline.as_secs());
+                    let (level, text) = engine.progress(report, attempts, secs.0, secs.1)?;
+                    progress(&level, &text);
+                    Ok(())
+                };
+                let ended = settle
+                    .run(&listed, first, &mut attempts, &mut line)
+                    .map_err(eval_error("report".into()))?;
+                match ended {
+                    watch::Ended::Decided {
+                        report,
+                        decision,
+                        waited,
+                    } => break (report, decision, waited.as_secs()),
+                    watch::Ended::ListAgain(why) => {
+                        notice(&messages::WATCH_AGAIN.format(&[("why", &why)]));
+                        // Never more than a list per interval, whatever breaks.
+                        let rest = interval.saturating_sub(list_started.elapsed());
+                        thread::sleep(rest.min(deadline.saturating_sub(started.elapsed())));
+                    }
+                    watch::Ended::Refused(why) => {
+                        notice(&messages::WATCH_REFUSED.format(&[("why", &why)]));
+                        watching = false;
+                        thread::sleep(*interval);
+                    }
+                }
             }
             _ => break (report, decision, attempt_started),
         }
@@ -292,6 +349,7 @@ fn read_pods(
             deadline,
             interval,
             fetch: Fetch::Pages { chunk_size },
+            ..
         } => (kubectl, *deadline, *interval, *chunk_size),
     };
     let mut lists = 0;

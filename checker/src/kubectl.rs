@@ -13,7 +13,7 @@ use std::io::{self, Read};
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Child, ChildStdout, Command, ExitStatus, Stdio};
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -118,6 +118,18 @@ impl Kubectl {
         args: &[&str],
         consume: impl FnOnce(&mut dyn Read) -> T,
     ) -> Result<T, KubectlError> {
+        self.run_stoppable(args, &Stop::default(), consume)
+    }
+
+    /// [`Self::run`], but another thread may end the call early with
+    /// [`Stop::stop`] (a watch whose stream is no longer wanted): kubectl's
+    /// group is killed, the output ends, and the call fails.
+    pub fn run_stoppable<T>(
+        &self,
+        args: &[&str],
+        stop: &Stop,
+        consume: impl FnOnce(&mut dyn Read) -> T,
+    ) -> Result<T, KubectlError> {
         let command = self.command_line(args);
         let mut spawn = Command::new(&self.program);
         spawn
@@ -136,6 +148,7 @@ impl Kubectl {
             })?;
         let mut stdout = child.stdout.take().expect("stdout is piped");
         let stderr = collect_stderr(&mut child);
+        stop.started(child.id());
         let (read_all, supervisor) = supervise(child, self.timeout);
 
         let value = consume(&mut stdout);
@@ -144,6 +157,8 @@ impl Kubectl {
         let ended = supervisor
             .join()
             .expect("the kubectl supervisor does not panic");
+        // The group is gone: a late stop must not kill a reused id.
+        stop.ended();
         let stderr = stderr.join().unwrap_or_default();
 
         match ended {
@@ -158,6 +173,45 @@ impl Kubectl {
             }),
             Ended::Exited(_) => Ok(value),
         }
+    }
+}
+
+/// Ends a running [`Kubectl::run_stoppable`] call from another thread.
+#[derive(Debug, Clone, Default)]
+pub struct Stop(Arc<Mutex<StopState>>);
+
+#[derive(Debug, Default)]
+struct StopState {
+    /// The process group of the running call.
+    group: Option<u32>,
+    /// Stopped: a call that starts later is killed at once.
+    stopped: bool,
+}
+
+impl Stop {
+    fn state(&self) -> std::sync::MutexGuard<'_, StopState> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Kill the call's kubectl (and what it started), now or when it starts.
+    pub fn stop(&self) {
+        let mut state = self.state();
+        state.stopped = true;
+        if let Some(group) = state.group {
+            cancel::kill_group(group);
+        }
+    }
+
+    fn started(&self, group: u32) {
+        let mut state = self.state();
+        state.group = Some(group);
+        if state.stopped {
+            cancel::kill_group(group);
+        }
+    }
+
+    fn ended(&self) {
+        self.state().group = None;
     }
 }
 

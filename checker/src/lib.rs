@@ -33,6 +33,7 @@ pub mod list;
 pub mod options;
 pub mod programs;
 pub mod reader;
+pub mod watch;
 
 pub use engine::{Engine, Report, Verdict};
 pub use programs::Programs;

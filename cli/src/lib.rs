@@ -222,6 +222,9 @@ struct CheckArgs {
     /// Objects per page of the raw pods and events lists (0 = one request).
     #[arg(long, value_name = "N", env = options::CHUNK_SIZE_ENV, default_value_t = options::CHUNK_SIZE.default.to_string())]
     chunk_size: String,
+    /// Settle on one list plus a watch stream (true), or list again every interval (false).
+    #[arg(long, value_name = "BOOL", env = options::WATCH.env, default_value = "true")]
+    watch: String,
     /// How to list live: raw pages (the product), or the old
     /// `kubectl get pods -A -o json` (only for `make bench` to compare).
     #[arg(long, value_enum, default_value_t = FetchArg::Pages, hide = true)]
@@ -376,6 +379,7 @@ fn source(args: &CheckArgs, matches: &ArgMatches) -> Result<Source, options::Sai
     let chunk_size = knob(&options::CHUNK_SIZE, &args.chunk_size, matches)?;
     // At most 9 digits (the contract): it fits.
     let chunk_size = usize::try_from(chunk_size).unwrap_or(usize::MAX);
+    let watch = watch_setting(&args.watch, matches)?;
     if let Some(snapshot) = &args.snapshot {
         return Ok(Source::Offline {
             snapshot: snapshot.clone(),
@@ -396,7 +400,26 @@ fn source(args: &CheckArgs, matches: &ArgMatches) -> Result<Source, options::Sai
             FetchArg::Pages => check::Fetch::Pages { chunk_size },
             FetchArg::ListJson => check::Fetch::ListJson,
         },
+        watch,
     })
+}
+
+/// `--watch` / KWOK_VERIFY_PODS_WATCH: true or false (empty = unset, the
+/// default, as for the other settings).
+fn watch_setting(text: &str, matches: &ArgMatches) -> Result<bool, options::Said> {
+    match text {
+        "true" | "" => Ok(true),
+        "false" => Ok(false),
+        _ => {
+            let named = match matches.value_source("watch") {
+                Some(ValueSource::EnvVariable) => options::WATCH.env,
+                _ => options::WATCH.flag.unwrap_or("--watch"),
+            };
+            let value = text.escape_debug().to_string();
+            Err(options::messages::SETTING_NOT_A_BOOLEAN
+                .say(&[("named", &named), ("value", &value)]))
+        }
+    }
 }
 
 fn run_check(args: &CheckArgs, matches: &ArgMatches) -> u8 {

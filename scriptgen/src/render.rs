@@ -50,6 +50,8 @@ pub struct Fields {
     pub artifact_dir: options::Setting,
     /// GitHub's step summary file's setting.
     pub step_summary: options::Setting,
+    /// The checker's watch setting (the function polls; its comment says so).
+    pub watch: options::Setting,
     /// How the function's lines on stderr begin.
     pub prefix: options::Prefix,
     /// The command users run to put the function into a script.
@@ -270,6 +272,7 @@ impl Fields {
             knobs: &options::KNOBS,
             artifact_dir: options::ARTIFACT_DIR,
             step_summary: options::STEP_SUMMARY,
+            watch: options::WATCH,
             prefix: options::BASH_PREFIX,
             splice_command: SPLICE_COMMAND,
         })

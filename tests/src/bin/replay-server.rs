@@ -4,28 +4,34 @@
 //! replay-server --state tests/corpus/all-running --state t1/pods.json --port 0 \
 //!               [--page-size N] [--now RFC3339 (default: the wall clock)] [--version v1.32.0] \
 //!               [--fault pods-page-2=expired] [--kubeconfig FILE] \
-//!               [--tls] [--token T] [--exec-plugin-ms N]
+//!               [--tls] [--token T] [--exec-plugin-ms N] [--every MILLIS] [--watch-history N]
 //! ```
 //! It prints its URL (and writes a kubeconfig when asked: with `--tls` its
 //! certificate beside it, with `--exec-plugin-ms` an exec credential plugin
 //! beside it that takes N ms and hands kubectl the token), then logs each
-//! request on stderr until killed.
+//! request on stderr until killed (a watch again when it ends, with the
+//! events it sent).
 #![forbid(unsafe_code)]
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 use verify_pods_tests::replay::client::write_kubeconfig;
-use verify_pods_tests::replay::{ExecPlugin, FaultRule, KubeOptions, Server, State};
+use verify_pods_tests::replay::{Advance, ExecPlugin, FaultRule, KubeOptions, Server, State};
 
 const USAGE: &str =
     "usage: replay-server --state DIR|PODS.json[,EVENTS.json] [--state …] [--port N]
        [--page-size N] [--now RFC3339] [--version vX.Y.Z] [--fault TARGET=FAULT[@once|@N]]
        [--kubeconfig FILE] [--tls] [--token T] [--exec-plugin-ms N]
-  TARGET: pods, pods-page-N, events, request-N
+       [--every MILLIS] [--watch-history N]
+  TARGET: pods, pods-page-N, events, request-N, pods-watch
   FAULT:  expired, 500, 503[:SECS], 429[:SECS], close, close-mid-body,
-          stall-mid-body:MILLIS, truncate, other-version, delay:MILLIS
-  The timeline advances after each successful first page of a pods list.
+          stall-mid-body:MILLIS, truncate, other-version, delay:MILLIS, 405,
+          and for watches cut-after:N, error-event:N[:410|500]
+  The timeline advances after each successful first page of a pods list,
+  or with --every by the clock (state k from k*MILLIS on). Watches
+  (?watch=1) stream the events between states; --watch-history N: a
+  watch may start at most N states back (older: ERROR 410 Expired).
   --tls: https with a fresh self-signed certificate (kubectl sends a
   kubeconfig user's credentials only over TLS); --token: 401 without it;
   --exec-plugin-ms: the kubeconfig's user gets its token from an exec
@@ -78,6 +84,10 @@ fn run(args: Vec<String>) -> Result<(), String> {
             "--now" => builder.now(&value()?)?,
             "--version" => builder.git_version(&value()?),
             "--fault" => builder.fault(FaultRule::parse(&value()?)?),
+            "--every" => builder.advance(Advance::Every(Duration::from_millis(
+                number(value()?)? as u64
+            ))),
+            "--watch-history" => builder.watch_history(number(value()?)?),
             "--kubeconfig" => {
                 kubeconfig = Some(PathBuf::from(value()?));
                 builder
@@ -119,12 +129,25 @@ fn run(args: Vec<String>) -> Result<(), String> {
     }
     println!("{}", server.url());
     let mut printed = 0;
+    let mut running_watches = Vec::new();
     loop {
         std::thread::sleep(Duration::from_millis(100));
         let log = server.log();
         for entry in &log[printed.min(log.len())..] {
             eprintln!("{}", entry.line());
+            if entry.status == 200 && entry.watch.as_ref().is_some_and(|w| w.end.is_none()) {
+                running_watches.push(entry.seq);
+            }
         }
         printed = log.len();
+        // A watch's line again once it ended: the events it sent.
+        running_watches.retain(|seq| {
+            let entry = log.iter().find(|e| e.seq == *seq);
+            let ended = entry.is_none_or(|e| e.watch.as_ref().is_none_or(|w| w.end.is_some()));
+            if let Some(entry) = entry.filter(|_| ended) {
+                eprintln!("{}", entry.line());
+            }
+            !ended
+        });
     }
 }

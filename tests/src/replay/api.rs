@@ -1,17 +1,20 @@
 //! The API: discovery, lists (JSON or Table, selectors, pagination pinned to
-//! the state of the first page), single objects, Status errors; the timeline
-//! and the fault rules, decided per request under one lock.
+//! the state of the first page), watches ([`super::watch`]), single objects,
+//! Status errors; the timeline and the fault rules, decided per request
+//! under one lock.
 
 use super::fault::{Fault, FaultRule, Target, Times};
 use super::http::{Body, Delivery, Request, Response};
-use super::log::{LogEntry, Resource};
+use super::log::{LogEntry, Resource, WatchLog};
 use super::object::Object;
 use super::select::{FieldSelector, Kind, LabelSelector};
 use super::state::State;
 use super::table::{self, IncludeObject, Printer};
+use super::watch::{status_json, Selector, Start, WatchPlan};
 use serde_json::{json, Value};
 use std::borrow::Cow;
 use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
 
 /// When the timeline moves to its next state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -20,7 +23,14 @@ pub enum Advance {
     PodsLists,
     /// After each successful first page of a pods or events list.
     PodsAndEventsLists,
+    /// By the clock: state k is the present from k periods after the start
+    /// (or the last [`super::Server::reset`]) on; lists do not move it.
+    Every(Duration),
 }
+
+/// A watch without `timeoutSeconds` ends after this long (the apiserver's
+/// `--min-request-timeout` default; it picks between one and two times it).
+pub const DEFAULT_WATCH_TIMEOUT: Duration = Duration::from_secs(1800);
 
 /// Settings that hold for a whole run.
 #[derive(Debug, Clone)]
@@ -36,6 +46,9 @@ pub struct Config {
     pub advance: Advance,
     /// The bearer token every request must carry (None = no check).
     pub token: Option<String>,
+    /// How many states before the present a watch may start from (None =
+    /// all); older versions get 410 Expired, as from a compacted watch cache.
+    pub watch_history: Option<usize>,
 }
 
 /// Everything the connection threads share.
@@ -53,6 +66,10 @@ pub struct Shared {
     pub config: Config,
     /// `host:port` of the server, for `/api`.
     pub address: String,
+    /// When the clock of [`Advance::Every`] started.
+    pub started: Instant,
+    /// Bumped by each reset: a watch of an earlier run logs nothing more.
+    pub generation: u64,
 }
 
 /// Where a path leads.
@@ -144,6 +161,8 @@ struct Answer {
     state: Option<usize>,
     resource_version: Option<String>,
     items: usize,
+    /// A watch request: the resource watched, the log record, the plan.
+    watch: Option<(Resource, WatchLog, Option<WatchPlan>)>,
 }
 
 impl Answer {
@@ -155,6 +174,7 @@ impl Answer {
             state: None,
             resource_version: None,
             items: 0,
+            watch: None,
         }
     }
 }
@@ -169,7 +189,8 @@ pub fn resource_version(index: usize) -> String {
 impl Shared {
     /// Answer one request: route it, apply the first matching fault rule,
     /// log it, and advance the timeline after a served first page.
-    pub fn handle(&mut self, request: &Request) -> (Response, Delivery) {
+    pub fn handle(&mut self, request: &Request) -> (Response, Delivery, Option<WatchPlan>) {
+        self.tick();
         let seq = self.log.len() + 1;
         let mut answer = self.answer(request, None);
         let fault = self.fire(seq, &answer);
@@ -206,7 +227,25 @@ impl Shared {
             Some(Fault::StallMidBody(d)) => Delivery::StallMidBody(*d),
             Some(Fault::TruncatedBody) => Delivery::Truncated,
             Some(Fault::Delay(d)) => Delivery::Delayed(*d),
+            Some(watch_fault @ (Fault::CutWatch(_) | Fault::ErrorEvent { .. })) => {
+                if let Some((_, _, Some(plan))) = answer.watch.as_mut() {
+                    plan.fault = Some(watch_fault.clone());
+                }
+                Delivery::Normal
+            }
         };
+        let (watch_log, mut plan) = match answer.watch.take() {
+            Some((_, log, plan)) => (Some(log), plan),
+            None => (None, None),
+        };
+        // Only a watch whose 200 head goes out streams.
+        if answer.response.status != 200 || delivery == Delivery::CloseBeforeHeaders {
+            plan = None;
+        }
+        if let Some(plan) = plan.as_mut() {
+            plan.seq = seq;
+            plan.generation = self.generation;
+        }
         let entry = LogEntry {
             seq,
             method: request.method.clone(),
@@ -231,10 +270,40 @@ impl Shared {
             },
             fault,
             items: answer.items,
+            watch: watch_log,
         };
         self.advance_after(&entry);
         self.log.push(entry);
-        (answer.response, delivery)
+        (answer.response, delivery, plan)
+    }
+
+    /// The state the timeline is at now (the next list's first page).
+    pub fn present(&self) -> usize {
+        match self.config.advance {
+            Advance::Every(period) if !period.is_zero() => {
+                let periods = self.started.elapsed().as_nanos() / period.as_nanos();
+                let last = self.states.len() - 1;
+                usize::try_from(periods).map_or(last, |p| p.min(last))
+            }
+            _ => self.current,
+        }
+    }
+
+    /// Move `current` to the present of a clock-driven timeline.
+    pub fn tick(&mut self) {
+        self.current = self.current.max(self.present());
+    }
+
+    /// When a clock-driven timeline moves next (None: not by the clock, or
+    /// at its last state).
+    pub fn next_advance(&self) -> Option<Instant> {
+        match self.config.advance {
+            Advance::Every(period) if self.present() + 1 < self.states.len() => {
+                let next = u32::try_from(self.present() + 1).ok()?;
+                Some(self.started + period.checked_mul(next)?)
+            }
+            _ => None,
+        }
     }
 
     fn fault_status(&self, code: u16, reason: &str, message: &str, answer: &Answer) -> Response {
@@ -263,6 +332,7 @@ impl Shared {
             Target::PodsList => answer.list == Some(Resource::Pods),
             Target::EventsList => answer.list == Some(Resource::Events),
             Target::Request(n) => n == seq,
+            Target::PodsWatch => matches!(answer.watch, Some((Resource::Pods, _, _))),
         };
         let (rule, fired) = self.rules.iter_mut().find(|(rule, fired)| {
             hit(&rule.target)
@@ -292,6 +362,9 @@ impl Shared {
         }
         let format = negotiate(request.header("accept"));
         match (route(&request.path), format) {
+            (Route::List(resource, ns), _) if is_watch(request) => {
+                self.watch(request, resource, ns.as_deref())
+            }
             (_, None) => Answer::plain(status_response(
                 406,
                 "NotAcceptable",
@@ -374,6 +447,122 @@ impl Shared {
                 })
                 .collect(),
         }
+    }
+
+    /// A watch request: its log record and, for a 200, the stream's plan.
+    fn watch(&self, request: &Request, resource: Resource, namespace: Option<&str>) -> Answer {
+        let timeout_param = request.param("timeoutSeconds").filter(|t| !t.is_empty());
+        let record = WatchLog {
+            from: request.param("resourceVersion").map(str::to_owned),
+            timeout_seconds: timeout_param.and_then(|t| t.parse().ok()),
+            bookmarks: request.param("allowWatchBookmarks") == Some("true"),
+            events: Vec::new(),
+            version: None,
+            end: None,
+        };
+        let mut answer = Answer::plain(Response {
+            status: 200,
+            headers: Vec::new(),
+            body: Body::default(),
+        });
+        let refuse = |mut answer: Answer, response: Response, record: WatchLog| {
+            answer.response = response;
+            answer.watch = Some((resource, record, None));
+            answer
+        };
+        if !matches!(resource, Resource::Pods | Resource::Events) {
+            let response = status_response(
+                405,
+                "MethodNotAllowed",
+                "replay: only pods and events are watched",
+            );
+            return refuse(answer, response, record);
+        }
+        if matches!(
+            negotiate(request.header("accept")),
+            Some(Format::Table(_)) | None
+        ) {
+            let response = status_response(
+                406,
+                "NotAcceptable",
+                "replay: watches are served as JSON only",
+            );
+            return refuse(answer, response, record);
+        }
+        let select: Selector = match self.select(request, resource, namespace) {
+            Ok(select) => select,
+            Err(response) => return refuse(answer, response, record),
+        };
+        let timeout = match timeout_param.map(str::parse::<u64>) {
+            None => DEFAULT_WATCH_TIMEOUT,
+            Some(Ok(secs)) => Duration::from_secs(secs),
+            Some(Err(e)) => {
+                let response =
+                    status_response(400, "BadRequest", &format!("invalid timeoutSeconds: {e}"));
+                return refuse(answer, response, record);
+            }
+        };
+        let start = match self.watch_start(record.from.as_deref()) {
+            Ok(start) => start,
+            Err(response) => return refuse(answer, response, record),
+        };
+        answer.state = match start {
+            Start::After(index) | Start::Snapshot(index) => Some(index),
+            Start::Error(_) => None,
+        };
+        let plan = WatchPlan {
+            resource,
+            select,
+            start,
+            deadline: Instant::now() + timeout,
+            bookmarks: record.bookmarks,
+            fault: None,
+            seq: 0,
+            generation: 0,
+        };
+        answer.watch = Some((resource, record, Some(plan)));
+        answer
+    }
+
+    /// Where a watch from `version` starts: after its state, from a
+    /// snapshot (no version, or "0": any), or with an ERROR event (older
+    /// than the window: 410; past the timeline's end: 504 as the apiserver
+    /// answers a version it never reaches). A version that is no number
+    /// is a 400.
+    fn watch_start(&self, version: Option<&str>) -> Result<Start, Response> {
+        let present = self.present();
+        let asked = match version.filter(|v| !v.is_empty() && *v != "0") {
+            None => return Ok(Start::Snapshot(present)),
+            Some(v) => v.parse::<u64>().map_err(|_| {
+                status_response(
+                    400,
+                    "BadRequest",
+                    &format!("invalid resource version: {v:?}"),
+                )
+            })?,
+        };
+        let oldest = self
+            .config
+            .watch_history
+            .map_or(0, |h| present.saturating_sub(h));
+        let first = 1000 + oldest as u64;
+        let Some(index) = asked
+            .checked_sub(1000)
+            .and_then(|i| usize::try_from(i).ok())
+        else {
+            return Ok(Start::Error(too_old(asked, first)));
+        };
+        if index < oldest {
+            return Ok(Start::Error(too_old(asked, first)));
+        }
+        if index >= self.states.len() {
+            let message = format!(
+                "Too large resource version: {asked}, current: {}",
+                resource_version(present)
+            );
+            return Ok(Start::Error(status_json(504, "Timeout", &message)));
+        }
+        Ok(Start::After(index))
     }
 
     fn list(
@@ -473,7 +662,7 @@ impl Shared {
         request: &Request,
         resource: Resource,
         namespace: Option<&str>,
-    ) -> Result<Box<dyn Fn(&Object) -> bool>, Response> {
+    ) -> Result<Selector, Response> {
         let kind = match resource {
             Resource::Pods => Kind::Pods,
             Resource::Events => Kind::Events,
@@ -545,6 +734,23 @@ impl Shared {
             },
         }
     }
+}
+
+/// `watch=1|true|t` (Go's boolean forms).
+fn is_watch(request: &Request) -> bool {
+    matches!(
+        request.param("watch"),
+        Some("1" | "t" | "T" | "true" | "TRUE" | "True")
+    )
+}
+
+/// The apiserver's ERROR Status for a watch from a compacted version.
+fn too_old(asked: u64, first: u64) -> String {
+    let message = format!(
+        "too old resource version: {asked} ({})",
+        first.saturating_sub(1)
+    );
+    status_json(410, "Expired", &message)
 }
 
 /// A list's `metadata`: its version, and for all but the last page the

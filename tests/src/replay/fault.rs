@@ -34,6 +34,22 @@ pub enum Fault {
     OtherVersion,
     /// Answer normally after this delay.
     Delay(Duration),
+    /// A watch: send this many events, then drop the connection without
+    /// ending the chunked body (an apiserver restarting, a proxy's idle cut).
+    CutWatch(usize),
+    /// A watch: after this many events, an `ERROR` event carrying this
+    /// `Status` (`code`, `reason`, `message`), then the stream ends, as the
+    /// apiserver ends a watch it cannot continue.
+    ErrorEvent {
+        /// Events sent before the error.
+        after: usize,
+        /// The Status `code`.
+        code: u16,
+        /// The Status `reason`.
+        reason: String,
+        /// The Status `message`.
+        message: String,
+    },
 }
 
 impl Fault {
@@ -83,6 +99,35 @@ impl Fault {
         }
     }
 
+    /// The apiserver's answer to a verb a resource does not serve: what a
+    /// server that cannot watch sends to `?watch=1`.
+    pub fn method_not_allowed() -> Self {
+        Self::Status {
+            code: 405,
+            reason: "MethodNotAllowed".into(),
+            message: "the server does not allow this method on the requested resource".into(),
+            retry_after: None,
+        }
+    }
+
+    /// A watch's `ERROR` event after `after` events: 410 Expired (the watch
+    /// window moved past the client's version while it watched) or 500.
+    pub fn error_event(after: usize, code: u16) -> Self {
+        let (reason, message) = match code {
+            410 => ("Expired", "too old resource version: replay: window moved"),
+            _ => (
+                "InternalError",
+                "Internal error occurred: replay: injected watch error",
+            ),
+        };
+        Self::ErrorEvent {
+            after,
+            code,
+            reason: reason.into(),
+            message: message.into(),
+        }
+    }
+
     /// Whether the request still counts as served (a slow answer does, and
     /// so does a page from another version: it arrives whole).
     pub fn is_failure(&self) -> bool {
@@ -91,7 +136,8 @@ impl Fault {
 
     /// Parse `expired`, `500`, `503[:SECS]`, `429[:SECS]`, `close`,
     /// `close-mid-body`, `stall-mid-body:MILLIS`, `truncate`,
-    /// `other-version`, `delay:MILLIS`.
+    /// `other-version`, `delay:MILLIS`, `405`, and for watches
+    /// `cut-after:N`, `error-event:N[:410|500]`.
     pub fn parse(text: &str) -> Result<Self, String> {
         let (name, arg) = text.split_once(':').unwrap_or((text, ""));
         let secs = || -> Result<u32, String> {
@@ -100,6 +146,10 @@ impl Fault {
             }
             arg.parse().map_err(|_| format!("bad seconds in {text:?}"))
         };
+        let number = || {
+            arg.parse::<usize>()
+                .map_err(|_| format!("bad number in {text:?}"))
+        };
         let millis = || {
             arg.parse()
                 .map(Duration::from_millis)
@@ -107,6 +157,15 @@ impl Fault {
         };
         match name {
             "expired" | "410" => Ok(Self::expired()),
+            "405" => Ok(Self::method_not_allowed()),
+            "cut-after" => number().map(Self::CutWatch),
+            "error-event" => {
+                let (after, code) = arg.split_once(':').unwrap_or((arg, "410"));
+                match (after.parse(), code.parse()) {
+                    (Ok(after), Ok(code @ (410 | 500))) => Ok(Self::error_event(after, code)),
+                    _ => Err(format!("expected error-event:N[:410|500], got {text:?}")),
+                }
+            }
             "500" => Ok(Self::internal_error()),
             "503" => Ok(Self::unavailable(secs()?)),
             "429" => Ok(Self::too_many_requests(secs()?)),
@@ -132,6 +191,8 @@ pub enum Target {
     EventsList,
     /// The N-th request the server receives (1-based, all paths counted).
     Request(usize),
+    /// Every pods watch (`?watch=1`; a watch is not a list page).
+    PodsWatch,
 }
 
 /// How many times a rule fires.
@@ -174,7 +235,7 @@ impl FaultRule {
     }
 
     /// Parse `TARGET=FAULT[@once|@N]` with TARGET `pods`, `pods-page-N`,
-    /// `events` or `request-N` (for the replay-server command line).
+    /// `events`, `pods-watch` or `request-N` (for the replay-server command line).
     pub fn parse(text: &str) -> Result<Self, String> {
         let (target, rest) = text
             .split_once('=')
@@ -187,6 +248,7 @@ impl FaultRule {
         let target = match target {
             "pods" => Target::PodsList,
             "events" => Target::EventsList,
+            "pods-watch" => Target::PodsWatch,
             t if t.starts_with("pods-page-") => Target::PodsPage(number(&t[10..])?),
             t if t.starts_with("request-") => Target::Request(number(&t[8..])?),
             _ => return Err(format!("unknown target {target:?}")),
@@ -233,6 +295,20 @@ mod tests {
             FaultRule::parse("pods-page-2=other-version").unwrap().fault,
             Fault::OtherVersion
         );
+        assert_eq!(
+            FaultRule::parse("pods-watch=cut-after:3@once").unwrap(),
+            FaultRule::once(Target::PodsWatch, Fault::CutWatch(3))
+        );
+        assert_eq!(
+            FaultRule::parse("pods-watch=error-event:2").unwrap().fault,
+            Fault::error_event(2, 410)
+        );
+        assert_eq!(
+            FaultRule::parse("pods-watch=405").unwrap().fault,
+            Fault::method_not_allowed()
+        );
+        assert!(FaultRule::parse("pods-watch=error-event:2:404").is_err());
+        assert!(FaultRule::parse("pods-watch=cut-after").is_err());
         assert!(FaultRule::parse("pods=boom").is_err());
         assert!(FaultRule::parse("pods=stall-mid-body").is_err());
         assert!(FaultRule::parse("nodes=500").is_err());

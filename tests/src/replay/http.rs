@@ -1,6 +1,8 @@
 //! The HTTP/1.1 layer: parse request heads with httparse, answer with a
 //! Content-Length (head and body in one write, TCP_NODELAY), keep the
 //! connection alive; or break the wire on purpose for fault injection.
+//! A watch answers with a [`Stream`]: chunked, one chunk flushed per
+//! event, as the apiserver's watch handler does.
 
 use super::object::Object;
 use std::io::{self, BufWriter, Read, Write};
@@ -146,6 +148,30 @@ pub enum Delivery {
     Delayed(Duration),
 }
 
+/// What a [`Stream`] produces next.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Chunk {
+    /// Bytes to send (and flush) as one chunk.
+    Data(Vec<u8>),
+    /// The end of the body: the terminating chunk; the connection stays open.
+    End,
+    /// The connection drops here, without the terminating chunk.
+    Cut,
+}
+
+/// A body produced while it is sent (a watch): `next_chunk` blocks until
+/// there is something to send.
+pub trait Stream: Send {
+    /// The next chunk.
+    fn next_chunk(&mut self) -> Chunk;
+    /// The client went away (a write failed): no more chunks are asked for.
+    fn client_gone(&mut self);
+}
+
+/// What the request handler answers: a response, how it goes on the wire,
+/// and for a watch the stream that follows the response's head.
+pub type Reply = (Response, Delivery, Option<Box<dyn Stream>>);
+
 /// A connection the server answers on: plain TCP or TLS over it.
 pub trait Wire: Read + Write {
     /// Drop the connection. `abrupt`: as a crash would (no TLS
@@ -174,7 +200,7 @@ const MAX_HEAD: usize = 64 * 1024;
 /// Serve every request of one connection until the client closes it.
 pub fn serve_connection(
     stream: &mut dyn Wire,
-    handle: &dyn Fn(&Request) -> (Response, Delivery),
+    handle: &dyn Fn(&Request) -> Reply,
 ) -> io::Result<()> {
     let mut buffer = Vec::with_capacity(8192);
     loop {
@@ -182,11 +208,14 @@ pub fn serve_connection(
             return Ok(());
         };
         buffer.drain(..used);
-        let (response, delivery) = handle(&request);
+        let (response, delivery, body_stream) = handle(&request);
         let close = request
             .header("connection")
             .is_some_and(|c| c.eq_ignore_ascii_case("close"));
-        let open = deliver(stream, &response, delivery)?;
+        let open = match body_stream {
+            Some(body_stream) => deliver_stream(stream, &response, delivery, body_stream)?,
+            None => deliver(stream, &response, delivery)?,
+        };
         if !open || close {
             stream.close(!open);
             return Ok(());
@@ -301,9 +330,68 @@ fn deliver(stream: &mut dyn Wire, response: &Response, delivery: Delivery) -> io
     ))
 }
 
+/// Write the head, then each chunk of `body` as it comes (flushed: the
+/// client sees every event at once); false when the connection must close.
+fn deliver_stream(
+    stream: &mut dyn Wire,
+    response: &Response,
+    delivery: Delivery,
+    mut body: Box<dyn Stream>,
+) -> io::Result<bool> {
+    match delivery {
+        Delivery::CloseBeforeHeaders => return Ok(false),
+        Delivery::Delayed(delay) => thread::sleep(delay),
+        _ => {}
+    }
+    let head = head_with(response, "Transfer-Encoding: chunked");
+    let mut written = stream
+        .write_all(head.as_bytes())
+        .and_then(|()| stream.flush());
+    let mut open = true;
+    while written.is_ok() {
+        let bytes = match body.next_chunk() {
+            Chunk::Data(bytes) if bytes.is_empty() => continue,
+            Chunk::Data(bytes) => bytes,
+            Chunk::End => {
+                written = stream.write_all(b"0\r\n\r\n").and_then(|()| stream.flush());
+                break;
+            }
+            Chunk::Cut => {
+                open = false;
+                break;
+            }
+        };
+        let mut chunk = format!("{:x}\r\n", bytes.len()).into_bytes();
+        chunk.extend_from_slice(&bytes);
+        chunk.extend_from_slice(b"\r\n");
+        written = stream.write_all(&chunk).and_then(|()| stream.flush());
+    }
+    match written {
+        Ok(()) => Ok(open),
+        Err(e)
+            if matches!(
+                e.kind(),
+                io::ErrorKind::BrokenPipe | io::ErrorKind::ConnectionReset
+            ) =>
+        {
+            body.client_gone();
+            Ok(false)
+        }
+        Err(e) => {
+            body.client_gone();
+            Err(e)
+        }
+    }
+}
+
 fn head(response: &Response, content_length: usize) -> String {
+    head_with(response, &format!("Content-Length: {content_length}"))
+}
+
+/// The status line and headers; `framing` says how the body ends.
+fn head_with(response: &Response, framing: &str) -> String {
     let mut head = format!(
-        "HTTP/1.1 {} {}\r\nContent-Type: application/json\r\nContent-Length: {content_length}\r\n",
+        "HTTP/1.1 {} {}\r\nContent-Type: application/json\r\n{framing}\r\n",
         response.status,
         reason_phrase(response.status)
     );
@@ -323,6 +411,7 @@ fn reason_phrase(status: u16) -> &'static str {
         405 => "Method Not Allowed",
         406 => "Not Acceptable",
         410 => "Gone",
+        504 => "Gateway Timeout",
         429 => "Too Many Requests",
         500 => "Internal Server Error",
         503 => "Service Unavailable",

@@ -80,6 +80,41 @@ pub struct LogEntry {
     pub fault: Option<Fault>,
     /// Objects in the answer (items or rows).
     pub items: usize,
+    /// For a watch request: what it asked and what it was sent so far.
+    pub watch: Option<WatchLog>,
+}
+
+/// One watch: its parameters and the events the server sent on it (kept
+/// up to date while the stream runs).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WatchLog {
+    /// The `resourceVersion` asked for (as given; None when absent).
+    pub from: Option<String>,
+    /// `timeoutSeconds`, when a number.
+    pub timeout_seconds: Option<u64>,
+    /// `allowWatchBookmarks=true`.
+    pub bookmarks: bool,
+    /// The `type` of every event sent, in order (`ADDED`, `BOOKMARK`, …).
+    pub events: Vec<&'static str>,
+    /// The `resourceVersion` of the last event sent.
+    pub version: Option<String>,
+    /// How the stream ended (None while it runs).
+    pub end: Option<WatchEnd>,
+}
+
+/// How a watch stream ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WatchEnd {
+    /// `timeoutSeconds` passed: the body ended cleanly.
+    Timeout,
+    /// An `ERROR` event was the last event; the body ended cleanly.
+    Error,
+    /// A [`Fault::CutWatch`]: the connection dropped mid-body.
+    Cut,
+    /// The client went away.
+    ClientGone,
+    /// The server stopped (dropped or reset).
+    Stopped,
 }
 
 impl LogEntry {
@@ -120,8 +155,16 @@ impl LogEntry {
         } else {
             ""
         };
+        let watch = self.watch.as_ref().map_or(String::new(), |w| {
+            format!(
+                " watch events={} last_rv={} end={:?}",
+                w.events.len(),
+                w.version.as_deref().unwrap_or("-"),
+                w.end
+            )
+        });
         format!(
-            "{:>4} {} {}{query} -> {}{state}{version}{page} items={}{table}{auth}{fault}",
+            "{:>4} {} {}{query} -> {}{state}{version}{page} items={}{table}{auth}{fault}{watch}",
             self.seq, self.method, self.path, self.status, self.items
         )
     }

@@ -4,9 +4,11 @@
 //! and label selectors, `limit`/`continue` pagination pinned to the state of
 //! the first page) from a *timeline* of recorded states, moving to the next
 //! state after each successful first page of a pods list, so the N-th
-//! `kubectl get pods` sees state N-1 and the last state sticks. Fault rules
-//! break chosen answers (error Statuses, closed connections, cut bodies,
-//! slow answers). Every request is logged for assertions.
+//! `kubectl get pods` sees state N-1 and the last state sticks, or by the
+//! clock ([`Advance::Every`]). Watches (`?watch=1`) stream the events
+//! between consecutive states ([`watch`]). Fault rules break chosen answers
+//! (error Statuses, closed connections, cut bodies, slow answers, cut
+//! watches, ERROR events). Every request is logged for assertions.
 //!
 //! ```no_run
 //! use verify_pods_tests::replay::{KubeEnv, Server, State};
@@ -44,12 +46,13 @@ pub mod select;
 pub mod state;
 pub mod table;
 mod tls;
+pub mod watch;
 
 pub use api::{Advance, Config};
 pub use client::{generated_wrapper, in_parallel, kubectl_binary, KubeEnv};
 pub use client::{ExecPlugin, KubeOptions};
 pub use fault::{Fault, FaultRule, Target, Times};
-pub use log::{LogEntry, Resource};
+pub use log::{LogEntry, Resource, WatchEnd, WatchLog};
 pub use object::Object;
 pub use state::State;
 
@@ -57,8 +60,9 @@ use api::Shared;
 use std::io;
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::{self, JoinHandle};
+use std::time::Instant;
 
 /// The fixed "now" of the AGE columns unless told otherwise.
 pub const DEFAULT_NOW: &str = "2025-01-01T12:00:00Z";
@@ -126,6 +130,13 @@ impl Builder {
         self
     }
 
+    /// Let watches start at most `states` states before the present; an
+    /// older version gets the apiserver's 410 Expired ERROR event.
+    pub fn watch_history(mut self, states: usize) -> Self {
+        self.config.watch_history = Some(states);
+        self
+    }
+
     /// Listen on this port (0 = any free port, the default).
     pub fn port(mut self, port: u16) -> Self {
         self.port = port;
@@ -158,17 +169,24 @@ impl Builder {
             log: Vec::new(),
             config: self.config,
             address: addr.to_string(),
+            started: Instant::now(),
+            generation: 0,
         }));
-        let stop = Arc::new(AtomicBool::new(false));
+        let handles = watch::Handles {
+            shared,
+            changed: Arc::new(Condvar::new()),
+            stop: Arc::new(AtomicBool::new(false)),
+        };
         let tls_config = tls.as_ref().map(|identity| Arc::clone(&identity.config));
         let acceptor = {
-            let (shared, stop) = (Arc::clone(&shared), Arc::clone(&stop));
-            thread::spawn(move || accept_loop(&listener, &shared, &stop, tls_config))
+            let handles = handles.clone();
+            thread::spawn(move || accept_loop(&listener, &handles, tls_config))
         };
         Ok(Server {
-            shared,
+            shared: Arc::clone(&handles.shared),
+            changed: Arc::clone(&handles.changed),
+            stop: handles.stop,
             addr,
-            stop,
             acceptor: Some(acceptor),
             ca_pem: tls.map(|identity| identity.certificate_pem),
         })
@@ -192,19 +210,27 @@ fn timeline(states: Vec<State>) -> Vec<State> {
 
 fn accept_loop(
     listener: &TcpListener,
-    shared: &Arc<Mutex<Shared>>,
-    stop: &AtomicBool,
+    handles: &watch::Handles,
     tls: Option<Arc<rustls::ServerConfig>>,
 ) {
     for stream in listener.incoming() {
-        if stop.load(Ordering::SeqCst) {
+        if handles.stop.load(Ordering::SeqCst) {
             return;
         }
         let Ok(stream) = stream else { continue };
-        let shared = Arc::clone(shared);
+        let handles = handles.clone();
         let tls = tls.clone();
         thread::spawn(move || {
-            let handle = |request: &http::Request| lock(&shared).handle(request);
+            let handle = |request: &http::Request| -> http::Reply {
+                let (response, delivery, plan) = lock(&handles.shared).handle(request);
+                // The timeline may have moved: wake the watches.
+                handles.changed.notify_all();
+                let stream = plan.map(|plan| {
+                    Box::new(watch::WatchStream::new(plan, handles.clone()))
+                        as Box<dyn http::Stream>
+                });
+                (response, delivery, stream)
+            };
             if stream.set_nodelay(true).is_err() {
                 return;
             }
@@ -231,6 +257,7 @@ fn lock(shared: &Mutex<Shared>) -> MutexGuard<'_, Shared> {
 #[derive(Debug)]
 pub struct Server {
     shared: Arc<Mutex<Shared>>,
+    changed: Arc<Condvar>,
     addr: SocketAddr,
     stop: Arc<AtomicBool>,
     acceptor: Option<JoinHandle<()>>,
@@ -249,6 +276,7 @@ impl Server {
                 git_version: DEFAULT_GIT_VERSION.to_owned(),
                 advance: Advance::PodsLists,
                 token: None,
+                watch_history: None,
             },
             port: 0,
             tls: false,
@@ -299,6 +327,14 @@ impl Server {
             .collect()
     }
 
+    /// Every watch request, in order (with what each was sent so far).
+    pub fn watches(&self) -> Vec<LogEntry> {
+        self.log()
+            .into_iter()
+            .filter(|e| e.watch.is_some())
+            .collect()
+    }
+
     /// Every request for a pods list page (failed ones included).
     pub fn pods_requests(&self) -> Vec<LogEntry> {
         self.log()
@@ -309,7 +345,7 @@ impl Server {
 
     /// The state the next pods list starts from.
     pub fn current_state(&self) -> usize {
-        lock(&self.shared).current
+        lock(&self.shared).present()
     }
 
     /// Start over with a new timeline and new fault rules, on the same port
@@ -321,6 +357,10 @@ impl Server {
         shared.current = 0;
         shared.rules = rules.into_iter().map(|r| (r, 0)).collect();
         shared.log.clear();
+        shared.started = Instant::now();
+        shared.generation += 1;
+        drop(shared);
+        self.changed.notify_all();
     }
 
     /// Change the largest page size.
@@ -332,7 +372,8 @@ impl Server {
 impl Drop for Server {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::SeqCst);
-        // Wake the accept loop so it sees the flag.
+        // Wake the watches and the accept loop so they see the flag.
+        self.changed.notify_all();
         let _ = TcpStream::connect(self.addr);
         if let Some(acceptor) = self.acceptor.take() {
             let _ = acceptor.join();

@@ -1,0 +1,493 @@
+//! Settle on one list plus a watch stream (issue 15), as client-go's
+//! reflector does: after the first snapshot whose decision is "keep
+//! waiting", ONE `kubectl get --raw '/api/v1/pods?watch=1&resourceVersion=RV
+//! &allowWatchBookmarks=true&timeoutSeconds=N'` from that list's version,
+//! instead of a new list every interval (each list of 150k pods is ~660 MB).
+//!
+//! The pods are kept in memory, projected by the reader's own projection
+//! (the `items` element of `projection.json`'s pods: [`event_shape`] only
+//! adds what an event needs around it), keyed by namespace/name: ADDED and
+//! MODIFIED replace, DELETED removes, BOOKMARK only moves the version.
+//!
+//! The events of one transition share one resourceVersion and arrive in a
+//! burst, so the state is evaluated (report.jq and decision.jq on one page
+//! at the current version) only once the stream has been quiet for
+//! [`QUIET`], and at least once per interval. Every evaluated state is the
+//! list plus a whole prefix of the stream: the state at one version, coherent
+//! by construction. At the deadline a burst still arriving is not evaluated:
+//! the last whole state decides.
+//!
+//! Failures never leave a partial state: an ERROR event (410 Expired), an
+//! unreadable event, the stream ending, or kubectl failing after events
+//! arrived mean "list again" ([`Ended::ListAgain`]); kubectl failing before
+//! any event means the server cannot watch (405) and the check polls
+//! ([`Ended::Refused`]). The bash function keeps polling.
+
+use crate::engine::{to_raw, Decision, EvalError, Report};
+use crate::kubectl::{Kubectl, KubectlError, Stop};
+use crate::list;
+use crate::reader::{Projection, Shape};
+use crate::snapshot::{self, ReadOptions};
+use crate::Engine;
+use jaq_json::{Map, Rc, Val};
+use std::collections::{BTreeMap, HashMap};
+use std::io::{BufRead, BufReader};
+
+use std::sync::mpsc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// How long the stream must be quiet before the state is evaluated: the
+/// events of one transition (one version) arrive together, far closer than
+/// this (10k MODIFIED events reach the checker within ~100 ms of each other
+/// through kubectl; tests/tests/watch_server.rs measures it).
+pub const QUIET: Duration = Duration::from_millis(150);
+
+/// What a settle through a watch needs.
+pub struct Settle<'a> {
+    pub engine: &'a Engine,
+    pub kubectl: &'a Kubectl,
+    pub excluded_namespaces: &'a [String],
+    /// When the check started, and its deadline and interval from then.
+    pub started: Instant,
+    pub deadline: Duration,
+    pub interval: Duration,
+}
+
+/// How a watch ended.
+#[derive(Debug)]
+pub enum Ended {
+    /// decision.jq said stop, or the deadline passed: the last whole state
+    /// evaluated, and when (since the check started).
+    Decided {
+        report: Report,
+        decision: Decision,
+        waited: Duration,
+    },
+    /// The watch broke (why, in words): list again, never go on from a
+    /// partial state.
+    ListAgain(String),
+    /// The server would not watch (why, in words): poll.
+    Refused(String),
+}
+
+/// One state the watch led to, as evaluated.
+pub struct Evaluated {
+    pub report: Report,
+    pub decision: Decision,
+}
+
+/// The pods at one resourceVersion: a list, then every event applied.
+pub struct Pods {
+    /// By (namespace, name): the API server lists in this order.
+    items: BTreeMap<(String, String), Val>,
+    version: Option<String>,
+}
+
+impl Pods {
+    /// The pods of a list's documents (its pages), at its version.
+    pub fn from_list(docs: &[Val]) -> Self {
+        let version = docs
+            .first()
+            .and_then(|doc| field(doc, "metadata"))
+            .and_then(|m| text(m, "resourceVersion"))
+            .filter(|v| !v.is_empty());
+        let mut items = BTreeMap::new();
+        for doc in docs {
+            if let Some(Val::Arr(pods)) = field(doc, "items") {
+                for pod in pods.iter() {
+                    items.insert(key(pod), pod.clone());
+                }
+            }
+        }
+        Self { items, version }
+    }
+
+    /// The version of the state held.
+    pub fn version(&self) -> Option<&str> {
+        self.version.as_deref()
+    }
+
+    /// The state as one list page at its version (report.jq's input).
+    pub fn page(&self) -> Val {
+        let mut metadata = Map::default();
+        let version = self.version.clone().map_or(Val::Null, Val::from);
+        metadata.insert(Val::from("resourceVersion".to_owned()), version);
+        let mut page = Map::default();
+        page.insert(Val::from("metadata".to_owned()), Val::obj(metadata));
+        let items: Val = self.items.values().cloned().collect();
+        page.insert(Val::from("items".to_owned()), items);
+        Val::obj(page)
+    }
+
+    /// Apply one event (projected by [`event_shape`]). Err: why the watch
+    /// cannot go on (an ERROR event, an unknown type).
+    pub fn apply(&mut self, event: &Val) -> Result<Change, String> {
+        let kind = field(event, "type").map(to_raw).unwrap_or_default();
+        let object = field(event, "object").cloned().unwrap_or(Val::Null);
+        let version = field(&object, "metadata").and_then(|m| text(m, "resourceVersion"));
+        let change = match kind.as_str() {
+            "ADDED" | "MODIFIED" => {
+                let pod = without_version(object);
+                self.items.insert(key(&pod), pod);
+                Change::Pods
+            }
+            "DELETED" => {
+                self.items.remove(&key(&object));
+                Change::Pods
+            }
+            "BOOKMARK" => Change::Version,
+            "ERROR" => return Err(status_words(&object)),
+            other => return Err(format!("an event of unknown type {other:?}")),
+        };
+        if version.is_some() {
+            self.version = version;
+        }
+        Ok(change)
+    }
+}
+
+/// What an event changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Change {
+    /// The pods (and the version).
+    Pods,
+    /// Only the version (a bookmark).
+    Version,
+}
+
+/// An ERROR event's Status in words: `410 Expired: too old resource version`.
+fn status_words(status: &Val) -> String {
+    let part = |key| field(status, key).map(to_raw).unwrap_or_default();
+    format!(
+        "ERROR event {} {}: {}",
+        part("code"),
+        part("reason"),
+        part("message")
+    )
+}
+
+fn field<'a>(v: &'a Val, key: &str) -> Option<&'a Val> {
+    match v {
+        Val::Obj(map) => map.get(&Val::from(key.to_owned())),
+        _ => None,
+    }
+}
+
+fn text(v: &Val, key: &str) -> Option<String> {
+    match field(v, key) {
+        Some(s @ (Val::TStr(_) | Val::BStr(_))) => Some(to_raw(s)),
+        _ => None,
+    }
+}
+
+/// A pod's (namespace, name).
+fn key(pod: &Val) -> (String, String) {
+    let metadata = field(pod, "metadata");
+    let part = |k| metadata.and_then(|m| text(m, k)).unwrap_or_default();
+    (part("namespace"), part("name"))
+}
+
+/// The object without `metadata.resourceVersion`, which [`event_shape`]
+/// keeps for the event and the list's projection drops: a pod from a watch
+/// is then exactly the pod a list would give.
+fn without_version(mut object: Val) -> Val {
+    if let Val::Obj(map) = &mut object {
+        let map = Rc::make_mut(map);
+        if let Some(Val::Obj(metadata)) = map.get_mut(&Val::from("metadata".to_owned())) {
+            Rc::make_mut(metadata).shift_remove(&Val::from("resourceVersion".to_owned()));
+        }
+    }
+    object
+}
+
+/// The shape a watch event is read with: `{type, object}`, the object by
+/// the reader's projection of one listed pod, plus what a bookmark and an
+/// ERROR event carry (`metadata.resourceVersion`; a Status's `code`,
+/// `reason`, `message`, which a pod does not have at its top level).
+pub fn event_shape(projection: &Projection) -> Shape {
+    let Shape::Fields(list) = &projection.pods else {
+        return Shape::Keep;
+    };
+    let mut object = match list.get("items") {
+        Some(Shape::Each(pod)) => (**pod).clone(),
+        _ => Shape::Keep,
+    };
+    if let Shape::Fields(fields) = &mut object {
+        match fields.get_mut("metadata") {
+            Some(Shape::Fields(metadata)) => {
+                metadata.insert("resourceVersion".into(), Shape::Keep);
+            }
+            _ => {
+                fields.insert("metadata".into(), Shape::Keep);
+            }
+        }
+        for status in ["code", "reason", "message"] {
+            fields.entry(status.into()).or_insert(Shape::Keep);
+        }
+    }
+    Shape::Fields(HashMap::from([
+        ("type".to_owned(), Shape::Keep),
+        ("object".to_owned(), object),
+    ]))
+}
+
+/// The watch URL from `version`, ending after `seconds`.
+pub fn url(version: Option<&str>, seconds: u64) -> String {
+    let from = version
+        .map(|v| format!("&resourceVersion={}", list::url_encode(v)))
+        .unwrap_or_default();
+    format!(
+        "{}?watch=1{from}&allowWatchBookmarks=true&timeoutSeconds={seconds}",
+        list::PODS.path
+    )
+}
+
+/// What the stream's reader thread sends.
+enum Streamed {
+    Line(Vec<u8>),
+    End(Result<(), KubectlError>),
+}
+
+impl Settle<'_> {
+    fn evaluate(&self, pods: &Pods) -> Result<Evaluated, EvalError> {
+        let report = self
+            .engine
+            .report(vec![pods.page()], self.excluded_namespaces)?;
+        let decision = self.engine.decide(&report)?;
+        Ok(Evaluated { report, decision })
+    }
+
+    /// Watch from the list `docs` (evaluated as `first`) until decision.jq
+    /// says stop or the deadline passes. `evaluated` is called with each
+    /// new state that still waits and whose counts changed (the progress
+    /// line); `attempts` counts the states evaluated.
+    pub fn run(
+        &self,
+        docs: &[Val],
+        first: Evaluated,
+        attempts: &mut usize,
+        evaluated: &mut dyn FnMut(&Report, usize, Duration) -> Result<(), EvalError>,
+    ) -> Result<Ended, EvalError> {
+        let mut pods = Pods::from_list(docs);
+        if pods.version().is_none() {
+            // A watch without a version starts from the present, not from
+            // this list: what changed in between would be missed.
+            let why = "the list has no resourceVersion to watch from";
+            return Ok(Ended::Refused(why.to_owned()));
+        }
+        let left = self.deadline.saturating_sub(self.started.elapsed());
+        // A second past the deadline: the deadline, not the server, ends it.
+        let seconds = left.as_secs() + 1;
+        let mut kubectl = self.kubectl.clone();
+        kubectl.timeout = kubectl.timeout.max(Duration::from_secs(seconds + 10));
+        let args = [
+            "get".to_owned(),
+            "--raw".to_owned(),
+            url(pods.version(), seconds),
+        ];
+        let stop = Stop::default();
+        let (sender, received) = mpsc::channel();
+        thread::scope(|scope| {
+            let (kubectl, stop_copy) = (&kubectl, stop.clone());
+            scope.spawn(move || stream(kubectl, &args, &stop_copy, &sender));
+            let ended = self.follow(&mut pods, first, &received, attempts, evaluated);
+            stop.stop();
+            ended
+        })
+    }
+
+    fn follow(
+        &self,
+        pods: &mut Pods,
+        first: Evaluated,
+        received: &mpsc::Receiver<Streamed>,
+        attempts: &mut usize,
+        evaluated: &mut dyn FnMut(&Report, usize, Duration) -> Result<(), EvalError>,
+    ) -> Result<Ended, EvalError> {
+        let shape = event_shape(&Projection::canonical());
+        let one_thread = ReadOptions {
+            threads: 1,
+            ..ReadOptions::default()
+        };
+        let mut last = (first, self.started.elapsed());
+        let mut evaluated_at = Instant::now();
+        let mut dirty = false;
+        let mut events = 0usize;
+        loop {
+            let left = self.deadline.saturating_sub(self.started.elapsed());
+            if left.is_zero() {
+                // A burst still arriving is not a whole state: the last one decides.
+                let (Evaluated { report, decision }, waited) = last;
+                return Ok(Ended::Decided {
+                    report,
+                    decision,
+                    waited,
+                });
+            }
+            let wait = if dirty {
+                QUIET
+            } else {
+                self.interval.saturating_sub(evaluated_at.elapsed())
+            };
+            match received.recv_timeout(wait.min(left)) {
+                Ok(Streamed::Line(line)) => {
+                    if line.iter().all(u8::is_ascii_whitespace) {
+                        continue;
+                    }
+                    events += 1;
+                    let event =
+                        snapshot::read_documents_with(&line[..], "watch", &shape, &one_thread);
+                    let change = match event.as_deref() {
+                        Ok([event]) => pods.apply(event),
+                        Ok(_) => Err("not one event on a line".to_owned()),
+                        Err(e) => Err(format!("an unreadable event: {e}")),
+                    };
+                    match change {
+                        Ok(Change::Pods) => dirty = true,
+                        Ok(Change::Version) => {}
+                        Err(why) => return Ok(Ended::ListAgain(why)),
+                    }
+                }
+                Ok(Streamed::End(Ok(()))) => {
+                    return Ok(Ended::ListAgain("the server ended the stream".to_owned()))
+                }
+                Ok(Streamed::End(Err(e))) if events == 0 => {
+                    return Ok(Ended::Refused(e.to_string()))
+                }
+                Ok(Streamed::End(Err(e))) => return Ok(Ended::ListAgain(e.to_string())),
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    return Ok(Ended::ListAgain("the stream's reader ended".to_owned()))
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) if !dirty && wait > left => {}
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    let state = self.evaluate(pods)?;
+                    let waited = self.started.elapsed();
+                    *attempts += 1;
+                    evaluated_at = Instant::now();
+                    dirty = false;
+                    if !state.decision.may_settle {
+                        return Ok(Ended::Decided {
+                            report: state.report,
+                            decision: state.decision,
+                            waited,
+                        });
+                    }
+                    if counts(&state.report) != counts(&last.0.report) {
+                        evaluated(&state.report, *attempts, waited)?;
+                    }
+                    last = (state, waited);
+                }
+            }
+        }
+    }
+}
+
+/// The counts of the status line: a progress line is printed when they
+/// change, not for every event.
+fn counts(report: &Report) -> [usize; 7] {
+    [
+        "total",
+        "running",
+        "pending",
+        "failed",
+        "succeeded",
+        "other",
+        "unscheduled",
+    ]
+    .map(|key| report.count(key))
+}
+
+/// Run the watch's kubectl, sending each line of its output as it comes,
+/// then how it ended.
+fn stream(kubectl: &Kubectl, args: &[String; 3], stop: &Stop, out: &mpsc::Sender<Streamed>) {
+    let args = args.each_ref().map(String::as_str);
+    let ended = kubectl.run_stoppable(&args, stop, |stdout| {
+        let mut lines = BufReader::new(stdout);
+        loop {
+            let mut line = Vec::new();
+            match lines.read_until(b'\n', &mut line) {
+                Ok(0) | Err(_) => return,
+                Ok(_) => {
+                    if out.send(Streamed::Line(line)).is_err() {
+                        return;
+                    }
+                }
+            }
+        }
+    });
+    let _ = out.send(Streamed::End(ended));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(json: &str, shape: &Shape) -> Val {
+        snapshot::read(json.as_bytes(), "test", shape).expect("JSON")
+    }
+
+    const POD: &str = r#"{"kind":"Pod","apiVersion":"v1","metadata":{"namespace":"ns","name":"a","uid":"u","resourceVersion":"7","labels":{"x":"y"}},"spec":{"nodeName":"n","containers":[]},"status":{"phase":"Running","conditions":[{"type":"Ready","status":"True"}]}}"#;
+
+    #[test]
+    fn a_watched_pod_is_exactly_the_pod_a_list_gives() {
+        let projection = Projection::canonical();
+        let list = read(
+            &format!(r#"{{"metadata":{{"resourceVersion":"7"}},"items":[{POD}]}}"#),
+            &projection.pods,
+        );
+        let event = read(
+            &format!(r#"{{"type":"ADDED","object":{POD}}}"#),
+            &event_shape(&projection),
+        );
+        let mut watched = Pods::from_list(&[]);
+        assert_eq!(watched.apply(&event), Ok(Change::Pods));
+        assert_eq!(watched.version(), Some("7"));
+        let listed = Pods::from_list(&[list]);
+        assert_eq!(
+            crate::engine::to_json(&watched.page()),
+            crate::engine::to_json(&listed.page())
+        );
+    }
+
+    #[test]
+    fn events_replace_remove_and_bookmarks_move_the_version() {
+        let projection = Projection::canonical();
+        let shape = event_shape(&projection);
+        let event = |json: String| read(&json, &shape);
+        let pod = |name: &str, version: &str, phase: &str| {
+            format!(
+                r#"{{"metadata":{{"namespace":"ns","name":"{name}","resourceVersion":"{version}"}},"status":{{"phase":"{phase}"}}}}"#
+            )
+        };
+        let mut pods = Pods::from_list(&[]);
+        for (kind, object) in [
+            ("ADDED", pod("b", "2", "Pending")),
+            ("ADDED", pod("a", "2", "Pending")),
+            ("MODIFIED", pod("b", "3", "Running")),
+            ("DELETED", pod("a", "4", "Pending")),
+        ] {
+            let applied = pods.apply(&event(format!(r#"{{"type":"{kind}","object":{object}}}"#)));
+            assert_eq!(applied, Ok(Change::Pods));
+        }
+        let bookmark = r#"{"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"9"}}}"#;
+        assert_eq!(pods.apply(&event(bookmark.into())), Ok(Change::Version));
+        assert_eq!(
+            crate::engine::to_json(&pods.page()),
+            r#"{"metadata":{"resourceVersion":"9"},"items":[{"metadata":{"namespace":"ns","name":"b"},"status":{"phase":"Running"}}]}"#
+        );
+        let error = r#"{"type":"ERROR","object":{"kind":"Status","code":410,"reason":"Expired","message":"too old resource version: 1 (5)"}}"#;
+        assert_eq!(
+            pods.apply(&event(error.into())),
+            Err("ERROR event 410 Expired: too old resource version: 1 (5)".to_owned())
+        );
+    }
+
+    #[test]
+    fn the_watch_url_asks_for_bookmarks_from_the_version() {
+        assert_eq!(
+            url(Some("1000"), 61),
+            "/api/v1/pods?watch=1&resourceVersion=1000&allowWatchBookmarks=true&timeoutSeconds=61"
+        );
+    }
+}

@@ -1,0 +1,480 @@
+//! The checker's watch-based settle (issue 15), through the real kubectl
+//! against the replay server, whose timeline advances by the clock
+//! (`Advance::Every`: lists do not move it, so only the watch can see it
+//! move): one list plus one watch reaches the verdict; every state the
+//! checker prints is one state of the timeline; a cut watch, an ERROR event
+//! (410) and a server that cannot watch fall back to a fresh list or to
+//! polling; `--watch=false` polls.
+
+use checker::options::{self, DEADLINE_ENV, INTERVAL_ENV};
+use checker::Engine;
+use serde_json::Value;
+use std::process::Output;
+use std::time::{Duration, Instant};
+use verify_pods_tests::replay::coherence;
+use verify_pods_tests::replay::expect;
+use verify_pods_tests::replay::fixtures::{Phase, Pod};
+use verify_pods_tests::replay::{
+    Advance, Fault, FaultRule, KubeEnv, LogEntry, Server, State, Target, WatchEnd,
+};
+use verify_pods_tests::run;
+
+/// Whole seconds a run may take beyond its schedule on a loaded machine.
+const SLOW: u64 = 60;
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn shown(output: &Output) -> String {
+    format!(
+        "exit {:?}\n--- stdout\n{}--- stderr\n{}",
+        output.status.code(),
+        text(&output.stdout),
+        text(&output.stderr)
+    )
+}
+
+fn running(name: &str) -> Value {
+    Pod::running("default", name, "kwok-node-0").to_json()
+}
+
+fn waiting(name: &str) -> Value {
+    Pod::unschedulable("default", name).to_json()
+}
+
+/// 10 running pods and `trainer-0`, unschedulable until state 1 binds it.
+fn bind_timeline() -> Vec<State> {
+    let others: Vec<Value> = (0..10).map(|i| running(&format!("app-{i}"))).collect();
+    let before = State::new(
+        [others.clone(), vec![waiting("trainer-0")]].concat(),
+        vec![],
+    );
+    let after = State::new([others, vec![running("trainer-0")]].concat(), vec![]);
+    vec![before, after]
+}
+
+fn server(states: Vec<State>, period: Duration, faults: Vec<FaultRule>) -> (Server, KubeEnv) {
+    let mut builder = Server::builder()
+        .states(states)
+        .advance(Advance::Every(period));
+    for rule in faults {
+        builder = builder.fault(rule);
+    }
+    let server = builder.start().expect("server");
+    let env = KubeEnv::for_server(&server).expect("kube env");
+    (server, env)
+}
+
+fn check(env: &KubeEnv, deadline: u64, interval: u64, extra: &[&str]) -> (Output, Duration) {
+    let started = Instant::now();
+    let output = run(env
+        .checker()
+        .args(extra)
+        .env(DEADLINE_ENV, deadline.to_string())
+        .env(INTERVAL_ENV, interval.to_string()));
+    (output, started.elapsed())
+}
+
+/// Whether `stdout` is state `before`'s progress line (attempt 1, at 0 s)
+/// then the result of `after` after `attempts` attempts (any whole seconds
+/// waited): the text of a run that settled.
+fn settled_text(
+    stdout: &str,
+    before: &State,
+    after: &State,
+    attempts: usize,
+    deadline: u64,
+) -> bool {
+    let engine = Engine::new().expect("engine");
+    let progress = expect::progress_text(&engine, before, 1, 0, deadline);
+    stdout.strip_prefix(&progress).is_some_and(|rest| {
+        (0..=SLOW).any(|waited| expect::final_text(&engine, after, after, attempts, waited) == rest)
+    })
+}
+
+fn pods_watches(server: &Server) -> Vec<LogEntry> {
+    server.watches()
+}
+
+/// The timeline binds the pod at 1 s; polling every 30 s would see it at
+/// 30 s. The watch sees it within a quiet window: the verdict comes well
+/// before the first poll, from one list and one watch (no list again), and
+/// the text is state 0's progress line then state 1's result.
+#[test]
+fn the_verdict_comes_from_one_list_and_one_watch() {
+    let states = bind_timeline();
+    let (server, env) = server(states.clone(), Duration::from_secs(1), vec![]);
+    let (output, took) = check(&env, 60, 30, &[]);
+    assert_eq!(output.status.code(), Some(0), "{}", shown(&output));
+    assert!(took < Duration::from_secs(10), "took {took:?}: polled?");
+    assert_eq!(server.pods_lists().len(), 1, "one list");
+    let watches = pods_watches(&server);
+    assert_eq!(watches.len(), 1, "one watch");
+    let watch = watches[0].watch.as_ref().expect("a watch record");
+    assert_eq!(
+        watch.from.as_deref(),
+        Some("1000"),
+        "from the list's version"
+    );
+    assert!(watch.bookmarks, "bookmarks asked for");
+    let asked = watch.timeout_seconds.expect("timeoutSeconds");
+    assert!(
+        (55..=61).contains(&asked),
+        "timeoutSeconds {asked}: the time left"
+    );
+    assert!(
+        settled_text(&text(&output.stdout), &states[0], &states[1], 2, 60),
+        "{}",
+        shown(&output)
+    );
+}
+
+/// `--watch=false` (and KWOK_VERIFY_PODS_WATCH=false) lists again every
+/// interval, as the bash function does: no watch, several lists.
+#[test]
+fn watch_false_polls() {
+    for how in ["flag", "env"] {
+        let states = bind_timeline();
+        let (server, env) = server(states.clone(), Duration::from_secs(1), vec![]);
+        let mut cmd = env.checker();
+        match how {
+            "flag" => cmd.arg("--watch=false"),
+            _ => cmd.env(options::WATCH.env, "false"),
+        };
+        let output = run(cmd.env(DEADLINE_ENV, "20").env(INTERVAL_ENV, "2"));
+        assert_eq!(output.status.code(), Some(0), "{how}: {}", shown(&output));
+        assert!(server.watches().is_empty(), "{how}: no watch");
+        assert!(server.pods_lists().len() >= 2, "{how}: polled");
+        assert!(
+            settled_text(&text(&output.stdout), &states[0], &states[1], 2, 20),
+            "{how}: {}",
+            shown(&output)
+        );
+    }
+}
+
+/// A bad value is bad input: one line, exit 2, never a pass.
+#[test]
+fn a_watch_setting_that_is_not_a_boolean_is_refused() {
+    let (_server, env) = server(bind_timeline(), Duration::from_secs(1), vec![]);
+    let output = run(env.checker().arg("--watch=yes"));
+    assert_eq!(output.status.code(), Some(2), "{}", shown(&output));
+    assert_eq!(
+        text(&output.stderr),
+        "verify-pods: error: --watch must be true or false, got \"yes\"\n"
+    );
+    let output = run(env.checker().env(options::WATCH.env, "no"));
+    assert_eq!(
+        text(&output.stderr),
+        "verify-pods: error: KWOK_VERIFY_PODS_WATCH must be true or false, got \"no\"\n"
+    );
+}
+
+/// A watch that breaks is never continued from a partial state: the
+/// checker lists again from the start, watches from the new list, and
+/// reaches the verdict. `fault` breaks the first watch; `end` is how the
+/// server logged its end.
+fn falls_back_to_a_fresh_list(fault: Fault, end: WatchEnd, warning: &str) {
+    // State 1 binds one pod and adds another: two events of one version.
+    let others: Vec<Value> = (0..4).map(|i| running(&format!("app-{i}"))).collect();
+    let states = vec![
+        State::new(
+            [others.clone(), vec![waiting("trainer-0")]].concat(),
+            vec![],
+        ),
+        State::new(
+            [
+                others.clone(),
+                vec![running("trainer-0"), waiting("trainer-1")],
+            ]
+            .concat(),
+            vec![],
+        ),
+        State::new(
+            [others, vec![running("trainer-0"), running("trainer-1")]].concat(),
+            vec![],
+        ),
+    ];
+    let rule = FaultRule::once(Target::PodsWatch, fault);
+    let (server, env) = server(states.clone(), Duration::from_secs(1), vec![rule]);
+    let (output, _) = check(&env, 60, 1, &[]);
+    assert_eq!(output.status.code(), Some(0), "{}", shown(&output));
+    let watches = pods_watches(&server);
+    assert!(watches.len() >= 2, "watched again: {}", shown(&output));
+    assert_eq!(watches[0].watch.as_ref().and_then(|w| w.end), Some(end));
+    let lists = server.pods_lists();
+    assert!(lists.len() >= 2, "listed again: {}", shown(&output));
+    // The second watch starts from the second list's version.
+    assert_eq!(
+        watches[1].watch.as_ref().and_then(|w| w.from.clone()),
+        lists[1].resource_version
+    );
+    let stderr = text(&output.stderr);
+    assert!(stderr.contains(warning), "{stderr}");
+    assert!(stderr.contains("listing again from the start"), "{stderr}");
+    let engine = Engine::new().expect("engine");
+    let stdout = text(&output.stdout);
+    let reports = coherence::reports(&engine, &states);
+    assert_eq!(
+        coherence::explain(&stdout, &reports),
+        Ok(vec![2]),
+        "{stdout}"
+    );
+}
+
+/// The first watch is cut after 1 of state 1's 2 events (kubectl: unexpected
+/// EOF, exit 1): the half-applied transition is never evaluated.
+#[test]
+fn a_watch_cut_mid_stream_lists_again() {
+    falls_back_to_a_fresh_list(Fault::CutWatch(1), WatchEnd::Cut, "unexpected EOF");
+}
+
+/// An ERROR event with a 410 Status after 1 event (kubectl exits 0 and
+/// prints it: the checker reads it).
+#[test]
+fn an_error_event_410_lists_again() {
+    falls_back_to_a_fresh_list(
+        Fault::error_event(1, 410),
+        WatchEnd::Error,
+        "ERROR event 410 Expired",
+    );
+}
+
+/// A server that cannot watch (405): the checker says so once and polls.
+#[test]
+fn a_server_that_cannot_watch_is_polled() {
+    let states = bind_timeline();
+    let rule = FaultRule::always(Target::PodsWatch, Fault::method_not_allowed());
+    let (server, env) = server(states.clone(), Duration::from_secs(1), vec![rule]);
+    let (output, _) = check(&env, 20, 2, &[]);
+    assert_eq!(output.status.code(), Some(0), "{}", shown(&output));
+    assert_eq!(server.watches().len(), 1, "asked once: {}", shown(&output));
+    assert!(server.pods_lists().len() >= 2, "polled");
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains("the server cannot watch the pods") && stderr.contains("MethodNotAllowed"),
+        "{stderr}"
+    );
+    assert!(
+        settled_text(&text(&output.stdout), &states[0], &states[1], 2, 20),
+        "{}",
+        shown(&output)
+    );
+}
+
+// ------------------------------------------------------------ race on watch
+
+/// A tiny deterministic PRNG (splitmix64): the same seed, the same timeline.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// Pods by name; each state is listed sorted by namespace/name, as the API
+/// server lists (and as the checker keeps them).
+fn state_of(pods: &std::collections::BTreeMap<String, Pod>) -> State {
+    State::new(pods.values().map(Pod::to_json).collect(), vec![])
+}
+
+/// A timeline whose every transition makes 2 to 4 changes of one version
+/// (bind, create, delete, now and then a failure): a state evaluated in the
+/// middle of a burst would show counts no state has.
+fn random_watch_timeline(seed: u64) -> Vec<State> {
+    let mut rng = Rng(seed);
+    let mut pods = std::collections::BTreeMap::new();
+    let mut next = 0;
+    let mut add = |pods: &mut std::collections::BTreeMap<String, Pod>, bound: bool| {
+        let name = format!("p{next:03}");
+        next += 1;
+        let pod = if bound {
+            Pod::running("default", &name, "kwok-node-1")
+        } else {
+            Pod::unschedulable("default", &name)
+        };
+        pods.insert(name, pod);
+    };
+    for i in 0..8 {
+        add(&mut pods, i % 3 != 0);
+    }
+    let mut states = vec![state_of(&pods)];
+    for _ in 0..5 {
+        for _ in 0..2 + rng.below(3) {
+            let names: Vec<String> = pods.keys().cloned().collect();
+            let name = &names[rng.below(names.len())];
+            match rng.below(10) {
+                0..=3 => {
+                    let pod = pods.get_mut(name).expect("listed");
+                    pod.node = Some("kwok-node-2".into());
+                    pod.phase = Phase::Running;
+                }
+                4..=6 => add(&mut pods, rng.below(2) == 0),
+                7 | 8 if pods.len() > 2 => {
+                    pods.remove(name);
+                }
+                _ => {
+                    let pod = pods.get_mut(name).expect("listed");
+                    pod.phase = if rng.below(4) == 0 {
+                        Phase::Failed
+                    } else {
+                        Phase::Pending
+                    };
+                }
+            }
+        }
+        states.push(state_of(&pods));
+    }
+    states
+}
+
+/// The states (indices) whose status counts are `counts`.
+fn states_with(counts: coherence::Counts, reports: &[Value]) -> Vec<usize> {
+    let number = |r: &Value, key: &str| r[key].as_u64().unwrap_or(u64::MAX);
+    (0..reports.len())
+        .filter(|&i| {
+            let r = &reports[i];
+            counts
+                == coherence::Counts {
+                    total: number(r, "total"),
+                    running: number(r, "running"),
+                    pending: number(r, "pending"),
+                    unscheduled: number(r, "unscheduled"),
+                    failed: number(r, "failed"),
+                }
+        })
+        .collect()
+}
+
+/// Why a watched run's output is not a walk through the timeline, if it
+/// is not: each printed line with counts (the progress lines, then the
+/// status line) has the counts of some state, in timeline order; the final
+/// output is one state's whole result, and the exit code its verdict.
+fn watch_problem(stdout: &str, exit: Option<i32>, reports: &[Value]) -> Option<String> {
+    let mut at = 0;
+    for line in stdout.lines() {
+        let Some(counts) = coherence::parse(line).counts else {
+            continue;
+        };
+        let states = states_with(counts, reports);
+        match states.iter().find(|&&s| s >= at) {
+            Some(&s) => at = s,
+            None => {
+                return Some(format!(
+                    "{line:?}: the counts of states {states:?}, after state {at}"
+                ))
+            }
+        }
+    }
+    let explaining = match coherence::explain(stdout, reports) {
+        Ok(explaining) => explaining,
+        Err(why) => return Some(why),
+    };
+    let Some(&state) = explaining.iter().find(|&&s| s >= at) else {
+        return Some(format!(
+            "the result is that of states {explaining:?}, not after {at}"
+        ));
+    };
+    let verdict = coherence::verdict(&reports[state]);
+    let expected = if verdict == "fail" { 1 } else { 0 };
+    (exit != Some(expected)).then(|| format!("exit {exit:?}, state {state} says {verdict}"))
+}
+
+/// Timelines whose transitions make several changes at one version, moved
+/// by the clock while the checker watches: every state it prints is one
+/// state of the timeline (never a half-applied burst), in order, and its
+/// verdict is that of the state its result shows.
+#[test]
+fn race_on_watch_every_printed_state_is_one_state_of_the_timeline() {
+    let engine = Engine::new().expect("engine");
+    let seeds: Vec<u64> = (1..=12).collect();
+    let problems = std::sync::Mutex::new(Vec::new());
+    let watched_states = std::sync::Mutex::new(0);
+    let queue = std::sync::Mutex::new(seeds.into_iter());
+    std::thread::scope(|scope| {
+        for _ in 0..3 {
+            scope.spawn(|| loop {
+                let Some(seed) = queue.lock().unwrap().next() else {
+                    return;
+                };
+                let states = random_watch_timeline(seed);
+                let reports = coherence::reports(&engine, &states);
+                let (server, env) = server(states, Duration::from_millis(300), vec![]);
+                let (output, _) = check(&env, 3, 1, &[]);
+                let stdout = text(&output.stdout);
+                if server.pods_lists().len() == 1 {
+                    *watched_states.lock().unwrap() += stdout.lines().count();
+                }
+                if let Some(why) = watch_problem(&stdout, output.status.code(), &reports) {
+                    problems
+                        .lock()
+                        .unwrap()
+                        .push(format!("seed {seed}: {why}\n{}", shown(&output)));
+                }
+            });
+        }
+    });
+    let problems = problems.into_inner().unwrap();
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    assert!(
+        *watched_states.lock().unwrap() > 0,
+        "no run settled through a watch"
+    );
+}
+
+// ------------------------------------------------------------ measurement
+
+/// Measurement (run with `--ignored --nocapture`): 10k pods, all
+/// unschedulable until one transition binds them all at `PERIOD`; the time
+/// from that transition (server side) to the checker's exit, watching and
+/// polling (interval 5 s), a few runs each.
+/// `cargo test --release -p verify-pods-tests --test watch -- --ignored --nocapture`
+#[test]
+#[ignore = "a measurement, not a check"]
+fn measure_latency_from_the_last_bind_to_the_verdict_at_10k_pods() {
+    const PODS: usize = 10_000;
+    let period = Duration::from_secs(4);
+    let pending: Vec<Value> = (0..PODS).map(|i| waiting(&format!("p{i:05}"))).collect();
+    let bound: Vec<Value> = (0..PODS).map(|i| running(&format!("p{i:05}"))).collect();
+    let states = vec![State::new(pending, vec![]), State::new(bound, vec![])];
+    for watch in ["true", "false"] {
+        let mut latencies = Vec::new();
+        for _ in 0..3 {
+            let started = Instant::now();
+            let (server, env) = server(states.clone(), period, vec![]);
+            let output = run(env
+                .checker()
+                .arg(format!("--watch={watch}"))
+                .env(DEADLINE_ENV, "60")
+                .env(INTERVAL_ENV, "5"));
+            let latency = started.elapsed().saturating_sub(period);
+            assert_eq!(output.status.code(), Some(0), "{}", shown(&output));
+            latencies.push(latency.as_secs_f64());
+            let objects: usize = server
+                .log()
+                .iter()
+                .map(|e| e.items + e.watch.as_ref().map_or(0, |w| w.events.len()))
+                .sum();
+            eprintln!(
+                "watch={watch}: {:.3}s after the bind; {} requests, {objects} objects sent",
+                latency.as_secs_f64(),
+                server.log().len()
+            );
+        }
+        let mean = latencies.iter().sum::<f64>() / latencies.len() as f64;
+        eprintln!(
+            "watch={watch}: mean {mean:.3}s over {} runs",
+            latencies.len()
+        );
+    }
+}
