@@ -314,7 +314,10 @@ fn settle_turns_a_pod_that_binds_into_a_pass() {
         dir.path(),
         &[&pod("", "Pending"), &pod("kwok-node-0", "Running")],
     )
+    // Polling, as the stub kubectl cannot watch (tests/tests/watch.rs
+    // settles by watch against the replay server).
     .args(["--deadline", "5", "--interval", "1", "--format", "json"])
+    .args(["--watch", "false"])
     .output()
     .unwrap();
     assert_eq!(
@@ -327,7 +330,8 @@ fn settle_turns_a_pod_that_binds_into_a_pass() {
     assert_eq!(result["attempts"], 2);
     assert_eq!(result["verdict"], "pass");
     // The progress line of the first attempt goes to stderr in JSON mode.
-    assert_eq!(String::from_utf8_lossy(&out.stderr).lines().count(), 1);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
 }
 
 #[test]
