@@ -6,7 +6,8 @@ pods, 150k with --big) into a cache folder outside the repository, then
 measures, several repetitions each, median wall time and peak RSS of:
 
   checker       target/release/verify-pods check --snapshot F --events E --format json
-  jq report.jq  jq -c --arg excluded_namespaces ... -f report.jq F   (the system jq, 1.6)
+  jq report.jq  jq -c --slurp --arg excluded_namespaces ... -f report.jq F   (the system jq,
+                1.6; the options as `verify-pods programs` lists them)
   generated     generated/verify-pods.sh with a stub kubectl that cats F and E
   post-fix      bench/postfix.sh: the snapshot in a bash variable, three jq
                 over here-strings (the shape of the upstream post-fix)
@@ -64,10 +65,11 @@ BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
 COUNTS = ("total", "running", "pending", "failed", "succeeded", "unscheduled")
 
 STUB_KUBECTL = """#!/usr/bin/env bash
-# bench stub: prints the saved snapshot (get pods) or events (get events).
+# bench stub: prints the saved snapshot or events, as one raw list
+# (the generated bash at chunk size 0) or as `get pods|events -A -o json`.
 case " $* " in
-  *" get pods "*) exec cat -- "$BENCH_PODS" ;;
-  *" get events "*) exec cat -- "$BENCH_EVENTS" ;;
+  *" /api/v1/pods"*|*" get pods "*) exec cat -- "$BENCH_PODS" ;;
+  *" /api/v1/events"*|*" get events "*) exec cat -- "$BENCH_EVENTS" ;;
 esac
 echo "bench stub kubectl: unexpected call: $*" >&2
 exit 1
@@ -235,6 +237,18 @@ class Contender:
         return max(self.rss)
 
 
+def jq_command(name, program_file, values):
+    """The jq command line of a canonical program as `verify-pods programs`
+    lists it (its options come from the program's descriptor), with its
+    placeholders (EXCLUDED_NAMESPACES, ...) filled from `values`."""
+    listing = subprocess.run([CHECKER, "programs"], check=True, capture_output=True, text=True).stdout.splitlines()
+    at = next(i for i, line in enumerate(listing) if line.split()[:1] == [name])
+    words = shlex.split(listing[at + 1])
+    if words[0] != "jq" or words[-2:] != ["-f", f"{name}.jq"]:
+        fail(f"unexpected jq command for {name}: {listing[at + 1].strip()}")
+    return ["jq"] + [values.get(w, w) for w in words[1:-2]] + ["-f", program_file]
+
+
 def contenders(pods_file, events_file, excluded, work, have_wrapper, compare=()):
     report_program = os.path.join(work, "report.jq")
     with open(report_program, "wb") as f:
@@ -267,7 +281,7 @@ def contenders(pods_file, events_file, excluded, work, have_wrapper, compare=())
                                [binary, "check", "--snapshot", pods_file, "--events", events_file, "--format", "json"], env))
     found += [
         Contender("jq", "jq report.jq (one pass)",
-                  ["jq", "-c", "--arg", "excluded_namespaces", ",".join(excluded), "-f", report_program, pods_file]),
+                  jq_command("report", report_program, {"EXCLUDED_NAMESPACES": ",".join(excluded)}) + [pods_file]),
     ]
     if have_wrapper:
         found.append(Contender("generated", "generated bash (verify-pods.sh, stub kubectl)", ["bash", WRAPPER], env))

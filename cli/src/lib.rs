@@ -119,7 +119,7 @@ const PROGRAMS_HELP: &str = "\
 Examples:
   verify-pods programs                       # each program, its jq options and its input
   verify-pods programs report > report.jq
-  kubectl get pods -A -o json | jq -c --arg excluded_namespaces kube-system -f report.jq
+  kubectl get pods -A -o json | jq -c --slurp --arg excluded_namespaces kube-system -f report.jq
 
 Exit codes:
   0  printed    2  no such program";
