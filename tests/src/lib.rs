@@ -7,6 +7,7 @@
 
 pub mod corpus;
 pub mod replay;
+pub mod rng;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

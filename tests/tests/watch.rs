@@ -265,22 +265,7 @@ fn a_server_that_cannot_watch_is_polled() {
 
 // ------------------------------------------------------------ race on watch
 
-/// A tiny deterministic PRNG (splitmix64): the same seed, the same timeline.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
+use verify_pods_tests::rng::Rng;
 
 /// Pods by name; each state is listed sorted by namespace/name, as the API
 /// server lists (and as the checker keeps them).
