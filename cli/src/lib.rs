@@ -183,10 +183,10 @@ Exit codes:
 
 #[derive(clap::Args)]
 struct CheckArgs {
-    /// Saved `kubectl get pods -A -o json` to check instead of the cluster (`-` = stdin).
+    /// Saved pods to check instead of the cluster (`-` = stdin): one `kubectl get pods -A -o json`, or the raw pages `--save-dir` saves
     #[arg(long, value_name = "FILE")]
     snapshot: Option<PathBuf>,
-    /// Saved `kubectl get events -A -o json` to explain unscheduled pods (offline mode).
+    /// Saved events to explain unscheduled pods (offline mode): one `kubectl get events -A -o json`, or raw pages
     #[arg(long, value_name = "FILE", requires = "snapshot")]
     events: Option<PathBuf>,
     /// Output format.
