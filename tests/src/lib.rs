@@ -355,3 +355,29 @@ pub fn survivors(pids: &[u32], by: std::time::Instant, settled: impl Fn() -> boo
     }
     left
 }
+
+/// How many lines of `stderr` are `message` (its words in order around
+/// whatever values).
+pub fn lines_of(stderr: &str, message: &checker::options::Message) -> usize {
+    let literals: Vec<&str> = message
+        .pieces()
+        .into_iter()
+        .filter_map(|piece| match piece {
+            checker::options::Piece::Literal(text) => Some(text),
+            checker::options::Piece::Placeholder(_) => None,
+        })
+        .collect();
+    stderr
+        .lines()
+        .filter(|line| {
+            let mut rest = *line;
+            literals.iter().all(|literal| match rest.find(literal) {
+                Some(at) => {
+                    rest = &rest[at + literal.len()..];
+                    true
+                }
+                None => false,
+            })
+        })
+        .count()
+}

@@ -29,7 +29,7 @@ use verify_pods_tests::replay::{
     expect, generated_wrapper, in_parallel, ExecPlugin, Fault, FaultRule, KubeEnv, KubeOptions,
     LogEntry, Resource, Server, State, Target,
 };
-use verify_pods_tests::{run, KUBECTL_CHUNK_SIZE};
+use verify_pods_tests::{lines_of, run, KUBECTL_CHUNK_SIZE};
 
 /// Items per page in the cases: the 11 pods are 4 pages.
 const CHUNK: usize = 3;
@@ -242,32 +242,6 @@ fn run_case(case: &Case, driver: Driver) -> Run {
         output,
         log: server.log(),
     }
-}
-
-/// How many lines of `stderr` are `message` (its words in order around
-/// whatever values).
-fn lines_of(stderr: &str, message: &options::Message) -> usize {
-    let literals: Vec<&str> = message
-        .pieces()
-        .into_iter()
-        .filter_map(|piece| match piece {
-            options::Piece::Literal(text) => Some(text),
-            options::Piece::Placeholder(_) => None,
-        })
-        .collect();
-    stderr
-        .lines()
-        .filter(|line| {
-            let mut rest = *line;
-            literals.iter().all(|literal| match rest.find(literal) {
-                Some(at) => {
-                    rest = &rest[at + literal.len()..];
-                    true
-                }
-                None => false,
-            })
-        })
-        .count()
 }
 
 /// The whole list's text after one attempt, if `stdout` is it.

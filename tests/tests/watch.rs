@@ -6,7 +6,7 @@
 //! (410) and a server that cannot watch fall back to a fresh list or to
 //! polling; `--watch=false` polls.
 
-use checker::options::{self, DEADLINE_ENV, INTERVAL_ENV};
+use checker::options::{self, messages, DEADLINE_ENV, INTERVAL_ENV};
 use checker::Engine;
 use serde_json::Value;
 use std::process::Output;
@@ -17,7 +17,7 @@ use verify_pods_tests::replay::fixtures::{Phase, Pod};
 use verify_pods_tests::replay::{
     Advance, Fault, FaultRule, KubeEnv, LogEntry, Server, State, Target, WatchEnd,
 };
-use verify_pods_tests::run;
+use verify_pods_tests::{lines_of, run};
 
 /// Whole seconds a run may take beyond its schedule on a loaded machine.
 const SLOW: u64 = 60;
@@ -215,7 +215,7 @@ fn falls_back_to_a_fresh_list(fault: Fault, end: WatchEnd, warning: &str) {
     );
     let stderr = text(&output.stderr);
     assert!(stderr.contains(warning), "{stderr}");
-    assert!(stderr.contains("listing again from the start"), "{stderr}");
+    assert!(lines_of(&stderr, &messages::WATCH_AGAIN) >= 1, "{stderr}");
     let engine = Engine::new().expect("engine");
     let stdout = text(&output.stdout);
     let reports = coherence::reports(&engine, &states);
@@ -256,7 +256,7 @@ fn a_server_that_cannot_watch_is_polled() {
     assert!(server.pods_lists().len() >= 2, "polled");
     let stderr = text(&output.stderr);
     assert!(
-        stderr.contains("the server cannot watch the pods") && stderr.contains("MethodNotAllowed"),
+        lines_of(&stderr, &messages::WATCH_REFUSED) >= 1 && stderr.contains("MethodNotAllowed"),
         "{stderr}"
     );
     assert!(
