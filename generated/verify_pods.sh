@@ -783,7 +783,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
         if ((page == 1)); then
           first_version=$version
         elif [[ $version != "$first_version" ]]; then
-          why="its resourceVersion \"$version\" is not the first page's \"$first_version\""
+          printf -v why "its resourceVersion \"%s\" is not the first page's \"%s\"" "$version" "$first_version"
           return 1
         fi
         # The page as kubectl printed it, a newline after it unless it ends

@@ -21,6 +21,7 @@
 
 use crate::check::{unreadable_why, CheckError};
 use crate::kubectl::Kubectl;
+use crate::options::words;
 use crate::reader::page::{self, PageHead};
 use crate::reader::Shape;
 use crate::snapshot;
@@ -162,7 +163,7 @@ type Fetched = Result<(usize, Vec<u8>, String), ListError>;
 /// error (sent), or when the reader has gone away.
 fn fetch_pages(kubectl: &Kubectl, list: List, chunk_size: usize, out: &mpsc::SyncSender<Fetched>) {
     let mut token: Option<String> = None;
-    let mut version: Option<Option<String>> = None;
+    let mut version: Option<String> = None;
     for number in 1.. {
         let args = list.args(chunk_size, token.as_deref());
         let args = args.each_ref().map(String::as_str);
@@ -208,7 +209,7 @@ fn fetch_pages(kubectl: &Kubectl, list: List, chunk_size: usize, out: &mpsc::Syn
 /// first page's, kept in `version`).
 fn coherent(
     head: PageHead,
-    version: &mut Option<Option<String>>,
+    version: &mut Option<String>,
     number: usize,
 ) -> Result<PageHead, ListError> {
     match version {
@@ -219,19 +220,12 @@ fn coherent(
         Some(first) if *first == head.resource_version => Ok(head),
         Some(first) => Err(ListError::Broken {
             page: number,
-            why: format!(
-                "its resourceVersion {} is not the first page's {}",
-                shown(&head.resource_version),
-                shown(first)
-            ),
+            why: words::PAGE_OTHER_VERSION.format(&[
+                ("version", &head.resource_version as &dyn std::fmt::Display),
+                ("first_version", first),
+            ]),
         }),
     }
-}
-
-fn shown(version: &Option<String>) -> String {
-    version
-        .as_deref()
-        .map_or("(none)".to_owned(), |v| format!("{v:?}"))
 }
 
 /// One request, no limit: the whole list streamed from kubectl's stdout.
@@ -316,7 +310,7 @@ mod tests {
     #[test]
     fn a_page_of_another_version_breaks_the_list() {
         let head = |v: &str| PageHead {
-            resource_version: Some(v.to_owned()),
+            resource_version: v.to_owned(),
             continue_token: None,
         };
         let mut version = None;
@@ -324,10 +318,9 @@ mod tests {
         assert!(coherent(head("5"), &mut version, 2).is_ok());
         match coherent(head("6"), &mut version, 3) {
             Err(ListError::Broken { page: 3, why }) => {
-                assert_eq!(
-                    why,
-                    r#"its resourceVersion "6" is not the first page's "5""#
-                )
+                let expected =
+                    words::PAGE_OTHER_VERSION.format(&[("version", &"6"), ("first_version", &"5")]);
+                assert_eq!(why, expected)
             }
             other => panic!("{other:?}"),
         }

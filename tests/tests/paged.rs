@@ -16,7 +16,7 @@
 //! (checker/programs/contract.json): none is restated here.
 
 use checker::options::{
-    self, messages, ARTIFACT_DIR_ENV, CHUNK_SIZE_ENV, DEADLINE_ENV, INTERVAL_ENV,
+    self, messages, words, ARTIFACT_DIR_ENV, CHUNK_SIZE_ENV, DEADLINE_ENV, INTERVAL_ENV,
     KUBECTL_TIMEOUT_ENV,
 };
 use checker::Engine;
@@ -283,6 +283,16 @@ fn judge(case: &Case, run: &Run) -> Option<String> {
                 return Some(format!("{again} 'listing again' lines"));
             }
         }
+    }
+    // A page of another version is named in the contract's words, the same
+    // in both drivers, on every line that reports a broken list.
+    let other_version = case.rules.iter().any(|r| r.fault == Fault::OtherVersion);
+    let broken_lines = again + usize::from(matches!(case.expect, Expect::CannotObserve { .. }));
+    if other_version && lines_of(&stderr, &words::PAGE_OTHER_VERSION) != broken_lines {
+        return Some(format!(
+            "no line `{}` on stderr",
+            words::PAGE_OTHER_VERSION.text
+        ));
     }
     let fired = case.rules.is_empty()
         || run

@@ -16,9 +16,10 @@ use serde::Deserialize;
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 pub struct PageHead {
     /// The list's `metadata.resourceVersion`: every page of one list
-    /// carries the first page's.
+    /// carries the first page's. "" when absent, as the bash's
+    /// page-head.jq reads it, so both drivers judge a page alike.
     #[serde(rename = "resourceVersion", default)]
-    pub resource_version: Option<String>,
+    pub resource_version: String,
     /// `metadata.continue`: the token of the next page (none or empty on
     /// the last one).
     #[serde(rename = "continue", default)]
@@ -101,7 +102,7 @@ mod tests {
     fn the_head_is_read_before_the_items() {
         let page = br#"{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"1001","continue":"eyJ2Ijo+/=","remainingItemCount":3},"items":[{"broken"#;
         let head = head(page).unwrap();
-        assert_eq!(head.resource_version.as_deref(), Some("1001"));
+        assert_eq!(head.resource_version, "1001");
         assert_eq!(head.next(), Some("eyJ2Ijo+/="));
     }
 
@@ -116,7 +117,7 @@ mod tests {
     #[test]
     fn a_bom_before_the_page_is_read_past_as_jq_does() {
         let page = b"\xef\xbb\xbf{\"metadata\":{\"resourceVersion\":\"7\"},\"items\":[]}";
-        assert_eq!(head(page).unwrap().resource_version.as_deref(), Some("7"));
+        assert_eq!(head(page).unwrap().resource_version, "7");
         assert!(head(b" \xef\xbb\xbf{\"items\":[]}").is_err());
     }
 
