@@ -29,8 +29,11 @@ Peak RSS is ru_maxrss from wait4(): the largest single process of the tree
 in a variable is not added to it).
 
 The live section (bench/live.py; 10k and 50k pods, 150k with --big) runs
-the drivers and kubectl alone through the replay API server and the real
-kubectl, with wall time and the peak RSS of the whole process tree.
+the drivers live at their default chunk size (raw pages), the raw download
+and the jq pass the generated bash makes over it, kubectl -o json alone and
+the previous -o json path of each driver, through the replay API server and
+the real kubectl, with wall time, CPU time and the peak RSS of the whole
+process tree, and computes issue 14's targets from that one run.
 
 The tables, the target ratios and the machine are written between the
 markers of BENCHMARKS.md (one pair for the offline section, one for the
@@ -576,7 +579,7 @@ def main():
                         help="also measure another verify-pods build (repeatable)")
     parser.add_argument("--live-sizes", type=lambda s: [int(x) for x in s.split(",") if x],
                         help="pod counts of the live section (default 10000,50000, 150000 with --big; '' for none)")
-    parser.add_argument("--live-reps", type=int, default=1, help="repetitions per live contender (default 1)")
+    parser.add_argument("--live-reps", type=int, default=1, help="repetitions per live contender (default 1; the -o json ones run once)")
     args = parser.parse_args()
     live_sizes = args.live_sizes if args.live_sizes is not None else [10000, 50000] + ([150000] if args.big else [])
     sizes = args.sizes if args.sizes is not None else [1000, 10000, 50000] + ([150000] if args.big else [])
