@@ -3,27 +3,36 @@
 For each size (10k and 50k pods; 150k with --big) the snapshot bench/gen.py
 wrote is served by target/release/replay-server (the tests' server, compact
 pages like the apiserver) on plain http, and by a second one over TLS that
-requires a bearer token, and measured:
+requires a bearer token, and measured, the drivers at their default chunk
+size (0: the whole pods list in one `kubectl get --raw '/api/v1/pods'`):
 
-  kubectl -o json       kubectl get pods -A -o json, alone (what the drivers call today)
-  raw 500 / raw 0       kubectl get --raw '/api/v1/pods?limit=N' and its continue pages
-                        (bench/raw-pages.sh; 0 = one request), alone
-  raw 500, token/exec   the same over TLS with a static token / with an exec credential
-                        plugin that takes 300 ms: their difference is the plugin's cost
-  checker live          verify-pods check --kubeconfig K --format json
+  checker live          verify-pods check --kubeconfig K --format json (raw pages)
+  checker live, token   the same over TLS with a static token
+  checker live, exec    the same over TLS with an exec credential plugin that takes
+                        300 ms: exec - token is what the plugin costs a check
   generated live        bash generated/verify-pods.sh (KUBECONFIG=K, kubectl on PATH)
+  raw 0                 kubectl get --raw '/api/v1/pods', alone (bench/raw-pages.sh 0):
+                        the download the generated bash makes
+  jq pass               report.jq over those downloaded pages, the jq command line
+                        `verify-pods programs` lists (the bash's one pass)
+  kubectl -o json       kubectl get pods -A -o json, alone (what the drivers called
+                        before issue 14)
+  checker live -o json  the checker's previous path (the hidden --fetch list-json)
+  generated -o json     the generated bash of OJSON_COMMIT, the last commit before
+                        the raw drivers, taken from the git history
   LABEL live            verify-pods check with another build (--compare LABEL=BINARY)
 
-A contender is a Live(key, label, argv, env). The paged drivers slot in as
-more of them (e.g. "checker live" keeps its key, the -o json build moves to a
---compare label), with no other change.
+The three `-o json` contenders run once per size whatever the repetitions
+(kubectl -o json takes minutes and ~13 GB at 150k): their ratios are rough.
 
 Every run is checked: the drivers must print the counts the generator
-tallied (text: the offline checker's text, `waited=` aside), kubectl -o json
-must print every pod, the raw pages must hold every pod at one
-resourceVersion.
+tallied (text: the offline checker's text, `waited=` aside), jq the same
+counts, kubectl -o json must print every pod, the raw pages must hold every
+pod at one resourceVersion.
 
-Wall time is the whole command. Memory is measured two ways:
+Wall time is the whole command; CPU is its user + system time, children
+included (GNU time's %U + %S), which the machine's load moves less.
+Memory is measured two ways:
   tree peak    the largest sum of VmRSS over the process tree (the contender and
                every descendant, kubectl included), sampled from /proc every
                10 ms: a process shorter than that can be missed;
@@ -120,12 +129,21 @@ class Sampler(threading.Thread):
             self.done.wait(0.01)
 
 
-def measure(argv, env, stdout_path):
-    """(wall s, tree peak bytes, single peak bytes, exit code, stderr text)."""
-    with open(stdout_path, "wb") as out, open(stdout_path + ".rss", "w+", encoding="utf-8") as rss:
+class Run:
+    """One measured run: wall and CPU seconds, tree and single peaks in bytes, exit code, stderr."""
+
+    def __init__(self, wall, cpu, tree, single, code, stderr):
+        self.wall, self.cpu, self.tree, self.single = wall, cpu, tree, single
+        self.code, self.stderr = code, stderr
+
+
+def measure_run(argv, env, stdout_path, stdin_path=None):
+    """Runs argv under GNU time, its stdout into stdout_path (stdin from stdin_path)."""
+    with open(stdout_path, "wb") as out, open(stdout_path + ".time", "w+", encoding="utf-8") as usage, \
+            open(stdin_path or os.devnull, "rb") as stdin:
         started = time.perf_counter()
-        proc = subprocess.Popen(["/usr/bin/time", "-f", "%M", "-o", rss.name, *argv], env=env,
-                                stdout=out, stderr=subprocess.PIPE)
+        proc = subprocess.Popen(["/usr/bin/time", "-f", "%M %U %S", "-o", usage.name, *argv], env=env,
+                                stdin=stdin, stdout=out, stderr=subprocess.PIPE)
         sampler = Sampler(proc.pid)
         sampler.start()
         stderr = proc.stderr.read()
@@ -133,29 +151,48 @@ def measure(argv, env, stdout_path):
         wall = time.perf_counter() - started
         sampler.done.set()
         sampler.join()
-        rss.seek(0)
-        single = int(rss.read().strip().splitlines()[-1]) * 1024
-    # /usr/bin/time's own few MB are in the tree sum: subtract its RSS at rest.
-    return wall, sampler.peak, single, proc.returncode, stderr.decode(errors="replace")
+        usage.seek(0)
+        # GNU time writes "Command exited with non-zero status N" first.
+        max_kb, user, system = usage.read().strip().splitlines()[-1].split()
+    os.unlink(usage.name)
+    # /usr/bin/time's own few MB are in the tree sum.
+    return Run(wall, float(user) + float(system), sampler.peak, int(max_kb) * 1024, proc.returncode,
+               stderr.decode(errors="replace"))
+
+
+def measure(argv, env, stdout_path):
+    """(wall s, tree peak bytes, single peak bytes, exit code, stderr text)."""
+    run = measure_run(argv, env, stdout_path)
+    return run.wall, run.tree, run.single, run.code, run.stderr
 
 
 class Live:
-    def __init__(self, key, label, argv, env, check):
+    """A live contender. `once`: run on the first repetition only (the slow `-o json`
+    paths); `stdin`: a file for its standard input (the jq pass)."""
+
+    def __init__(self, key, label, argv, env, check, once=False, stdin=None):
         self.key, self.label, self.argv, self.env, self.check = key, label, argv, env, check
-        self.walls, self.tree, self.single = [], [], []
+        self.once, self.stdin = once, stdin
+        self.walls, self.cpus, self.tree, self.single = [], [], [], []
         self.failed = None
+
+    def due(self):
+        """Whether to run it again: not after a failure, and a `once` contender once."""
+        return not self.failed and not (self.once and self.walls)
 
     def run(self, work):
         out = os.path.join(work, f"live-{self.key.replace(' ', '-')}.out")
-        wall, tree, single, code, err = measure(self.argv, self.env, out)
-        problem = self.check(out, code, err)
+        run = measure_run(self.argv, self.env, out, self.stdin)
+        problem = self.check(out, run.code, run.stderr)
         os.unlink(out)
         if problem:
-            self.failed = f"{problem} (exit {code}): {err.strip().splitlines()[-1] if err.strip() else ''}"
+            last = run.stderr.strip().splitlines()[-1] if run.stderr.strip() else ""
+            self.failed = f"{problem} (exit {run.code}): {last}"
             return
-        self.walls.append(wall)
-        self.tree.append(tree)
-        self.single.append(single)
+        self.walls.append(run.wall)
+        self.cpus.append(run.cpu)
+        self.tree.append(run.tree)
+        self.single.append(run.single)
 
 
 WAITED = re.compile(rb"waited=\d+s")
@@ -174,7 +211,11 @@ def text_same(golden):
 def json_counts(expected, counts_of):
     def check(out, code, err):
         with open(out, "rb") as f:
-            got = counts_of(json.load(f), "checker live")
+            try:
+                doc = json.load(f)
+            except ValueError:
+                return "printed no JSON"
+        got = counts_of(doc, "checker live")
         return None if got == expected else f"counts {got}, expected {expected}"
     return check
 
@@ -225,32 +266,83 @@ def raw_pages_hold(total, pages_dir):
     return check
 
 
-def contenders(work, checker, wrapper, plain_kc, token_kc, exec_kc, base_env, expected, text_golden, total,
-               counts_of, compare=()):
-    kubectl = "kubectl"
+# The last commit of main before the raw drivers were merged (f36081b^1): its
+# generated bash reads `kubectl get pods --all-namespaces -o json`.
+OJSON_COMMIT = "9cb821bf7eb266de625a215f72d56f45aa438c8a"
+# KWOK_VERIFY_PODS_KUBECTL_TIMEOUT of the `-o json` drivers (seconds).
+OJSON_KUBECTL_TIMEOUT = 3600
+
+
+def ojson_wrapper(cache):
+    """generated/verify-pods.sh as of OJSON_COMMIT, written once into the bench cache
+    (outside the repository); None, with a note, where the git history is missing."""
+    path = os.path.join(cache, f"verify-pods-{OJSON_COMMIT[:12]}.sh")
+    if not os.path.exists(path):
+        shown = subprocess.run(["git", "-C", ROOT, "show", f"{OJSON_COMMIT}:generated/verify-pods.sh"],
+                               capture_output=True)
+        if shown.returncode != 0:
+            print(f"bench: no git history with {OJSON_COMMIT[:12]}: the previous generated bash is not measured")
+            return None
+        with open(path + ".tmp", "wb") as f:
+            f.write(shown.stdout)
+        os.replace(path + ".tmp", path)
+    return path
+
+
+def download_pages(kubeconfig, base_env, path):
+    """The pods list as the generated bash reads it by default (one `kubectl get
+    --raw` request), into path: the input of the jq-pass contender."""
+    with open(path, "wb") as out:
+        subprocess.run(["kubectl", "get", "--raw", "/api/v1/pods"], env=dict(base_env, KUBECONFIG=kubeconfig),
+                       stdout=out, check=True)
+    return path
+
+
+def contenders(work, checker, wrappers, kubeconfigs, base_env, expected, text_golden, total, counts_of,
+               jq_pass, compare=()):
+    """The live contenders of one size. wrappers: (generated bash, its -o json
+    predecessor or None), None without the generated bash; kubeconfigs: plain,
+    token, exec; jq_pass: (report.jq's argv, the downloaded pages file)."""
+    plain_kc = kubeconfigs["plain"]
     env = dict(base_env, KUBECONFIG=plain_kc)
     pages = os.path.join(work, "pages")
     os.makedirs(pages, exist_ok=True)
+    counts = json_counts(expected, counts_of)
 
-    def raw(limit, kc):
-        return ["bash", RAW_PAGES, str(limit), pages], dict(base_env, KUBECONFIG=kc), raw_pages_hold(total, pages)
+    def checker_live(kubeconfig, *more):
+        return [checker, "check", "--kubeconfig", kubeconfig, "--format", "json", *more]
+    jq_argv, pages_file = jq_pass
     found = [
-        Live("kubectl -o json", "`kubectl get pods -A -o json` alone", [kubectl, "get", "pods", "-A", "-o", "json"],
-             env, items_printed(total)),
-        Live("raw 500", "`kubectl get --raw` pages of 500, alone", *raw(500, plain_kc)),
-        Live("raw 0", "`kubectl get --raw` one request (limit 0), alone", *raw(0, plain_kc)),
-        Live("raw 500 token", "raw pages of 500 over TLS, static token", *raw(500, token_kc)),
-        Live("raw 500 exec", f"raw pages of 500 over TLS, {PLUGIN_MS} ms exec plugin", *raw(500, exec_kc)),
-        Live("checker live", "checker live (`verify-pods check --format json`)",
-             [checker, "check", "--kubeconfig", plain_kc, "--format", "json"], env, json_counts(expected, counts_of)),
+        Live("checker live", "checker live (`verify-pods check --format json`)", checker_live(plain_kc), env, counts),
+        Live("checker live token", "checker live over TLS, static token", checker_live(kubeconfigs["token"]), env,
+             counts),
+        Live("checker live exec", f"checker live over TLS, {PLUGIN_MS} ms exec plugin",
+             checker_live(kubeconfigs["exec"]), env, counts),
+    ]
+    if wrappers:
+        found.append(Live("generated live", "generated bash live (verify-pods.sh)", ["bash", wrappers[0]], env,
+                          text_same(text_golden)))
+    found += [
+        Live("raw 0", "`kubectl get --raw '/api/v1/pods'` alone (one request: the download)",
+             ["bash", RAW_PAGES, "0", pages], env, raw_pages_hold(total, pages)),
+        Live("jq pass", "jq pass over the downloaded pages (report.jq, as the bash runs it)", jq_argv, env, counts,
+             stdin=pages_file),
     ]
     for label, binary in compare:
-        found.append(Live(f"checker live@{label}", f"checker live, {label} build",
-                          [binary, "check", "--kubeconfig", plain_kc, "--format", "json"], env,
-                          json_counts(expected, counts_of)))
-    if wrapper:
-        found.append(Live("generated live", "generated bash live (verify-pods.sh)", ["bash", wrapper], env,
-                          text_same(text_golden)))
+        found.append(Live(f"checker live@{label}", f"checker live, {label} build", [binary, *checker_live(plain_kc)[1:]],
+                          env, counts))
+    # The drivers' default kubectl timeout, 120 s, kills `-o json` at 150k pods:
+    # the previous path runs with a longer one, to be measured at all.
+    slow_env = dict(env, KWOK_VERIFY_PODS_KUBECTL_TIMEOUT=str(OJSON_KUBECTL_TIMEOUT))
+    found += [
+        Live("kubectl -o json", "`kubectl get pods -A -o json` alone (1 run)",
+             ["kubectl", "get", "pods", "-A", "-o", "json"], env, items_printed(total), once=True),
+        Live("checker live -o json", "checker live, previous `-o json` path (`--fetch list-json`; 1 run)",
+             checker_live(plain_kc, "--fetch", "list-json"), slow_env, counts, once=True),
+    ]
+    if wrappers and wrappers[1]:
+        found.append(Live("generated live -o json", f"generated bash live of {OJSON_COMMIT[:7]}, `-o json` (1 run)",
+                          ["bash", wrappers[1]], slow_env, text_same(text_golden), once=True))
     return found
 
 
