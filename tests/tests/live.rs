@@ -185,7 +185,7 @@ fn same_but_waited(expected: &str, live: &str) -> bool {
     };
     let waited = live["waited_seconds"].as_u64().unwrap_or(u64::MAX);
     live["waited_seconds"] = expected["waited_seconds"].clone();
-    let served = live["resource_version"] == Value::from(expect::served(0));
+    let served = live["resource_version"] == expect::served(0);
     live["resource_version"] = expected["resource_version"].clone();
     waited <= SLOW && served && live == expected
 }
