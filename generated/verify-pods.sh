@@ -223,6 +223,11 @@ def events_missing_note:
 # server pins continue tokens to it) and the last one has no continue token:
 # anything else is refused, never counted. $what names the list in errors.
 def list_version: if (.metadata | type) == "object" then .metadata.resourceVersion else null end;
+# The version a snapshot was read at, which the result names: the first
+# document's (every page carries it), when it is a non-empty string; else
+# null, unknown. `kubectl get -o json` prints a List it assembled itself,
+# with resourceVersion "": such a snapshot has no version to name.
+def list_read_at: .[0] | list_version | if is_string and . != "" then . else null end;
 def list_continue: if (.metadata | type) == "object" then .metadata["continue"] // "" else "" end;
 def list_items($what):
   if length == 0 then error("\($what) is empty: expected a JSON document") else . end
@@ -247,7 +252,10 @@ VERIFY_PODS_LIB_JQ
 # Variables: $excluded_namespaces  comma-separated namespace names, exact match.
 # Output:    one report object: counts (every phase), the unscheduled pods
 #            with the scheduler's reason, the failed pods, the per-node
-#            distribution and the verdict.
+#            distribution, the verdict and the resourceVersion it was decided
+#            at (lib.jq's list_read_at: null when unknown). The checker's
+#            watch hands this program its state as one page at the version
+#            of the last event or bookmark applied, so the version follows.
 #
 # Portable subset: runs unchanged on jq 1.6, jq 1.7/1.8 and jaq 3.x
 # (see checker/src/lint.rs for the constructs we refuse).
@@ -311,6 +319,7 @@ def outside($excluded):
     end;
 
 ($excluded_namespaces | split(",") | map(select(. != ""))) as $excluded
+| . as $documents
 | list_items("snapshot") | outside($excluded)
 | map(.status.phase) as $phases
 | [ with_phase($phases; "Pending") | select(unscheduled) | scheduler_verdict as $why
@@ -344,7 +353,9 @@ def outside($excluded):
 | . + {
     verdict: (if .unscheduled > 0 or .failed > 0 then "fail"
               elif .total == 0 then "empty"
-              else "pass" end)
+              else "pass" end),
+    # After list_items: the documents are known to be objects.
+    resource_version: ($documents | list_read_at)
   }
 VERIFY_PODS_REPORT_JQ
     report_program=$lib_program$report_program
@@ -504,7 +515,8 @@ VERIFY_PODS_EVENTS_JQ
     IFS= read -r -d '' result_program <<'VERIFY_PODS_RESULT_JQ' || true
 # result.jq: the report plus how it was observed; this is `--format json`.
 #
-# Input:     the report of report.jq.
+# Input:     the report of report.jq (resource_version included: the state
+#            the verdict was decided at).
 # Variables: $attempts        snapshots taken (number)
 #            $waited_seconds  wall-clock seconds spent settling (number)
 #            $events          slurped output of events.jq: [events], or [] when
@@ -536,7 +548,15 @@ def pod_ref: "\(.namespace)/\(.name)";
 # would make it a space).
 def pod_line($parts): "  \(pod_ref)" + (parts_joined(trim_end; $parts) | if . == "" then "" else ": " + . end);
 
-("Pod status: \(status_counts) (attempts=\(.attempts), waited=\(.waited_seconds)s)" | line("info"))
+# The status line names the resourceVersion its counts were read at (the
+# verdict's state: the list's, or the watch's after the last event applied),
+# so a red CI log says which state of the cluster it judged, after the group
+# `verify-pods triage` reads. Unknown (a `kubectl get -o json` List has none),
+# nothing is added: "unknown" would be noise on every offline check of a
+# kubectl List, and the person who passed the file knows where it came from.
+("Pod status: \(status_counts) (attempts=\(.attempts), waited=\(.waited_seconds)s)"
+ + (if .resource_version == null then "" else " at resourceVersion \(.resource_version)" end)
+ | line("info"))
 ,
 (if (.distribution | length) > 0 then
    ("Pod distribution by node:" | line("info")),

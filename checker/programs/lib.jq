@@ -115,6 +115,11 @@ def events_missing_note:
 # server pins continue tokens to it) and the last one has no continue token:
 # anything else is refused, never counted. $what names the list in errors.
 def list_version: if (.metadata | type) == "object" then .metadata.resourceVersion else null end;
+# The version a snapshot was read at, which the result names: the first
+# document's (every page carries it), when it is a non-empty string; else
+# null, unknown. `kubectl get -o json` prints a List it assembled itself,
+# with resourceVersion "": such a snapshot has no version to name.
+def list_read_at: .[0] | list_version | if is_string and . != "" then . else null end;
 def list_continue: if (.metadata | type) == "object" then .metadata["continue"] // "" else "" end;
 def list_items($what):
   if length == 0 then error("\($what) is empty: expected a JSON document") else . end

@@ -17,7 +17,15 @@ def pod_ref: "\(.namespace)/\(.name)";
 # would make it a space).
 def pod_line($parts): "  \(pod_ref)" + (parts_joined(trim_end; $parts) | if . == "" then "" else ": " + . end);
 
-("Pod status: \(status_counts) (attempts=\(.attempts), waited=\(.waited_seconds)s)" | line("info"))
+# The status line names the resourceVersion its counts were read at (the
+# verdict's state: the list's, or the watch's after the last event applied),
+# so a red CI log says which state of the cluster it judged, after the group
+# `verify-pods triage` reads. Unknown (a `kubectl get -o json` List has none),
+# nothing is added: "unknown" would be noise on every offline check of a
+# kubectl List, and the person who passed the file knows where it came from.
+("Pod status: \(status_counts) (attempts=\(.attempts), waited=\(.waited_seconds)s)"
+ + (if .resource_version == null then "" else " at resourceVersion \(.resource_version)" end)
+ | line("info"))
 ,
 (if (.distribution | length) > 0 then
    ("Pod distribution by node:" | line("info")),

@@ -7,7 +7,10 @@
 # Variables: $excluded_namespaces  comma-separated namespace names, exact match.
 # Output:    one report object: counts (every phase), the unscheduled pods
 #            with the scheduler's reason, the failed pods, the per-node
-#            distribution and the verdict.
+#            distribution, the verdict and the resourceVersion it was decided
+#            at (lib.jq's list_read_at: null when unknown). The checker's
+#            watch hands this program its state as one page at the version
+#            of the last event or bookmark applied, so the version follows.
 #
 # Portable subset: runs unchanged on jq 1.6, jq 1.7/1.8 and jaq 3.x
 # (see checker/src/lint.rs for the constructs we refuse).
@@ -71,6 +74,7 @@ def outside($excluded):
     end;
 
 ($excluded_namespaces | split(",") | map(select(. != ""))) as $excluded
+| . as $documents
 | list_items("snapshot") | outside($excluded)
 | map(.status.phase) as $phases
 | [ with_phase($phases; "Pending") | select(unscheduled) | scheduler_verdict as $why
@@ -104,5 +108,7 @@ def outside($excluded):
 | . + {
     verdict: (if .unscheduled > 0 or .failed > 0 then "fail"
               elif .total == 0 then "empty"
-              else "pass" end)
+              else "pass" end),
+    # After list_items: the documents are known to be objects.
+    resource_version: ($documents | list_read_at)
   }

@@ -1,6 +1,7 @@
 # result.jq: the report plus how it was observed; this is `--format json`.
 #
-# Input:     the report of report.jq.
+# Input:     the report of report.jq (resource_version included: the state
+#            the verdict was decided at).
 # Variables: $attempts        snapshots taken (number)
 #            $waited_seconds  wall-clock seconds spent settling (number)
 #            $events          slurped output of events.jq: [events], or [] when

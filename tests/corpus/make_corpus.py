@@ -656,7 +656,7 @@ def kind_podlist():
     return doc, events
 
 
-@case("kind: List as kubectl prints it; same pods as kind-podlist, same goldens.")
+@case("kind: List as kubectl prints it; same pods as kind-podlist, same goldens but the resourceVersion (a List from kubectl has none).")
 def kind_list():
     return podlist_vs_list_pods()
 
@@ -1180,7 +1180,18 @@ def joined(docs):
         raise Refused("mixes pages of resourceVersion")
     if alt(get(docs[-1], "metadata", "continue"), "") != "":
         raise Refused("incomplete")
-    return {"items": [item for d in docs for item in d["items"]]}
+    return {"items": [item for d in docs for item in d["items"]], "resourceVersion": read_at(docs)}
+
+
+def read_at(docs):
+    """The resourceVersion the snapshot was read at, which the result names (issue 15):
+    the first document's metadata.resourceVersion (every page carries the same one) when it
+    is a non-empty string, else None, "unknown". The API server gives every list its version
+    (a PodList, raw pages); `kubectl get -o json` prints a List it assembled itself, whose
+    resourceVersion is "", so a List's snapshot has no known version (nor has a document
+    whose version is not a string: Kubernetes writes strings)."""
+    version = get(docs[0], "metadata", "resourceVersion")
+    return version if isinstance(version, str) and version != "" else None
 
 
 def model(pods_doc, events_doc):
@@ -1235,6 +1246,7 @@ def model(pods_doc, events_doc):
         "failed_pods": failed,
         "distribution": [{"node": canon(n), "pods": per_node[n]} for n in sorted(per_node, key=order_key)],
         "verdict": "fail" if unscheduled or failed else ("empty" if not pods else "pass"),
+        "resource_version": pods_doc["resourceVersion"],
         "attempts": 1,
         "waited_seconds": 0,
         "events": model_events(events_doc, unscheduled) if unscheduled else None,
@@ -1345,6 +1357,9 @@ def check_text(name, expected, lines):
         wanted += [flat(f"{e['namespace']}/{e['pod']}"), flat(e["message"]).rstrip(), flat(e["last_seen"]),
                    f"x{e['count']}"]
     wanted += [flat(d["node"]) if isinstance(d["node"], str) else json.dumps(d["node"]) for d in expected["distribution"]]
+    # The version the verdict was decided at, when it is known (rule: read_at).
+    if isinstance(expected.get("resource_version"), str):
+        wanted.append(flat(expected["resource_version"]))
     for text in wanted:
         if not any(text in line for line in lines):
             problems.append(f"expected.txt lacks {text!r}")

@@ -177,7 +177,8 @@ fn assert_retried_and_checked(rules: Vec<FaultRule>) {
         assert_eq!(outcome.output.status.code(), Some(1), "{what}");
         let stdout = text(&outcome.output.stdout);
         assert!(
-            expect::single_attempt_wait(&engine, &state, &stdout, SLOW).is_some(),
+            expect::single_attempt_wait(&engine, &state, &expect::served(0), &stdout, SLOW)
+                .is_some(),
             "{what}"
         );
         let first_pages = outcome
@@ -326,8 +327,9 @@ fn failing_events_list_keeps_the_pods_verdict() {
         let what = describe(path, &outcome);
         assert_eq!(outcome.output.status.code(), Some(1), "{what}");
         let stdout = text(&outcome.output.stdout);
-        let explained = (0..=SLOW)
-            .any(|waited| expect::final_text_with(&engine, &state, None, 1, waited) == stdout);
+        let explained = (0..=SLOW).any(|waited| {
+            expect::final_text_with(&engine, &state, &expect::served(0), None, 1, waited) == stdout
+        });
         assert!(explained, "not the result without events: {what}");
         assert!(
             outcome

@@ -51,16 +51,27 @@ fn expects_events(case: &Case) -> bool {
 /// every test: `waited` is wall-clock time, the rest of the output is exact).
 const SLOW: u64 = 60;
 
-/// Whether `live` is the offline output `offline` of `state`, except that
-/// the live attempt took a few whole seconds (`waited` counts them): the
-/// engine renders the state with each possible wait.
-fn same_as_offline(state: &State, offline: &str, live: &str) -> bool {
+/// Whether `live` is the offline output `offline` of `state` read at
+/// `offline_at` (its resourceVersion, "" for none), except that the live
+/// attempt took a few whole seconds (`waited` counts them) and read the
+/// state at the version the server served it: the engine renders the state
+/// with each possible wait.
+fn same_as_offline(state: &State, offline_at: &str, offline: &str, live: &str) -> bool {
     if live == offline {
         return true;
     }
     let engine = Engine::new().expect("engine");
-    expect::final_text(&engine, state, state, 1, 0) == offline
-        && expect::single_attempt_wait(&engine, state, live, SLOW).is_some()
+    expect::final_text(&engine, state, offline_at, state, 1, 0) == offline
+        && expect::single_attempt_wait(&engine, state, &expect::served(0), live, SLOW).is_some()
+}
+
+/// The resourceVersion a case's golden names ("" for none: a kubectl List).
+fn golden_version(case: &Case) -> String {
+    let result: Value = serde_json::from_slice(&case.read(EXPECTED_JSON)).expect("expected.json");
+    result["resource_version"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
 }
 
 /// One case through one path: golden text, golden exit code, one pods list,
@@ -72,7 +83,12 @@ fn check_case(case: &Case, path: Path) -> Result<(), String> {
     let output = run(&mut command(&env, path));
     let mut problems = Vec::new();
     let expected = text(&case.read(EXPECTED_TXT));
-    if !same_as_offline(&state, &expected, &text(&output.stdout)) {
+    if !same_as_offline(
+        &state,
+        &golden_version(case),
+        &expected,
+        &text(&output.stdout),
+    ) {
         problems.push(format!(
             "stdout differs\n--- expected\n{expected}--- got\n{}",
             text(&output.stdout)
@@ -158,7 +174,8 @@ fn checker_live_json_equals_the_golden_json() {
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
-/// Equal JSON results but for a few whole seconds of `waited_seconds`.
+/// Equal JSON results but for a few whole seconds of `waited_seconds` and
+/// the resourceVersion, which live is the one the server served.
 fn same_but_waited(expected: &str, live: &str) -> bool {
     let (Ok(expected), Ok(mut live)) = (
         serde_json::from_str::<Value>(expected),
@@ -168,7 +185,9 @@ fn same_but_waited(expected: &str, live: &str) -> bool {
     };
     let waited = live["waited_seconds"].as_u64().unwrap_or(u64::MAX);
     live["waited_seconds"] = expected["waited_seconds"].clone();
-    waited <= SLOW && live == expected
+    let served = live["resource_version"] == expect::served(0);
+    live["resource_version"] = expected["resource_version"].clone();
+    waited <= SLOW && served && live == expected
 }
 
 /// The `kubectl` on PATH as users run it. When it is the google-cloud-sdk
@@ -186,7 +205,7 @@ fn kubectl_on_path_gives_the_golden_output() {
     let state = State::from_case_dir(&case.dir).expect("state");
     let (golden, live) = (text(&case.read(EXPECTED_TXT)), text(&output.stdout));
     assert!(
-        same_as_offline(&state, &golden, &live),
+        same_as_offline(&state, &golden_version(&case), &golden, &live),
         "{live}\n{}",
         text(&output.stderr)
     );
@@ -213,11 +232,16 @@ fn big_state() -> State {
     State::new(pods.iter().map(Pod::to_json).collect(), events)
 }
 
+/// `state` checked offline, as a List at the version the server serves it.
 fn offline(state: &State) -> Output {
     let dir = tempfile::tempdir().expect("tempdir");
     let pods = dir.path().join("pods.json");
     let events = dir.path().join("events.json");
-    std::fs::write(&pods, serde_json::to_vec(&state.pods_document()).unwrap()).unwrap();
+    std::fs::write(
+        &pods,
+        serde_json::to_vec(&state.pods_document_at(&expect::served(0))).unwrap(),
+    )
+    .unwrap();
     std::fs::write(
         &events,
         serde_json::to_vec(&state.events_document()).unwrap(),
@@ -245,7 +269,7 @@ fn paginated_equals_offline(path: Path) {
     let output = run(command(&env, path).env(CHUNK_SIZE_ENV, KUBECTL_CHUNK_SIZE.to_string()));
     let (offline, live) = (text(&expected.stdout), text(&output.stdout));
     assert!(
-        same_as_offline(&state, &offline, &live),
+        same_as_offline(&state, &expect::served(0), &offline, &live),
         "--- offline\n{offline}--- live\n{live}stderr: {}",
         text(&output.stderr)
     );

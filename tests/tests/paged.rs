@@ -247,7 +247,8 @@ fn run_case(case: &Case, driver: Driver) -> Run {
 /// The whole list's text after one attempt, if `stdout` is it.
 fn is_verdict(stdout: &str) -> bool {
     let engine = Engine::new().expect("engine");
-    expect::single_attempt_wait(&engine, &state(), stdout, SLOW).is_some()
+    // Every coherent list of this one-state timeline is state 0's.
+    expect::single_attempt_wait(&engine, &state(), &expect::served(0), stdout, SLOW).is_some()
 }
 
 /// Why `run` is not what `case` expects, if it is not.

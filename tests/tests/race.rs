@@ -556,10 +556,12 @@ fn settle(path: Path) {
     let engine = Engine::new().expect("engine");
     // Only the whole seconds waited are not known in advance: find them.
     let rest = (0..=SLOW)
-        .map(|waited| expect::progress_text(&engine, &before, 1, waited, 3))
+        .map(|waited| expect::progress_text(&engine, &before, &expect::served(0), 1, waited, 3))
         .find_map(|progress| stdout.strip_prefix(&progress));
     let explained = rest.is_some_and(|rest| {
-        (1..=SLOW).any(|waited| expect::final_text(&engine, &after, &after, 2, waited) == rest)
+        (1..=SLOW).any(|waited| {
+            expect::final_text(&engine, &after, &expect::served(1), &after, 2, waited) == rest
+        })
     });
     assert!(
         explained,

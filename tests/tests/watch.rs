@@ -77,19 +77,24 @@ fn check(env: &KubeEnv, deadline: u64, interval: u64, extra: &[&str]) -> (Output
 }
 
 /// Whether `stdout` is state `before`'s progress line (attempt 1, at 0 s)
-/// then the result of `after` after `attempts` attempts (any whole seconds
-/// waited): the text of a run that settled.
+/// then the result of state `after` after `attempts` attempts (any whole
+/// seconds waited), each at the version the server serves it: the text of a
+/// run that settled.
 fn settled_text(
     stdout: &str,
-    before: &State,
-    after: &State,
+    states: &[State],
+    (before, after): (usize, usize),
     attempts: usize,
     deadline: u64,
 ) -> bool {
     let engine = Engine::new().expect("engine");
-    let progress = expect::progress_text(&engine, before, 1, 0, deadline);
+    let (at_before, at_after) = (expect::served(before), expect::served(after));
+    let (before, after) = (&states[before], &states[after]);
+    let progress = expect::progress_text(&engine, before, &at_before, 1, 0, deadline);
     stdout.strip_prefix(&progress).is_some_and(|rest| {
-        (0..=SLOW).any(|waited| expect::final_text(&engine, after, after, attempts, waited) == rest)
+        (0..=SLOW).any(|waited| {
+            expect::final_text(&engine, after, &at_after, after, attempts, waited) == rest
+        })
     })
 }
 
@@ -124,10 +129,77 @@ fn the_verdict_comes_from_one_list_and_one_watch() {
         "timeoutSeconds {asked}: the time left"
     );
     assert!(
-        settled_text(&text(&output.stdout), &states[0], &states[1], 2, 60),
+        settled_text(&text(&output.stdout), &states, (0, 1), 2, 60),
         "{}",
         shown(&output)
     );
+}
+
+/// The result (`--format json`) of a run.
+fn result_of(output: &Output) -> Value {
+    serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("not a JSON result ({e}): {}", shown(output)))
+}
+
+/// The verdict names the resourceVersion it was decided at (issue 15): after
+/// the watch's events, the version of the last one applied, which the server
+/// logged as the last it sent (state 1's); the text's status line says the
+/// same (`settled_text` renders state 1 at that version).
+#[test]
+fn the_verdict_names_the_version_of_the_last_event_applied() {
+    let states = bind_timeline();
+    let (server, env) = server(states.clone(), Duration::from_secs(1), vec![]);
+    let (output, _) = check(&env, 60, 30, &["--format", "json"]);
+    assert_eq!(output.status.code(), Some(0), "{}", shown(&output));
+    let watches = pods_watches(&server);
+    assert_eq!(watches.len(), 1, "one watch: {}", shown(&output));
+    let watch = watches[0].watch.as_ref().expect("a watch record");
+    assert_eq!(watch.events, ["MODIFIED"], "{}", shown(&output));
+    assert_eq!(watch.version, Some(expect::served(1)));
+    assert_eq!(result_of(&output)["resource_version"], expect::served(1));
+}
+
+/// A BOOKMARK moves the version too: the timeline's second state has the
+/// same pods (the server sends a bookmark, no event), the pod never binds,
+/// and the verdict at the deadline names the bookmark's version, not the
+/// list's.
+#[test]
+fn the_verdict_names_the_version_of_a_bookmark() {
+    let waiting_state = bind_timeline().swap_remove(0);
+    let states = vec![waiting_state.clone(), waiting_state];
+    let (server, env) = server(states, Duration::from_secs(2), vec![]);
+    let (output, _) = check(&env, 6, 1, &["--format", "json"]);
+    assert_eq!(output.status.code(), Some(1), "{}", shown(&output));
+    let watches = pods_watches(&server);
+    assert_eq!(watches.len(), 1, "one watch: {}", shown(&output));
+    let watch = watches[0].watch.as_ref().expect("a watch record");
+    assert_eq!(
+        watch.from,
+        Some(expect::served(0)),
+        "listed before the bookmark"
+    );
+    assert_eq!(
+        watch.events.first(),
+        Some(&"BOOKMARK"),
+        "{}",
+        shown(&output)
+    );
+    assert_eq!(result_of(&output)["resource_version"], expect::served(1));
+}
+
+/// Polling (`--watch=false`, as the bash function always does): the verdict
+/// names the version of the list it was decided on, the last one served.
+#[test]
+fn a_polled_verdict_names_the_version_of_its_list() {
+    let states = bind_timeline();
+    let (server, env) = server(states, Duration::from_secs(1), vec![]);
+    let (output, _) = check(&env, 20, 2, &["--format", "json", "--watch=false"]);
+    assert_eq!(output.status.code(), Some(0), "{}", shown(&output));
+    let lists = server.pods_lists();
+    assert!(lists.len() >= 2, "polled: {}", shown(&output));
+    let last = lists.last().and_then(|l| l.resource_version.clone());
+    assert_eq!(last, Some(expect::served(1)));
+    assert_eq!(result_of(&output)["resource_version"], expect::served(1));
 }
 
 /// `--watch=false` (and KWOK_VERIFY_PODS_WATCH=false) lists again every
@@ -147,7 +219,7 @@ fn watch_false_polls() {
         assert!(server.watches().is_empty(), "{how}: no watch");
         assert!(server.pods_lists().len() >= 2, "{how}: polled");
         assert!(
-            settled_text(&text(&output.stdout), &states[0], &states[1], 2, 20),
+            settled_text(&text(&output.stdout), &states, (0, 1), 2, 20),
             "{how}: {}",
             shown(&output)
         );
@@ -260,7 +332,7 @@ fn a_server_that_cannot_watch_is_polled() {
         "{stderr}"
     );
     assert!(
-        settled_text(&text(&output.stdout), &states[0], &states[1], 2, 20),
+        settled_text(&text(&output.stdout), &states, (0, 1), 2, 20),
         "{}",
         shown(&output)
     );

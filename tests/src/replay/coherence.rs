@@ -203,12 +203,14 @@ pub fn impossibilities(observed: &Observed) -> Vec<String> {
 }
 
 /// The report of report.jq for each state (default excluded namespaces),
-/// computed by the checker's own engine.
+/// computed by the checker's own engine, at the version the server serves it.
 pub fn reports(engine: &Engine, states: &[State]) -> Vec<Value> {
     states
         .iter()
-        .map(|state| {
-            let report = super::expect::report(engine, state);
+        .enumerate()
+        .map(|(index, state)| {
+            let version = super::expect::served(index);
+            let report = super::expect::report(engine, state, &version);
             serde_json::from_str(&report.to_json()).expect("the report is JSON")
         })
         .collect()

@@ -1,7 +1,9 @@
 //! Expected live output, computed by the checker's own engine from the
 //! states the server served: the same programs, so no rule or wording is
-//! restated. Live runs differ from offline ones only in `attempts` and the
-//! whole seconds waited, which the caller chooses or searches.
+//! restated. Live runs differ from offline ones only in `attempts`, the
+//! whole seconds waited, which the caller chooses or searches, and the
+//! resourceVersion the verdict was decided at: the version the server served
+//! the state at ([`served`]), or "" for a `kubectl -o json` List's none.
 
 use super::state::State;
 use checker::{Engine, Programs, Projection, Report};
@@ -10,37 +12,45 @@ fn bytes(value: &serde_json::Value) -> Vec<u8> {
     serde_json::to_vec(value).expect("JSON")
 }
 
-/// report.jq on a state's pods (default excluded namespaces).
-pub fn report(engine: &Engine, state: &State) -> Report {
+/// The resourceVersion the replay server gives timeline state `index`.
+pub fn served(index: usize) -> String {
+    super::api::resource_version(index)
+}
+
+/// report.jq on a state's pods read at `version` (default excluded namespaces).
+pub fn report(engine: &Engine, state: &State, version: &str) -> Report {
     let projection = Projection::canonical();
-    let bytes = bytes(&state.pods_document());
+    let bytes = bytes(&state.pods_document_at(version));
     let doc = checker::snapshot::read(&bytes[..], "pods", &projection.pods).expect("valid pods");
     engine
         .report(vec![doc], &Programs::default_excluded_namespaces())
         .expect("report.jq runs")
 }
 
-/// The text of a final result: pods from `pods`, events (when pods are
-/// unscheduled) from `events`, after `attempts` attempts and `waited` seconds.
+/// The text of a final result: pods from `pods` read at `version`, events
+/// (when pods are unscheduled) from `events`, after `attempts` attempts and
+/// `waited` seconds.
 pub fn final_text(
     engine: &Engine,
     pods: &State,
+    version: &str,
     events: &State,
     attempts: usize,
     waited: u64,
 ) -> String {
-    final_text_with(engine, pods, Some(events), attempts, waited)
+    final_text_with(engine, pods, version, Some(events), attempts, waited)
 }
 
 /// Like [`final_text`]; `events: None` = the events could not be collected.
 pub fn final_text_with(
     engine: &Engine,
     pods: &State,
+    version: &str,
     events: Option<&State>,
     attempts: usize,
     waited: u64,
 ) -> String {
-    let report = report(engine, pods);
+    let report = report(engine, pods, version);
     let unscheduled = report.count("unscheduled") > 0;
     let events = events.filter(|_| unscheduled).map(|events| {
         let projection = Projection::canonical();
@@ -56,27 +66,29 @@ pub fn final_text_with(
     lines.into_iter().map(|(_, text)| text + "\n").collect()
 }
 
-/// The line printed before another attempt.
+/// The line printed before another attempt (pods read at `version`).
 pub fn progress_text(
     engine: &Engine,
     pods: &State,
+    version: &str,
     attempts: usize,
     waited: u64,
     deadline: u64,
 ) -> String {
     let (_, text) = engine
-        .progress(&report(engine, pods), attempts, waited, deadline)
+        .progress(&report(engine, pods, version), attempts, waited, deadline)
         .expect("progress.jq runs");
     text + "\n"
 }
 
 /// The whole seconds waited (≤ `up_to`) for which a one-attempt run on this
-/// state prints exactly `output`, if any.
+/// state, read at `version`, prints exactly `output`, if any.
 pub fn single_attempt_wait(
     engine: &Engine,
     state: &State,
+    version: &str,
     output: &str,
     up_to: u64,
 ) -> Option<u64> {
-    (0..=up_to).find(|&waited| final_text(engine, state, state, 1, waited) == output)
+    (0..=up_to).find(|&waited| final_text(engine, state, version, state, 1, waited) == output)
 }
