@@ -246,8 +246,10 @@ impl Shared {
             plan.seq = seq;
             plan.generation = self.generation;
         }
+        let bytes = delivery.body_bytes(answer.response.body.len());
         let entry = LogEntry {
             seq,
+            at: self.started.elapsed(),
             method: request.method.clone(),
             path: request.path.clone(),
             query: request.raw_query.clone(),
@@ -270,6 +272,7 @@ impl Shared {
             },
             fault,
             items: answer.items,
+            bytes,
             watch: watch_log,
         };
         self.advance_after(&entry);
