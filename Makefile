@@ -56,6 +56,7 @@ lint: ## cargo fmt, clippy -D warnings, shellcheck
 bless: ## rewrite the golden files of tests/corpus from the checker's output (review the diff!)
 	VERIFY_PODS_BLESS=1 $(CARGO) test --release -p verify-pods-tests --test golden
 
-bench: ## measure checker, jq, generated bash, post-fix bash and cat on synthetic snapshots (BIG=1 adds 150k)
+bench: ## measure checker, jq, generated bash, post-fix bash and cat on synthetic snapshots (BIG=1 adds 150k); then watch vs polling (bench/settle.py)
 	$(CARGO) build --release --workspace
 	python3 bench/run.py $(if $(BIG),--big,)
+	python3 bench/settle.py

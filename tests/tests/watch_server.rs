@@ -181,6 +181,27 @@ fn watch_streams_each_transition_as_the_clock_moves_the_timeline() {
     );
 }
 
+/// On a clock-driven timeline only the clock moves the present: lists made
+/// before the first period all see state 0 (a poller that saw the next
+/// state early would beat the clock, and the latency benchmark with it).
+#[test]
+fn lists_do_not_move_a_clock_driven_timeline() {
+    let server = Server::builder()
+        .states(timeline())
+        .advance(Advance::Every(Duration::from_secs(60)))
+        .start()
+        .expect("server");
+    let env = KubeEnv::for_server(&server).expect("kube env");
+    for _ in 0..2 {
+        let list = run(env.kubectl().args(["get", "--raw", "/api/v1/pods"]));
+        assert!(list.status.success());
+        let list: Value = serde_json::from_slice(&list.stdout).expect("a PodList");
+        assert_eq!(list["metadata"]["resourceVersion"], "1000");
+    }
+    let states: Vec<Option<usize>> = server.pods_lists().iter().map(|e| e.state).collect();
+    assert_eq!(states, [Some(0), Some(0)]);
+}
+
 /// The checker's pattern: one list (the timeline moves after it), then a
 /// watch from the list's version gets the events that lead to the present
 /// and nothing else; without a version, a watch starts with an ADDED per

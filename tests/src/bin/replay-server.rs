@@ -4,26 +4,32 @@
 //! replay-server --state tests/corpus/all-running --state t1/pods.json --port 0 \
 //!               [--page-size N] [--now RFC3339 (default: the wall clock)] [--version v1.32.0] \
 //!               [--fault pods-page-2=expired] [--kubeconfig FILE] \
-//!               [--tls] [--token T] [--exec-plugin-ms N] [--every MILLIS] [--watch-history N]
+//!               [--tls] [--token T] [--exec-plugin-ms N] [--every MILLIS] [--watch-history N] \
+//!               [--request-log FILE]
 //! ```
 //! It prints its URL (and writes a kubeconfig when asked: with `--tls` its
 //! certificate beside it, with `--exec-plugin-ms` an exec credential plugin
 //! beside it that takes N ms and hands kubectl the token), then logs each
 //! request on stderr until killed (a watch again when it ends, with the
-//! events it sent).
+//! events it sent). `--request-log FILE` also writes each request as one
+//! JSON object per line, for the load benchmark (bench/settle.py).
 #![forbid(unsafe_code)]
 
+use std::fs::File;
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 use verify_pods_tests::replay::client::write_kubeconfig;
-use verify_pods_tests::replay::{Advance, ExecPlugin, FaultRule, KubeOptions, Server, State};
+use verify_pods_tests::replay::{
+    Advance, ExecPlugin, FaultRule, KubeOptions, LogEntry, Server, State,
+};
 
 const USAGE: &str =
     "usage: replay-server --state DIR|PODS.json[,EVENTS.json] [--state …] [--port N]
        [--page-size N] [--now RFC3339] [--version vX.Y.Z] [--fault TARGET=FAULT[@once|@N]]
        [--kubeconfig FILE] [--tls] [--token T] [--exec-plugin-ms N]
-       [--every MILLIS] [--watch-history N]
+       [--every MILLIS] [--watch-history N] [--request-log FILE]
   TARGET: pods, pods-page-N, events, request-N, pods-watch
   FAULT:  expired, 500, 503[:SECS], 429[:SECS], close, close-mid-body,
           stall-mid-body:MILLIS, truncate, other-version, delay:MILLIS, 405,
@@ -35,7 +41,12 @@ const USAGE: &str =
   --tls: https with a fresh self-signed certificate (kubectl sends a
   kubeconfig user's credentials only over TLS); --token: 401 without it;
   --exec-plugin-ms: the kubeconfig's user gets its token from an exec
-  credential plugin that takes N ms (needs --tls and --token).";
+  credential plugin that takes N ms (needs --tls and --token).
+  --request-log FILE: first {started_unix: SECONDS} (the wall clock
+  --every counts from), then each request as JSON once answered (seq, at:
+  seconds since the start, method, path, query, status, bytes of the body
+  sent, …); a running watch's line again whenever its bytes grew and when
+  it ends: a seq's last line holds its totals. Flushed every 100 ms.";
 
 fn main() -> ExitCode {
     match run(std::env::args().skip(1).collect()) {
@@ -70,6 +81,7 @@ fn run(args: Vec<String>) -> Result<(), String> {
     let mut kubeconfig: Option<PathBuf> = None;
     let mut token: Option<String> = None;
     let mut plugin_ms: Option<u64> = None;
+    let mut request_log: Option<PathBuf> = None;
     let mut args = args.into_iter();
     while let Some(flag) = args.next() {
         let mut value = || args.next().ok_or_else(|| format!("{flag} needs a value"));
@@ -97,6 +109,10 @@ fn run(args: Vec<String>) -> Result<(), String> {
                 let text = value()?;
                 token = Some(text.clone());
                 builder.token(&text)
+            }
+            "--request-log" => {
+                request_log = Some(PathBuf::from(value()?));
+                builder
             }
             "--exec-plugin-ms" => {
                 plugin_ms = Some(number(value()?)? as u64);
@@ -127,6 +143,9 @@ fn run(args: Vec<String>) -> Result<(), String> {
         write_kubeconfig(&path, &server.url(), &options)
             .map_err(|e| format!("{}: {e}", path.display()))?;
     }
+    let mut requests = request_log
+        .map(|path| RequestLog::create(&path, &server))
+        .transpose()?;
     println!("{}", server.url());
     let mut printed = 0;
     let mut running_watches = Vec::new();
@@ -135,19 +154,90 @@ fn run(args: Vec<String>) -> Result<(), String> {
         let log = server.log();
         for entry in &log[printed.min(log.len())..] {
             eprintln!("{}", entry.line());
-            if entry.status == 200 && entry.watch.as_ref().is_some_and(|w| w.end.is_none()) {
+            if entry.is_running_watch() {
                 running_watches.push(entry.seq);
             }
+        }
+        if let Some(requests) = requests.as_mut() {
+            requests.write(&log[printed.min(log.len())..], &log)?;
         }
         printed = log.len();
         // A watch's line again once it ended: the events it sent.
         running_watches.retain(|seq| {
             let entry = log.iter().find(|e| e.seq == *seq);
-            let ended = entry.is_none_or(|e| e.watch.as_ref().is_none_or(|w| w.end.is_some()));
+            let ended = entry.is_none_or(|e| !e.is_running_watch());
             if let Some(entry) = entry.filter(|_| ended) {
                 eprintln!("{}", entry.line());
             }
             !ended
         });
+    }
+}
+
+/// `--request-log`: each request as a JSON line, a running watch's again
+/// whenever it sent more, so that a reader at any instant has the bytes
+/// sent so far (the watch of a client that exited ends only when the
+/// server next writes to it).
+struct RequestLog {
+    out: BufWriter<File>,
+    path: PathBuf,
+    /// Running watches: seq and the bytes their last line said.
+    watches: Vec<(usize, usize)>,
+}
+
+impl RequestLog {
+    fn create(path: &Path, server: &Server) -> Result<Self, String> {
+        let file = File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let started = server
+            .started_at()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0.0, |d| d.as_secs_f64());
+        let mut log = Self {
+            out: BufWriter::new(file),
+            path: path.to_owned(),
+            watches: Vec::new(),
+        };
+        log.line(&serde_json::json!({ "started_unix": started }))?;
+        log.flush()?;
+        Ok(log)
+    }
+
+    /// Write the `new` entries, and the running watches of `log` that sent
+    /// more or ended.
+    fn write(&mut self, new: &[LogEntry], log: &[LogEntry]) -> Result<(), String> {
+        for entry in new {
+            self.line(&entry.json())?;
+            if entry.is_running_watch() {
+                self.watches.push((entry.seq, entry.bytes));
+            }
+        }
+        let mut watches = std::mem::take(&mut self.watches);
+        for (seq, written) in &mut watches {
+            let Some(entry) = log.iter().find(|e| e.seq == *seq) else {
+                *written = usize::MAX;
+                continue;
+            };
+            if entry.bytes != *written || !entry.is_running_watch() {
+                self.line(&entry.json())?;
+                *written = if entry.is_running_watch() {
+                    entry.bytes
+                } else {
+                    usize::MAX
+                };
+            }
+        }
+        watches.retain(|(_, written)| *written != usize::MAX);
+        self.watches = watches;
+        self.flush()
+    }
+
+    fn line(&mut self, value: &serde_json::Value) -> Result<(), String> {
+        writeln!(self.out, "{value}").map_err(|e| format!("{}: {e}", self.path.display()))
+    }
+
+    fn flush(&mut self) -> Result<(), String> {
+        self.out
+            .flush()
+            .map_err(|e| format!("{}: {e}", self.path.display()))
     }
 }

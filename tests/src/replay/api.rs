@@ -246,8 +246,10 @@ impl Shared {
             plan.seq = seq;
             plan.generation = self.generation;
         }
+        let bytes = delivery.body_bytes(answer.response.body.len());
         let entry = LogEntry {
             seq,
+            at: self.started.elapsed(),
             method: request.method.clone(),
             path: request.path.clone(),
             query: request.raw_query.clone(),
@@ -270,6 +272,7 @@ impl Shared {
             },
             fault,
             items: answer.items,
+            bytes,
             watch: watch_log,
         };
         self.advance_after(&entry);
@@ -317,9 +320,14 @@ impl Shared {
     }
 
     fn advance_after(&mut self, entry: &LogEntry) {
-        let advances = entry.is_list_start(Resource::Pods)
-            || (self.config.advance == Advance::PodsAndEventsLists
-                && entry.is_list_start(Resource::Events));
+        let advances = match self.config.advance {
+            // Only the clock moves it ([`Self::tick`]).
+            Advance::Every(period) if !period.is_zero() => false,
+            Advance::PodsLists | Advance::Every(_) => entry.is_list_start(Resource::Pods),
+            Advance::PodsAndEventsLists => {
+                entry.is_list_start(Resource::Pods) || entry.is_list_start(Resource::Events)
+            }
+        };
         if advances && self.current + 1 < self.states.len() {
             self.current += 1;
         }

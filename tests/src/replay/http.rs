@@ -148,6 +148,17 @@ pub enum Delivery {
     Delayed(Duration),
 }
 
+impl Delivery {
+    /// How many bytes of a body of `length` this delivery writes.
+    pub fn body_bytes(self, length: usize) -> usize {
+        match self {
+            Self::CloseBeforeHeaders => 0,
+            Self::CloseMidBody | Self::StallMidBody(_) | Self::Truncated => length / 2,
+            Self::Normal | Self::Delayed(_) => length,
+        }
+    }
+}
+
 /// What a [`Stream`] produces next.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Chunk {
@@ -296,10 +307,10 @@ fn deliver(stream: &mut dyn Wire, response: &Response, delivery: Delivery) -> io
         Delivery::Delayed(delay) => thread::sleep(delay),
         _ => {}
     }
-    let (sent, announced) = match delivery {
-        Delivery::CloseMidBody | Delivery::StallMidBody(_) => (length / 2, length),
-        Delivery::Truncated => (length / 2, length / 2),
-        _ => (length, length),
+    let sent = delivery.body_bytes(length);
+    let announced = match delivery {
+        Delivery::Truncated => sent,
+        _ => length,
     };
     // Head and body leave in full buffers: no Nagle stall, few syscalls.
     let mut out = BufWriter::with_capacity(256 * 1024, &mut *stream);

@@ -1,7 +1,10 @@
 //! The request log: what kubectl asked, and what it got, for assertions
-//! (how many pods lists were served, which state each one saw).
+//! (how many pods lists were served, which state each one saw) and for
+//! the load benchmark (the bytes each request was sent: [`LogEntry::json`]).
 
 use super::fault::Fault;
+use serde_json::{json, Value};
+use std::time::Duration;
 
 /// The resources the server lists.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,6 +53,8 @@ impl Resource {
 pub struct LogEntry {
     /// 1-based arrival number.
     pub seq: usize,
+    /// When it arrived, since the server started (or was last reset).
+    pub at: Duration,
     /// `GET`, …
     pub method: String,
     /// The path (decoded).
@@ -80,6 +85,10 @@ pub struct LogEntry {
     pub fault: Option<Fault>,
     /// Objects in the answer (items or rows).
     pub items: usize,
+    /// Bytes of the body the server wrote (half of it for a fault that
+    /// cuts it; 0 before headers); for a watch, the event lines sent so
+    /// far (without the chunked framing).
+    pub bytes: usize,
     /// For a watch request: what it asked and what it was sent so far.
     pub watch: Option<WatchLog>,
 }
@@ -128,6 +137,37 @@ impl LogEntry {
         self.list == Some(resource) && self.page == Some(1) && self.succeeded()
     }
 
+    /// Whether this is a watch whose stream still runs.
+    pub fn is_running_watch(&self) -> bool {
+        self.status == 200 && self.watch.as_ref().is_some_and(|w| w.end.is_none())
+    }
+
+    /// What the load benchmark reads (`replay-server --request-log`, one
+    /// JSON object per line): the request and what the server sent.
+    pub fn json(&self) -> Value {
+        let watch = self.watch.as_ref().map(|w| {
+            json!({
+                "events": w.events.len(),
+                "version": w.version,
+                "end": w.end.map(|end| format!("{end:?}")),
+            })
+        });
+        json!({
+            "seq": self.seq,
+            "at": self.at.as_secs_f64(),
+            "method": self.method,
+            "path": self.path,
+            "query": self.query,
+            "status": self.status,
+            "bytes": self.bytes,
+            "items": self.items,
+            "list": self.list.map(Resource::plural),
+            "page": self.page,
+            "state": self.state,
+            "watch": watch,
+        })
+    }
+
     /// One line for humans (the replay-server binary prints these).
     pub fn line(&self) -> String {
         let query = if self.query.is_empty() {
@@ -164,8 +204,8 @@ impl LogEntry {
             )
         });
         format!(
-            "{:>4} {} {}{query} -> {}{state}{version}{page} items={}{table}{auth}{fault}{watch}",
-            self.seq, self.method, self.path, self.status, self.items
+            "{:>4} {} {}{query} -> {}{state}{version}{page} items={} bytes={}{table}{auth}{fault}{watch}",
+            self.seq, self.method, self.path, self.status, self.items, self.bytes
         )
     }
 }

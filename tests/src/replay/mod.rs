@@ -343,6 +343,14 @@ impl Server {
             .collect()
     }
 
+    /// When the server started (or was last reset), by the wall clock: the
+    /// instant [`Advance::Every`] counts from, for a benchmark in another
+    /// process to know when each state became the present.
+    pub fn started_at(&self) -> std::time::SystemTime {
+        let elapsed = lock(&self.shared).started.elapsed();
+        std::time::SystemTime::now() - elapsed
+    }
+
     /// The state the next pods list starts from.
     pub fn current_state(&self) -> usize {
         lock(&self.shared).present()

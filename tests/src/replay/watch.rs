@@ -175,7 +175,13 @@ impl WatchStream {
     }
 
     /// Record in the request log what was sent (the entry of this watch).
-    fn record(&self, kind: Option<&'static str>, version: &str, end: Option<WatchEnd>) {
+    fn record(
+        &self,
+        kind: Option<&'static str>,
+        version: &str,
+        bytes: usize,
+        end: Option<WatchEnd>,
+    ) {
         let mut shared = super::lock(&self.handles.shared);
         if shared.generation != self.plan.generation {
             return;
@@ -184,6 +190,7 @@ impl WatchStream {
         let Some(entry) = shared.log.iter_mut().rev().find(|e| e.seq == seq) else {
             return;
         };
+        entry.bytes += bytes;
         let Some(watch) = entry.watch.as_mut() else {
             return;
         };
@@ -199,7 +206,7 @@ impl WatchStream {
     }
 
     fn end(&mut self, end: WatchEnd) -> Chunk {
-        self.record(None, "", Some(end));
+        self.record(None, "", 0, Some(end));
         self.finished = Some(end);
         match end {
             WatchEnd::Cut => Chunk::Cut,
@@ -256,11 +263,12 @@ impl Stream for WatchStream {
             }
             if let Some((kind, version, line)) = self.queue.pop_front() {
                 self.sent += 1;
-                self.record(Some(kind), &version, None);
-                return Chunk::Data(match line {
+                let bytes = match line {
                     Line::Text(bytes) => bytes,
                     Line::Event(object) => event_line(kind, self.kind(), &object, &version),
-                });
+                };
+                self.record(Some(kind), &version, bytes.len(), None);
+                return Chunk::Data(bytes);
             }
             if let Some(end) = self.finished {
                 return self.end(end);
@@ -281,7 +289,7 @@ impl Stream for WatchStream {
     }
 
     fn client_gone(&mut self) {
-        self.record(None, "", Some(WatchEnd::ClientGone));
+        self.record(None, "", 0, Some(WatchEnd::ClientGone));
     }
 }
 
