@@ -5,7 +5,7 @@
 //! only needs to be fast on valid input and never wrong.
 
 use super::intern::Interner;
-use super::shape::Plan;
+use super::shape::{push_entry, Plan};
 use jaq_json::{Map, Num, Val};
 use std::borrow::Cow;
 
@@ -31,6 +31,18 @@ const TOO_DEEP: &str = "nested deeper than jq 1.6 reads (its parsing depth limit
 const LONE_SURROGATE: &str =
     "lone leading surrogate in hex escape (jq refuses it even where nothing reads it)";
 
+/// What one parsing thread reuses from value to value: its interned
+/// strings, and room for the entries and elements of the objects and arrays
+/// being built (a stack: a nested one is done before its parent goes on).
+/// Each object and array is then made at its exact size, with no `Vec` of
+/// its own to grow and shrink: a pod has a dozen of them.
+#[derive(Default)]
+pub(crate) struct Workspace {
+    interner: Interner,
+    entries: Vec<(Val, Val)>,
+    elements: Vec<Val>,
+}
+
 /// The fast path: parse one value from the start of `input` (after
 /// whitespace) by `plan`, with a parser that knows only what a projection
 /// needs. It skips dropped values faster than serde_json (spaces and string
@@ -55,32 +67,37 @@ const LONE_SURROGATE: &str =
 pub(crate) fn parse_fast(
     input: &[u8],
     plan: &Plan,
-    interner: &mut Interner,
+    work: &mut Workspace,
     depth: u32,
 ) -> Result<(Val, usize), Stop> {
     let mut parser = Fast {
         s: input,
         i: 0,
         depth,
-        interner,
+        work,
     };
     parser.whitespace();
     let value = match plan {
-        Plan::Skip => parser.skip_value().map(|()| Val::Null)?,
-        plan => parser.value(plan)?,
+        Plan::Skip => parser.skip_value().map(|()| Val::Null),
+        plan => parser.value(plan),
     };
-    Ok((value, parser.i))
+    // A value given up on leaves its unfinished parents' entries behind.
+    if value.is_err() {
+        parser.work.entries.clear();
+        parser.work.elements.clear();
+    }
+    Ok((value?, parser.i))
 }
 
 /// An object key at the start of `input` (its `"` first), decoded as
 /// [`parse_fast`] decodes strings. Returns the key and the bytes used.
 pub(crate) fn parse_key(input: &[u8]) -> Result<(String, usize), Stop> {
-    let mut interner = Interner::default();
+    let mut work = Workspace::default();
     let mut parser = Fast {
         s: input,
         i: 0,
         depth: 0,
-        interner: &mut interner,
+        work: &mut work,
     };
     let key = parser.string()?.into_owned();
     let key = String::from_utf8(key).map_err(|_| Stop::Doubt)?;
@@ -107,7 +124,7 @@ struct Fast<'a, 'i> {
     i: usize,
     /// jq's parser stack height at `i` (see [`JQ_MAX_DEPTH`]).
     depth: u32,
-    interner: &'i mut Interner,
+    work: &'i mut Workspace,
 }
 
 impl<'a> Fast<'a, '_> {
@@ -421,7 +438,7 @@ impl<'a> Fast<'a, '_> {
 
     fn object(&mut self, plan: &Plan) -> Result<Val, Stop> {
         self.enter(true)?;
-        let mut kept = Vec::new();
+        let from = self.work.entries.len();
         if !self.eat(b'}')? {
             loop {
                 self.whitespace();
@@ -437,7 +454,7 @@ impl<'a> Fast<'a, '_> {
                             (Plan::Skip, _) => self.skip_value().map(|()| Val::Null)?,
                             (_, Some(field)) if self.peek()? == b'"' => {
                                 let bytes = self.string()?;
-                                self.interner.string(field, bytes)
+                                self.work.interner.string(field, bytes)
                             }
                             (plan, _) => self.value(plan)?,
                         };
@@ -445,7 +462,7 @@ impl<'a> Fast<'a, '_> {
                             Some(field) => field.key.clone(),
                             None => Val::utf8_str(key.into_owned()),
                         };
-                        kept.push((key, value));
+                        push_entry(&mut self.work.entries, from, (key, value), plan);
                     }
                     None => self.skip_value()?,
                 }
@@ -455,13 +472,13 @@ impl<'a> Fast<'a, '_> {
             }
         }
         self.leave(true);
-        Ok(Val::obj(kept.into_iter().collect::<Map>()))
+        Ok(Val::obj(self.work.entries.drain(from..).collect::<Map>()))
     }
 
     fn array(&mut self, plan: &Plan) -> Result<Val, Stop> {
         self.enter(false)?;
         let elem = plan.element();
-        let mut out = Vec::new();
+        let from = self.work.elements.len();
         if !self.eat(b']')? {
             loop {
                 let value = match elem {
@@ -469,7 +486,7 @@ impl<'a> Fast<'a, '_> {
                     elem => self.value(elem)?,
                 };
                 if elem.keeps(&value) {
-                    out.push(value);
+                    self.work.elements.push(value);
                 }
                 if self.end_of_element(b']')? {
                     break;
@@ -477,8 +494,7 @@ impl<'a> Fast<'a, '_> {
             }
         }
         self.leave(false);
-        out.shrink_to_fit();
-        Ok(Val::from_iter(out))
+        Ok(Val::from_iter(self.work.elements.drain(from..)))
     }
 }
 
@@ -518,8 +534,8 @@ mod tests {
     /// JSON and the bytes used.
     fn parse_at(input: &str, shape: &Shape, depth: u32) -> Result<(String, usize), Stop> {
         let plan = Plan::new(shape);
-        let mut interner = Interner::default();
-        parse_fast(input.as_bytes(), &plan, &mut interner, depth)
+        let mut work = Workspace::default();
+        parse_fast(input.as_bytes(), &plan, &mut work, depth)
             .map(|(value, used)| (to_json(&value), used))
     }
 
@@ -718,7 +734,7 @@ mod tests {
         assert_eq!(json, serde(input, &pod), "the fallback keeps the same");
         // A skipped value is validated and used whole, and built as null.
         let skip = Plan::Skip;
-        let parsed = parse_fast(input.as_bytes(), &skip, &mut Interner::default(), 0);
+        let parsed = parse_fast(input.as_bytes(), &skip, &mut Workspace::default(), 0);
         assert_eq!(
             parsed.map(|(v, used)| (to_json(&v), used)),
             Ok(("null".to_owned(), input.len()))
@@ -791,7 +807,7 @@ mod tests {
                 "{input:?}"
             );
             let dropped = Plan::Skip;
-            let parsed = parse_fast(input.as_bytes(), &dropped, &mut Interner::default(), 0);
+            let parsed = parse_fast(input.as_bytes(), &dropped, &mut Workspace::default(), 0);
             assert_eq!(
                 parsed.map(|(_, used)| used),
                 Err(Stop::Doubt),
