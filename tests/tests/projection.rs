@@ -752,6 +752,20 @@ fn searched_lists_keep_only_what_a_search_finds() {
             br#"{"items":[]}"#,
         );
     }
+    // Owners are searched for a Job.
+    let owned = |owners: Value| {
+        let doc = json!({"items": [{"metadata": {"name": "p", "ownerReferences": owners}}]});
+        let doc = serde_json::to_vec(&doc).unwrap();
+        assert_invisible(&engine, &String::from_utf8_lossy(&doc), &doc, br#"{"items":[]}"#);
+        read(&doc, &projection.pods).map(|v| to_json(&v)).unwrap()
+    };
+    let not_a_job = json!([{"kind": "ReplicaSet", "name": "rs"}, {"kind": "CronJob"}, {"name": "x"}]);
+    assert_eq!(owned(not_a_job), r#"{"items":[{"metadata":{"name":"p"}}]}"#);
+    let job = json!([{"kind": "ReplicaSet"}, {"kind": "Job", "name": "j"}, "odd"]);
+    assert_eq!(
+        owned(job),
+        r#"{"items":[{"metadata":{"name":"p","ownerReferences":[{"kind":"Job"},"odd"]}}]}"#
+    );
     // A later duplicate key replaces the earlier value, left out or not.
     let pods = br#"{"items":[{"metadata":{"namespace":"a","name":"p"},"spec":{},"status":{"phase":"Pending",
         "conditions":[{"type":"PodScheduled","status":"False","reason":"Early"}],"conditions":[],
