@@ -756,10 +756,16 @@ fn searched_lists_keep_only_what_a_search_finds() {
     let owned = |owners: Value| {
         let doc = json!({"items": [{"metadata": {"name": "p", "ownerReferences": owners}}]});
         let doc = serde_json::to_vec(&doc).unwrap();
-        assert_invisible(&engine, &String::from_utf8_lossy(&doc), &doc, br#"{"items":[]}"#);
+        assert_invisible(
+            &engine,
+            &String::from_utf8_lossy(&doc),
+            &doc,
+            br#"{"items":[]}"#,
+        );
         read(&doc, &projection.pods).map(|v| to_json(&v)).unwrap()
     };
-    let not_a_job = json!([{"kind": "ReplicaSet", "name": "rs"}, {"kind": "CronJob"}, {"name": "x"}]);
+    let not_a_job =
+        json!([{"kind": "ReplicaSet", "name": "rs"}, {"kind": "CronJob"}, {"name": "x"}]);
     assert_eq!(owned(not_a_job), r#"{"items":[{"metadata":{"name":"p"}}]}"#);
     let job = json!([{"kind": "ReplicaSet"}, {"kind": "Job", "name": "j"}, "odd"]);
     assert_eq!(

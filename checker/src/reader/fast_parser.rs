@@ -5,7 +5,7 @@
 //! only needs to be fast on valid input and never wrong.
 
 use super::intern::Interner;
-use super::shape::{push_entry, Plan};
+use super::shape::{push_entry, Field, Plan};
 use jaq_json::{Map, Num, Val};
 use std::borrow::Cow;
 
@@ -437,6 +437,12 @@ impl<'a> Fast<'a, '_> {
     }
 
     fn object(&mut self, plan: &Plan) -> Result<Val, Stop> {
+        self.object_of(plan, None)
+    }
+
+    /// An object by `plan`; as the value of `field`, shared with an equal
+    /// one made before when the field's objects repeat (see `intern.rs`).
+    fn object_of(&mut self, plan: &Plan, field: Option<&Field>) -> Result<Val, Stop> {
         self.enter(true)?;
         let from = self.work.entries.len();
         if !self.eat(b'}')? {
@@ -456,6 +462,9 @@ impl<'a> Fast<'a, '_> {
                                 let bytes = self.string()?;
                                 self.work.interner.string(field, bytes)
                             }
+                            (Plan::Fields(_), Some(field)) if self.peek()? == b'{' => {
+                                self.object_of(plan, Some(field))?
+                            }
                             (plan, _) => self.value(plan)?,
                         };
                         let key = match field {
@@ -472,7 +481,17 @@ impl<'a> Fast<'a, '_> {
             }
         }
         self.leave(true);
-        Ok(Val::obj(self.work.entries.drain(from..).collect::<Map>()))
+        let work = &mut *self.work;
+        let Some(field) = field else {
+            return Ok(Val::obj(work.entries.drain(from..).collect::<Map>()));
+        };
+        if let Some(shared) = work.interner.object(field, &work.entries[from..]) {
+            work.entries.truncate(from);
+            return Ok(shared);
+        }
+        let object = Val::obj(work.entries.drain(from..).collect::<Map>());
+        work.interner.keep_object(&object);
+        Ok(object)
     }
 
     fn array(&mut self, plan: &Plan) -> Result<Val, Stop> {
@@ -744,6 +763,47 @@ mod tests {
         // Not the type the shape expects: kept whole, as the programs would see it.
         let odd = r#"{"metadata":["x",{"name":1,"uid":2}],"spec":"none"}"#;
         assert_eq!(keep(odd), parse_at(odd, &pod, 0).map(|(json, _)| json));
+    }
+
+    /// Objects made only of strings that repeat share one map; others,
+    /// and objects of fields whose objects do not repeat, are made anew.
+    #[test]
+    fn repeated_small_objects_share_one_map() {
+        let pods: Vec<String> = (0..3000)
+            .map(|i| {
+                let node = if i % 2 == 0 { "n-0" } else { "n-1" };
+                format!(
+                    r#"{{"metadata":{{"name":"p-{i}"}},"spec":{{"nodeName":"{node}","x":1}},"status":{{"phase":"Running","n":{}}}}}"#,
+                    i % 2
+                )
+            })
+            .collect();
+        let input = format!("[{}]", pods.join(","));
+        let shape = shape(
+            r#"[{"metadata":{"name":true},"spec":{"nodeName":true},"status":{"phase":true,"n":true}}]"#,
+        );
+        let plan = Plan::new(&shape);
+        let (value, used) =
+            parse_fast(input.as_bytes(), &plan, &mut Workspace::default(), 0).unwrap();
+        assert_eq!(used, input.len());
+        assert_eq!(to_json(&value), serde(&input, &shape), "the same value");
+        let Val::Arr(pods) = value else {
+            panic!("an array")
+        };
+        let part = |pod: &Val, key: &str| match pod {
+            Val::Obj(map) => match map.get(&Val::from(key.to_owned())) {
+                Some(Val::Obj(part)) => part.clone(),
+                other => panic!("{key}: {other:?}"),
+            },
+            other => panic!("a pod: {other:?}"),
+        };
+        let shared = |a: usize, b: usize, key: &str| {
+            jaq_json::Rc::ptr_eq(&part(&pods[a], key), &part(&pods[b], key))
+        };
+        assert!(shared(0, 2998, "spec") && shared(1, 2999, "spec"));
+        assert!(!shared(0, 1, "spec"), "another node");
+        assert!(!shared(0, 2, "status"), "not only strings");
+        assert!(!shared(0, 0 + 2, "metadata"), "names do not repeat");
     }
 
     #[test]

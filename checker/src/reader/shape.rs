@@ -148,6 +148,8 @@ pub(crate) struct Field {
     /// Strings of this field seen by the fast path, and how many of them
     /// were seen before: whether interning them pays.
     pub(super) strings: Cell<(u32, u32)>,
+    /// Likewise for objects (see `intern.rs`).
+    pub(super) objects: Cell<(u32, u32)>,
 }
 
 /// What a searched list's element must hold at a field to be kept.
@@ -200,6 +202,7 @@ impl Plan {
                             plan,
                             wanted,
                             strings: Cell::new((0, 0)),
+                            objects: Cell::new((0, 0)),
                         }
                     })
                     .collect();
