@@ -695,6 +695,101 @@ fn projection_drops_an_unread_field_and_keeps_a_read_one() {
     assert_invisible(&engine, "planted fields", &changed, &events);
 }
 
+/// A running pod keeps nothing of its conditions (none is PodScheduled
+/// False) and containers (none terminated): the searched lists are left out
+/// whole, key and all, by the fast parser and by the serde_json fallback
+/// alike. What a search can find is kept, and so is any value the programs
+/// would fail on.
+#[test]
+fn searched_lists_keep_only_what_a_search_finds() {
+    let engine = Engine::new().unwrap();
+    let pod = |status: Value| {
+        json!({"metadata": {"namespace": "ns", "name": "p", "uid": "u", "labels": {"a": "b"}},
+               "spec": {"nodeName": "n", "containers": [{"name": "c"}]}, "status": status})
+    };
+    let running = pod(json!({"phase": "Running",
+        "conditions": [{"type": "Ready", "status": "True"}, {"type": "PodScheduled", "status": "True"}],
+        "containerStatuses": [{"name": "c", "state": {"running": {"startedAt": "t"}}},
+                              {"name": "d", "state": null}, {"name": "e"}]}));
+    let cases = [
+        (running, json!({"phase": "Running"})),
+        (
+            pod(json!({"phase": "Failed", "conditions": [],
+                "containerStatuses": [{"state": {"waiting": {}}},
+                    {"state": {"terminated": {"reason": "OOMKilled", "exitCode": 137}}},
+                    {"state": {"terminated": "odd"}}, {"state": "odd"}, 7]})),
+            json!({"phase": "Failed", "containerStatuses": [
+                {"state": {"terminated": {"reason": "OOMKilled"}}}, {"state": "odd"}, 7]}),
+        ),
+        (
+            pod(
+                json!({"phase": "Pending", "containerStatuses": [{"state": {"terminated": {}}}],
+                "conditions": [{"type": "PodScheduled", "status": "False", "reason": "Unschedulable"}]}),
+            ),
+            json!({"phase": "Pending", "containerStatuses": [{"state": {"terminated": {}}}],
+                "conditions": [{"type": "PodScheduled", "status": "False", "reason": "Unschedulable"}]}),
+        ),
+    ];
+    let projection = Projection::canonical();
+    for (full, status) in cases {
+        let doc = serde_json::to_vec(&json!({"items": [full]})).unwrap();
+        let expected = json!({"items": [{
+            "metadata": {"namespace": "ns", "name": "p", "uid": "u"},
+            "spec": {"nodeName": "n"}, "status": status}]});
+        for fast_path in [true, false] {
+            let options = ReadOptions {
+                fast_path,
+                ..ReadOptions::default()
+            };
+            let projected = read_opts(&doc, "doc", &projection.pods, &options).unwrap();
+            let projected: Value = serde_json::from_str(&projected).unwrap();
+            assert_eq!(projected, expected, "fast path: {fast_path}");
+        }
+        assert_invisible(
+            &engine,
+            &String::from_utf8_lossy(&doc),
+            &doc,
+            br#"{"items":[]}"#,
+        );
+    }
+    // Owners are searched for a Job.
+    let owned = |owners: Value| {
+        let doc = json!({"items": [{"metadata": {"name": "p", "ownerReferences": owners}}]});
+        let doc = serde_json::to_vec(&doc).unwrap();
+        assert_invisible(
+            &engine,
+            &String::from_utf8_lossy(&doc),
+            &doc,
+            br#"{"items":[]}"#,
+        );
+        read(&doc, &projection.pods).map(|v| to_json(&v)).unwrap()
+    };
+    let not_a_job =
+        json!([{"kind": "ReplicaSet", "name": "rs"}, {"kind": "CronJob"}, {"name": "x"}]);
+    assert_eq!(owned(not_a_job), r#"{"items":[{"metadata":{"name":"p"}}]}"#);
+    let job = json!([{"kind": "ReplicaSet"}, {"kind": "Job", "name": "j"}, "odd"]);
+    assert_eq!(
+        owned(job),
+        r#"{"items":[{"metadata":{"name":"p","ownerReferences":[{"kind":"Job"},"odd"]}}]}"#
+    );
+    // A later duplicate key replaces the earlier value, left out or not.
+    let pods = br#"{"items":[{"metadata":{"namespace":"a","name":"p"},"spec":{},"status":{"phase":"Pending",
+        "conditions":[{"type":"PodScheduled","status":"False","reason":"Early"}],"conditions":[],
+        "containerStatuses":[],"containerStatuses":[{"state":{"terminated":{"reason":"Late"}}}]}}]}"#;
+    assert_invisible(
+        &engine,
+        "duplicate searched lists",
+        pods,
+        br#"{"items":[]}"#,
+    );
+    let projected = read(pods, &projection.pods).map(|v| to_json(&v)).unwrap();
+    assert!(
+        !projected.contains("Early") && !projected.contains("conditions"),
+        "{projected}"
+    );
+    assert!(projected.contains("Late"), "{projected}");
+}
+
 #[test]
 fn duplicate_keys_read_alike() {
     let engine = Engine::new().unwrap();

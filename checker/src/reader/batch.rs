@@ -22,23 +22,22 @@
 //! sequential reader, which also words every error. So the result is the
 //! same document a single thread reads, which `tests/` check.
 
-use super::fast_parser::parse_fast;
-use super::intern::Interner;
+use super::fast_parser::{parse_fast, Workspace};
 use super::shape::Plan;
 use jaq_json::Val;
 
 /// A thread's own copy of the element plan (its interning statistics are
-/// per thread) and its own interner.
+/// per thread) and its own workspace (interned strings, scratch room).
 pub(crate) struct Lane {
     plan: Plan,
-    interner: Interner,
+    work: Workspace,
 }
 
 impl Lane {
     pub(crate) fn new(plan: &Plan) -> Self {
         Self {
             plan: plan.clone(),
-            interner: Interner::default(),
+            work: Workspace::default(),
         }
     }
 }
@@ -61,7 +60,7 @@ pub(crate) fn elements(
     column: usize,
     eof: bool,
     (plan, depth): (&Plan, u32),
-    interner: &mut Interner,
+    work: &mut Workspace,
     lanes: &mut [Lane],
 ) -> Option<Batch> {
     let cuts = cuts(data, column, lanes.len() + 1);
@@ -78,13 +77,13 @@ pub(crate) fn elements(
                 std::thread::Builder::new()
                     .spawn_scoped(scope, move || {
                         let plan = (&lane.plan, depth);
-                        run(data, (from, to), eof, plan, &mut lane.interner)
+                        run(data, (from, to), eof, plan, &mut lane.work)
                     })
                     .ok()
             })
             .collect();
         let first = (0, cuts.first().copied());
-        parts.push(run(data, first, eof, (plan, depth), interner));
+        parts.push(run(data, first, eof, (plan, depth), work));
         parts.extend(workers.into_iter().map(|worker| match worker {
             Some(thread) => thread.join().expect("a parsing thread panicked"),
             None => Part::default(),
@@ -110,7 +109,7 @@ fn run(
     (from, to): (usize, Option<usize>),
     eof: bool,
     (plan, depth): (&Plan, u32),
-    interner: &mut Interner,
+    work: &mut Workspace,
 ) -> Part {
     let mut part = Part {
         values: Vec::new(),
@@ -119,7 +118,7 @@ fn run(
     };
     while let Some(at) = part.next.filter(|&at| to.is_none_or(|to| at < to)) {
         let rest = &data[at..];
-        let Ok((value, used)) = parse_fast(rest, plan, interner, depth) else {
+        let Ok((value, used)) = parse_fast(rest, plan, work, depth) else {
             break;
         };
         // Ending right at the end of the buffer, it may be cut short; bytes
@@ -296,7 +295,7 @@ mod tests {
             column,
             true,
             (&plan, 3),
-            &mut Interner::default(),
+            &mut Workspace::default(),
             &mut lanes,
         )
         .unwrap();
@@ -357,7 +356,7 @@ mod tests {
                 4,
                 true,
                 (&plan, 3),
-                &mut Interner::default(),
+                &mut Workspace::default(),
                 &mut lanes,
             ) {
                 got.extend(batch.values.iter().map(to_json));
@@ -435,7 +434,7 @@ mod tests {
             4,
             false,
             (&plan, 3),
-            &mut Interner::default(),
+            &mut Workspace::default(),
             &mut lanes,
         )
         .unwrap();

@@ -5,7 +5,7 @@
 //! only needs to be fast on valid input and never wrong.
 
 use super::intern::Interner;
-use super::shape::Plan;
+use super::shape::{push_entry, Field, Plan};
 use jaq_json::{Map, Num, Val};
 use std::borrow::Cow;
 
@@ -31,6 +31,18 @@ const TOO_DEEP: &str = "nested deeper than jq 1.6 reads (its parsing depth limit
 const LONE_SURROGATE: &str =
     "lone leading surrogate in hex escape (jq refuses it even where nothing reads it)";
 
+/// What one parsing thread reuses from value to value: its interned
+/// strings, and room for the entries and elements of the objects and arrays
+/// being built (a stack: a nested one is done before its parent goes on).
+/// Each object and array is then made at its exact size, with no `Vec` of
+/// its own to grow and shrink: a pod has a dozen of them.
+#[derive(Default)]
+pub(crate) struct Workspace {
+    interner: Interner,
+    entries: Vec<(Val, Val)>,
+    elements: Vec<Val>,
+}
+
 /// The fast path: parse one value from the start of `input` (after
 /// whitespace) by `plan`, with a parser that knows only what a projection
 /// needs. It skips dropped values faster than serde_json (spaces and string
@@ -55,32 +67,37 @@ const LONE_SURROGATE: &str =
 pub(crate) fn parse_fast(
     input: &[u8],
     plan: &Plan,
-    interner: &mut Interner,
+    work: &mut Workspace,
     depth: u32,
 ) -> Result<(Val, usize), Stop> {
     let mut parser = Fast {
         s: input,
         i: 0,
         depth,
-        interner,
+        work,
     };
     parser.whitespace();
     let value = match plan {
-        Plan::Skip => parser.skip_value().map(|()| Val::Null)?,
-        plan => parser.value(plan)?,
+        Plan::Skip => parser.skip_value().map(|()| Val::Null),
+        plan => parser.value(plan),
     };
-    Ok((value, parser.i))
+    // A value given up on leaves its unfinished parents' entries behind.
+    if value.is_err() {
+        parser.work.entries.clear();
+        parser.work.elements.clear();
+    }
+    Ok((value?, parser.i))
 }
 
 /// An object key at the start of `input` (its `"` first), decoded as
 /// [`parse_fast`] decodes strings. Returns the key and the bytes used.
 pub(crate) fn parse_key(input: &[u8]) -> Result<(String, usize), Stop> {
-    let mut interner = Interner::default();
+    let mut work = Workspace::default();
     let mut parser = Fast {
         s: input,
         i: 0,
         depth: 0,
-        interner: &mut interner,
+        work: &mut work,
     };
     let key = parser.string()?.into_owned();
     let key = String::from_utf8(key).map_err(|_| Stop::Doubt)?;
@@ -107,7 +124,7 @@ struct Fast<'a, 'i> {
     i: usize,
     /// jq's parser stack height at `i` (see [`JQ_MAX_DEPTH`]).
     depth: u32,
-    interner: &'i mut Interner,
+    work: &'i mut Workspace,
 }
 
 impl<'a> Fast<'a, '_> {
@@ -420,8 +437,14 @@ impl<'a> Fast<'a, '_> {
     }
 
     fn object(&mut self, plan: &Plan) -> Result<Val, Stop> {
+        self.object_of(plan, None)
+    }
+
+    /// An object by `plan`; as the value of `field`, shared with an equal
+    /// one made before when the field's objects repeat (see `intern.rs`).
+    fn object_of(&mut self, plan: &Plan, field: Option<&Field>) -> Result<Val, Stop> {
         self.enter(true)?;
-        let mut kept = Vec::new();
+        let from = self.work.entries.len();
         if !self.eat(b'}')? {
             loop {
                 self.whitespace();
@@ -437,7 +460,10 @@ impl<'a> Fast<'a, '_> {
                             (Plan::Skip, _) => self.skip_value().map(|()| Val::Null)?,
                             (_, Some(field)) if self.peek()? == b'"' => {
                                 let bytes = self.string()?;
-                                self.interner.string(field, bytes)
+                                self.work.interner.string(field, bytes)
+                            }
+                            (Plan::Fields(_), Some(field)) if self.peek()? == b'{' => {
+                                self.object_of(plan, Some(field))?
                             }
                             (plan, _) => self.value(plan)?,
                         };
@@ -445,7 +471,7 @@ impl<'a> Fast<'a, '_> {
                             Some(field) => field.key.clone(),
                             None => Val::utf8_str(key.into_owned()),
                         };
-                        kept.push((key, value));
+                        push_entry(&mut self.work.entries, from, (key, value), plan);
                     }
                     None => self.skip_value()?,
                 }
@@ -455,13 +481,23 @@ impl<'a> Fast<'a, '_> {
             }
         }
         self.leave(true);
-        Ok(Val::obj(kept.into_iter().collect::<Map>()))
+        let work = &mut *self.work;
+        let Some(field) = field else {
+            return Ok(Val::obj(work.entries.drain(from..).collect::<Map>()));
+        };
+        if let Some(shared) = work.interner.object(field, &work.entries[from..]) {
+            work.entries.truncate(from);
+            return Ok(shared);
+        }
+        let object = Val::obj(work.entries.drain(from..).collect::<Map>());
+        work.interner.keep_object(&object);
+        Ok(object)
     }
 
     fn array(&mut self, plan: &Plan) -> Result<Val, Stop> {
         self.enter(false)?;
         let elem = plan.element();
-        let mut out = Vec::new();
+        let from = self.work.elements.len();
         if !self.eat(b']')? {
             loop {
                 let value = match elem {
@@ -469,7 +505,7 @@ impl<'a> Fast<'a, '_> {
                     elem => self.value(elem)?,
                 };
                 if elem.keeps(&value) {
-                    out.push(value);
+                    self.work.elements.push(value);
                 }
                 if self.end_of_element(b']')? {
                     break;
@@ -477,8 +513,7 @@ impl<'a> Fast<'a, '_> {
             }
         }
         self.leave(false);
-        out.shrink_to_fit();
-        Ok(Val::from_iter(out))
+        Ok(Val::from_iter(self.work.elements.drain(from..)))
     }
 }
 
@@ -518,8 +553,8 @@ mod tests {
     /// JSON and the bytes used.
     fn parse_at(input: &str, shape: &Shape, depth: u32) -> Result<(String, usize), Stop> {
         let plan = Plan::new(shape);
-        let mut interner = Interner::default();
-        parse_fast(input.as_bytes(), &plan, &mut interner, depth)
+        let mut work = Workspace::default();
+        parse_fast(input.as_bytes(), &plan, &mut work, depth)
             .map(|(value, used)| (to_json(&value), used))
     }
 
@@ -718,7 +753,7 @@ mod tests {
         assert_eq!(json, serde(input, &pod), "the fallback keeps the same");
         // A skipped value is validated and used whole, and built as null.
         let skip = Plan::Skip;
-        let parsed = parse_fast(input.as_bytes(), &skip, &mut Interner::default(), 0);
+        let parsed = parse_fast(input.as_bytes(), &skip, &mut Workspace::default(), 0);
         assert_eq!(
             parsed.map(|(v, used)| (to_json(&v), used)),
             Ok(("null".to_owned(), input.len()))
@@ -728,6 +763,47 @@ mod tests {
         // Not the type the shape expects: kept whole, as the programs would see it.
         let odd = r#"{"metadata":["x",{"name":1,"uid":2}],"spec":"none"}"#;
         assert_eq!(keep(odd), parse_at(odd, &pod, 0).map(|(json, _)| json));
+    }
+
+    /// Objects made only of strings that repeat share one map; others,
+    /// and objects of fields whose objects do not repeat, are made anew.
+    #[test]
+    fn repeated_small_objects_share_one_map() {
+        let pods: Vec<String> = (0..3000)
+            .map(|i| {
+                let node = if i % 2 == 0 { "n-0" } else { "n-1" };
+                format!(
+                    r#"{{"metadata":{{"name":"p-{i}"}},"spec":{{"nodeName":"{node}","x":1}},"status":{{"phase":"Running","n":{}}}}}"#,
+                    i % 2
+                )
+            })
+            .collect();
+        let input = format!("[{}]", pods.join(","));
+        let shape = shape(
+            r#"[{"metadata":{"name":true},"spec":{"nodeName":true},"status":{"phase":true,"n":true}}]"#,
+        );
+        let plan = Plan::new(&shape);
+        let (value, used) =
+            parse_fast(input.as_bytes(), &plan, &mut Workspace::default(), 0).unwrap();
+        assert_eq!(used, input.len());
+        assert_eq!(to_json(&value), serde(&input, &shape), "the same value");
+        let Val::Arr(pods) = value else {
+            panic!("an array")
+        };
+        let part = |pod: &Val, key: &str| match pod {
+            Val::Obj(map) => match map.get(&Val::from(key.to_owned())) {
+                Some(Val::Obj(part)) => part.clone(),
+                other => panic!("{key}: {other:?}"),
+            },
+            other => panic!("a pod: {other:?}"),
+        };
+        let shared = |a: usize, b: usize, key: &str| {
+            jaq_json::Rc::ptr_eq(&part(&pods[a], key), &part(&pods[b], key))
+        };
+        assert!(shared(0, 2998, "spec") && shared(1, 2999, "spec"));
+        assert!(!shared(0, 1, "spec"), "another node");
+        assert!(!shared(0, 2, "status"), "not only strings");
+        assert!(!shared(0, 2, "metadata"), "names do not repeat");
     }
 
     #[test]
@@ -791,7 +867,7 @@ mod tests {
                 "{input:?}"
             );
             let dropped = Plan::Skip;
-            let parsed = parse_fast(input.as_bytes(), &dropped, &mut Interner::default(), 0);
+            let parsed = parse_fast(input.as_bytes(), &dropped, &mut Workspace::default(), 0);
             assert_eq!(
                 parsed.map(|(_, used)| used),
                 Err(Stop::Doubt),

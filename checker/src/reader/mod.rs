@@ -14,7 +14,8 @@
 //! - `page.rs`: the head of a raw list page (its resourceVersion and
 //!   continue token), read before its items.
 //! - `shape.rs`: what to keep ([`Shape`], [`Projection`]) and the plan it
-//!   compiles to; `intern.rs`: kept strings that repeat share their bytes.
+//!   compiles to; `intern.rs`: kept strings that repeat share their bytes,
+//!   and kept objects made of such strings share one map.
 
 mod batch;
 mod fast_parser;

@@ -2,7 +2,7 @@
 //! The frame walker uses them for every value the fast parser doubts, so
 //! that serde_json words every syntax error and its position.
 
-use super::shape::{key_val, Plan};
+use super::shape::{key_val, push_entry, Plan};
 use jaq_json::{Map, Num, Val};
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
@@ -84,7 +84,8 @@ impl<'de> Visitor<'de> for PlanVisitor<'_> {
             match self.0.field(key.as_str()) {
                 Some((planned_key, plan)) => {
                     let v = map.next_value_seed(Planned(plan))?;
-                    kept.push((key_val(planned_key, key.as_str()), v));
+                    let key = key_val(planned_key, key.as_str());
+                    push_entry(&mut kept, 0, (key, v), plan);
                 }
                 None => {
                     map.next_value::<IgnoredAny>()?;

@@ -28,22 +28,38 @@ pub enum Shape {
     /// .status == "False")`, and the conditions of a running pod cost about
     /// 1.4 KB of memory (+70 MB at 50k pods; tests/ prove it invisible).
     Equals(String),
+    /// Like [`Shape::Fields`], for the object the programs search a list's
+    /// elements for: an element is kept only when it holds an object here
+    /// (`"$is": "object"` in projection.json). report.jq reads
+    /// `status.containerStatuses` only through `.state.terminated |
+    /// objects`, and a running container's `{"state": {}}` costs two maps.
+    Object(HashMap<String, Shape>),
 }
 
+/// The key of projection.json that makes an object shape a [`Shape::Object`].
+const IS: &str = "$is";
+
 impl Shape {
-    /// Read a shape from its JSON form: `true`, `"value"`, `{key: shape}` or `[shape]`.
-    /// Keys starting with `_` are comments.
+    /// Read a shape from its JSON form: `true`, `"value"`, `{key: shape}`
+    /// (with `"$is": "object"`: [`Shape::Object`]) or `[shape]`. Keys
+    /// starting with `_` are comments.
     pub fn from_json(v: &serde_json::Value) -> Result<Self, String> {
         use serde_json::Value as J;
         match v {
             J::Bool(true) => Ok(Shape::Keep),
             J::String(wanted) => Ok(Shape::Equals(wanted.clone())),
-            J::Object(fields) => fields
-                .iter()
-                .filter(|(k, _)| !k.starts_with('_'))
-                .map(|(k, v)| Ok((k.clone(), Shape::from_json(v)?)))
-                .collect::<Result<_, String>>()
-                .map(Shape::Fields),
+            J::Object(fields) => {
+                let kept = fields
+                    .iter()
+                    .filter(|(k, _)| !k.starts_with('_') && *k != IS)
+                    .map(|(k, v)| Ok((k.clone(), Shape::from_json(v)?)))
+                    .collect::<Result<_, String>>()?;
+                match fields.get(IS) {
+                    None => Ok(Shape::Fields(kept)),
+                    Some(J::String(kind)) if kind == "object" => Ok(Shape::Object(kept)),
+                    Some(other) => Err(format!("not a kind of value to require: {other}")),
+                }
+            }
             J::Array(elems) if elems.len() == 1 => {
                 Ok(Shape::Each(Box::new(Shape::from_json(&elems[0])?)))
             }
@@ -64,7 +80,7 @@ impl Shape {
         match self {
             Shape::Keep | Shape::Equals(_) => {}
             Shape::Each(elem) => elem.collect_keys(out),
-            Shape::Fields(fields) => {
+            Shape::Fields(fields) | Shape::Object(fields) => {
                 for (key, shape) in fields {
                     out.push(key.clone());
                     shape.collect_keys(out);
@@ -124,12 +140,42 @@ pub(crate) struct Field {
     /// The key as a jq value, made once: every pod shares its bytes.
     pub(super) key: Val,
     plan: Plan,
-    /// [`Shape::Equals`]: an element holding this field is kept only when
-    /// the field's value is this string.
-    only: Option<Val>,
+    /// What an array element holding this field needs here to be kept.
+    wanted: Option<Wanted>,
+    /// Whether this field decides if an element is kept: it has a
+    /// [`Wanted`], or leads (through objects) to a field that has one.
+    guards: bool,
     /// Strings of this field seen by the fast path, and how many of them
     /// were seen before: whether interning them pays.
     pub(super) strings: Cell<(u32, u32)>,
+    /// Likewise for objects (see `intern.rs`).
+    pub(super) objects: Cell<(u32, u32)>,
+}
+
+/// What a searched list's element must hold at a field to be kept.
+#[derive(Debug, Clone)]
+enum Wanted {
+    /// [`Shape::Equals`]: this string.
+    Equals(Val),
+    /// [`Shape::Object`]: an object.
+    Object,
+}
+
+impl Field {
+    /// Whether an element whose value at this field is `value` is kept.
+    fn holds(&self, value: Option<&Val>) -> bool {
+        match (&self.wanted, value) {
+            (Some(Wanted::Equals(wanted)), value) => value == Some(wanted),
+            (Some(Wanted::Object), Some(value @ Val::Obj(_))) => self.plan.keeps(value),
+            (Some(Wanted::Object), _) => false,
+            // On the way to a wanted field deeper: a missing or null value
+            // leads nowhere (jq's `.a.b` of null is null, found by no
+            // search). Any other value is kept: the programs fail on it as
+            // they would on the full value.
+            (None, None | Some(Val::Null)) => false,
+            (None, Some(value)) => self.plan.keeps(value),
+        }
+    }
 }
 
 impl Plan {
@@ -137,24 +183,40 @@ impl Plan {
         match shape {
             Shape::Keep | Shape::Equals(_) => Plan::Keep,
             Shape::Each(elem) => Plan::Each(Box::new(Plan::new(elem))),
-            Shape::Fields(fields) => {
+            Shape::Fields(fields) | Shape::Object(fields) => {
                 let mut fields: Vec<Field> = fields
                     .iter()
-                    .map(|(name, shape)| Field {
-                        name: name.as_str().into(),
-                        key: Val::from(name.clone()),
-                        plan: Plan::new(shape),
-                        only: match shape {
-                            Shape::Equals(wanted) => Some(Val::from(wanted.clone())),
+                    .map(|(name, shape)| {
+                        let plan = Plan::new(shape);
+                        let wanted = match shape {
+                            Shape::Equals(wanted) => {
+                                Some(Wanted::Equals(Val::from(wanted.clone())))
+                            }
+                            Shape::Object(_) => Some(Wanted::Object),
                             _ => None,
-                        },
-                        strings: Cell::new((0, 0)),
+                        };
+                        Field {
+                            name: name.as_str().into(),
+                            key: Val::from(name.clone()),
+                            guards: wanted.is_some() || plan.guarded(),
+                            plan,
+                            wanted,
+                            strings: Cell::new((0, 0)),
+                            objects: Cell::new((0, 0)),
+                        }
                     })
                     .collect();
                 fields.sort_by(|a, b| a.name.cmp(&b.name));
                 Plan::Fields(fields)
             }
         }
+    }
+
+    /// Whether some elements parsed by this plan may be dropped: it wants
+    /// something of them ([`Shape::Equals`], [`Shape::Object`]). A nested
+    /// array's wants are for its own elements.
+    fn guarded(&self) -> bool {
+        matches!(self, Plan::Fields(fields) if fields.iter().any(|f| f.guards))
     }
 
     /// The plan of the value under `key` of an object planned by `self`.
@@ -184,16 +246,28 @@ impl Plan {
     }
 
     /// Whether an array element parsed by this plan is kept: always, but
-    /// for an object with a [`Shape::Equals`] field whose value differs
-    /// (or is missing). Anything but an object is kept whole, as always.
+    /// for an object that lacks what the plan wants of it (see
+    /// [`Field::holds`]). Anything but an object is kept whole, as always.
     pub(crate) fn keeps(&self, element: &Val) -> bool {
         let (Plan::Fields(fields), Val::Obj(map)) = (self, element) else {
             return true;
         };
         fields
             .iter()
-            .filter_map(|f| f.only.as_ref().map(|wanted| (f, wanted)))
-            .all(|(f, wanted)| map.get(&f.key) == Some(wanted))
+            .filter(|f| f.guards)
+            .all(|f| f.holds(map.get(&f.key)))
+    }
+
+    /// Whether a value parsed by this plan is left out of its object: a
+    /// searched list (its elements [guarded](Plan::guarded)) that kept no
+    /// element. The programs only search such a list (`.[]?`, `arrays`),
+    /// where a missing list and an empty one look alike; an empty array
+    /// costs an allocation, its key another and its entry a slot.
+    pub(crate) fn leaves_out(&self, value: &Val) -> bool {
+        match (self, value) {
+            (Plan::Each(elem), Val::Arr(items)) => items.is_empty() && elem.guarded(),
+            _ => false,
+        }
     }
 
     /// The plan of every element of an array planned by `self`.
@@ -205,6 +279,29 @@ impl Plan {
             // programs then see exactly what they would see unprojected.
             Plan::Keep | Plan::Fields(_) => KEEP,
         }
+    }
+}
+
+/// Add a kept `(key, value)` to the entries of an object being built, as
+/// jq builds it (a later duplicate key replaces the earlier value): a value
+/// its plan [leaves out](Plan::leaves_out) removes the key instead.
+pub(crate) fn push_entry(
+    entries: &mut Vec<(Val, Val)>,
+    from: usize,
+    (key, value): (Val, Val),
+    plan: &Plan,
+) {
+    if plan.leaves_out(&value) {
+        let mut i = from;
+        while i < entries.len() {
+            if entries[i].0 == key {
+                entries.remove(i);
+            } else {
+                i += 1;
+            }
+        }
+    } else {
+        entries.push((key, value));
     }
 }
 

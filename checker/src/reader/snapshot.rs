@@ -17,8 +17,7 @@
 //! gives exactly the document one thread reads.
 
 use super::batch::{self, Lane};
-use super::fast_parser::{parse_fast, parse_key, Stop};
-use super::intern::Interner;
+use super::fast_parser::{parse_fast, parse_key, Stop, Workspace};
 use super::serde_fallback::{Key, KeySeed, Planned};
 use super::shape::{key_val, Plan, Shape};
 use jaq_json::{Map, Val};
@@ -181,8 +180,13 @@ fn object<R: Read>(input: &mut Input<R>, plan: &Plan) -> Result<Val, Fault> {
             Some(_) => input.value(value_plan, 2)?,
             None => return Err(input.syntax_eof("EOF while parsing a value")),
         };
-        if let Some((planned_key, _)) = field {
-            out.insert(key_val(planned_key, &key), value);
+        if let Some((planned_key, plan)) = field {
+            let key = key_val(planned_key, &key);
+            if plan.leaves_out(&value) {
+                out.shift_remove(&key);
+            } else {
+                out.insert(key, value);
+            }
         }
         match input.peek_token()? {
             Some(b',') => input.consume(1),
@@ -308,7 +312,7 @@ struct Input<R> {
     /// (tests look).
     batched: usize,
     batches: usize,
-    interner: Interner,
+    work: Workspace,
     buf: Vec<u8>,
     start: usize,
     end: usize,
@@ -330,7 +334,7 @@ impl<R: Read> Input<R> {
             threads: options.threads.max(1),
             batched: 0,
             batches: 0,
-            interner: Interner::default(),
+            work: Workspace::default(),
             buf: Vec::new(),
             start: 0,
             end: 0,
@@ -465,7 +469,7 @@ impl<R: Read> Input<R> {
             self.column,
             self.eof,
             (plan, depth),
-            &mut self.interner,
+            &mut self.work,
             lanes,
         );
         Ok(found.map(|batch| {
@@ -479,7 +483,7 @@ impl<R: Read> Input<R> {
     /// incomplete. `None` sends the value to serde_json, which words the
     /// error (or, on invalid UTF-8, refuses it in a kept string itself).
     fn value_fast(&mut self, plan: &Plan, depth: u32) -> Result<Option<Val>, Fault> {
-        self.fast(|data, interner| parse_fast(data, plan, interner, depth))
+        self.fast(|data, work| parse_fast(data, plan, work, depth))
     }
 
     /// Parse the next object key (the `"` is next).
@@ -501,11 +505,11 @@ impl<R: Read> Input<R> {
     /// is retried too. `None`: serde_json shall parse it and word the error.
     fn fast<T>(
         &mut self,
-        parse: impl Fn(&[u8], &mut Interner) -> Result<(T, usize), Stop>,
+        parse: impl Fn(&[u8], &mut Workspace) -> Result<(T, usize), Stop>,
     ) -> Result<Option<T>, Fault> {
         loop {
             let data = &self.buf[self.start..self.end];
-            let parsed = parse(data, &mut self.interner);
+            let parsed = parse(data, &mut self.work);
             let incomplete = match &parsed {
                 Ok((_, used)) => *used == data.len(),
                 Err(stop) => *stop == Stop::End,
