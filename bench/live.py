@@ -26,7 +26,7 @@ The three `-o json` contenders run once per size whatever the repetitions
 (kubectl -o json takes minutes and ~13 GB at 150k): their ratios are rough.
 
 Every run is checked: the drivers must print the counts the generator
-tallied (text: the offline checker's text, `waited=` aside), jq the same
+tallied (text: the offline checker's text on the pages as served, `waited=` aside), jq the same
 counts, kubectl -o json must print every pod, the raw pages must hold every
 pod at one resourceVersion.
 
@@ -298,11 +298,14 @@ def download_pages(kubeconfig, base_env, path):
     return path
 
 
-def contenders(work, checker, wrappers, kubeconfigs, base_env, expected, text_golden, total, counts_of,
+def contenders(work, checker, wrappers, kubeconfigs, base_env, expected, text_goldens, total, counts_of,
                jq_pass, compare=()):
     """The live contenders of one size. wrappers: (generated bash, its -o json
     predecessor or None), None without the generated bash; kubeconfigs: plain,
-    token, exec; jq_pass: (report.jq's argv, the downloaded pages file)."""
+    token, exec; text_goldens: the offline checker's text on the pages as served
+    (the raw drivers name their resourceVersion) and on the -o json file (the
+    -o json predecessor); jq_pass: (report.jq's argv, the downloaded pages file)."""
+    served_text, ojson_text = text_goldens
     plain_kc = kubeconfigs["plain"]
     env = dict(base_env, KUBECONFIG=plain_kc)
     pages = os.path.join(work, "pages")
@@ -321,7 +324,7 @@ def contenders(work, checker, wrappers, kubeconfigs, base_env, expected, text_go
     ]
     if wrappers:
         found.append(Live("generated live", "generated bash live (verify-pods.sh)", ["bash", wrappers[0]], env,
-                          text_same(text_golden)))
+                          text_same(served_text)))
     found += [
         Live("raw 0", "`kubectl get --raw '/api/v1/pods'` alone (one request: the download)",
              ["bash", RAW_PAGES, "0", pages], env, raw_pages_hold(total, pages)),
@@ -342,7 +345,7 @@ def contenders(work, checker, wrappers, kubeconfigs, base_env, expected, text_go
     ]
     if wrappers and wrappers[1]:
         found.append(Live("generated live -o json", f"generated bash live of {OJSON_COMMIT[:7]}, `-o json` (1 run)",
-                          ["bash", wrappers[1]], slow_env, text_same(text_golden), once=True))
+                          ["bash", wrappers[1]], slow_env, text_same(ojson_text), once=True))
     return found
 
 
