@@ -289,6 +289,24 @@ def ojson_wrapper(cache):
     return path
 
 
+def driver_env(work):
+    """The environment the drivers run in: none of the caller's KWOK_VERIFY_PODS_*
+    knobs or step summary, a home and kube cache of the bench's own, no colour."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KWOK_VERIFY_PODS_") and k != "GITHUB_STEP_SUMMARY"}
+    env.update(HOME=os.path.join(work, "home"), KUBECACHEDIR=os.path.join(work, "kube-cache"), NO_COLOR="1",
+               TMPDIR=work)
+    os.makedirs(env["HOME"], exist_ok=True)
+    return env
+
+
+def served_text(checker, pages, events_file):
+    """The offline checker's text on the pages as the server served them: what a
+    raw driver prints live (it names the served resourceVersion; a -o json List
+    has none)."""
+    return subprocess.run([checker, "check", "--snapshot", pages, "--events", events_file],
+                          capture_output=True, env=dict(os.environ, NO_COLOR="1")).stdout
+
+
 def download_pages(kubeconfig, base_env, path):
     """The pods list as the generated bash reads it by default (one `kubectl get
     --raw` request), into path: the input of the jq-pass contender."""
@@ -398,16 +416,11 @@ def chunk_sweep(sizes, chunks, reps, connections=CONNECTIONS, bash=False):
                        Server(pods_file, events_file, kubeconfigs["exec"], tls_exec=True)]
             try:
                 kubeconfigs["token"] = token_kubeconfig(kubeconfigs["exec"], os.path.join(work, f"kc-{size}-token"))
-                env = {k: v for k, v in os.environ.items()
-                       if not k.startswith("KWOK_VERIFY_PODS_") and k != "GITHUB_STEP_SUMMARY"}
-                env.update(HOME=os.path.join(work, "home"), KUBECACHEDIR=os.path.join(work, "kube-cache"),
-                           KWOK_VERIFY_PODS_DEADLINE="0", NO_COLOR="1", TMPDIR=work)
-                os.makedirs(env["HOME"], exist_ok=True)
+                env = dict(driver_env(work), KWOK_VERIFY_PODS_DEADLINE="0")
                 text_check = None
                 if bash:
-                    golden = subprocess.run([bench.CHECKER, "check", "--snapshot", pods_file, "--events", events_file],
-                                            capture_output=True, env=dict(os.environ, NO_COLOR="1")).stdout
-                    text_check = (bench.WRAPPER, text_same(golden))
+                    pages = download_pages(kubeconfigs["plain"], env, os.path.join(work, f"pages-{size}.json"))
+                    text_check = (bench.WRAPPER, text_same(served_text(bench.CHECKER, pages, events_file)))
                 runs = chunk_contenders(bench.CHECKER, kubeconfigs, env, json_counts(expected, bench.counts_of),
                                         chunks, connections, text_check)
                 loads = {c.key: [] for c in runs}

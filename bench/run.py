@@ -462,21 +462,13 @@ def run_live(size, cache, excluded, work, have_wrapper, compare, reps):
                live.Server(pods_file, events_file, kubeconfigs["exec"], tls_exec=True)]
     try:
         kubeconfigs["token"] = live.token_kubeconfig(kubeconfigs["exec"], os.path.join(work, f"kubeconfig-{size}-token"))
-        env = {key: value for key, value in os.environ.items()
-               if not key.startswith("KWOK_VERIFY_PODS_") and key != "GITHUB_STEP_SUMMARY"}
-        home = os.path.join(work, "home")
-        os.makedirs(home, exist_ok=True)
-        env.update(HOME=home, KUBECACHEDIR=os.path.join(work, "kube-cache"), KWOK_VERIFY_PODS_DEADLINE="0",
-                   NO_COLOR="1", TMPDIR=work)
+        env = dict(live.driver_env(work), KWOK_VERIFY_PODS_DEADLINE="0")
         report_program = os.path.join(work, "report.jq")
         with open(report_program, "wb") as f:
             f.write(subprocess.run([CHECKER, "programs", "report"], check=True, capture_output=True).stdout)
         jq_argv = jq_command("report", report_program, {"EXCLUDED_NAMESPACES": ",".join(excluded)})
         pages = live.download_pages(kubeconfigs["plain"], env, os.path.join(work, f"pages-{size}.json"))
-        # The raw drivers name the resourceVersion the server served (a -o json
-        # List has none): their text is the offline checker's on those pages.
-        served_text = subprocess.run([CHECKER, "check", "--snapshot", pages, "--events", events_file],
-                                     capture_output=True, env=dict(os.environ, NO_COLOR="1")).stdout
+        served_text = live.served_text(CHECKER, pages, events_file)
         wrappers = (WRAPPER, live.ojson_wrapper(cache)) if have_wrapper else None
         runs = [live.Live("checker offline", "checker offline (`--snapshot F --events E`), same pods",
                           [CHECKER, "check", "--snapshot", pods_file, "--events", events_file, "--format", "json"],

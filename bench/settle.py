@@ -51,6 +51,7 @@ import sys
 import tempfile
 import time
 
+import live
 import run as bench
 
 SERVER = os.path.join(bench.ROOT, "target", "release", "replay-server")
@@ -173,14 +174,6 @@ class Replay:
         self.proc.wait()
 
 
-def checker_env(work):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("KWOK_VERIFY_PODS_") and k != "GITHUB_STEP_SUMMARY"}
-    env.update(HOME=os.path.join(work, "home"), KUBECACHEDIR=os.path.join(work, "kube-cache"), NO_COLOR="1",
-               TMPDIR=work)
-    os.makedirs(env["HOME"], exist_ok=True)
-    return env
-
-
 def run_checker(server, watch, env):
     """(exit code, result object, wall clock at exit)."""
     argv = [bench.CHECKER, "check", "--kubeconfig", server.kubeconfig, "--format", "json",
@@ -228,7 +221,7 @@ def latency(size, cache, work, reps, seed):
     draws = random.Random(seed)
     bind_ms = [BIND_FROM_MS + draws.randrange(BIND_SPAN_MS) for _ in range(reps)]
     runs = {"watch": [], "poll": []}
-    env = checker_env(work)
+    env = live.driver_env(work)
     for rep, bind in enumerate(bind_ms):
         for mode in ("watch", "poll") if rep % 2 == 0 else ("poll", "watch"):
             server = Replay(work, [paths["waiting"], paths["bound"]], events_file, every_ms=bind)
@@ -260,7 +253,7 @@ def load_run(size, cache, work, reps):
     paths, events_file = states(size, cache)
     expected = offline_counts(paths["waiting"], events_file)
     results = {}
-    env = checker_env(work)
+    env = live.driver_env(work)
     for rep in range(reps):
         for mode in ("watch", "poll"):
             server = Replay(work, [paths["waiting"]], events_file)
