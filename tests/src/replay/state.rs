@@ -71,14 +71,8 @@ impl State {
     }
 
     /// This state's pods as one `List` document, the shape `kubectl get pods
-    /// -A -o json` prints (for offline checks of the same data): its
-    /// resourceVersion is "", as kubectl's.
-    pub fn pods_document(&self) -> Value {
-        self.pods_document_at("")
-    }
-
-    /// This state's pods as one list at `version` (`pods_document` but the
-    /// version): the list the replay server serves, as the result names it.
+    /// -A -o json` prints, at `version` ("" is kubectl's, none): with the
+    /// version the replay server serves, the list as the result names it.
     pub fn pods_document_at(&self, version: &str) -> Value {
         let mut doc = list_document("Pod", &self.pods);
         doc["metadata"]["resourceVersion"] = version.into();
