@@ -5,6 +5,8 @@ CARGO ?= cargo
 # Where cargo builds: CARGO_TARGET_DIR when set (cargo's own rule), else target/.
 TARGET_DIR := $(or $(CARGO_TARGET_DIR),target)
 RELEASE_BIN := $(TARGET_DIR)/release
+# The tests' profile (Cargo.toml: release code without LTO); users get release.
+TEST_PROFILE := --profile testing
 DEMO_SNAPSHOT ?= samples/pods.json
 DEMO_EVENTS ?= samples/events.json
 
@@ -20,13 +22,13 @@ demo: ## check the bundled sample snapshot (a red KWOK run) and show the verdict
 tools: ## install the real tools the tests run (jq, shellcheck, kubectl, PyPI jq) when missing
 	@./hack/install-test-tools.sh
 
-build:
-	$(CARGO) build --release --workspace --all-targets
+build: ## build every binary and test of the workspace in the tests' profile
+	$(CARGO) build $(TEST_PROFILE) --workspace --all-targets
 
-test: tools build ## every test: unit, CLI, lint, generated/ freshness, shellcheck, parity, live, race, install
-	$(CARGO) test --release --workspace
-	$(MAKE) --no-print-directory check-generated
-	shellcheck generated/*.sh hack/*.sh
+# generated/ freshness and shellcheck of generated/ run as tests
+# (scriptgen/tests/check.rs, shellcheck.rs); hack/ is linted by `make lint`.
+test: tools build ## every test: unit, CLI, golden, generated/ freshness, shellcheck, parity, live, race, install
+	$(CARGO) test $(TEST_PROFILE) --workspace
 	./hack/install-check.sh $(TARGET_DIR)
 
 # The inner loop: every test target but the slow ones, from the same build
@@ -36,25 +38,24 @@ TEST_TARGETS := $(sort $(basename $(notdir $(wildcard cli/tests/*.rs scriptgen/t
 QUICK_TESTS := $(filter-out $(SLOW_TESTS),$(TEST_TARGETS))
 
 test-quick: tools build ## every test but race.rs (~30 s): unit, CLI, golden, parity, live, faults
-	$(CARGO) test --release --workspace --lib --bins $(addprefix --test ,$(QUICK_TESTS))
-	$(MAKE) --no-print-directory check-generated
+	$(CARGO) test $(TEST_PROFILE) --workspace --lib --bins $(addprefix --test ,$(QUICK_TESTS))
 
 install-check: build ## cargo install --path cli into a temporary root; run verify-pods and kubectl verify-pods from there
 	./hack/install-check.sh $(TARGET_DIR)
 
 generate: ## rewrite generated/ from the canonical programs and templates
-	$(CARGO) run --release --quiet -p scriptgen -- write
+	$(CARGO) run $(TEST_PROFILE) --quiet -p scriptgen -- write
 
 check-generated: ## fail with a diff when generated/ is stale
-	$(CARGO) run --release --quiet -p scriptgen -- check
+	$(CARGO) run $(TEST_PROFILE) --quiet -p scriptgen -- check
 
 lint: ## cargo fmt, clippy -D warnings, shellcheck
 	$(CARGO) fmt --all -- --check
-	$(CARGO) clippy --release --workspace --all-targets -- -D warnings
+	$(CARGO) clippy $(TEST_PROFILE) --workspace --all-targets -- -D warnings
 	shellcheck generated/*.sh hack/*.sh
 
 bless: ## rewrite the golden files of tests/corpus from the checker's output (review the diff!)
-	VERIFY_PODS_BLESS=1 $(CARGO) test --release -p verify-pods-tests --test golden
+	VERIFY_PODS_BLESS=1 $(CARGO) test $(TEST_PROFILE) -p verify-pods-tests --test golden
 
 bench: ## measure checker, jq, generated bash, post-fix bash and cat on synthetic snapshots (BIG=1 adds 150k); then watch vs polling (bench/settle.py)
 	$(CARGO) build --release --workspace

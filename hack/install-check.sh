@@ -6,8 +6,10 @@
 #
 #   hack/install-check.sh TARGET_DIR
 #
-# TARGET_DIR is the workspace's target directory: installing from it reuses
-# what `make build` compiled instead of building everything again.
+# TARGET_DIR is the workspace's target directory: installing from it in the
+# tests' profile (`testing`) reuses what `make build` compiled instead of
+# building everything again with LTO; what is checked here is the install
+# itself (the binaries, their names on PATH, the version), not the profile.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target_dir=${1:?usage: hack/install-check.sh TARGET_DIR}
@@ -20,7 +22,7 @@ fail() {
   exit 1
 }
 
-cargo install --quiet --locked --offline --path cli --root "$root" --target-dir "$target_dir"
+cargo install --quiet --locked --offline --profile testing --path cli --root "$root" --target-dir "$target_dir"
 export PATH="$root/bin:$PATH"
 
 for tool in verify-pods kubectl-verify_pods; do

@@ -35,7 +35,7 @@ pub fn profile_dir() -> PathBuf {
 
 /// A workspace binary (`verify-pods`) of the running test's profile. Tests
 /// never run cargo: `make test` and `make test-quick` build the workspace
-/// once before any test runs (`cargo build --release --workspace`), and a
+/// once before any test runs (`cargo build --profile testing --workspace`), and a
 /// binary older than a source it is built from fails the test, so a stale
 /// one is never measured. (Cargo builds only the tested package's own
 /// binaries for its integration tests: `CARGO_BIN_EXE_*` serves those.)
@@ -46,7 +46,7 @@ pub fn binary(name: &str) -> PathBuf {
         .unwrap_or_else(|e| panic!("{}: {e}: run `make build` first", path.display()));
     if let Some(newer) = newest_source().filter(|(modified, _)| *modified > built) {
         panic!(
-            "{} is older than {}: run `make build` (cargo build --release --workspace)",
+            "{} is older than {}: run `make build` (cargo build --profile testing --workspace)",
             path.display(),
             newer.1.display()
         );
