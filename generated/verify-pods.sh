@@ -58,6 +58,7 @@ verify_pods() {
   #   KWOK_VERIFY_PODS_INTERVAL (5, >= 1): seconds between attempts; 0 would hammer the API server
   #   KWOK_VERIFY_PODS_KUBECTL_TIMEOUT (120, >= 1): kill a kubectl call after this many seconds (one get pods of 150k pods takes about a minute); 0 would kill every call
   #   KWOK_VERIFY_PODS_CHUNK_SIZE (0, >= 0): objects per page of the raw pods and events lists; 0 = one request for the whole list (measured the fastest and leanest: see README, Chunk size)
+  #   KWOK_VERIFY_PODS_LIST_LIMIT (10, >= 0): the text, annotations and step summary list at most this many groups of pods by cause, pods per group and nodes (a digest of at most ~300 lines at any cluster size; the JSON keeps every pod); 0 = list every pod and node
   #   KWOK_VERIFY_PODS_ARTIFACT_DIR: on failure, save pods.json, events.json, report.json here; empty = unset
   #   GITHUB_STEP_SUMMARY: GitHub Actions: append summary.jq's Markdown to the file it names; empty = unset
   #
@@ -208,12 +209,63 @@ def verdict_message:
   end;
 def unscheduled_heading: "Unscheduled pods (\(.unscheduled))";
 def failed_heading: "Failed pods (\(.failed))";
-def events_heading: "FailedScheduling events for the unscheduled pods (\(.events | length), newest first)";
+# The events shown (events.jq keeps the newest 50) of how many matched.
+def events_heading:
+  "FailedScheduling events for the unscheduled pods (\(.events | length) of \(.events_matched // (.events | length)), newest first)";
 def events_missing_note:
   if .events == null then "FailedScheduling events: not collected"
   else "FailedScheduling events: none for the unscheduled pods"
   end;
 
+
+# ---- The digest (issue 23). $n is the list limit (--list-limit): how many
+# groups, pods of a group and nodes the text, the annotations and the step
+# summary list; 0 lists every pod as one line, as before the digest. The
+# groups are result.jq's (largest first); their pods are looked up in the
+# snapshot's order, so "the first N" is the same in every output.
+
+# "1 pod", "12 pods".
+def pods_count: if . == 1 then "1 pod" else "\(.) pods" end;
+# The cause of a group of unscheduled pods: the scheduler's reason and
+# message through f, or, for the pods without a PodScheduled=False
+# condition, words that say so.
+def no_scheduler_condition: "no scheduler condition";
+def unscheduled_cause(f):
+  if .reason == null and .message == null then no_scheduler_condition
+  else parts_joined(f; [.reason, .message]) end;
+# The cause of a group of failed pods: its reason, and the message when
+# every pod of it has the same one.
+def failed_cause(f): parts_joined(f; [.reason, .message]);
+# Input: a result. The first $n pods of one of its groups, in the snapshot's order.
+def unscheduled_members($group; $n):
+  [.unscheduled_pods[] | select(.reason == $group.reason and .message == $group.message)] | .[:$n];
+def failed_members($group; $n):
+  [.failed_pods[] | select(.reason == $group.reason)] | .[:$n];
+# What a list of $shown of $count leaves out; "" when nothing.
+def and_more($count; $shown):
+  if $count > $shown then "… and \($count - $shown) more" else "" end;
+# Input: groups. What showing the first $n leaves out; "" when nothing.
+def groups_left($n):
+  .[$n:] as $left
+  | if $left == [] then ""
+    else "… and \($left | length) more \(if ($left | length) == 1 then "group" else "groups" end)"
+         + " (\($left | map(.count) | add | pods_count))"
+    end;
+# Input: a result. The figures of the distribution summary: the nodes
+# (`<none>` is no node), min / median (the lower one of an even count) /
+# max pods per node, the pods on no node, and the nodes by pods, most first
+# (ties by name).
+def node_figures:
+  [.distribution[] | select(.node != "<none>")] as $nodes
+  | ($nodes | map(.pods) | sort) as $counts
+  | { nodes: ($nodes | length),
+      min: $counts[0],
+      median: $counts[($counts | length) - 1 | . / 2 | floor],
+      max: $counts[-1],
+      none: ([.distribution[] | select(.node == "<none>") | .pods] | add // 0),
+      most: ($nodes | sort_by([0 - .pods, .node])) };
+def node_summary:
+  "\(.nodes) nodes, pods per node: min \(.min), median \(.median), max \(.max); <none>: \(.none)";
 
 # Input: the documents of one list, as `jq -s` reads them: one List
 # (`kubectl get pods -A -o json`), or the raw pages of a paged list
@@ -380,7 +432,8 @@ VERIFY_PODS_DECISION_JQ
 #            shapes may be mixed in one list).
 # Variables: $report  the report of report.jq, slurped (`--slurpfile report FILE`),
 #                     so the report itself is $report[0].
-# Output:    an array of at most 50 events, newest first. An event matches when
+# Output:    {matched: how many events matched, events: the newest 50 of them,
+#            newest first}. An event matches when
 #            the pod it is about (core/v1 `involvedObject`, events.k8s.io `regarding`)
 #            is one of the unscheduled pods: same namespace and name, and same uid
 #            when both sides carry one. Events of pods that have since been bound,
@@ -507,8 +560,7 @@ def instant:
         message: (.message // .note // "" | canon)
       } ]
 | sort_by([(.last_seen | instant), .namespace, .pod, .message])
-| reverse
-| .[:50]
+| {matched: length, events: (reverse | .[:50])}
 VERIFY_PODS_EVENTS_JQ
     events_program=$lib_program$events_program
     local result_program
@@ -519,12 +571,35 @@ VERIFY_PODS_EVENTS_JQ
 #            the verdict was decided at).
 # Variables: $attempts        snapshots taken (number)
 #            $waited_seconds  wall-clock seconds spent settling (number)
-#            $events          slurped output of events.jq: [events], or [] when
-#                             no events were collected (then `events` is null).
+#            $events          slurped output of events.jq: [{matched, events}],
+#                             or [] when no events were collected (then
+#                             `events` and `events_matched` are null).
+#
+# The groups (issue 23): the unscheduled pods grouped by the (reason,
+# message) of their PodScheduled=False condition (both null for a pod
+# without one: a group of its own), the failed pods by report.jq's reason
+# (with the message their pods share, else null). Each group is {reason,
+# message, count}; largest first, ties by reason then message in jq's order.
+# Every pod stays in unscheduled_pods and failed_pods; the text, annotations
+# and step summary list the first pods of each group from there.
+
+def by_count: sort_by([0 - .count, .reason, .message]);
+
 . + {
+  unscheduled_groups:
+    (.unscheduled_pods | group_by([.reason, .message])
+     | map({reason: .[0].reason, message: .[0].message, count: length}) | by_count),
+  failed_groups:
+    (.failed_pods | group_by(.reason)
+     | map(.[0].message as $message
+           | {reason: .[0].reason,
+              message: (if all(.[]; .message == $message) then $message else null end),
+              count: length})
+     | by_count),
   attempts: $attempts,
   waited_seconds: $waited_seconds,
-  events: ($events[0] // null)
+  events: $events[0].events,
+  events_matched: $events[0].matched
 }
 VERIFY_PODS_RESULT_JQ
     local render_program
@@ -532,6 +607,9 @@ VERIFY_PODS_RESULT_JQ
 # render.jq: the human text of a result, as lines "LEVEL<TAB>TEXT".
 #
 # Input:  the result of result.jq. Output: raw strings (`jq -r`).
+# Variables: $list_limit  the list limit (number): with N > 0 the text is a
+#            digest of a bounded number of lines (at most N groups of at most
+#            N pods each, at most N nodes); 0 lists every pod and node.
 # LEVEL is info, warn or error; the bash function hands TEXT to log_LEVEL and
 # the checker prints TEXT. Every word a user reads comes from here.
 
@@ -547,6 +625,11 @@ def pod_ref: "\(.namespace)/\(.name)";
 # them one line: trim_end treats a hidden control as blank, as one_line
 # would make it a space).
 def pod_line($parts): "  \(pod_ref)" + (parts_joined(trim_end; $parts) | if . == "" then "" else ": " + . end);
+# The pods listed under a group of $count, then what is left out.
+# Each pod's message only when the group has none of its own ($messages).
+def group_pods($members; $count; $messages):
+  ($members[] | "  " + pod_line(if $messages then [.message] else [] end) | line("error")),
+  (and_more($count; $members | length) | select(. != "") | "    \(.)" | line("error"));
 
 # The status line names the resourceVersion its counts were read at (the
 # verdict's state: the list's, or the watch's after the last event applied),
@@ -558,15 +641,30 @@ def pod_line($parts): "  \(pod_ref)" + (parts_joined(trim_end; $parts) | if . ==
  + (if .resource_version == null then "" else " at resourceVersion \(.resource_version)" end)
  | line("info"))
 ,
-(if (.distribution | length) > 0 then
+(if (.distribution | length) == 0 then empty
+ elif $list_limit > 0 and (node_figures | .nodes > $list_limit) then
+   # More nodes than the limit: one summary line, then the N busiest.
+   (node_figures
+    | ("Pod distribution by node: \(node_summary); the \($list_limit) with the most pods:" | line("info")),
+      (.most[:$list_limit][] | "  \(.node): \(.pods)" | line("info")))
+ else
    ("Pod distribution by node:" | line("info")),
    (.distribution[] | "  \(.node): \(.pods)" | line("info"))
- else empty end)
+ end)
 ,
 (if .unscheduled > 0 then
    ("\(unscheduled_heading):" | line("error")),
-   # The scheduler's reason and message (PodScheduled=False), when it gave one.
-   (.unscheduled_pods[] | pod_line([.reason, .message]) | line("error")),
+   (if $list_limit == 0 then
+      # The scheduler's reason and message (PodScheduled=False), when it gave one.
+      (.unscheduled_pods[] | pod_line([.reason, .message]) | line("error"))
+    else
+      # The digest: a line per cause, then its first pods.
+      . as $result
+      | (.unscheduled_groups[:$list_limit][]
+         | ("  \(.count | pods_count): \(unscheduled_cause(trim_end))" | line("error")),
+           (. as $group | group_pods($result | unscheduled_members($group; $list_limit); .count; false))),
+        (.unscheduled_groups | groups_left($list_limit) | select(. != "") | "  \(.)" | line("error"))
+    end),
    (if (.events | length) == 0 then
       (events_missing_note | line("warn"))
     else
@@ -577,7 +675,17 @@ def pod_line($parts): "  \(pod_ref)" + (parts_joined(trim_end; $parts) | if . ==
 ,
 (if .failed > 0 then
    ("\(failed_heading):" | line("error")),
-   (.failed_pods[] | pod_line([.reason, .message]) | line("error"))
+   (if $list_limit == 0 then
+      (.failed_pods[] | pod_line([.reason, .message]) | line("error"))
+    else
+      . as $result
+      | (.failed_groups[:$list_limit][]
+         | ("  \(.count | pods_count): \(failed_cause(trim_end))" | line("error")),
+           # The pods of a group whose messages differ each say theirs.
+           (. as $group
+            | group_pods($result | failed_members($group; $list_limit); .count; .message == null))),
+        (.failed_groups | groups_left($list_limit) | select(. != "") | "  \(.)" | line("error"))
+    end)
  else empty end)
 ,
 ((if .verdict == "pass" then "info" elif .verdict == "empty" then "warn" else "error" end) as $level
@@ -600,12 +708,19 @@ VERIFY_PODS_PROGRESS_JQ
     IFS= read -r -d '' summary_program <<'VERIFY_PODS_SUMMARY_JQ' || true
 # summary.jq: the Markdown step summary of a result, for $GITHUB_STEP_SUMMARY.
 #
-# Input:  the result of result.jq. No variables. Output: raw lines (`jq -r`),
-#         appended as they are to the summary file; the last one is blank so
-#         that summaries appended one after the other stay apart.
+# Input:  the result of result.jq. Output: raw lines (`jq -r`), appended as
+#         they are to the summary file; the last one is blank so that
+#         summaries appended one after the other stay apart.
+# Variables: $list_limit  the list limit (number): with N > 0 the pods are
+#         the text's digest, a row per group of pods by cause (at most N)
+#         naming its first N pods; 0, a row per pod.
 # Sections: a heading with the verdict, the counts table, then for a failure
 # the unscheduled pods with the scheduler's reason, their FailedScheduling
-# events and the failed pods.
+# events and the failed pods; last, when pods were left out, a line saying
+# how many and where every pod is.
+#
+# GitHub refuses a step summary over 1 MiB (and shows none of it): whatever
+# the limit, the lines stop before 1 MiB with a line that says so.
 
 # Shared definitions (text, hidden_control, verdict_message, the headings)
 # come from lib.jq, which the drivers put in front of this file.
@@ -628,6 +743,10 @@ def table($header; $align; $rows):
   reduce $align[] as $a ("|"; . + " \($a) |"),
   ($rows[] | row(.));
 
+# Where every pod is when a summary names only some.
+def full_lists_note:
+  "Every pod is in `verify-pods check --format json` and in report.json of the artifact directory (`--save-dir`).";
+
 def events_section:
   if (.events | length) == 0 then
     events_missing_note, ""
@@ -639,28 +758,89 @@ def events_section:
     ""
   end;
 
-"### verify-pods: \(verdict_message)",
-"",
-table(["Total", "Running", "Pending", "Unscheduled", "Failed", "Succeeded", "Other", "Attempts", "Waited"];
-      ["---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:"];
-      [[.total, .running, .pending, .unscheduled, .failed, .succeeded, .other, .attempts, "\(.waited_seconds)s"]]),
-"",
-(if .unscheduled > 0 then
-   "#### \(unscheduled_heading)",
-   "",
-   # The scheduler's reason and message (PodScheduled=False); empty without one.
-   table(["Namespace", "Pod", "Reason", "Message"]; ["---", "---", "---", "---"];
-         [.unscheduled_pods[] | [.namespace, .name, .reason // "", .message // ""]]),
-   "",
-   events_section
- else empty end),
-(if .failed > 0 then
-   "#### \(failed_heading)",
-   "",
-   table(["Namespace", "Pod", "Reason", "Message"]; ["---", "---", "---", "---"];
-         [.failed_pods[] | [.namespace, .name, .reason, .message]]),
-   ""
- else empty end)
+def pod_ref: "\(.namespace | text)/\(.name | text)";
+# A group's first pods, in one cell: "ns/a, ns/b … and 3 more", each with
+# its own message when the group has none.
+def members_cell($members; $count; $messages):
+  reduce ($members[] | pod_ref + (if $messages and (.message | trim_end) != "" then ": " + (.message | trim_end) else "" end)) as $p
+    (""; if . == "" then $p else . + ", " + $p end)
+  + (and_more($count; $members | length) | if . == "" then "" else " " + . end);
+def groups_line: groups_left($list_limit) | select(. != "") | ., "";
+# How many pods of $groups the digest names.
+def named($groups): [$groups[:$list_limit][] | if .count < $list_limit then .count else $list_limit end] | add // 0;
+
+# Every line but the closing blank one, before the 1 MiB guard.
+def summary_lines:
+  "### verify-pods: \(verdict_message)",
+  "",
+  table(["Total", "Running", "Pending", "Unscheduled", "Failed", "Succeeded", "Other", "Attempts", "Waited"];
+        ["---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:"];
+        [[.total, .running, .pending, .unscheduled, .failed, .succeeded, .other, .attempts, "\(.waited_seconds)s"]]),
+  "",
+  (if .unscheduled > 0 then
+     "#### \(unscheduled_heading)",
+     "",
+     (if $list_limit == 0 then
+        # The scheduler's reason and message (PodScheduled=False); empty without one.
+        table(["Namespace", "Pod", "Reason", "Message"]; ["---", "---", "---", "---"];
+              [.unscheduled_pods[] | [.namespace, .name, .reason // "", .message // ""]])
+      else
+        . as $result
+        | table(["Pods", "Reason", "Message", "First pods"]; ["---:", "---", "---", "---"];
+                [.unscheduled_groups[:$list_limit][] | . as $group
+                 | [.count,
+                    (if .reason == null and .message == null then no_scheduler_condition else .reason // "" end),
+                    .message // "",
+                    members_cell($result | unscheduled_members($group; $list_limit); .count; false)]])
+      end),
+     "",
+     (if $list_limit == 0 then empty else .unscheduled_groups | groups_line end),
+     events_section
+   else empty end),
+  (if .failed > 0 then
+     "#### \(failed_heading)",
+     "",
+     (if $list_limit == 0 then
+        table(["Namespace", "Pod", "Reason", "Message"]; ["---", "---", "---", "---"];
+              [.failed_pods[] | [.namespace, .name, .reason, .message]])
+      else
+        . as $result
+        | table(["Pods", "Reason", "Message", "First pods"]; ["---:", "---", "---", "---"];
+                [.failed_groups[:$list_limit][] | . as $group
+                 | [.count, .reason, .message // "",
+                    members_cell($result | failed_members($group; $list_limit); .count; .message == null)]])
+      end),
+     "",
+     (if $list_limit == 0 then empty else .failed_groups | groups_line end)
+   else empty end),
+  # What the digest left out, and where every pod is.
+  (if $list_limit == 0 then empty
+   else
+     (.unscheduled - named(.unscheduled_groups)) as $unscheduled
+     | (.failed - named(.failed_groups)) as $failed
+     | if $unscheduled + $failed == 0 then empty
+       else
+         "Not named here: \($unscheduled) of \(.unscheduled) unscheduled and \($failed) of \(.failed) failed pods"
+         + " (list limit \($list_limit)). \(full_lists_note)",
+         ""
+       end
+   end);
+
+# The 1 MiB guard: the lines while they fit, with room for the last line.
+1048576 as $most
+| [summary_lines] as $lines
+| if ($lines | map(utf8bytelength + 1) | add) + 1 <= $most then $lines[], ""
+  else
+    # How many lines fit: [bytes so far, lines kept]; once one does not,
+    # the bytes are set to the most and no later line fits.
+    (reduce ($lines[] | utf8bytelength + 1) as $size ([0, 0];
+       if .[0] + $size > $most - 4096 then [$most, .[1]] else [.[0] + $size, .[1] + 1] end)
+     | .[1]) as $kept
+    | $lines[:$kept][],
+    "",
+    "The step summary stops here: GitHub shows at most 1 MiB. \(full_lists_note)",
+    ""
+  end
 VERIFY_PODS_SUMMARY_JQ
     summary_program=$lib_program$summary_program
 
@@ -887,9 +1067,9 @@ VERIFY_PODS_PAGE_HEAD_JQ
     verify_pods__run_decision() { verify_pods__jq -r "$decision_program"; }
     verify_pods__run_events() { verify_pods__jq -c --slurp --slurpfile report "$1" "$events_program"; }
     verify_pods__run_result() { verify_pods__jq -c --argjson attempts "$1" --argjson waited_seconds "$2" --slurpfile events "$3" "$result_program"; }
-    verify_pods__run_render() { verify_pods__jq -r "$render_program"; }
+    verify_pods__run_render() { verify_pods__jq -r --argjson list_limit "$1" "$render_program"; }
     verify_pods__run_progress() { verify_pods__jq -r --argjson attempts "$1" --argjson waited_seconds "$2" --argjson deadline_seconds "$3" "$progress_program"; }
-    verify_pods__run_summary() { verify_pods__jq -r "$summary_program"; }
+    verify_pods__run_summary() { verify_pods__jq -r --argjson list_limit "$1" "$summary_program"; }
 
     # "LEVEL<TAB>TEXT" lines on stdin (render.jq, progress.jq) → log_LEVEL
     # TEXT. A line that cannot be printed (stdout on a full disk) fails it:
@@ -923,13 +1103,14 @@ VERIFY_PODS_PAGE_HEAD_JQ
     # contract's knobs (variable, environment variable, default, minimum,
     # most significant digits) and in its words: ASCII digits only, base 10
     # (010 is ten), a limit on the digits (bash arithmetic is 64-bit), a minimum.
-    local deadline=0 interval=0 kubectl_timeout=0 chunk_size=0
+    local deadline=0 interval=0 kubectl_timeout=0 chunk_size=0 list_limit=0
     local setting name named default minimum max_digits unit text value digits
     for setting in \
       "deadline KWOK_VERIFY_PODS_DEADLINE 60 0 18 seconds" \
       "interval KWOK_VERIFY_PODS_INTERVAL 5 1 18 seconds" \
       "kubectl_timeout KWOK_VERIFY_PODS_KUBECTL_TIMEOUT 120 1 18 seconds" \
-      "chunk_size KWOK_VERIFY_PODS_CHUNK_SIZE 0 0 9 objects"; do
+      "chunk_size KWOK_VERIFY_PODS_CHUNK_SIZE 0 0 9 objects" \
+      "list_limit KWOK_VERIFY_PODS_LIST_LIMIT 10 0 9 entries"; do
       read -r name named default minimum max_digits unit <<<"$setting"
       text=${!named-$default}
       # One line whatever the value holds, as the checker shows it.
@@ -1106,7 +1287,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
         fi
       done
     fi
-    if ! verify_pods__run_render <"$result_file" >"$lines_file"; then
+    if ! verify_pods__run_render "$list_limit" <"$result_file" >"$lines_file"; then
       local program=render.jq why=$jq_error
       verify_pods__error 2 "%s: %s" "$program" "$why" || return
     fi
@@ -1117,7 +1298,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
       local env=GITHUB_STEP_SUMMARY file=$GITHUB_STEP_SUMMARY
       jq_error=
       # stderr first: bash's own words when the file cannot be opened.
-      if ! verify_pods__run_summary <"$result_file" 2>"$stderr_file" >>"$file"; then
+      if ! verify_pods__run_summary "$list_limit" <"$result_file" 2>"$stderr_file" >>"$file"; then
         why=$jq_error
         if [[ -z $why ]]; then
           verify_pods__last_stderr_line

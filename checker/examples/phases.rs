@@ -50,7 +50,9 @@ fn main() {
     let result = engine.result(&report, 1, 0, matched).unwrap();
     let started = Instant::now();
     for _ in 0..times("render") {
-        engine.render(&result).unwrap();
+        engine
+            .render(&result, checker::options::LIST_LIMIT.default)
+            .unwrap();
     }
     eprintln!("render {:?}", started.elapsed() / times("render"));
 }

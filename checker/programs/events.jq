@@ -6,7 +6,8 @@
 #            shapes may be mixed in one list).
 # Variables: $report  the report of report.jq, slurped (`--slurpfile report FILE`),
 #                     so the report itself is $report[0].
-# Output:    an array of at most 50 events, newest first. An event matches when
+# Output:    {matched: how many events matched, events: the newest 50 of them,
+#            newest first}. An event matches when
 #            the pod it is about (core/v1 `involvedObject`, events.k8s.io `regarding`)
 #            is one of the unscheduled pods: same namespace and name, and same uid
 #            when both sides carry one. Events of pods that have since been bound,
@@ -133,5 +134,4 @@ def instant:
         message: (.message // .note // "" | canon)
       } ]
 | sort_by([(.last_seen | instant), .namespace, .pod, .message])
-| reverse
-| .[:50]
+| {matched: length, events: (reverse | .[:50])}

@@ -1,11 +1,14 @@
 # github.jq: GitHub Actions workflow commands (annotations) for a result.
 #
-# Input:  the result of result.jq. No variables. Output: raw lines (`jq -r`),
-#         each one workflow command `::LEVEL title=TITLE::MESSAGE`.
+# Input:  the result of result.jq. Output: raw lines (`jq -r`), each one
+#         workflow command `::LEVEL title=TITLE::MESSAGE`.
+# Variables: $list_limit  the list limit (number): with N > 0 an error per
+#         group of pods by cause (result.jq's groups) naming its first N
+#         pods; 0, an error per pod.
 # Nothing for a pass. For an empty cluster one warning. For a failure: first
 # the verdict (GitHub keeps at most 10 error annotations per step, so the
-# verdict comes first and never gets dropped), then one error per unscheduled
-# or failed pod, at most 9, then a warning saying how many were left out.
+# verdict comes first and never gets dropped), then at most 9 errors (groups,
+# or pods with a limit of 0), then one warning saying how many were left out.
 #
 # Escaping as GitHub documents it (actions/toolkit, command.ts): in messages
 # `%` -> %25, CR -> %0D, LF -> %0A; in properties also `:` -> %3A, `,` -> %2C.
@@ -62,6 +65,28 @@ def pod_annotations:
   | [ (.unscheduled_pods[] | command("error"; "Unscheduled pod \(pod_ref)"; unscheduled_message($events))),
       (.failed_pods[] | command("error"; "Failed pod \(pod_ref)"; failed_message)) ];
 
+# A group's message: its cause, then its first pods (with their own message
+# when the group has none) and what is left out.
+def group_message($cause; $members; $count; $messages):
+  lines_of([$cause]
+           + [$members[] | pod_ref + (if $messages and (.message | trim_lines) != "" then ": " + (.message | trim_lines) else "" end)]
+           + [and_more($count; $members | length) | select(. != "")]);
+
+# The annotations of the first $shown groups, unscheduled ones first.
+def group_annotations($shown):
+  . as $result
+  | ([.unscheduled_groups[] | {unscheduled: true, group: .}] + [.failed_groups[] | {unscheduled: false, group: .}])[:$shown][]
+  | .group as $group
+  | if .unscheduled then
+      command("error"; "\($group.count) unscheduled \(if $group.count == 1 then "pod" else "pods" end)";
+              group_message($group | unscheduled_cause(trim_lines);
+                            $result | unscheduled_members($group; $list_limit); $group.count; false))
+    else
+      command("error"; "\($group.count) failed \(if $group.count == 1 then "pod" else "pods" end)";
+              group_message($group | failed_cause(trim_lines);
+                            $result | failed_members($group; $list_limit); $group.count; $group.message == null))
+    end;
+
 if .verdict == "pass" then
   empty
 elif .verdict == "empty" then
@@ -69,9 +94,18 @@ elif .verdict == "empty" then
 else
   command("error"; "verify-pods";
           "\(verdict_message) (attempts=\(.attempts), waited=\(.waited_seconds)s)"),
-  (pod_annotations as $pods
-   | ($pods[:9][]),
-     (if ($pods | length) > 9 then
-        command("warning"; "More failing pods"; "\(($pods | length) - 9) more unscheduled or failed pods are not annotated; the job log lists them all")
-      else empty end))
+  (if $list_limit == 0 then
+     pod_annotations as $pods
+     | ($pods[:9][]),
+       (if ($pods | length) > 9 then
+          command("warning"; "More failing pods"; "\(($pods | length) - 9) more unscheduled or failed pods are not annotated; the job log lists them all")
+        else empty end)
+   else
+     # At most 9 groups (building one looks its pods up: only those shown).
+     ((.unscheduled_groups | length) + (.failed_groups | length)) as $groups
+     | group_annotations(9),
+       (if $groups > 9 then
+          command("warning"; "More failing pods"; "\($groups - 9) more groups of unscheduled or failed pods are not annotated; the job log has the digest, `--format json` every pod")
+        else empty end)
+   end)
 end

@@ -100,12 +100,63 @@ def verdict_message:
   end;
 def unscheduled_heading: "Unscheduled pods (\(.unscheduled))";
 def failed_heading: "Failed pods (\(.failed))";
-def events_heading: "FailedScheduling events for the unscheduled pods (\(.events | length), newest first)";
+# The events shown (events.jq keeps the newest 50) of how many matched.
+def events_heading:
+  "FailedScheduling events for the unscheduled pods (\(.events | length) of \(.events_matched // (.events | length)), newest first)";
 def events_missing_note:
   if .events == null then "FailedScheduling events: not collected"
   else "FailedScheduling events: none for the unscheduled pods"
   end;
 
+
+# ---- The digest (issue 23). $n is the list limit (--list-limit): how many
+# groups, pods of a group and nodes the text, the annotations and the step
+# summary list; 0 lists every pod as one line, as before the digest. The
+# groups are result.jq's (largest first); their pods are looked up in the
+# snapshot's order, so "the first N" is the same in every output.
+
+# "1 pod", "12 pods".
+def pods_count: if . == 1 then "1 pod" else "\(.) pods" end;
+# The cause of a group of unscheduled pods: the scheduler's reason and
+# message through f, or, for the pods without a PodScheduled=False
+# condition, words that say so.
+def no_scheduler_condition: "no scheduler condition";
+def unscheduled_cause(f):
+  if .reason == null and .message == null then no_scheduler_condition
+  else parts_joined(f; [.reason, .message]) end;
+# The cause of a group of failed pods: its reason, and the message when
+# every pod of it has the same one.
+def failed_cause(f): parts_joined(f; [.reason, .message]);
+# Input: a result. The first $n pods of one of its groups, in the snapshot's order.
+def unscheduled_members($group; $n):
+  [.unscheduled_pods[] | select(.reason == $group.reason and .message == $group.message)] | .[:$n];
+def failed_members($group; $n):
+  [.failed_pods[] | select(.reason == $group.reason)] | .[:$n];
+# What a list of $shown of $count leaves out; "" when nothing.
+def and_more($count; $shown):
+  if $count > $shown then "… and \($count - $shown) more" else "" end;
+# Input: groups. What showing the first $n leaves out; "" when nothing.
+def groups_left($n):
+  .[$n:] as $left
+  | if $left == [] then ""
+    else "… and \($left | length) more \(if ($left | length) == 1 then "group" else "groups" end)"
+         + " (\($left | map(.count) | add | pods_count))"
+    end;
+# Input: a result. The figures of the distribution summary: the nodes
+# (`<none>` is no node), min / median (the lower one of an even count) /
+# max pods per node, the pods on no node, and the nodes by pods, most first
+# (ties by name).
+def node_figures:
+  [.distribution[] | select(.node != "<none>")] as $nodes
+  | ($nodes | map(.pods) | sort) as $counts
+  | { nodes: ($nodes | length),
+      min: $counts[0],
+      median: $counts[($counts | length) - 1 | . / 2 | floor],
+      max: $counts[-1],
+      none: ([.distribution[] | select(.node == "<none>") | .pods] | add // 0),
+      most: ($nodes | sort_by([0 - .pods, .node])) };
+def node_summary:
+  "\(.nodes) nodes, pods per node: min \(.min), median \(.median), max \(.max); <none>: \(.none)";
 
 # Input: the documents of one list, as `jq -s` reads them: one List
 # (`kubectl get pods -A -o json`), or the raw pages of a paged list

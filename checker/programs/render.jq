@@ -1,6 +1,9 @@
 # render.jq: the human text of a result, as lines "LEVEL<TAB>TEXT".
 #
 # Input:  the result of result.jq. Output: raw strings (`jq -r`).
+# Variables: $list_limit  the list limit (number): with N > 0 the text is a
+#            digest of a bounded number of lines (at most N groups of at most
+#            N pods each, at most N nodes); 0 lists every pod and node.
 # LEVEL is info, warn or error; the bash function hands TEXT to log_LEVEL and
 # the checker prints TEXT. Every word a user reads comes from here.
 
@@ -16,6 +19,11 @@ def pod_ref: "\(.namespace)/\(.name)";
 # them one line: trim_end treats a hidden control as blank, as one_line
 # would make it a space).
 def pod_line($parts): "  \(pod_ref)" + (parts_joined(trim_end; $parts) | if . == "" then "" else ": " + . end);
+# The pods listed under a group of $count, then what is left out.
+# Each pod's message only when the group has none of its own ($messages).
+def group_pods($members; $count; $messages):
+  ($members[] | "  " + pod_line(if $messages then [.message] else [] end) | line("error")),
+  (and_more($count; $members | length) | select(. != "") | "    \(.)" | line("error"));
 
 # The status line names the resourceVersion its counts were read at (the
 # verdict's state: the list's, or the watch's after the last event applied),
@@ -27,15 +35,30 @@ def pod_line($parts): "  \(pod_ref)" + (parts_joined(trim_end; $parts) | if . ==
  + (if .resource_version == null then "" else " at resourceVersion \(.resource_version)" end)
  | line("info"))
 ,
-(if (.distribution | length) > 0 then
+(if (.distribution | length) == 0 then empty
+ elif $list_limit > 0 and (node_figures | .nodes > $list_limit) then
+   # More nodes than the limit: one summary line, then the N busiest.
+   (node_figures
+    | ("Pod distribution by node: \(node_summary); the \($list_limit) with the most pods:" | line("info")),
+      (.most[:$list_limit][] | "  \(.node): \(.pods)" | line("info")))
+ else
    ("Pod distribution by node:" | line("info")),
    (.distribution[] | "  \(.node): \(.pods)" | line("info"))
- else empty end)
+ end)
 ,
 (if .unscheduled > 0 then
    ("\(unscheduled_heading):" | line("error")),
-   # The scheduler's reason and message (PodScheduled=False), when it gave one.
-   (.unscheduled_pods[] | pod_line([.reason, .message]) | line("error")),
+   (if $list_limit == 0 then
+      # The scheduler's reason and message (PodScheduled=False), when it gave one.
+      (.unscheduled_pods[] | pod_line([.reason, .message]) | line("error"))
+    else
+      # The digest: a line per cause, then its first pods.
+      . as $result
+      | (.unscheduled_groups[:$list_limit][]
+         | ("  \(.count | pods_count): \(unscheduled_cause(trim_end))" | line("error")),
+           (. as $group | group_pods($result | unscheduled_members($group; $list_limit); .count; false))),
+        (.unscheduled_groups | groups_left($list_limit) | select(. != "") | "  \(.)" | line("error"))
+    end),
    (if (.events | length) == 0 then
       (events_missing_note | line("warn"))
     else
@@ -46,7 +69,17 @@ def pod_line($parts): "  \(pod_ref)" + (parts_joined(trim_end; $parts) | if . ==
 ,
 (if .failed > 0 then
    ("\(failed_heading):" | line("error")),
-   (.failed_pods[] | pod_line([.reason, .message]) | line("error"))
+   (if $list_limit == 0 then
+      (.failed_pods[] | pod_line([.reason, .message]) | line("error"))
+    else
+      . as $result
+      | (.failed_groups[:$list_limit][]
+         | ("  \(.count | pods_count): \(failed_cause(trim_end))" | line("error")),
+           # The pods of a group whose messages differ each say theirs.
+           (. as $group
+            | group_pods($result | failed_members($group; $list_limit); .count; .message == null))),
+        (.failed_groups | groups_left($list_limit) | select(. != "") | "  \(.)" | line("error"))
+    end)
  else empty end)
 ,
 ((if .verdict == "pass" then "info" elif .verdict == "empty" then "warn" else "error" end) as $level

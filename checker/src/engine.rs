@@ -177,9 +177,14 @@ impl Engine {
         self.run_one(Programs::RESULT, report.0.clone(), vars)
     }
 
-    /// render.jq: the text lines of a result, as (level, text).
-    pub fn render(&self, result: &Val) -> Result<Vec<(String, String)>, EvalError> {
-        let lines = self.run(Programs::RENDER, result.clone(), vec![])?;
+    /// render.jq: the text lines of a result, as (level, text), listing at
+    /// most `list_limit` groups, pods per group and nodes (0: all).
+    pub fn render(
+        &self,
+        result: &Val,
+        list_limit: u64,
+    ) -> Result<Vec<(String, String)>, EvalError> {
+        let lines = self.run(Programs::RENDER, result.clone(), vec![number(list_limit)])?;
         Ok(lines.iter().map(|l| split_level(&to_raw(l))).collect())
     }
 
@@ -231,7 +236,8 @@ impl Engine {
     }
 }
 
-fn number(n: u64) -> Val {
+/// A number as the programs get it (`--argjson NAME N`).
+pub fn number(n: u64) -> Val {
     Val::from(usize::try_from(n).unwrap_or(usize::MAX))
 }
 

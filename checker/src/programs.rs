@@ -208,7 +208,12 @@ impl Programs {
         Value
     );
     /// result → "LEVEL<TAB>TEXT" lines.
-    pub const RENDER: Program = program!(with_lib "render", "the result of result.jq", &[], Lines);
+    pub const RENDER: Program = program!(
+        with_lib "render",
+        "the result of result.jq",
+        &[var!(ArgJson "$list_limit")],
+        Lines
+    );
     /// report → the line printed before another attempt.
     pub const PROGRESS: Program = program!(
         with_lib "progress",
@@ -221,12 +226,21 @@ impl Programs {
         Lines
     );
     /// result → GitHub Actions workflow commands (`::error title=…::…`).
-    pub const GITHUB: Program = program!(with_lib "github", "the result of result.jq", &[], Lines);
+    pub const GITHUB: Program = program!(
+        with_lib "github",
+        "the result of result.jq",
+        &[var!(ArgJson "$list_limit")],
+        Lines
+    );
     /// report → "VERDICT UNSCHEDULED NEXT": settle or stop, fetch events or not.
     pub const DECISION: Program = program!("decision", "the report of report.jq", &[], Lines);
     /// result → the Markdown step summary (`$GITHUB_STEP_SUMMARY`).
-    pub const SUMMARY: Program =
-        program!(with_lib "summary", "the result of result.jq", &[], Lines);
+    pub const SUMMARY: Program = program!(
+        with_lib "summary",
+        "the result of result.jq",
+        &[var!(ArgJson "$list_limit")],
+        Lines
+    );
 
     /// Every canonical program.
     pub const ALL: [Program; 8] = [

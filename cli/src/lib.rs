@@ -222,6 +222,9 @@ struct CheckArgs {
     /// Objects per page of the raw pods and events lists (0 = one request).
     #[arg(long, value_name = "N", env = options::CHUNK_SIZE_ENV, default_value_t = options::CHUNK_SIZE.default.to_string())]
     chunk_size: String,
+    /// List at most N groups of pods by cause, pods per group and nodes (0 = every pod and node).
+    #[arg(long, value_name = "N", env = options::LIST_LIMIT.env, default_value_t = options::LIST_LIMIT.default.to_string())]
+    list_limit: String,
     /// Settle on one list plus a watch stream (true), or list again every interval (false).
     #[arg(long, value_name = "BOOL", env = options::WATCH.env, default_value = "true")]
     watch: String,
@@ -427,6 +430,10 @@ fn run_check(args: &CheckArgs, matches: &ArgMatches) -> u8 {
         Ok(source) => source,
         Err(said) => return refuse(said),
     };
+    let list_limit = match knob(&options::LIST_LIMIT, &args.list_limit, matches) {
+        Ok(limit) => limit,
+        Err(said) => return refuse(said),
+    };
     let excluded_namespaces = match options::parse_namespaces(&args.exclude_ns) {
         Ok(names) => names,
         Err(e) => return fail(e),
@@ -470,12 +477,12 @@ fn run_check(args: &CheckArgs, matches: &ArgMatches) -> u8 {
     for warning in &outcome.warnings {
         eprintln!("{}{warning}", options::CHECKER_PREFIX.warning);
     }
-    let lines = match render_result(&engine, &outcome.result, args.format) {
+    let lines = match render_result(&engine, &outcome.result, args.format, list_limit) {
         Ok(lines) => lines,
         Err(e) => return fail(e),
     };
     let printed = progress_written.and_then(|()| print_lines(&lines, colour));
-    if let Err(e) = append_step_summary(&engine, &outcome.result) {
+    if let Err(e) = append_step_summary(&engine, &outcome.result, list_limit) {
         return e;
     }
     let code = match outcome.decision.verdict {
@@ -489,17 +496,24 @@ fn run_check(args: &CheckArgs, matches: &ArgMatches) -> u8 {
 /// printed as is (JSON, GitHub workflow commands).
 type Lines = Vec<(Option<String>, String)>;
 
-fn render_result(engine: &Engine, result: &Val, format: Format) -> Result<Lines, String> {
+fn render_result(
+    engine: &Engine,
+    result: &Val,
+    format: Format,
+    list_limit: u64,
+) -> Result<Lines, String> {
     if format == Format::Json {
         return Ok(vec![(None, checker::engine::to_json(result) + "\n")]);
     }
-    let rendered = engine.render(result).map_err(|e| e.to_string())?;
+    let rendered = engine
+        .render(result, list_limit)
+        .map_err(|e| e.to_string())?;
     let mut lines: Lines = rendered
         .into_iter()
         .map(|(level, text)| (Some(level), text))
         .collect();
     if format == Format::Github {
-        let commands = raw_lines(engine, Programs::GITHUB, result)?;
+        let commands = raw_lines(engine, Programs::GITHUB, result, list_limit)?;
         lines.extend(commands.into_iter().map(|line| (None, line)));
     }
     Ok(lines)
@@ -516,21 +530,31 @@ fn print_lines(lines: &Lines, colour: Colour) -> io::Result<()> {
     Ok(())
 }
 
-/// A program's outputs as `jq -r` prints them: each raw, newline-terminated.
-fn raw_lines(engine: &Engine, program: Program, result: &Val) -> Result<Vec<String>, String> {
+/// A program's outputs as `jq -r` prints them: each raw, newline-terminated
+/// (github.jq, summary.jq: their one variable is the list limit).
+fn raw_lines(
+    engine: &Engine,
+    program: Program,
+    result: &Val,
+    list_limit: u64,
+) -> Result<Vec<String>, String> {
     let values = engine
-        .run(program, result.clone(), vec![])
+        .run(
+            program,
+            result.clone(),
+            vec![checker::engine::number(list_limit)],
+        )
         .map_err(|e| e.to_string())?;
     Ok(values.iter().map(|v| to_raw(v) + "\n").collect())
 }
 
 /// Append summary.jq's Markdown to the file named by GITHUB_STEP_SUMMARY,
 /// if any; the exit code of the error line printed otherwise.
-fn append_step_summary(engine: &Engine, result: &Val) -> Result<(), u8> {
+fn append_step_summary(engine: &Engine, result: &Val, list_limit: u64) -> Result<(), u8> {
     let Some(path) = std::env::var_os(STEP_SUMMARY_ENV).filter(|p| !p.is_empty()) else {
         return Ok(());
     };
-    let markdown: String = raw_lines(engine, Programs::SUMMARY, result)
+    let markdown: String = raw_lines(engine, Programs::SUMMARY, result, list_limit)
         .map_err(fail)?
         .concat();
     let path = PathBuf::from(path);

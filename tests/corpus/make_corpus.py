@@ -460,11 +460,18 @@ def kube_system_noise():
 # ---------------------------------------------------------------- cases
 
 CASES = {}
+# Cases checked with another list limit than the default: name -> limit,
+# written to the case's `list-limit` file, which the tests read.
+LIMITS = {}
+LIMIT_FILE = "list-limit"
 
 
-def case(readme):
+def case(readme, list_limit=None):
     def register(fn):
-        CASES[fn.__name__.replace("_", "-")] = (readme, fn)
+        name = fn.__name__.replace("_", "-")
+        CASES[name] = (readme, fn)
+        if list_limit is not None:
+            LIMITS[name] = list_limit
         return fn
     return register
 
@@ -1081,6 +1088,62 @@ def sample_demo():
     return "copy", (ROOT / "samples/pods.json", ROOT / "samples/events.json")
 
 
+def digest_cluster():
+    """40 unscheduled pods with three causes (two scheduler messages and no
+    condition at all), failed pods with shared and per-pod messages, and
+    more nodes than the default limit shows."""
+    nodes = [f"kwok-node-{i}" for i in range(14)]
+    pods = platform_pods()
+    gpu = [owned("training", f"llama-405b-worker-{i}", "PyTorchJob", "llama-405b").unschedulable(UNSCHEDULABLE_GPU)
+           for i in range(25)]
+    taint = [p.unschedulable(UNSCHEDULABLE_TAINT) for p in deployment("inference", "triton", 12)]
+    bare = []
+    for p in deployment("sandbox", "gated", 3):
+        d = p.unschedulable()
+        d["status"]["conditions"] = []
+        bare.append(d)
+    web = [p.running(nodes[i % 14]) for i, p in enumerate(deployment("web", "frontend", 40))]
+    oom = [p.failed(nodes[i], terminated("OOMKilled", 137)) for i, p in enumerate(deployment("batch", "etl", 3))]
+    evicted = [p.failed(nodes[i], None, "Evicted", f"The node was low on resource: memory. Container main was using {100 + i}Mi.")
+               for i, p in enumerate(deployment("monitoring", "loki", 2))]
+    return pods + gpu + taint + bare + web + oom + evicted, [event(d, UNSCHEDULABLE_GPU, last=100 + i) for i, d in enumerate(gpu[:5])]
+
+
+@case("Digest: 40 unscheduled pods with 2 scheduler messages and 3 pods without a PodScheduled condition, failed pods by reason, 14 nodes: groups by cause, at most 10 names each, a node summary.")
+def digest_many_pods_few_messages():
+    return digest_cluster()
+
+
+@case("Digest at --list-limit 0: every pod and node listed, one line each.", list_limit=0)
+def digest_limit_0():
+    return digest_cluster()
+
+
+@case("Digest at --list-limit 1: one group of each kind, one pod per group, the busiest node.", list_limit=1)
+def digest_limit_1():
+    return digest_cluster()
+
+
+@case("Digest: 3 pods without a PodScheduled=False condition (gated before the scheduler saw them) form their own group.")
+def digest_no_condition():
+    pods = platform_pods()
+    gated = []
+    for p in deployment("sandbox", "gated", 3):
+        d = p.unschedulable()
+        d["status"]["conditions"] = []
+        gated.append(d)
+    return pods + gated, []
+
+
+@case("Digest: 25 nodes (more than the limit) and pods on no node: a summary line and the 10 busiest nodes.")
+def digest_many_nodes():
+    pods = []
+    for i, p in enumerate(deployment("web", "frontend", 120)):
+        pods.append(p.running(f"kwok-node-{(i * i) % 25:02d}"))
+    pods += [p.unschedulable(UNSCHEDULABLE_TAINT) for p in deployment("web", "pending", 2)]
+    return pods, []
+
+
 # ---------------------------------------------------------------- writing
 
 
@@ -1114,6 +1177,11 @@ def write():
         (folder / "README").write_text(readme + "\n")
         (folder / "pods.json").write_bytes(pods)
         (folder / "events.json").write_bytes(events)
+        limit = folder / LIMIT_FILE
+        if name in LIMITS:
+            limit.write_text(f"{LIMITS[name]}\n")
+        elif limit.exists():
+            limit.unlink()
     print(f"wrote {len(CASES)} cases under {HERE}")
 
 
@@ -1226,6 +1294,7 @@ def model(pods_doc, events_doc):
 
     unscheduled = [unscheduled_pod(p) for p in pods if is_unscheduled(p)]
     failed = [failure(p) for p in pods if phase(p) == "Failed"]
+    matched = model_events(events_doc, unscheduled) if unscheduled else None
     per_node = {}
     for p in pods:
         key = "<none>" if node(p) == "" else node(p)
@@ -1249,9 +1318,52 @@ def model(pods_doc, events_doc):
         "resource_version": pods_doc["resourceVersion"],
         "attempts": 1,
         "waited_seconds": 0,
-        "events": model_events(events_doc, unscheduled) if unscheduled else None,
+        "events": None if matched is None else matched[:50],
+        # How many matched, of which the newest 50 are kept (issue 23).
+        "events_matched": None if matched is None else len(matched),
+        # Issue 23: the pods by cause, largest group first (ties in jq's
+        # order of reason, then message).
+        "unscheduled_groups": by_count([
+            {"reason": reason, "message": message, "count": n}
+            for (reason, message), n in count_by(unscheduled, lambda p: (p["reason"], p["message"]))]),
+        "failed_groups": by_count([
+            {"reason": reason, "count": n,
+             "message": shared(p["message"] for p in failed if p["reason"] == reason)}
+            for (reason,), n in count_by(failed, lambda p: (p["reason"],))]),
     }
     return result
+
+
+def jq_order(value):
+    """A sort key of jq's order of values: null < false < true < numbers < strings (by bytes)."""
+    if value is None:
+        return (0,)
+    if isinstance(value, bool):
+        return (1 + value,)
+    if isinstance(value, (int, float)):
+        return (3, value)
+    if isinstance(value, str):
+        return (4, value.encode())
+    return (5, json.dumps(value, sort_keys=True))
+
+
+def count_by(items, key):
+    """[(key, how many)], one per distinct key (keys compared as JSON values)."""
+    counts = {}
+    for item in items:
+        k = json.dumps(key(item))
+        counts[k] = counts.get(k, 0) + 1
+    return [(tuple(json.loads(k)), n) for k, n in counts.items()]
+
+
+def by_count(groups):
+    return sorted(groups, key=lambda g: (-g["count"], jq_order(g["reason"]), jq_order(g["message"])))
+
+
+def shared(values):
+    """The value every item has, else None."""
+    values = list(values)
+    return values[0] if all(v == values[0] for v in values) else None
 
 
 RFC3339 = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]+))?(Z|[+-][0-9]{2}:[0-9]{2})")
@@ -1320,7 +1432,7 @@ def model_events(events_doc, unscheduled):
                       "message": canon(alt(ev.get("message"), ev.get("note"), ""))})
     # Newest first, as instants; ties in a fixed order.
     order = lambda e: (instant(e["last_seen"]), e["namespace"], e["pod"], e["message"])
-    return list(reversed(sorted(shown, key=order)))[:50]
+    return list(reversed(sorted(shown, key=order)))
 
 
 def hidden(c):
@@ -1336,6 +1448,59 @@ def flat(text):
     return "".join(" " if hidden(c) else c for c in str(text))
 
 
+def list_limit(name):
+    """The case's list limit: its list-limit file, else the contract's default."""
+    file = HERE / name / LIMIT_FILE
+    if file.is_file():
+        return int(file.read_text())
+    knobs = json.loads((ROOT / "checker/programs/contract.json").read_text())["knobs"]
+    return next(k["default"] for k in knobs if k["name"] == "list_limit")
+
+
+def check_digest(expected, lines, limit):
+    """The digest: per group (at most `limit`, largest first) a line with its
+    count and cause, then its first `limit` pods (snapshot order) and a line
+    with how many more; a line with the groups left out; no other pod named."""
+    problems = []
+    at = 0  # the failed pods come after the unscheduled ones
+    for kind, pods, groups, key in (
+            ("unscheduled", expected["unscheduled_pods"], expected["unscheduled_groups"],
+             lambda p, g: p["reason"] == g["reason"] and p["message"] == g["message"]),
+            ("failed", expected["failed_pods"], expected["failed_groups"],
+             lambda p, g: p["reason"] == g["reason"])):
+        named = set()
+        for g in groups[:limit]:
+            cause = [flat(v if isinstance(v, str) else json.dumps(v)).rstrip()
+                     for v in (g["reason"], g["message"]) if v is not None and flat(v).strip()]
+            found = next((i for i in range(at, len(lines))
+                          if lines[i].startswith(f"  {g['count']} pod") and all(c in lines[i] for c in cause)), None)
+            if found is None:
+                problems.append(f"{kind}: no line for the group {g}")
+                continue
+            members = [p for p in pods if key(p, g)][:limit]
+            for i, p in enumerate(members, start=found + 1):
+                ref = flat(f"{p['namespace']}/{p['name']}")
+                own = flat(p["message"]).rstrip() if kind == "failed" and g["message"] is None and p["message"] else ""
+                want = f"    {ref}" + (f": {own}" if own else "")
+                named.add(ref)
+                if i >= len(lines) or lines[i] != want:
+                    problems.append(f"{kind}: expected {want!r} at line {i + 1}")
+            at = found + 1 + len(members)
+            if g["count"] > len(members):
+                if at >= len(lines) or str(g["count"] - len(members)) not in lines[at] or not lines[at].startswith("    "):
+                    problems.append(f"{kind}: no '{g['count'] - len(members)} more' after the group {g}")
+                at += 1
+        if len(groups) > limit:
+            left = groups[limit:]
+            if at >= len(lines) or str(len(left)) not in lines[at] or str(sum(g["count"] for g in left)) not in lines[at]:
+                problems.append(f"{kind}: no line for the {len(left)} groups left out")
+        for p in pods:
+            ref = flat(f"{p['namespace']}/{p['name']}")
+            if ref not in named and any(line.strip() == ref or line.strip().startswith(ref + ":") for line in lines):
+                problems.append(f"{kind}: {ref} is named beyond the limit")
+    return problems
+
+
 def check_text(name, expected, lines):
     """The text golden mentions every listed pod, reason, message, event and node, on clean lines.
 
@@ -1347,16 +1512,39 @@ def check_text(name, expected, lines):
             problems.append(f"control character in text line {line!r}")
         if line != line.rstrip():
             problems.append(f"text line ends with whitespace: {line!r}")
-    wanted = [f"{p['namespace']}/{p['name']}" for p in expected["unscheduled_pods"]]
-    wanted += [flat(p[k]).rstrip() for p in expected["unscheduled_pods"] for k in ("reason", "message")
-               if isinstance(p.get(k), str) and flat(p[k]).strip()]
-    wanted += [flat(f"{p['namespace']}/{p['name']}") for p in expected["failed_pods"]]
-    wanted += [flat(p[k]).rstrip() for p in expected["failed_pods"] for k in ("reason", "message")
-               if p[k] is not None and flat(p[k]).strip()]
+    limit = list_limit(name)
+    if limit == 0:
+        wanted = [f"{p['namespace']}/{p['name']}" for p in expected["unscheduled_pods"]]
+        wanted += [flat(p[k]).rstrip() for p in expected["unscheduled_pods"] for k in ("reason", "message")
+                   if isinstance(p.get(k), str) and flat(p[k]).strip()]
+        wanted += [flat(f"{p['namespace']}/{p['name']}") for p in expected["failed_pods"]]
+        wanted += [flat(p[k]).rstrip() for p in expected["failed_pods"] for k in ("reason", "message")
+                   if p[k] is not None and flat(p[k]).strip()]
+    else:
+        wanted = []
+        problems += check_digest(expected, lines, limit)
     for e in expected["events"] or []:
         wanted += [flat(f"{e['namespace']}/{e['pod']}"), flat(e["message"]).rstrip(), flat(e["last_seen"]),
                    f"x{e['count']}"]
-    wanted += [flat(d["node"]) if isinstance(d["node"], str) else json.dumps(d["node"]) for d in expected["distribution"]]
+    if expected["events"]:
+        # How many are shown of how many matched.
+        wanted.append(f"({len(expected['events'])} of {expected['events_matched']},")
+    nodes = [d for d in expected["distribution"] if d["node"] != "<none>"]
+    if limit and len(nodes) > limit:
+        counts = sorted(d["pods"] for d in nodes)
+        none = sum(d["pods"] for d in expected["distribution"] if d["node"] == "<none>")
+        summary = [str(len(nodes)), str(counts[0]), str(counts[(len(counts) - 1) // 2]), str(counts[-1]), str(none)]
+        if not any(all(f in line for f in summary) for line in lines):
+            problems.append(f"no node summary line with {summary}")
+        busiest = sorted(nodes, key=lambda d: (-d["pods"], jq_order(d["node"])))
+        shown = [f"  {flat(d['node'])}: {d['pods']}" for d in busiest[:limit]]
+        at = next((i for i, line in enumerate(lines) if line == shown[0]), None)
+        if at is None or lines[at:at + limit] != shown:
+            problems.append(f"the {limit} busiest nodes are not listed in order: {shown}")
+        problems += [f"node listed beyond the limit: {line!r}" for line in lines
+                     if any(line == f"  {flat(d['node'])}: {d['pods']}" for d in busiest[limit:])]
+    else:
+        wanted += [flat(d["node"]) if isinstance(d["node"], str) else json.dumps(d["node"]) for d in expected["distribution"]]
     # The version the verdict was decided at, when it is known (rule: read_at).
     if isinstance(expected.get("resource_version"), str):
         wanted.append(flat(expected["resource_version"]))
@@ -1386,6 +1574,9 @@ def check():
         for file, want in (("README", (readme + "\n").encode()), ("pods.json", pods), ("events.json", events)):
             if not (folder / file).is_file() or (folder / file).read_bytes() != want:
                 problems.append(f"{name}/{file}: differs from what make_corpus.py writes (run it with `write`)")
+        limit = folder / LIMIT_FILE
+        if (limit.read_text() if limit.is_file() else None) != (f"{LIMITS[name]}\n" if name in LIMITS else None):
+            problems.append(f"{name}/{LIMIT_FILE}: differs from what make_corpus.py writes (run it with `write`)")
     for file, (fn, reason) in BAD_PAGES.items():
         data = (HERE / "bad" / file).read_bytes() if (HERE / "bad" / file).is_file() else None
         if data != pages_text(fn()).encode():

@@ -31,6 +31,8 @@ pub struct Case {
 pub const EXPECTED_TXT: &str = "expected.txt";
 /// `--format json` golden.
 pub const EXPECTED_JSON: &str = "expected.json";
+/// The list limit of a case that is not checked with the default.
+pub const LIST_LIMIT_FILE: &str = "list-limit";
 /// Exit-code golden (the number and a newline).
 pub const EXPECTED_EXIT: &str = "expected.exit";
 
@@ -61,6 +63,20 @@ impl Case {
         text.trim()
             .parse()
             .unwrap_or_else(|_| panic!("{}: not an exit code: {text:?}", self.name))
+    }
+
+    /// The list limit the case is checked with: its `list-limit` file (a
+    /// number), else the contract's default. Every driver and golden of the
+    /// case uses it (make_corpus.py reads the same file).
+    pub fn list_limit(&self) -> u64 {
+        let path = self.file(LIST_LIMIT_FILE);
+        if !path.is_file() {
+            return checker::options::LIST_LIMIT.default;
+        }
+        let text = String::from_utf8(read(&path)).expect("list-limit is text");
+        text.trim()
+            .parse()
+            .unwrap_or_else(|_| panic!("{}: not a list limit: {text:?}", self.name))
     }
 
     /// The one-line description.

@@ -284,6 +284,18 @@ pub fn run_wrapper(
     artifact_dir: &Path,
     scratch: &Path,
 ) -> WrapperRun {
+    run_wrapper_with(wrapper, pods, events, artifact_dir, scratch, &[])
+}
+
+/// [`run_wrapper`] with more environment variables (a knob of the case).
+pub fn run_wrapper_with(
+    wrapper: &Path,
+    pods: &Path,
+    events: &Path,
+    artifact_dir: &Path,
+    scratch: &Path,
+    env: &[(&str, String)],
+) -> WrapperRun {
     let stub_dir = scratch.join("stub-bin");
     install_stub_kubectl(&stub_dir);
     let log = scratch.join("kubectl-calls.log");
@@ -305,6 +317,7 @@ pub fn run_wrapper(
         .env("STUB_EVENTS", events)
         .env("STUB_LOG", &log)
         .envs(stub_kubectl_env())
+        .envs(env.iter().map(|(name, value)| (name, value)))
         .env_remove("NO_COLOR");
     let output = run(&mut cmd);
     let kubectl_calls = std::fs::read_to_string(&log)

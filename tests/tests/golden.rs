@@ -10,6 +10,7 @@
 //! one-line error that names the file.
 #![forbid(unsafe_code)]
 
+use checker::options::LIST_LIMIT;
 use std::fs;
 use std::path::Path;
 use std::process::{Command, Output};
@@ -22,11 +23,12 @@ fn blessing() -> bool {
     std::env::var_os(BLESS_ENV).is_some_and(|v| v == "1")
 }
 
-/// `verify-pods check --snapshot pods.json --events events.json [extra]`, run
-/// from the case folder so messages carry the same relative names everywhere.
+/// `verify-pods check --snapshot pods.json --events events.json [extra]` at
+/// the case's list limit, run from the case folder so messages carry the same relative names everywhere.
 fn check(case: &Case, extra: &[&str]) -> Output {
     run(verify_pods()
         .current_dir(&case.dir)
+        .env(LIST_LIMIT.env, case.list_limit().to_string())
         .args([
             "check",
             "--snapshot",

@@ -27,7 +27,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use verify_pods_tests::corpus::{self, Case, EXPECTED_EXIT, EXPECTED_JSON, EXPECTED_TXT};
 use verify_pods_tests::{
-    binary, generated_wrapper, install_stub_kubectl, jq, jq_version, libjq, run, run_wrapper,
+    binary, generated_wrapper, install_stub_kubectl, jq, jq_version, libjq, run, run_wrapper_with,
     stub_kubectl_env, JqRun, ToolOutput,
 };
 
@@ -167,7 +167,10 @@ fn stage(program: Program, case: &Case, chain: &Chain, unscheduled: bool) -> JqR
                 chain.path("report.json"),
             )
         }
-        "render" | "github" | "summary" => (vec![], chain.path("result.json")),
+        "render" | "github" | "summary" => (
+            vec![case.list_limit().to_string()],
+            chain.path("result.json"),
+        ),
         "decision" => (vec![], chain.path("report.json")),
         "progress" => {
             let deadline = options::DEFAULT_DEADLINE.to_string();
@@ -448,10 +451,18 @@ impl Served {
     }
 }
 
-fn bash_live(wrapper: &Path, served: &Served, scratch: &Path) -> LiveRun {
+fn bash_live(wrapper: &Path, served: &Served, scratch: &Path, list_limit: u64) -> LiveRun {
     let artifacts = scratch.join("bash-artifacts");
     let started = Instant::now();
-    let bash = run_wrapper(wrapper, &served.pods, &served.events, &artifacts, scratch);
+    let limit = [(options::LIST_LIMIT.env, list_limit.to_string())];
+    let bash = run_wrapper_with(
+        wrapper,
+        &served.pods,
+        &served.events,
+        &artifacts,
+        scratch,
+        &limit,
+    );
     LiveRun {
         who: "bash",
         output: bash.output,
@@ -462,7 +473,7 @@ fn bash_live(wrapper: &Path, served: &Served, scratch: &Path) -> LiveRun {
 }
 
 /// `verify-pods check` (live) through the same stub kubectl as the bash.
-fn checker_live(served: &Served, scratch: &Path) -> LiveRun {
+fn checker_live(served: &Served, scratch: &Path, list_limit: u64) -> LiveRun {
     let stub = install_stub_kubectl(&scratch.join("stub-bin"));
     let log = scratch.join("checker-calls.log");
     let artifacts = scratch.join("checker-artifacts");
@@ -472,6 +483,7 @@ fn checker_live(served: &Served, scratch: &Path) -> LiveRun {
         .arg(&stub)
         .env(options::DEADLINE_ENV, "0")
         .env(options::ARTIFACT_DIR_ENV, &artifacts)
+        .env(options::LIST_LIMIT.env, list_limit.to_string())
         .env("STUB_PODS", &served.pods)
         .env("STUB_EVENTS", &served.events)
         .env("STUB_LOG", &log)
@@ -491,6 +503,23 @@ fn checker_live(served: &Served, scratch: &Path) -> LiveRun {
     }
 }
 
+/// What events.jq handed result.jq for a result (`{matched, events}`), or
+/// None when it collected no events.
+fn events_of(result: &Val) -> Option<Val> {
+    let Val::Obj(map) = result else { return None };
+    let get = |key: &str| map.get(&Val::from(key.to_owned())).cloned();
+    let events = get("events").filter(|events| !matches!(events, Val::Null))?;
+    let text = format!(
+        "{{\"matched\":{},\"events\":{}}}",
+        to_json(&get("events_matched").unwrap_or(Val::Null)),
+        to_json(&events)
+    );
+    Some(
+        snapshot::read(text.as_bytes(), "events", &Shape::Keep)
+            .expect("events as events.jq gives them"),
+    )
+}
+
 /// The goldens as a live run that took `waited` whole seconds prints them:
 /// `(text, report.json)`. A live run measures wall-clock time, so under load
 /// it may honestly report waited=1s; the expectation is re-derived from
@@ -498,16 +527,12 @@ fn checker_live(served: &Served, scratch: &Path) -> LiveRun {
 /// editing text.
 fn golden_with_waited(engine: &Engine, case: &Case, waited: u64) -> (Vec<u8>, Vec<u8>) {
     let golden = read_doc(&case.file(EXPECTED_JSON), &Shape::Keep);
-    let events = match &golden {
-        Val::Obj(map) => map.get(&Val::from("events".to_owned())).cloned(),
-        _ => None,
-    }
-    .filter(|events| !matches!(events, Val::Null));
+    let events = events_of(&golden);
     let result = engine
         .result(&Report(golden), 1, waited, events)
         .expect("result.jq on the golden");
     let text: String = engine
-        .render(&result)
+        .render(&result, case.list_limit())
         .expect("render.jq on the golden")
         .into_iter()
         .map(|(_, text)| text + "\n")
@@ -658,8 +683,8 @@ fn generated_bash_matches_checker_and_goldens() {
         let engine = Engine::new().expect("programs compile");
         let scratch = tempfile::tempdir().expect("scratch");
         let (served, pages) = Served::case_in_pages(case, scratch.path());
-        let bash = bash_live(&wrapper, &served, scratch.path());
-        let checker = checker_live(&served, scratch.path());
+        let bash = bash_live(&wrapper, &served, scratch.path(), case.list_limit());
+        let checker = checker_live(&served, scratch.path(), case.list_limit());
         let mut problems = live_run_agrees(&engine, case, &bash, pages);
         problems.extend(live_run_agrees(&engine, case, &checker, pages));
         problems
@@ -688,23 +713,19 @@ fn golden_exit_codes_are_pass_or_fail() {
 /// The saved report.json of a failed live run, re-derived with waited=0 by
 /// result.jq (the only field that depends on the clock), and whether the
 /// run's text is exactly render.jq of that report.
-fn saved_report(engine: &Engine, live: &LiveRun) -> Option<(Vec<u8>, bool)> {
+fn saved_report(engine: &Engine, live: &LiveRun, list_limit: u64) -> Option<(Vec<u8>, bool)> {
     let path = live.artifacts.join("report.json");
     if !path.is_file() {
         return None;
     }
     let saved = read_doc(&path, &Shape::Keep);
     let text: String = engine
-        .render(&saved)
+        .render(&saved, list_limit)
         .expect("render.jq on a saved report")
         .into_iter()
         .map(|(_, text)| text + "\n")
         .collect();
-    let events = match &saved {
-        Val::Obj(map) => map.get(&Val::from("events".to_owned())).cloned(),
-        _ => None,
-    }
-    .filter(|events| !matches!(events, Val::Null));
+    let events = events_of(&saved);
     let normalized = engine
         .result(&Report(saved), 1, 0, events)
         .expect("result.jq on a saved report");
@@ -718,8 +739,9 @@ fn saved_report(engine: &Engine, live: &LiveRun) -> Option<(Vec<u8>, bool)> {
 fn bad_output_parity(wrapper: &Path, served: &Served, must_refuse: bool) -> Vec<String> {
     let engine = Engine::new().expect("programs compile");
     let scratch = tempfile::tempdir().expect("scratch");
-    let bash = bash_live(wrapper, served, scratch.path());
-    let checker = checker_live(served, scratch.path());
+    let limit = options::LIST_LIMIT.default;
+    let bash = bash_live(wrapper, served, scratch.path(), limit);
+    let checker = checker_live(served, scratch.path(), limit);
     let name = format!(
         "pods={} events={}",
         served.pods.display(),
@@ -754,8 +776,8 @@ fn bad_output_parity(wrapper: &Path, served: &Served, must_refuse: bool) -> Vec<
         }
     }
     match (
-        saved_report(&engine, &bash),
-        saved_report(&engine, &checker),
+        saved_report(&engine, &bash, limit),
+        saved_report(&engine, &checker, limit),
     ) {
         (None, None) => {}
         (Some((b, b_text)), Some((c, c_text))) => {

@@ -176,7 +176,9 @@ mod tests {
         let doc = snapshot::read(&pods[..], "inline", &Projection::canonical().pods).unwrap();
         let report = engine.report(vec![doc], &[]).unwrap();
         let result = engine.result(&report, 2, 7, None).unwrap();
-        let lines = engine.render(&result).unwrap();
+        let lines = engine
+            .render(&result, checker::options::LIST_LIMIT.default)
+            .unwrap();
         let status = StatusPattern::canonical()
             .parse(&lines[0].1)
             .unwrap_or_else(|| panic!("render.jq's first line is off the grammar: {:?}", lines[0]));

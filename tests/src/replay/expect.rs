@@ -62,7 +62,9 @@ pub fn final_text_with(
     let result = engine
         .result(&report, attempts, waited, events)
         .expect("result.jq runs");
-    let lines = engine.render(&result).expect("render.jq runs");
+    let lines = engine
+        .render(&result, checker::options::LIST_LIMIT.default)
+        .expect("render.jq runs");
     lines.into_iter().map(|(_, text)| text + "\n").collect()
 }
 
