@@ -415,3 +415,19 @@ fn a_library_path_outside_the_scripts_directory_exits_2() {
         assert_eq!(fs::read_to_string(&script).unwrap(), original, "{bad:?}");
     }
 }
+
+#[test]
+fn the_library_names_its_command_from_the_host_repositorys_root() {
+    let repo = tempfile::tempdir().unwrap();
+    fs::create_dir(repo.path().join(".git")).unwrap();
+    let scripts = repo.path().join("kwok/scripts");
+    fs::create_dir_all(&scripts).unwrap();
+    let script = host_copy(&scripts, &fixture_text());
+    splice_lib(&script, LIB, Some("--write")).success();
+    let text = fs::read_to_string(scripts.join(LIB)).unwrap();
+    let command =
+        "verify-pods bash splice kwok/scripts/validate-scheduling.sh --lib lib/verify-pods.sh";
+    assert!(text.contains("From the repository root"), "{text}");
+    assert!(text.contains(&format!("{command} --write")), "{text}");
+    assert!(text.contains(&format!("{command} --check")), "{text}");
+}
