@@ -277,7 +277,9 @@ fn has_items(doc: &Val) -> Option<bool> {
     }
 }
 
-/// `apiVersion: v1`, `kind: List`, `items:`, `---`: a YAML document.
+/// `apiVersion: v1`, `kind: List`, `items:`, `metadata:`, `---`: the start
+/// of a Kubernetes YAML document (`kubectl get -o yaml`). Only these keys:
+/// `error: You must be logged in…` is kubectl's error text, not YAML.
 fn looks_like_yaml(line: &str) -> bool {
     let line = line.trim_end();
     if line == "---" {
@@ -286,10 +288,7 @@ fn looks_like_yaml(line: &str) -> bool {
     let Some((key, rest)) = line.split_once(':') else {
         return false;
     };
-    !key.is_empty()
-        && key
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c))
+    matches!(key, "apiVersion" | "kind" | "items" | "metadata")
         && (rest.is_empty() || rest.starts_with(' '))
 }
 
