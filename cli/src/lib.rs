@@ -107,12 +107,20 @@ Examples:
   verify-pods bash render --wrapper > verify-pods.sh  # a runnable script
   verify-pods bash splice kwok/scripts/validate-scheduling.sh           # show the diff
   verify-pods bash splice kwok/scripts/validate-scheduling.sh --write   # apply it
-  verify-pods bash splice kwok/scripts/validate-scheduling.sh --check   # exit 1 if it differs";
+  verify-pods bash splice kwok/scripts/validate-scheduling.sh --check   # exit 1 if it differs
+  verify-pods bash splice kwok/scripts/validate-scheduling.sh --lib lib/verify-pods.sh --write";
 
 /// `verify-pods bash …` speaks as verify-pods.
 const BASH_TOOL: bash::Tool = bash::Tool {
     name: "verify-pods",
     splice: scriptgen::render::SPLICE_COMMAND,
+    written_by: concat!(
+        "verify-pods ",
+        env!("CARGO_PKG_VERSION"),
+        " (commit ",
+        env!("VERIFY_PODS_COMMIT"),
+        ")"
+    ),
 };
 
 const PROGRAMS_HELP: &str = "\

@@ -2,6 +2,7 @@
 //! exits 2 with one line on stderr that names the cause.
 
 use assert_cmd::Command;
+use checker::options::words;
 use predicates::prelude::*;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -41,7 +42,17 @@ const BAD_SNAPSHOTS: &[(&[u8], &str)] = &[
     (b"{}", "snapshot has no items array"),
     (b"{\"items\": {}}", "snapshot has no items array"),
     (b"{\"items\": null}", "snapshot has no items array"),
-    (b"[]", "snapshot has no items array"),
+    // Each input a user may mistake for a snapshot: what it is, what is expected.
+    (b"[]", words::FOUND_ARRAY.text),
+    (b"[{\"kind\": \"Pod\"}]", words::FOUND_ARRAY.text),
+    (b"apiVersion: v1\nitems: []\nkind: List\n", words::FOUND_YAML.text),
+    (b"---\nkind: List\n", words::FOUND_YAML.text),
+    (
+        b"NAMESPACE   NAME   READY   STATUS    RESTARTS   AGE   IP   NODE   NOMINATED NODE   READINESS GATES\n",
+        words::FOUND_TABLE.text,
+    ),
+    (b"NAME   READY   STATUS\na   1/1   Running\n", words::FOUND_TABLE.text),
+    (b"{\"kind\": \"PodList\"}", "snapshot has no items array"),
     (b"null", "snapshot has no items array"),
     (b"\"items\"", "snapshot has no items array"),
     // Pages of a paged list: one resourceVersion, no continue token left.

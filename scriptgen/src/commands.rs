@@ -3,12 +3,12 @@
 //! name in the messages differs ([`Tool`]); flags, help, output and exit
 //! codes are the same.
 
-use crate::render::{self, Fields};
+use crate::render::{self, Fields, Library};
 use crate::{diff, splice};
 use clap::Args;
 use std::fs;
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::{Component, Path, PathBuf};
 
 /// Exit codes of every scriptgen command.
 pub mod exit {
@@ -27,6 +27,9 @@ pub struct Tool {
     pub name: &'static str,
     /// The command line that splices, e.g. `scriptgen splice`.
     pub splice: &'static str,
+    /// Who writes a library file (`splice --lib`), as its stamp says:
+    /// `verify-pods 0.2.0 (commit abc1234)`.
+    pub written_by: &'static str,
 }
 
 impl Tool {
@@ -64,6 +67,14 @@ duplicated or unterminated definition exits 2 and changes nothing.
 
 Prints the unified diff on stdout (nothing when SCRIPT is current).
 
+With --lib PATH (relative to SCRIPT's directory, e.g. lib/verify-pods.sh):
+the function goes to that file, in SCRIPT's indentation, and the definition
+in SCRIPT becomes one line that sources it, written the way SCRIPT sources its
+other libraries (e.g. `source \"${SCRIPT_DIR}/lib/verify-pods.sh\"`). The file
+names the verify-pods that wrote it; --check compares everything but that
+line, so a newer verify-pods that renders the same function finds it current
+(and says who wrote it), and --write leaves such a file alone.
+
 Exit codes:
   0  done / up to date    1  --check: differs    2  error (nothing changed)";
 
@@ -77,6 +88,10 @@ pub struct SpliceArgs {
     /// Exit 1 when SCRIPT differs from the spliced result (changes nothing).
     #[arg(long)]
     pub check: bool,
+    /// Put the function in this file, relative to SCRIPT's directory
+    /// (e.g. lib/verify-pods.sh), and source it from SCRIPT.
+    #[arg(long, value_name = "PATH")]
+    pub lib: Option<PathBuf>,
 }
 
 /// Print the function file, the definition alone or the wrapper.
@@ -99,6 +114,9 @@ pub fn render(tool: Tool, args: &RenderArgs) -> u8 {
 /// Print the diff that splicing the definition into the script makes;
 /// apply it with `--write`, exit 1 when there is one with `--check`.
 pub fn splice(tool: Tool, args: &SpliceArgs) -> u8 {
+    if let Some(lib) = &args.lib {
+        return splice_lib(tool, args, lib);
+    }
     let path = &args.script;
     let name = path.display().to_string();
     let script = match fs::read_to_string(path) {
@@ -141,4 +159,176 @@ pub fn splice(tool: Tool, args: &SpliceArgs) -> u8 {
         eprintln!("{}: {name}: verify_pods() replaced", tool.name);
     }
     exit::OK
+}
+
+/// `--lib`: print the diffs of SCRIPT and of the library file; write them
+/// (the library first: SCRIPT never sources a missing file) with `--write`,
+/// exit 1 when there is one with `--check`.
+fn splice_lib(tool: Tool, args: &SpliceArgs, lib: &Path) -> u8 {
+    let path = &args.script;
+    let name = path.display().to_string();
+    let lib_word = lib.to_str().filter(|word| {
+        let plain = word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._-/".contains(c));
+        plain && lib.components().all(|c| matches!(c, Component::Normal(_)))
+    });
+    let Some(lib_word) = lib_word else {
+        return tool.fail(format!(
+            "--lib {}: expected a plain path inside the directory of {name}, e.g. lib/verify-pods.sh",
+            lib.display()
+        ));
+    };
+    let script = match fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) => return tool.fail(format!("{name}: {e}")),
+    };
+    let lib_path = path.parent().unwrap_or(Path::new("")).join(lib);
+    let lib_name = lib_path.display().to_string();
+    let (spliced, wanted) = match library(tool, path, &script, lib_word) {
+        Ok(both) => both,
+        Err(e) => return tool.fail(format!("{name}: {e}")),
+    };
+    let current = match fs::read_to_string(&lib_path) {
+        Ok(text) => Some(text),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) => return tool.fail(format!("{lib_name}: {e}")),
+    };
+    let lib_current = current.as_deref().is_some_and(|text| {
+        render::without_written_by(text) == render::without_written_by(&wanted)
+    });
+    let host_patch = diff::unified(
+        &script,
+        &spliced,
+        &format!("{name} (current)"),
+        &format!("{name} (spliced)"),
+    );
+    let lib_patch = if lib_current {
+        String::new()
+    } else {
+        diff::unified(
+            current.as_deref().unwrap_or(""),
+            &wanted,
+            &format!("{lib_name} (current)"),
+            &format!("{lib_name} (generated)"),
+        )
+    };
+    if host_patch.is_empty() && lib_current {
+        let by = current
+            .as_deref()
+            .and_then(render::written_by)
+            .unwrap_or("?");
+        if by == tool.written_by {
+            eprintln!("{}: {lib_name}: up to date", tool.name);
+        } else {
+            eprintln!(
+                "{}: {lib_name}: up to date (written by {by}; {} writes the same function)",
+                tool.name, tool.written_by
+            );
+        }
+        eprintln!("{}: {name}: sources {lib_word}", tool.name);
+        return exit::OK;
+    }
+    let printed = tool.print(&format!("{host_patch}{lib_patch}"));
+    if printed != exit::OK {
+        return printed;
+    }
+    let lib_state = if current.is_none() {
+        "is missing"
+    } else {
+        "differs"
+    };
+    if args.check {
+        if !lib_current {
+            eprintln!("{}: {lib_name}: {lib_state}", tool.name);
+        }
+        if !host_patch.is_empty() {
+            eprintln!("{}: {name}: does not source {lib_word} alone", tool.name);
+        }
+        eprintln!(
+            "{}: run `{} {name} --lib {lib_word} --write`",
+            tool.name, tool.splice
+        );
+        return exit::DIFFERS;
+    }
+    if args.write {
+        if !lib_current {
+            let created = lib_path
+                .parent()
+                .map_or(Ok(()), fs::create_dir_all)
+                .and_then(|()| fs::write(&lib_path, &wanted));
+            if let Err(e) = created {
+                return tool.fail(format!("{lib_name}: cannot write: {e}"));
+            }
+            eprintln!("{}: {lib_name}: written", tool.name);
+        }
+        if !host_patch.is_empty() {
+            if let Err(e) = fs::write(path, &spliced) {
+                return tool.fail(format!("{name}: cannot write: {e}"));
+            }
+            eprintln!("{}: {name}: verify_pods() replaced by `source`", tool.name);
+        }
+    }
+    exit::OK
+}
+
+/// SCRIPT spliced to source `lib`, and the library file's contents.
+fn library(
+    tool: Tool,
+    path: &Path,
+    script: &str,
+    lib: &str,
+) -> Result<(String, String), Box<dyn std::error::Error>> {
+    let spliced = splice::splice_source(script, lib)?;
+    let mut definition = render::definition(&Fields::from_checker()?)?;
+    if let (Some(ours), Some(host)) = (
+        splice::indent_step(&definition)?,
+        splice::indent_step(script)?,
+    ) {
+        definition = splice::reindent(&definition, ours, host)?;
+    }
+    let (from, script_path) = regenerate_location(path);
+    let regenerate = format!(
+        "{} {} --lib {}",
+        tool.splice,
+        render::shell_word(&script_path),
+        render::shell_word(lib)
+    );
+    let host = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let library = Library {
+        lib,
+        host: &host,
+        from,
+        regenerate: &regenerate,
+        written_by: tool.written_by,
+    };
+    Ok((spliced, render::library_file(&library, &definition)?))
+}
+
+/// Where the regenerate command runs and how it names SCRIPT: from the root
+/// of the git repository holding it, else from its own directory. Never
+/// from the current directory: the file must not depend on where splice ran.
+fn regenerate_location(path: &Path) -> (&'static str, String) {
+    let file_name = || {
+        path.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    };
+    let Ok(absolute) = fs::canonicalize(path) else {
+        return ("the script's directory", file_name());
+    };
+    for dir in absolute.ancestors().skip(1) {
+        if dir.join(".git").exists() {
+            if let Ok(relative) = absolute.strip_prefix(dir) {
+                return (
+                    "the repository root",
+                    relative.to_string_lossy().into_owned(),
+                );
+            }
+        }
+    }
+    ("the script's directory", file_name())
 }

@@ -18,6 +18,7 @@ Examples:
   scriptgen splice kwok/scripts/validate-scheduling.sh           # show the diff
   scriptgen splice kwok/scripts/validate-scheduling.sh --write   # apply it
   scriptgen splice kwok/scripts/validate-scheduling.sh --check   # exit 1 if it differs
+  scriptgen splice kwok/scripts/validate-scheduling.sh --lib lib/verify-pods.sh --write
 
 Exit codes:
   0  done / up to date    1  check: differs    2  error (nothing changed)";
@@ -57,6 +58,7 @@ enum Command {
 const TOOL: Tool = Tool {
     name: "scriptgen",
     splice: "scriptgen splice",
+    written_by: concat!("scriptgen ", env!("CARGO_PKG_VERSION")),
 };
 
 fn main() -> ExitCode {

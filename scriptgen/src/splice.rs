@@ -7,6 +7,11 @@
 //! `verify_pods() {` inside a here-document (the generated function embeds
 //! jq programs that way) or a multi-line string never counts. Everything
 //! before and after the definition is kept byte for byte.
+//!
+//! As a library ([`splice_source`]): the definition is replaced by the line
+//! that sources a generated file, written the way the host already sources
+//! its own libraries ([`SourceStyle`]); [`reindent`] gives the generated
+//! function the host's indentation step.
 
 use std::fmt;
 
@@ -28,6 +33,9 @@ pub enum SpliceError {
     OpenHeredoc { line: usize, delimiter: String },
     /// A quoted string that never ends.
     OpenQuote { line: usize },
+    /// Library mode: neither a definition to replace nor a line that
+    /// sources the library.
+    NotSourced { lib: String },
 }
 
 impl fmt::Display for SpliceError {
@@ -63,6 +71,11 @@ impl fmt::Display for SpliceError {
             SpliceError::OpenQuote { line } => {
                 write!(f, "a quoted string opened on line {line} never ends")
             }
+            SpliceError::NotSourced { lib } => write!(
+                f,
+                "no definition of {NAME}() found (expected a line `{NAME}() {{` at column 0) \
+                 and no line sources {lib}"
+            ),
         }
     }
 }
@@ -72,13 +85,8 @@ impl std::error::Error for SpliceError {}
 /// `script` with its `verify_pods()` definition replaced by `definition`
 /// (which ends with its `}` line and a newline).
 pub fn splice(script: &str, definition: &str) -> Result<String, SpliceError> {
-    let span = find_definition(script)?;
-    let mut definition = definition;
-    if !script[..span.end].ends_with('\n') {
-        // The old closing `}` ended the file without a newline: so does ours.
-        definition = definition.strip_suffix('\n').unwrap_or(definition);
-    }
-    Ok([&script[..span.start], definition, &script[span.end..]].concat())
+    // The old closing `}` may end the file without a newline: so does ours.
+    splice_span(script, find_definition(script)?, definition)
 }
 
 /// Byte range of the definition, from the start of its first line to the end
@@ -181,6 +189,187 @@ fn is_closing_brace(text: &str) -> bool {
 fn is_blank_or_comment(rest: &str) -> bool {
     let trimmed = rest.trim_start();
     trimmed.is_empty() || (trimmed.starts_with('#') && trimmed.len() < rest.len())
+}
+
+/// How a host script sources its libraries, read from its first `source`
+/// (or `.`) line whose file is named through a variable, e.g.
+/// `source "${SCRIPT_DIR}/lib/cleanup.sh"`, and the `# shellcheck source=`
+/// directive right above it, if any.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceStyle {
+    /// `source` or `.`.
+    pub keyword: String,
+    /// Whether the path is double-quoted.
+    pub quoted: bool,
+    /// What the path starts with, before the `/`: `${SCRIPT_DIR}`.
+    pub base: String,
+    /// The directive above the host's line with the host's file taken off
+    /// its end (`# shellcheck source=`), when there is one.
+    pub directive: Option<String>,
+}
+
+impl SourceStyle {
+    /// For a host that sources nothing this way: the script's own directory.
+    pub fn fallback() -> Self {
+        Self {
+            keyword: "source".into(),
+            quoted: true,
+            base: "$(dirname \"${BASH_SOURCE[0]}\")".into(),
+            directive: None,
+        }
+    }
+
+    /// The host's style, or [`Self::fallback`].
+    pub fn detect(script: &str) -> Result<Self, SpliceError> {
+        let lines = classify(script)?;
+        for (i, line) in lines.iter().enumerate() {
+            if line.kind != Kind::Code {
+                continue;
+            }
+            let Some((keyword, path)) = sourced_path(line.text) else {
+                continue;
+            };
+            let (quoted, path) = match path.strip_prefix('"').and_then(|p| p.strip_suffix('"')) {
+                Some(inner) => (true, inner),
+                None => (false, path),
+            };
+            let Some((base, file)) = path.split_once('/') else {
+                continue;
+            };
+            if !base.starts_with('$') || base.contains(['"', '\'', ' ']) || file.is_empty() {
+                continue;
+            }
+            let directive = i
+                .checked_sub(1)
+                .map(|above| lines[above].text.trim())
+                .filter(|above| above.starts_with("# shellcheck source="))
+                .and_then(|above| above.strip_suffix(file))
+                .map(str::to_owned);
+            return Ok(Self {
+                keyword: keyword.to_owned(),
+                quoted,
+                base: base.to_owned(),
+                directive,
+            });
+        }
+        Ok(Self::fallback())
+    }
+
+    /// The lines (directive, then `source`) that source `lib`, a path
+    /// relative to the script's directory, each ending with a newline.
+    pub fn lines(&self, lib: &str) -> String {
+        let quote = if self.quoted { "\"" } else { "" };
+        let directive = match &self.directive {
+            Some(directive) => format!("{directive}{lib}\n"),
+            None => String::new(),
+        };
+        format!(
+            "{directive}{} {quote}{}/{lib}{quote}\n",
+            self.keyword, self.base
+        )
+    }
+}
+
+/// `source PATH` / `. PATH` alone on a line (indented or not): the keyword
+/// and PATH as written.
+fn sourced_path(text: &str) -> Option<(&str, &str)> {
+    let text = text.trim();
+    let (keyword, rest) = text
+        .strip_prefix("source")
+        .map(|rest| ("source", rest))
+        .or_else(|| text.strip_prefix('.').map(|rest| (".", rest)))?;
+    if !rest.starts_with([' ', '\t']) {
+        return None;
+    }
+    let path = rest.trim();
+    let simple = !path.is_empty() && !path.contains([';', '&', '|', '#', '\'']);
+    let one_word = !path.trim_matches('"').contains([' ', '\t', '"']) || path.starts_with("\"$(");
+    (simple && one_word).then_some((keyword, path))
+}
+
+/// Whether the code line `text` sources `lib` (in any style): its path,
+/// unquoted, ends with `/lib`.
+fn sources(text: &str, lib: &str) -> bool {
+    sourced_path(text).is_some_and(|(_, path)| {
+        path.trim_matches('"')
+            .strip_suffix(lib)
+            .is_some_and(|before| before.ends_with('/'))
+    })
+}
+
+/// `script` with its `verify_pods()` definition replaced by the lines that
+/// source `lib` (relative to the script's directory) in the host's style.
+/// A script that already sources `lib` and defines no `verify_pods()` is
+/// returned as it is; one that sources it and still has a definition loses
+/// the definition.
+pub fn splice_source(script: &str, lib: &str) -> Result<String, SpliceError> {
+    let sourced = classify(script)?
+        .iter()
+        .any(|line| line.kind == Kind::Code && sources(line.text, lib));
+    let span = match find_definition(script) {
+        Ok(span) => span,
+        Err(SpliceError::Missing) if sourced => return Ok(script.to_owned()),
+        Err(SpliceError::Missing) => return Err(SpliceError::NotSourced { lib: lib.into() }),
+        Err(e) => return Err(e),
+    };
+    let lines = if sourced {
+        String::new()
+    } else {
+        SourceStyle::detect(script)?.lines(lib)
+    };
+    splice_span(script, span, &lines)
+}
+
+fn splice_span(script: &str, span: Span, replacement: &str) -> Result<String, SpliceError> {
+    let mut replacement = replacement;
+    if !script[..span.end].ends_with('\n') {
+        replacement = replacement.strip_suffix('\n').unwrap_or(replacement);
+    }
+    Ok([&script[..span.start], replacement, &script[span.end..]].concat())
+}
+
+/// The indentation step of `script`'s code, in spaces: the largest of 4, 3
+/// and 2 that divides the indentation of (nearly) every indented code line;
+/// None when it indents with tabs or no step fits.
+pub fn indent_step(script: &str) -> Result<Option<usize>, SpliceError> {
+    let indents: Vec<usize> = classify(script)?
+        .iter()
+        .filter(|l| l.kind == Kind::Code && !l.text.trim().is_empty())
+        .filter(|l| !l.text.starts_with('\t'))
+        .map(|l| l.text.len() - l.text.trim_start_matches(' ').len())
+        .filter(|&n| n > 0)
+        .collect();
+    if indents.is_empty() {
+        return Ok(None);
+    }
+    // Alignment of continued lines may be off the step: allow 1 in 20.
+    Ok([4, 3, 2].into_iter().find(|&step| {
+        let fitting = indents.iter().filter(|&&n| n % step == 0).count();
+        fitting * 20 >= indents.len() * 19
+    }))
+}
+
+/// `text`, indented by `from` spaces a level, indented by `to` spaces a
+/// level: only the leading spaces of code lines change (`n` levels and `r`
+/// spaces become `n * to + r` spaces); here-document bodies and the rest of
+/// multi-line strings stay byte for byte.
+pub fn reindent(text: &str, from: usize, to: usize) -> Result<String, SpliceError> {
+    if from == to || from == 0 {
+        return Ok(text.to_owned());
+    }
+    let mut out = String::with_capacity(text.len() + text.len() / 8);
+    for line in classify(text)? {
+        let raw = &text[line.offset..line.offset + line.len_with_newline];
+        let spaces = raw.len() - raw.trim_start_matches(' ').len();
+        if line.kind == Kind::Code && spaces > 0 {
+            let width = spaces / from * to + spaces % from;
+            out.extend(std::iter::repeat_n(' ', width));
+            out.push_str(&raw[spaces..]);
+        } else {
+            out.push_str(raw);
+        }
+    }
+    Ok(out)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -491,5 +680,56 @@ mod tests {
     fn splicing_twice_changes_nothing() {
         let once = splice("a\nverify_pods() {\n  old\n}\nb\n", NEW).unwrap();
         assert_eq!(splice(&once, NEW).unwrap(), once);
+    }
+
+    const HOST: &str = "set -euo pipefail\nSCRIPT_DIR=x\n# shellcheck source=lib/a.sh\nsource \"${SCRIPT_DIR}/lib/a.sh\"\n\nf() {\n    if x; then\n        y\n    fi\n}\n\nverify_pods() {\n    old\n}\nmain\n";
+
+    #[test]
+    fn the_host_style_is_read_from_its_own_source_lines() {
+        let style = SourceStyle::detect(HOST).unwrap();
+        assert_eq!(
+            style.lines("lib/verify-pods.sh"),
+            "# shellcheck source=lib/verify-pods.sh\nsource \"${SCRIPT_DIR}/lib/verify-pods.sh\"\n"
+        );
+        let dot = SourceStyle::detect("  . $HERE/common.sh\n").unwrap();
+        assert_eq!(dot.lines("v.sh"), ". $HERE/v.sh\n");
+        assert_eq!(
+            SourceStyle::detect("source lib.sh\necho '. $X/y'\n").unwrap(),
+            SourceStyle::fallback()
+        );
+    }
+
+    #[test]
+    fn splice_source_replaces_the_definition_once() {
+        let once = splice_source(HOST, "lib/v.sh").unwrap();
+        assert_eq!(
+            once,
+            HOST.replace(
+                "verify_pods() {\n    old\n}\n",
+                "# shellcheck source=lib/v.sh\nsource \"${SCRIPT_DIR}/lib/v.sh\"\n"
+            )
+        );
+        assert_eq!(splice_source(&once, "lib/v.sh").unwrap(), once);
+        assert_eq!(
+            splice_source("x\n", "lib/v.sh"),
+            Err(SpliceError::NotSourced {
+                lib: "lib/v.sh".into()
+            })
+        );
+        // Already sourced, still defined: the definition goes.
+        let both = format!("{once}verify_pods() {{\n}}\n");
+        assert_eq!(splice_source(&both, "lib/v.sh").unwrap(), once);
+    }
+
+    #[test]
+    fn reindent_changes_code_lines_only() {
+        assert_eq!(indent_step(HOST).unwrap(), Some(4));
+        assert_eq!(indent_step("f() {\n  a\n    b\n}\n").unwrap(), Some(2));
+        assert_eq!(indent_step("f() {\n\ta\n}\n").unwrap(), None);
+        let text = "f() {\n  a <<'E'\n  body\nE\n  s=\"\n  kept\"\n    b \\\n     c\n}\n";
+        assert_eq!(
+            reindent(text, 2, 4).unwrap(),
+            "f() {\n    a <<'E'\n  body\nE\n    s=\"\n  kept\"\n        b \\\n         c\n}\n"
+        );
     }
 }

@@ -147,6 +147,20 @@ fn cases() -> Vec<Case> {
         Case::new("kubectl prints nothing", &[unreadable])
             .setup(serves("pods", ""))
             .own_words(&["why"]),
+        // Inputs a user may take for a list (issue 24, item 7): the checker
+        // names what it got and what it expects; the bash says what jq says.
+        Case::new("kubectl prints YAML", &[unreadable])
+            .setup(serves("pods", "apiVersion: v1\nitems: []\nkind: List\n"))
+            .own_words(&["why"]),
+        Case::new("kubectl prints the table of get pods -o wide", &[unreadable])
+            .setup(serves("pods", "NAMESPACE   NAME   READY   STATUS   RESTARTS   AGE   IP   NODE\n"))
+            .own_words(&["why"]),
+        Case::new("kubectl prints a single Pod", &[unreadable])
+            .setup(serves("pods", "{\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"metadata\": {\"name\": \"a\"}}"))
+            .own_words(&["why"]),
+        Case::new("kubectl prints a bare array", &[unreadable])
+            .setup(serves("pods", "[{\"kind\": \"Pod\"}]"))
+            .own_words(&["why"]),
         // Two pages of different lists: report.jq's own error (lib.jq's
         // list_items), the same words from jq and from jaq.
         Case::new("kubectl prints pages of two resourceVersions", &[unreadable]).setup(serves(

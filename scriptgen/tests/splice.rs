@@ -1,6 +1,8 @@
 //! `scriptgen splice` on a realistic host script (tests/fixtures/
-//! validate-scheduling.sh): only the function changes, bash still parses the
-//! result, a second splice changes nothing, bad scripts exit 2 untouched.
+//! validate-scheduling.sh and its lib/): only the function changes, bash
+//! still parses the result, a second splice changes nothing, bad scripts
+//! exit 2 untouched. `verify-pods bash splice --lib`: the function goes to a
+//! library file and the host changes by a source line.
 
 mod common;
 
@@ -29,10 +31,17 @@ fn splice(script: &Path, flag: Option<&str>) -> assert_cmd::assert::Assert {
     cmd.assert()
 }
 
-/// A copy of the fixture in a temp dir (the fixture itself never changes).
+/// A copy of the fixture, with its lib/, in a temp dir (the fixture itself
+/// never changes).
 fn host_copy(dir: &Path, contents: &str) -> PathBuf {
     let path = dir.join("validate-scheduling.sh");
     fs::write(&path, contents).unwrap();
+    let lib = dir.join("lib");
+    fs::create_dir_all(&lib).unwrap();
+    for entry in fs::read_dir(common::fixture("lib")).unwrap() {
+        let entry = entry.unwrap();
+        fs::copy(entry.path(), lib.join(entry.file_name())).unwrap();
+    }
     path
 }
 
@@ -113,13 +122,20 @@ fn the_spliced_function_runs_inside_the_host_script() {
     let dir = tempfile::tempdir().unwrap();
     let script = host_copy(dir.path(), &fixture_text());
     splice(&script, Some("--write")).success();
-    let without_main: String = fs::read_to_string(&script)
+    runs_like_the_wrapper(&script);
+}
+
+/// The host script, its main not run (the harness defines its own flow),
+/// gives the wrapper's stdout and exit code on the red sample.
+fn runs_like_the_wrapper(script: &Path) {
+    let without_main: String = fs::read_to_string(script)
         .unwrap()
         .lines()
         .filter(|l| *l != "main \"$@\"")
         .map(|l| format!("{l}\n"))
         .collect();
-    let functions = dir.path().join("functions.sh");
+    // In the script's directory: it sources lib/ through its SCRIPT_DIR.
+    let functions = script.with_file_name("functions.sh");
     fs::write(&functions, without_main).unwrap();
 
     let mut sandbox = common::Sandbox::new();
@@ -128,6 +144,12 @@ fn the_spliced_function_runs_inside_the_host_script() {
         .events(&common::sample("events.json"))
         .set(checker::options::DEADLINE_ENV, "0")
         .set("VERIFY_PODS_SH", functions.to_str().unwrap());
+    // The host finds its SCRIPT_DIR with dirname, a tool of its own.
+    std::os::unix::fs::symlink(
+        common::find_on_path("dirname"),
+        sandbox.bin().join("dirname"),
+    )
+    .unwrap();
     let hosted = common::run(&mut sandbox.command(&common::fixture("host-harness.sh")));
     let wrapped = sandbox.run_wrapper();
     assert_eq!(
@@ -185,4 +207,227 @@ fn a_missing_script_exits_2() {
     splice(Path::new("/nonexistent/validate-scheduling.sh"), None)
         .code(2)
         .stderr(contains("/nonexistent/validate-scheduling.sh"));
+}
+
+// ---- verify-pods bash splice --lib ----
+
+const LIB: &str = "lib/verify-pods.sh";
+
+/// `verify-pods bash splice SCRIPT --lib LIB [flag]`.
+fn splice_lib(script: &Path, lib: &str, flag: Option<&str>) -> assert_cmd::assert::Assert {
+    let mut cmd = Command::new(common::verify_pods_bin());
+    cmd.args(["bash", "splice"])
+        .arg(script)
+        .args(["--lib", lib]);
+    cmd.args(flag);
+    cmd.assert()
+}
+
+/// Lines added and removed by `old` -> `new`.
+fn changed_lines(old: &str, new: &str) -> (Vec<String>, Vec<String>) {
+    let patch = scriptgen::diff::unified(old, new, "a", "b");
+    let body = patch
+        .lines()
+        .filter(|l| !l.starts_with("+++") && !l.starts_with("---"));
+    let (mut added, mut removed) = (Vec::new(), Vec::new());
+    for line in body {
+        if let Some(line) = line.strip_prefix('+') {
+            added.push(line.to_owned());
+        } else if let Some(line) = line.strip_prefix('-') {
+            removed.push(line.to_owned());
+        }
+    }
+    (added, removed)
+}
+
+fn version() -> String {
+    let output =
+        common::run(std::process::Command::new(common::verify_pods_bin()).arg("--version"));
+    common::text(&output.stdout).trim().to_owned()
+}
+
+#[test]
+fn splice_lib_adds_a_source_line_and_writes_the_library() {
+    let dir = tempfile::tempdir().unwrap();
+    let original = fixture_text();
+    let script = host_copy(dir.path(), &original);
+    let lib = dir.path().join(LIB);
+
+    // Without flags: the diffs, nothing written.
+    splice_lib(&script, LIB, None)
+        .success()
+        .stdout(contains("+source \"${SCRIPT_DIR}/lib/verify-pods.sh\""))
+        .stdout(contains(report_first_line()));
+    assert_eq!(fs::read_to_string(&script).unwrap(), original);
+    assert!(!lib.exists());
+    splice_lib(&script, LIB, Some("--check"))
+        .code(1)
+        .stderr(contains("lib/verify-pods.sh: is missing"));
+    assert!(!lib.exists());
+
+    splice_lib(&script, LIB, Some("--write")).success();
+    let spliced = fs::read_to_string(&script).unwrap();
+    let (added, removed) = changed_lines(&original, &spliced);
+    // The host's style: its directive and its `source "${SCRIPT_DIR}/lib/…"`.
+    assert_eq!(
+        added,
+        [
+            "# shellcheck source=lib/verify-pods.sh",
+            "source \"${SCRIPT_DIR}/lib/verify-pods.sh\"",
+        ]
+    );
+    let (start, end) = old_definition_span(&original);
+    let old: Vec<&str> = original[start..end].lines().collect();
+    assert_eq!(removed, old, "only the old definition goes");
+    eprintln!("host diff: +{}/-{}", added.len(), removed.len());
+
+    // The library: stamped, naming its regenerate command, the function in
+    // the host's 4-space indentation, each program byte for byte.
+    let text = fs::read_to_string(&lib).unwrap();
+    let stamp = format!("{}{}", scriptgen::render::WRITTEN_BY, version());
+    assert!(text.lines().any(|l| l == stamp), "no {stamp:?} in\n{text}");
+    assert!(text.contains(
+        "verify-pods bash splice validate-scheduling.sh --lib lib/verify-pods.sh --write"
+    ));
+    assert_eq!(scriptgen::splice::indent_step(&text).unwrap(), Some(4));
+    for program in scriptgen::render::USED {
+        assert!(text.contains(program.body), "{} not embedded", program.file);
+    }
+    bash_parses(&script);
+    bash_parses(&lib);
+
+    // Twice changes nothing, and --check agrees.
+    splice_lib(&script, LIB, Some("--write"))
+        .success()
+        .stdout("");
+    splice_lib(&script, LIB, Some("--check"))
+        .success()
+        .stdout("");
+    assert_eq!(fs::read_to_string(&script).unwrap(), spliced);
+    assert_eq!(fs::read_to_string(&lib).unwrap(), text);
+}
+
+#[test]
+fn splice_lib_check_says_which_file_is_stale() {
+    let dir = tempfile::tempdir().unwrap();
+    let original = fixture_text();
+    let script = host_copy(dir.path(), &original);
+    let lib = dir.path().join(LIB);
+    splice_lib(&script, LIB, Some("--write")).success();
+    let (spliced, text) = (
+        fs::read_to_string(&script).unwrap(),
+        fs::read_to_string(&lib).unwrap(),
+    );
+
+    // A library edited by hand.
+    fs::write(
+        &lib,
+        text.replace("verify_pods() {", "verify_pods() {\n    echo edited"),
+    )
+    .unwrap();
+    splice_lib(&script, LIB, Some("--check"))
+        .code(1)
+        .stdout(contains("-    echo edited"))
+        .stderr(contains("lib/verify-pods.sh: differs"))
+        .stderr(contains("validate-scheduling.sh: does not").not());
+    splice_lib(&script, LIB, Some("--write")).success();
+    assert_eq!(fs::read_to_string(&lib).unwrap(), text);
+
+    // A host that got its old function back.
+    fs::write(&script, &original).unwrap();
+    splice_lib(&script, LIB, Some("--check"))
+        .code(1)
+        .stdout(contains("+source \"${SCRIPT_DIR}/lib/verify-pods.sh\""))
+        .stderr(contains(
+            "validate-scheduling.sh: does not source lib/verify-pods.sh alone",
+        ))
+        .stderr(contains("lib/verify-pods.sh: differs").not());
+    assert_eq!(fs::read_to_string(&script).unwrap(), original);
+    splice_lib(&script, LIB, Some("--write")).success();
+    assert_eq!(fs::read_to_string(&script).unwrap(), spliced);
+}
+
+#[test]
+fn a_library_written_by_another_verify_pods_with_the_same_content_is_current() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = host_copy(dir.path(), &fixture_text());
+    let lib = dir.path().join(LIB);
+    splice_lib(&script, LIB, Some("--write")).success();
+    let ours = format!("{}{}", scriptgen::render::WRITTEN_BY, version());
+    let theirs = format!(
+        "{}verify-pods 0.0.1 (commit 0000000)",
+        scriptgen::render::WRITTEN_BY
+    );
+    let older = fs::read_to_string(&lib).unwrap().replace(&ours, &theirs);
+    fs::write(&lib, &older).unwrap();
+    splice_lib(&script, LIB, Some("--check"))
+        .success()
+        .stdout("")
+        .stderr(contains("written by verify-pods 0.0.1 (commit 0000000)"));
+    splice_lib(&script, LIB, Some("--write"))
+        .success()
+        .stdout("");
+    assert_eq!(
+        fs::read_to_string(&lib).unwrap(),
+        older,
+        "rewritten for its stamp alone"
+    );
+}
+
+#[test]
+fn the_host_sourcing_its_library_runs_and_shellcheck_is_no_worse() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = host_copy(dir.path(), &fixture_text());
+    let shellcheck = |file: &str| {
+        let output = common::run(
+            std::process::Command::new("shellcheck")
+                .args(["-x", "-f", "gcc", file])
+                .current_dir(dir.path()),
+        );
+        common::text(&output.stdout)
+    };
+    let before = shellcheck("validate-scheduling.sh");
+    splice_lib(&script, LIB, Some("--write")).success();
+    let after = shellcheck("validate-scheduling.sh");
+    assert!(
+        after.lines().count() <= before.lines().count(),
+        "before:\n{before}\nafter:\n{after}"
+    );
+    assert_eq!(shellcheck(LIB), "", "shellcheck on the library");
+    runs_like_the_wrapper(&script);
+}
+
+#[test]
+fn a_library_path_outside_the_scripts_directory_exits_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let original = fixture_text();
+    let script = host_copy(dir.path(), &original);
+    for bad in [
+        "/tmp/verify-pods.sh",
+        "../verify-pods.sh",
+        "lib/my lib.sh",
+        "lib/$(x).sh",
+    ] {
+        splice_lib(&script, bad, Some("--write"))
+            .code(2)
+            .stdout("")
+            .stderr(contains("expected a plain path inside the directory"));
+        assert_eq!(fs::read_to_string(&script).unwrap(), original, "{bad:?}");
+    }
+}
+
+#[test]
+fn the_library_names_its_command_from_the_host_repositorys_root() {
+    let repo = tempfile::tempdir().unwrap();
+    fs::create_dir(repo.path().join(".git")).unwrap();
+    let scripts = repo.path().join("kwok/scripts");
+    fs::create_dir_all(&scripts).unwrap();
+    let script = host_copy(&scripts, &fixture_text());
+    splice_lib(&script, LIB, Some("--write")).success();
+    let text = fs::read_to_string(scripts.join(LIB)).unwrap();
+    let command =
+        "verify-pods bash splice kwok/scripts/validate-scheduling.sh --lib lib/verify-pods.sh";
+    assert!(text.contains("From the repository root"), "{text}");
+    assert!(text.contains(&format!("{command} --write")), "{text}");
+    assert!(text.contains(&format!("{command} --check")), "{text}");
 }

@@ -268,7 +268,7 @@ fn refuse(args: &[&str], path_arg: &str, fragment: &str) {
 }
 
 macro_rules! bad_snapshot {
-    ($name:ident, $file:literal, $fragment:literal) => {
+    ($name:ident, $file:literal, $fragment:expr) => {
         #[test]
         fn $name() {
             let path = concat!("bad/", $file);
@@ -317,7 +317,7 @@ bad_snapshot!(
 bad_snapshot!(
     top_level_array,
     "top-level-array.json",
-    ": snapshot has no items array"
+    checker::options::words::FOUND_ARRAY.text
 );
 bad_snapshot!(top_level_null, "null.json", ": snapshot has no items array");
 bad_snapshot!(non_utf8, "non-utf8.json", ":1:58: invalid JSON");

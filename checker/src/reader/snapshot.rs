@@ -20,6 +20,7 @@ use super::batch::{self, Lane};
 use super::fast_parser::{parse_fast, parse_key, Stop, Workspace};
 use super::serde_fallback::{Key, KeySeed, Planned};
 use super::shape::{key_val, Plan, Shape};
+use crate::options::words;
 use jaq_json::{Map, Val};
 use serde::de::{DeserializeSeed, IgnoredAny};
 use std::fmt;
@@ -133,7 +134,25 @@ fn document<R: Read>(input: &mut Input<R>, plan: &Plan) -> Result<Val, Fault> {
 
 fn documents<R: Read>(input: &mut Input<R>, plan: &Plan) -> Result<Vec<Val>, Fault> {
     input.skip_bom()?;
-    let mut docs = vec![next_document(input, plan)?];
+    let first = input.not_a_list_at_start()?;
+    if input.peek_token()? == Some(b'[') {
+        return Err(Fault::NotAList(first.unwrap_or_default()));
+    }
+    let mut docs = vec![
+        next_document(input, plan).map_err(|fault| match (&first, fault) {
+            (Some(found), Fault::Syntax { .. }) => Fault::NotAList(found.clone()),
+            (_, fault) => fault,
+        })?,
+    ];
+    // A single object (`kubectl get pod NAME -o json`): its kind, from
+    // the bytes it started with, since the projection drops `kind`.
+    if let (Some(head), Some(false)) = (&input.head, has_items(&docs[0])) {
+        if let Some(kind) = top_level_kind(head).filter(|k| !k.ends_with("List")) {
+            let found = words::FOUND_OBJECT.format(&[("kind", &kind)]);
+            return Err(Fault::NotAList(found));
+        }
+    }
+    input.head = None;
     while input.peek_token()?.is_some() {
         docs.push(next_document(input, plan)?);
     }
@@ -247,6 +266,84 @@ fn array<R: Read>(input: &mut Input<R>, plan: &Plan, depth: u32) -> Result<Val, 
     }
 }
 
+/// How many bytes of a snapshot's start [`top_level_kind`] looks at.
+const HEAD: usize = 4096;
+
+/// Whether `doc` is an object (Some) with an `items` key (true).
+fn has_items(doc: &Val) -> Option<bool> {
+    match doc {
+        Val::Obj(map) => Some(map.contains_key(&Val::from("items".to_owned()))),
+        _ => None,
+    }
+}
+
+/// `apiVersion: v1`, `kind: List`, `items:`, `metadata:`, `---`: the start
+/// of a Kubernetes YAML document (`kubectl get -o yaml`). Only these keys:
+/// `error: You must be logged in…` is kubectl's error text, not YAML.
+fn looks_like_yaml(line: &str) -> bool {
+    let line = line.trim_end();
+    if line == "---" {
+        return true;
+    }
+    let Some((key, rest)) = line.split_once(':') else {
+        return false;
+    };
+    matches!(key, "apiVersion" | "kind" | "items" | "metadata")
+        && (rest.is_empty() || rest.starts_with(' '))
+}
+
+/// `NAMESPACE   NAME   READY   STATUS …`: the columns of `kubectl get pods`.
+fn looks_like_table(line: &str) -> bool {
+    let mut columns = line.split_whitespace();
+    matches!(columns.next(), Some("NAMESPACE" | "NAME"))
+        && columns.all(|c| {
+            c.chars()
+                .all(|c| c.is_ascii_uppercase() || "-_()".contains(c))
+        })
+}
+
+/// The string value of the key `kind` of the top-level object that `head`
+/// begins, when it comes within those bytes.
+fn top_level_kind(head: &[u8]) -> Option<String> {
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < head.len() {
+        match head[i] {
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => depth = depth.checked_sub(1)?,
+            b'"' => {
+                let end = i + 1 + string_len(&head[i + 1..])?;
+                if depth == 1 && &head[i + 1..end] == b"kind" {
+                    let rest = &head[end + 1..];
+                    let colon = rest.iter().position(|b| !b.is_ascii_whitespace())?;
+                    let rest = rest[colon..].strip_prefix(b":")?;
+                    let quote = rest.iter().position(|b| !b.is_ascii_whitespace())?;
+                    let value = rest[quote..].strip_prefix(b"\"")?;
+                    let len = string_len(value)?;
+                    return String::from_utf8(value[..len].to_vec()).ok();
+                }
+                i = end;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The length of a JSON string's contents up to its closing `"`.
+fn string_len(bytes: &[u8]) -> Option<usize> {
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'"' => return Some(i),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
 /// The number of `\n` in `bytes`. Summing into a `u8` per block of 255
 /// bytes lets the compiler vectorize the loop; a plain filter-count runs a
 /// byte at a time, and this runs over every byte of the document.
@@ -264,6 +361,8 @@ fn count_newlines(bytes: &[u8]) -> usize {
 enum Fault {
     Io(io::Error),
     Empty,
+    /// Not a List, nor the pages of one: what it is, in the contract's words.
+    NotAList(String),
     Syntax {
         message: String,
         line: usize,
@@ -279,6 +378,11 @@ impl Fault {
                 source,
                 position: None,
                 message: format!("cannot read: {e}"),
+            },
+            Fault::NotAList(found) => SnapshotError {
+                source,
+                position: None,
+                message: words::NOT_A_LIST.format(&[("found", &found)]),
             },
             Fault::Empty => SnapshotError {
                 source,
@@ -323,6 +427,9 @@ struct Input<R> {
     line: usize,
     column: usize,
     consumed: u64,
+    /// The first bytes of a snapshot, kept until its first document is read
+    /// (read_documents only): what a document that is no List is.
+    head: Option<Vec<u8>>,
 }
 
 impl<R: Read> Input<R> {
@@ -343,7 +450,29 @@ impl<R: Read> Input<R> {
             line: 1,
             column: 0,
             consumed: 0,
+            head: None,
         }
+    }
+
+    /// At the start of a snapshot: what its first document is when it is
+    /// plainly no List (a bare array, YAML, kubectl's table), in the
+    /// contract's words; keeps the first bytes for [`top_level_kind`].
+    fn not_a_list_at_start(&mut self) -> Result<Option<String>, Fault> {
+        let Some(first) = self.peek_token()? else {
+            return Ok(None);
+        };
+        let data = &self.buf[self.start..self.end];
+        let head = &data[..data.len().min(HEAD)];
+        self.head = (first == b'{').then(|| head.to_vec());
+        let line = head.split(|b| *b == b'\n').next().unwrap_or_default();
+        let line = String::from_utf8_lossy(line);
+        Ok(match first {
+            b'[' => Some(words::FOUND_ARRAY.text.to_owned()),
+            b'{' | b'"' | b'0'..=b'9' => None,
+            _ if looks_like_yaml(&line) => Some(words::FOUND_YAML.text.to_owned()),
+            _ if looks_like_table(&line) => Some(words::FOUND_TABLE.text.to_owned()),
+            _ => None,
+        })
     }
 
     fn at_start(&self) -> bool {
@@ -903,5 +1032,34 @@ mod tests {
         let cut = docs(b"{\"items\":[1]}\n{\"items\":[").unwrap_err();
         assert!(cut.starts_with("pages.json:2:"), "{cut}");
         assert!(docs(b"{}]").unwrap_err().contains("invalid JSON"));
+    }
+
+    #[test]
+    fn what_is_no_list_is_named_with_what_is_expected() {
+        let expected = |found: &str| words::NOT_A_LIST.format(&[("found", &found)]);
+        let pod = words::FOUND_OBJECT.format(&[("kind", &"Pod")]);
+        let cases: [(&[u8], String); 7] = [
+            (b"[]", expected(words::FOUND_ARRAY.text)),
+            (b" [{\"kind\": \"PodList\"}]", expected(words::FOUND_ARRAY.text)),
+            (b"apiVersion: v1\nkind: List\n", expected(words::FOUND_YAML.text)),
+            (b"---\n", expected(words::FOUND_YAML.text)),
+            (b"NAMESPACE  NAME  READY\nx  y  1/1\n", expected(words::FOUND_TABLE.text)),
+            (
+                b"{\"apiVersion\": \"v1\", \"metadata\": {\"kind\": \"x\", \"name\": \"a\"}, \"kind\": \"Pod\", \"spec\": {}}",
+                expected(&pod),
+            ),
+            (b"{\"kind\": \"Event\", \"x\": \"\\\"}\"}", expected(&words::FOUND_OBJECT.format(&[("kind", &"Event")]))),
+        ];
+        for (data, message) in cases {
+            let error = docs(data).unwrap_err();
+            assert!(error.ends_with(&message), "{error}");
+        }
+        // Lists, pages, and what is merely broken keep their own words.
+        assert!(docs(b"{\"kind\": \"PodList\"}").is_ok());
+        assert!(docs(b"{\"kind\": \"List\", \"items\": []}").is_ok());
+        assert!(docs(b"No resources found\n")
+            .unwrap_err()
+            .contains("invalid JSON"));
+        assert!(docs(b"{\"items\": [").unwrap_err().contains("invalid JSON"));
     }
 }

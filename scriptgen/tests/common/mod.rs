@@ -68,7 +68,7 @@ const TOOLS: [&str; 10] = [
     "bash", "env", "jq", "timeout", "mktemp", "rm", "mkdir", "cp", "sleep", "cat",
 ];
 
-fn find_on_path(tool: &str) -> PathBuf {
+pub fn find_on_path(tool: &str) -> PathBuf {
     let path = std::env::var_os("PATH").unwrap_or_default();
     std::env::split_paths(&path)
         .map(|dir| dir.join(tool))
