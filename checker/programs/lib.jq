@@ -143,7 +143,8 @@ def groups_left($n):
          + " (\($left | map(.count) | add | pods_count))"
     end;
 # Input: a result. The figures of the distribution summary: the nodes
-# (`<none>` is no node), min / median (the lower one of an even count) /
+# (`<none>` is no node), min / median (the lower one of an even count;
+# its index counted, not divided: jaq divides to a float) /
 # max pods per node, the pods on no node, and the nodes by pods, most first
 # (ties by name).
 def node_figures:
@@ -151,7 +152,7 @@ def node_figures:
   | ($nodes | map(.pods) | sort) as $counts
   | { nodes: ($nodes | length),
       min: $counts[0],
-      median: $counts[($counts | length) - 1 | . / 2 | floor],
+      median: $counts[[range(2; $counts | length; 2)] | length],
       max: $counts[-1],
       none: ([.distribution[] | select(.node == "<none>") | .pods] | add // 0),
       most: ($nodes | sort_by([0 - .pods, .node])) };

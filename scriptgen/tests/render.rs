@@ -132,7 +132,10 @@ fn headers_name_the_users_splice_command() {
         scriptgen(&["render", "--definition"]),
     ] {
         assert!(!output.contains("scriptgen splice"), "{output}");
-        assert!(output.contains(&format!("`{} SCRIPT --write`", render::SPLICE_COMMAND)));
+        assert!(output.contains(&format!(
+            "`{} SCRIPT [--lib PATH] --write`",
+            render::SPLICE_COMMAND
+        )));
         assert!(output.contains("contract.json"), "the table is named");
     }
 }
