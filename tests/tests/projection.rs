@@ -12,7 +12,6 @@
 #![forbid(unsafe_code)]
 
 use checker::engine::to_json;
-use checker::lint::{self, StrPart, Tok, Token};
 use checker::programs::Program;
 use checker::reader::{Projection, Shape};
 use checker::snapshot::ReadOptions;
@@ -22,6 +21,7 @@ use serde_json::{json, Map, Value};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use verify_pods_tests::corpus;
+use verify_pods_tests::lint::{self, StrPart, Tok, Token};
 
 // ------------------------------------------------------------ the pipeline
 
