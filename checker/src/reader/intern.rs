@@ -4,7 +4,6 @@
 use super::shape::Field;
 use jaq_json::Val;
 use std::borrow::Cow;
-use std::cell::Cell;
 use std::collections::HashMap;
 
 /// Kept strings that repeat from pod to pod (namespace, phase, node name,
@@ -20,6 +19,17 @@ pub(crate) struct Interner {
     objects: HashMap<Box<[u8]>, Val>,
     /// The key of the last object looked up ([`Interner::object`]).
     object_key: Vec<u8>,
+    /// What this thread saw of each field's values, by [`Field::id`]:
+    /// whether interning them pays.
+    seen: Vec<Seen>,
+}
+
+/// Values of one field seen by the fast path, `(seen, repeated)`: how many,
+/// and how many of them were seen before.
+#[derive(Default, Clone, Copy)]
+struct Seen {
+    strings: (u32, u32),
+    objects: (u32, u32),
 }
 
 /// Values per field to look at before judging whether they repeat.
@@ -29,29 +39,41 @@ const INTERN_MAX: usize = 1 << 16;
 
 /// Whether values of a field, seen `(seen, repeated)` times, are still worth
 /// interning: until the trial is over, and then while one in four repeats.
-fn pays(stats: &Cell<(u32, u32)>) -> bool {
-    let (seen, repeated) = stats.get();
+fn pays((seen, repeated): (u32, u32)) -> bool {
     seen < INTERN_TRIAL || repeated * 4 >= seen
 }
 
-fn count(stats: &Cell<(u32, u32)>, repeated: bool) {
-    let (seen, before) = stats.get();
-    stats.set((
-        seen.saturating_add(1),
-        before.saturating_add(u32::from(repeated)),
-    ));
+fn count(stats: &mut (u32, u32), repeated: bool) {
+    stats.0 = stats.0.saturating_add(1);
+    stats.1 = stats.1.saturating_add(u32::from(repeated));
 }
 
 impl Interner {
+    /// An interner with nothing kept, that has seen what this one saw.
+    pub(super) fn fresh(&self) -> Self {
+        Self {
+            seen: self.seen.clone(),
+            ..Self::default()
+        }
+    }
+
+    /// What was seen of `field`'s values.
+    fn seen(&mut self, field: &Field) -> &mut Seen {
+        if self.seen.len() <= field.id {
+            self.seen.resize(field.id + 1, Seen::default());
+        }
+        &mut self.seen[field.id]
+    }
+
     pub(super) fn string(&mut self, field: &Field, bytes: Cow<'_, [u8]>) -> Val {
-        if !pays(&field.strings) {
+        if !pays(self.seen(field).strings) {
             return Val::utf8_str(bytes.into_owned());
         }
-        if let Some(shared) = self.strings.get(&*bytes) {
-            count(&field.strings, true);
-            return shared.clone();
+        let shared = self.strings.get(&*bytes).cloned();
+        count(&mut self.seen(field).strings, shared.is_some());
+        if let Some(shared) = shared {
+            return shared;
         }
-        count(&field.strings, false);
         let value = Val::utf8_str(bytes.to_vec());
         if self.strings.len() < INTERN_MAX {
             self.strings
@@ -64,11 +86,11 @@ impl Interner {
     /// was kept. `None`: make it, and offer it to [`Interner::keep_object`].
     pub(super) fn object(&mut self, field: &Field, entries: &[(Val, Val)]) -> Option<Val> {
         self.object_key.clear();
-        if !pays(&field.objects) || !object_key(entries, &mut self.object_key) {
+        if !pays(self.seen(field).objects) || !object_key(entries, &mut self.object_key) {
             return None;
         }
         let shared = self.objects.get(self.object_key.as_slice()).cloned();
-        count(&field.objects, shared.is_some());
+        count(&mut self.seen(field).objects, shared.is_some());
         shared
     }
 
@@ -99,3 +121,4 @@ fn object_key(entries: &[(Val, Val)], out: &mut Vec<u8>) -> bool {
     }
     true
 }
+

@@ -10,7 +10,6 @@
 
 use crate::programs::Programs;
 use jaq_json::Val;
-use std::cell::Cell;
 use std::collections::HashMap;
 
 /// What to keep of one JSON value.
@@ -121,6 +120,8 @@ impl Projection {
 }
 
 /// A shape compiled for reading: what to do with one value while it parses.
+/// It holds no state of a read (the interning statistics are the parsing
+/// thread's, in its `Interner`), so one plan is shared by every thread.
 #[derive(Debug, Clone)]
 pub(crate) enum Plan {
     /// Not read by any program: validate it, build nothing.
@@ -145,11 +146,9 @@ pub(crate) struct Field {
     /// Whether this field decides if an element is kept: it has a
     /// [`Wanted`], or leads (through objects) to a field that has one.
     guards: bool,
-    /// Strings of this field seen by the fast path, and how many of them
-    /// were seen before: whether interning them pays.
-    pub(super) strings: Cell<(u32, u32)>,
-    /// Likewise for objects (see `intern.rs`).
-    pub(super) objects: Cell<(u32, u32)>,
+    /// The field's number in its plan (0, 1, … depth first), under which
+    /// an `Interner` keeps what it saw of the field's values.
+    pub(super) id: usize,
 }
 
 /// What a searched list's element must hold at a field to be kept.
@@ -180,14 +179,23 @@ impl Field {
 
 impl Plan {
     pub(crate) fn new(shape: &Shape) -> Self {
+        Self::numbered(shape, &mut 0)
+    }
+
+    /// The plan of `shape`, its fields numbered from `next` on.
+    fn numbered(shape: &Shape, next: &mut usize) -> Self {
         match shape {
             Shape::Keep | Shape::Equals(_) => Plan::Keep,
-            Shape::Each(elem) => Plan::Each(Box::new(Plan::new(elem))),
+            Shape::Each(elem) => Plan::Each(Box::new(Plan::numbered(elem, next))),
             Shape::Fields(fields) | Shape::Object(fields) => {
-                let mut fields: Vec<Field> = fields
-                    .iter()
+                let mut fields: Vec<(&String, &Shape)> = fields.iter().collect();
+                fields.sort_by(|a, b| a.0.cmp(b.0));
+                let fields = fields
+                    .into_iter()
                     .map(|(name, shape)| {
-                        let plan = Plan::new(shape);
+                        let id = *next;
+                        *next += 1;
+                        let plan = Plan::numbered(shape, next);
                         let wanted = match shape {
                             Shape::Equals(wanted) => {
                                 Some(Wanted::Equals(Val::from(wanted.clone())))
@@ -201,12 +209,10 @@ impl Plan {
                             guards: wanted.is_some() || plan.guarded(),
                             plan,
                             wanted,
-                            strings: Cell::new((0, 0)),
-                            objects: Cell::new((0, 0)),
+                            id,
                         }
                     })
                     .collect();
-                fields.sort_by(|a, b| a.name.cmp(&b.name));
                 Plan::Fields(fields)
             }
         }
@@ -315,3 +321,4 @@ pub(crate) fn key_val(planned: Option<&Val>, key: &str) -> Val {
         None => Val::utf8_str(key.as_bytes().to_vec()),
     }
 }
+
