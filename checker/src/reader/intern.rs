@@ -122,3 +122,138 @@ fn object_key(entries: &[(Val, Val)], out: &mut Vec<u8>) -> bool {
     true
 }
 
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reader::shape::Plan;
+    use crate::reader::Shape;
+
+    /// A plan of two kept string fields, `a` and `b`.
+    fn plan() -> Plan {
+        let shape = Shape::Fields(
+            [("a".to_owned(), Shape::Keep), ("b".to_owned(), Shape::Keep)]
+                .into_iter()
+                .collect(),
+        );
+        Plan::new(&shape)
+    }
+
+    fn field<'p>(plan: &'p Plan, name: &str) -> &'p Field {
+        plan.field_entry(name.as_bytes()).unwrap().0.unwrap()
+    }
+
+    /// Where a string value's bytes live: shared values share it.
+    fn at(value: &Val) -> *const u8 {
+        let Val::TStr(bytes) = value else {
+            panic!("not a string: {value:?}")
+        };
+        bytes.as_ptr()
+    }
+
+    fn string(interner: &mut Interner, field: &Field, text: &str) -> Val {
+        interner.string(field, Cow::Borrowed(text.as_bytes()))
+    }
+
+    #[test]
+    fn a_repeated_string_shares_one_copy() {
+        let plan = plan();
+        let mut interner = Interner::default();
+        let first = string(&mut interner, field(&plan, "a"), "Running");
+        let again = string(&mut interner, field(&plan, "a"), "Running");
+        assert_eq!(first, again);
+        assert_eq!(at(&first), at(&again));
+        let other = string(&mut interner, field(&plan, "a"), "Pending");
+        assert_eq!(other, Val::from("Pending".to_owned()));
+        assert_ne!(at(&other), at(&first));
+    }
+
+    #[test]
+    fn a_field_whose_values_never_repeat_stops_being_interned() {
+        let plan = plan();
+        let (a, b) = (field(&plan, "a"), field(&plan, "b"));
+        let mut interner = Interner::default();
+        for i in 0..INTERN_TRIAL {
+            string(&mut interner, a, &format!("uid-{i}"));
+        }
+        // The trial is over and nothing repeated: `a`'s strings are made
+        // anew, even one seen before; `b` has a trial of its own.
+        let seen = string(&mut interner, a, "uid-0");
+        assert_eq!(seen, Val::from("uid-0".to_owned()));
+        assert_ne!(at(&seen), at(&string(&mut interner, a, "uid-0")));
+        let shared = string(&mut interner, b, "uid-0");
+        assert_eq!(at(&shared), at(&string(&mut interner, b, "uid-0")));
+    }
+
+    #[test]
+    fn a_field_that_repeats_often_stays_interned() {
+        let plan = plan();
+        let a = field(&plan, "a");
+        let mut interner = Interner::default();
+        for i in 0..INTERN_TRIAL * 2 {
+            let text = if i % 3 == 0 {
+                "ns".to_owned()
+            } else {
+                format!("n{i}")
+            };
+            string(&mut interner, a, &text);
+        }
+        let first = string(&mut interner, a, "ns");
+        assert_eq!(at(&first), at(&string(&mut interner, a, "ns")));
+    }
+
+    #[test]
+    fn objects_of_strings_are_shared_once_kept() {
+        let plan = plan();
+        let a = field(&plan, "a");
+        let mut interner = Interner::default();
+        let entries = [(
+            Val::from("phase".to_owned()),
+            Val::from("Running".to_owned()),
+        )];
+        assert_eq!(interner.object(a, &entries), None, "nothing kept yet");
+        let made = Val::obj(entries.iter().cloned().collect());
+        interner.keep_object(&made);
+        assert_eq!(interner.object(a, &entries), Some(made));
+        // Another value, or one that is not a string: none.
+        let running = [(
+            Val::from("phase".to_owned()),
+            Val::from("Pending".to_owned()),
+        )];
+        assert_eq!(interner.object(a, &running), None);
+        let number = [(Val::from("phase".to_owned()), Val::from(1.5))];
+        assert_eq!(interner.object(a, &number), None);
+        interner.keep_object(&Val::obj(number.iter().cloned().collect()));
+        assert_eq!(interner.object(a, &number), None, "never kept");
+    }
+
+    #[test]
+    fn object_keys_tell_entries_apart() {
+        let key = |entries: &[(&str, &str)]| {
+            let entries: Vec<(Val, Val)> = entries
+                .iter()
+                .map(|(k, v)| (Val::from((*k).to_owned()), Val::from((*v).to_owned())))
+                .collect();
+            let mut out = Vec::new();
+            assert!(object_key(&entries, &mut out));
+            out
+        };
+        assert_ne!(key(&[("ab", "c")]), key(&[("a", "bc")]));
+        assert_ne!(key(&[("a", "b")]), key(&[("a", "b"), ("a", "b")]));
+        assert_ne!(key(&[]), Vec::<u8>::new(), "an empty object has a key");
+    }
+
+    #[test]
+    fn a_fresh_interner_keeps_nothing_but_judges_alike() {
+        let plan = plan();
+        let a = field(&plan, "a");
+        let mut interner = Interner::default();
+        for i in 0..INTERN_TRIAL {
+            string(&mut interner, a, &format!("uid-{i}"));
+        }
+        let mut fresh = interner.fresh();
+        assert!(fresh.strings.is_empty() && fresh.objects.is_empty());
+        // It saw what `interner` saw: `a` is not worth interning there either.
+        let one = string(&mut fresh, a, "x");
+        assert_ne!(at(&one), at(&string(&mut fresh, a, "x")));
+    }
+}
