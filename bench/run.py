@@ -30,8 +30,10 @@ in a variable is not added to it).
 
 The live section (bench/live.py; 10k and 50k pods, 150k with --big) runs
 the drivers live at their default chunk size (raw pages), the raw download
-and the jq pass the generated bash makes over it, kubectl -o json alone and
-the previous -o json path of each driver, through the replay API server and
+and the jq pass the generated bash makes over it, kubectl -o json alone, the
+previous -o json generated bash and, with --compare, other checker builds
+(the checker's own -o json path: --compare ojson=BINARY, the build of
+live.OJSON_COMMIT; bench/live.py says how), through the replay API server and
 the real kubectl, with wall time, CPU time and the peak RSS of the whole
 process tree, and computes issue 14's targets from that one run.
 
@@ -46,26 +48,24 @@ import datetime
 import json
 import os
 import platform
-import re
 import shlex
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
-import gen
 import live
+import replay
+from common import (  # noqa: F401 (settle.py reads these through run)
+    CHECKER, ROOT, SERVER, WRAPPER, cache_dir, counts_of, driver_env, excluded_namespaces, fail, load, mb,
+)
+from measure import HAVE_TIME, Live, json_counts, measure
+from snapshots import ESCAPE_VARIANTS, KUBECTL_FORM, VARIANTS, expected_counts, generator_version, snapshot  # noqa: F401
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CHECKER = os.path.join(ROOT, "target", "release", "verify-pods")
-WRAPPER = os.path.join(ROOT, "generated", "verify-pods.sh")
 POSTFIX = os.path.join(ROOT, "bench", "postfix.sh")
-EXCLUDED_FILE = os.path.join(ROOT, "checker", "programs", "excluded-namespaces")
 BENCHMARKS = os.path.join(ROOT, "BENCHMARKS.md")
 BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
-COUNTS = ("total", "running", "pending", "failed", "succeeded", "unscheduled")
 
 STUB_KUBECTL = """#!/usr/bin/env bash
 # bench stub: prints the saved snapshot or events, as one raw list
@@ -77,129 +77,6 @@ esac
 echo "bench stub kubectl: unexpected call: $*" >&2
 exit 1
 """
-
-
-def fail(message):
-    print(f"bench: FAILED: {message}", file=sys.stderr)
-    sys.exit(1)
-
-
-def excluded_namespaces():
-    """The default list, read from its only source (comments and blanks dropped)."""
-    names = []
-    with open(EXCLUDED_FILE, encoding="utf-8") as f:
-        for line in f:
-            name = line.split("#", 1)[0].strip()
-            if name:
-                names.append(name)
-    return names
-
-
-def cache_dir():
-    path = os.environ.get("VERIFY_PODS_BENCH_CACHE") or os.path.join(
-        os.path.expanduser("~"), ".cache", "verify-pods-bench"
-    )
-    if os.path.realpath(path).startswith(os.path.realpath(ROOT) + os.sep):
-        fail(f"the cache {path} must be outside the repository")
-    os.makedirs(path, exist_ok=True)
-    return path
-
-
-def generator_version():
-    """Cached files are reused only when gen.py has not changed."""
-    import hashlib
-
-    with open(os.path.join(ROOT, "bench", "gen.py"), "rb") as f:
-        return hashlib.sha256(f.read()).hexdigest()[:12]
-
-
-# name: (label in the table, gen.generate keywords)
-VARIANTS = {
-    "plain": ("", {}),
-    "escapes": ("escapes 30 %", {"escapes": "some"}),
-    "escapes-every": ("escapes 100 %", {"escapes": "every"}),
-    "escapes-compact": ("escapes 100 %, compact", {"escapes": "every", "compact": True}),
-}
-ESCAPE_VARIANTS = ["escapes", "escapes-every", "escapes-compact"]
-# A compact variant and the variant holding the same pods as kubectl prints
-# them (`kubectl get pods -A -o json`, indented). Memory is measured against
-# that size: the projected pods weigh the same however the file is indented,
-# so no ratio to a file without whitespace can stay at 25 %; issue 14's live
-# targets use the same `-o json` reference.
-KUBECTL_FORM = {"escapes-compact": "escapes-every"}
-
-
-def snapshot(pods, cache, variant="plain"):
-    """(pods file, events file, tally) for `pods` pods, generated once."""
-    version = generator_version()
-    suffix = "" if variant == "plain" else f"-{variant}"
-    stem = os.path.join(cache, f"pods-{pods}{suffix}-{version}")
-    files = (stem + ".json", stem + "-events.json", stem + "-tally.json")
-    if not all(os.path.exists(f) for f in files):
-        started = time.perf_counter()
-        tally = gen.generate(pods, files[0], files[1], **VARIANTS[variant][1])
-        with open(files[2], "w", encoding="utf-8") as f:
-            json.dump(tally, f)
-        took = time.perf_counter() - started
-        print(f"  generated {pods} pods in {took:.1f}s: {files[0]}", flush=True)
-    with open(files[2], encoding="utf-8") as f:
-        return files[0], files[1], json.load(f)
-
-
-def expected_counts(tally, excluded):
-    """What the generator wrote, outside the excluded namespaces."""
-    sums = dict.fromkeys(COUNTS, 0)
-    for ns, counts in tally.items():
-        if ns in excluded:
-            continue
-        sums["total"] += counts["total"]
-        sums["running"] += counts["Running"]
-        sums["pending"] += counts["Pending"]
-        sums["failed"] += counts["Failed"]
-        sums["succeeded"] += counts["Succeeded"]
-        sums["unscheduled"] += counts["unscheduled"]
-    return sums
-
-
-TIME = "/usr/bin/time"
-
-
-def measure(argv, env=None, stdout_file=None):
-    """One run: (wall seconds, peak RSS bytes, exit status, stdout bytes).
-
-    Peak RSS comes from GNU time (%M): a child forked from this Python
-    process would count Python's own pages in its ru_maxrss before exec.
-    Without /usr/bin/time, wait4's ru_maxrss is used (and says so)."""
-    with tempfile.TemporaryFile() as out, tempfile.NamedTemporaryFile("r") as rss_file:
-        target = out if stdout_file is None else stdout_file
-        timed = [TIME, "-f", "%M", "-o", rss_file.name, *argv] if HAVE_TIME else argv
-        started = time.perf_counter()
-        proc = subprocess.Popen(timed, env=env, stdout=target, stderr=subprocess.PIPE)
-        stderr = proc.stderr.read()
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - started
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        proc.stderr.close()
-        code = proc.returncode
-        if HAVE_TIME:
-            text = rss_file.read()
-            # GNU time writes "Command exited with non-zero status N" first.
-            peak_kb = int(text.strip().splitlines()[-1])
-        else:
-            peak_kb = usage.ru_maxrss
-        out.seek(0)
-        data = out.read() if stdout_file is None else b""
-    return wall, peak_kb * 1024, code, data, stderr.decode(errors="replace")
-
-
-HAVE_TIME = os.access(TIME, os.X_OK)
-
-
-def counts_of(doc, who):
-    try:
-        return {k: doc[k] for k in COUNTS}
-    except (KeyError, TypeError):
-        fail(f"{who}: no counts in its output")
 
 
 class Contender:
@@ -363,17 +240,6 @@ def machine():
     }
 
 
-def load():
-    try:
-        return os.getloadavg()[0]
-    except OSError:
-        return float("nan")
-
-
-def mb(n):
-    return n / 1e6
-
-
 def ratio_line(name, value, target, met):
     mark = "met" if met else "NOT MET"
     return f"| {name} | {value} | {target} | **{mark}** |"
@@ -458,24 +324,23 @@ def run_live(size, cache, excluded, work, have_wrapper, compare, reps):
                                  capture_output=True, env=dict(os.environ, NO_COLOR="1")).stdout
     kubeconfigs = {"plain": os.path.join(work, f"kubeconfig-{size}"),
                    "exec": os.path.join(work, f"kubeconfig-{size}-exec")}
-    servers = [live.Server(pods_file, events_file, kubeconfigs["plain"]),
-               live.Server(pods_file, events_file, kubeconfigs["exec"], tls_exec=True)]
+    servers = [replay.Server(pods_file, events_file, kubeconfigs["plain"]),
+               replay.Server(pods_file, events_file, kubeconfigs["exec"], tls_exec=True)]
     try:
-        kubeconfigs["token"] = live.token_kubeconfig(kubeconfigs["exec"], os.path.join(work, f"kubeconfig-{size}-token"))
-        env = dict(live.driver_env(work), KWOK_VERIFY_PODS_DEADLINE="0")
+        kubeconfigs["token"] = replay.token_kubeconfig(kubeconfigs["exec"], os.path.join(work, f"kubeconfig-{size}-token"))
+        env = dict(driver_env(work), KWOK_VERIFY_PODS_DEADLINE="0")
         report_program = os.path.join(work, "report.jq")
         with open(report_program, "wb") as f:
             f.write(subprocess.run([CHECKER, "programs", "report"], check=True, capture_output=True).stdout)
         jq_argv = jq_command("report", report_program, {"EXCLUDED_NAMESPACES": ",".join(excluded)})
-        pages = live.download_pages(kubeconfigs["plain"], env, os.path.join(work, f"pages-{size}.json"))
-        served_text = live.served_text(CHECKER, pages, events_file)
+        pages = replay.download_pages(kubeconfigs["plain"], env, os.path.join(work, f"pages-{size}.json"))
+        served_text = replay.served_text(CHECKER, pages, events_file)
         wrappers = (WRAPPER, live.ojson_wrapper(cache)) if have_wrapper else None
-        runs = [live.Live("checker offline", "checker offline (`--snapshot F --events E`), same pods",
+        runs = [Live("checker offline", "checker offline (`--snapshot F --events E`), same pods",
                           [CHECKER, "check", "--snapshot", pods_file, "--events", events_file, "--format", "json"],
-                          env, live.json_counts(expected, counts_of))]
+                          env, json_counts(expected))]
         runs += live.contenders(work, CHECKER, wrappers, kubeconfigs, env, expected, (served_text, text_golden),
-                                total, counts_of,
-                                (jq_argv, pages), compare)
+                                total, (jq_argv, pages), compare)
         for rep in range(reps):
             for c in runs:
                 if not c.due():
@@ -526,10 +391,11 @@ def live_targets(size, file_bytes, by):
                                 f"{over:.2f}x ({med['generated live']:.2f} s / {floor:.2f} s; CPU {over_cpu:.2f}x)",
                                 "<= 1.3x", over <= 1.3))
     plugin = med["checker live exec"] - med["checker live token"]
-    lines.append(ratio_line(f"{pods}: what a {live.PLUGIN_MS} ms exec plugin adds to the checker live (exec - token)",
+    lines.append(ratio_line(f"{pods}: what a {replay.PLUGIN_MS} ms exec plugin adds to the checker live (exec - token)",
                             f"{plugin:+.2f} s", "<= 1 s (set at 150k)", plugin <= 1))
-    # The previous `-o json` path of each driver: for comparison, no target.
-    for new, old, who in (("checker live", "checker live -o json", "checker"),
+    # The previous `-o json` path of each driver: for comparison, no target (the
+    # checker's is the build of live.OJSON_COMMIT, given as --compare ojson=BINARY).
+    for new, old, who in (("checker live", "checker live@ojson", "checker"),
                           ("generated live", "generated live -o json", "generated bash")):
         if new in by and old in by:
             lines.append(f"| {pods}: {who}, previous `-o json` path / raw pages (1 run) | "
@@ -657,8 +523,8 @@ def main():
             write_benchmarks(section)
             print(f"\nwritten to {BENCHMARKS}")
     if live_sizes:
-        if not os.access(live.SERVER, os.X_OK) or shutil.which("kubectl") is None:
-            fail(f"the live section needs {live.SERVER} (make build) and kubectl on PATH")
+        if not os.access(SERVER, os.X_OK) or shutil.which("kubectl") is None:
+            fail(f"the live section needs {SERVER} (make build) and kubectl on PATH")
         live_loads = [load()]
         live_results = []
         with tempfile.TemporaryDirectory(prefix="verify-pods-bench-live-") as work:

@@ -28,7 +28,6 @@ pub mod cancel;
 pub mod check;
 pub mod engine;
 pub mod kubectl;
-pub mod lint;
 pub mod list;
 pub mod options;
 pub mod programs;

@@ -6,6 +6,7 @@
 #![forbid(unsafe_code)]
 
 pub mod corpus;
+pub mod lint;
 pub mod replay;
 pub mod rng;
 

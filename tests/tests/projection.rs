@@ -12,7 +12,6 @@
 #![forbid(unsafe_code)]
 
 use checker::engine::to_json;
-use checker::lint::{self, StrPart, Tok, Token};
 use checker::programs::Program;
 use checker::reader::{Projection, Shape};
 use checker::snapshot::ReadOptions;
@@ -22,6 +21,7 @@ use serde_json::{json, Map, Value};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use verify_pods_tests::corpus;
+use verify_pods_tests::lint::{self, StrPart, Tok, Token};
 
 // ------------------------------------------------------------ the pipeline
 
@@ -1461,6 +1461,81 @@ fn fast_path_reads_what_serde_json_reads() {
     }
     assert!(
         accepted > 100 && refused > 50,
+        "{accepted} accepted, {refused} refused"
+    );
+}
+
+/// Byte-level mutation of the recorded documents: where the test above
+/// changes values (always valid JSON), this breaks the bytes (a byte
+/// dropped, doubled, replaced, a span cut or repeated, the end cut off), so
+/// that most documents are invalid JSON, invalid UTF-8, or valid in an
+/// unusual way. Every mode of the reader must read each alike: the fast
+/// parser (with the default buffer and with one that must be refilled
+/// byte by byte) and serde_json alone, by every shape. Deterministic and
+/// bounded by its count of documents, not by time (a few seconds).
+#[test]
+fn byte_mutations_are_read_alike_by_every_mode() {
+    const DOCUMENTS: usize = 10_000;
+    const BYTES: &[u8] =
+        b"{}[]\",:\\ \n0123456789-+.eEtrufalsn\x00\x1f\x7f\x80\xbf\xc3\xe2\xed\xf0\xff";
+    let seeds: Vec<Vec<u8>> = recorded()
+        .into_iter()
+        .flat_map(|(_, pods, events)| [pods, events])
+        .filter(|doc| doc.len() < 64 << 10)
+        .collect();
+    let projection = Projection::canonical();
+    let slow = ReadOptions {
+        fast_path: false,
+        ..ReadOptions::default()
+    };
+    let refilled = ReadOptions {
+        initial_buffer: 1,
+        ..ReadOptions::default()
+    };
+    let mut rng = Rng(0xB17E);
+    let (mut accepted, mut refused) = (0, 0);
+    for round in 0..DOCUMENTS {
+        let mut doc = rng.pick(&seeds).clone();
+        for _ in 0..=rng.below(3) {
+            if doc.is_empty() {
+                break;
+            }
+            let at = rng.below(doc.len());
+            let span = (at + 1 + rng.below(16)).min(doc.len());
+            match rng.below(6) {
+                0 => drop(doc.remove(at)),
+                1 => doc.insert(at, *rng.pick(BYTES)),
+                2 => doc[at] = *rng.pick(BYTES),
+                3 => drop(doc.drain(at..span)),
+                4 => {
+                    let copy = doc[at..span].to_vec();
+                    doc.splice(at..at, copy);
+                }
+                _ => doc.truncate(at),
+            }
+        }
+        let shape = match round % 3 {
+            0 => &projection.pods,
+            1 => &projection.events,
+            _ => &Shape::Keep,
+        };
+        let what = format!("mutation {round}");
+        let expected = read_documents_opts(&doc, "doc", shape, &slow);
+        for options in [&ReadOptions::default(), &refilled] {
+            assert_same(
+                &read_documents_opts(&doc, "doc", shape, options),
+                &expected,
+                &what,
+            );
+        }
+        match expected {
+            Ok(_) => accepted += 1,
+            Err(_) => refused += 1,
+        }
+    }
+    // Both outcomes are exercised, not only the easy one.
+    assert!(
+        accepted > 1000 && refused > 1000,
         "{accepted} accepted, {refused} refused"
     );
 }

@@ -2,7 +2,8 @@
 //! moves to its next state after each `kubectl get pods`).
 //!
 //! * The legacy five-call pattern prints an impossible status, every run.
-//! * Over 200 seeded random timelines, `verify-pods check` (live) and
+//! * On 48 seeded random timelines ([`TIMELINES`]; more with
+//!   `VERIFY_PODS_RACE_TIMELINES`), `verify-pods check` (live) and
 //!   `generated/verify-pods.sh` never print an incoherent status, and their
 //!   verdict is the verdict of the one state their counts came from.
 //! * The coherence check is shared: the same check that passes the two
@@ -25,7 +26,7 @@ use verify_pods_tests::{run, workspace_root, KUBECTL_CHUNK_SIZE};
 /// Random timelines checked through both paths in `make test`: 48 (about a
 /// quarter of the test's old cost) keep three quarters racy, which the test
 /// asserts. More, and other seeds, for a deeper run:
-/// `VERIFY_PODS_RACE_TIMELINES=400 VERIFY_PODS_RACE_SEED=1000 cargo test --release --test race`.
+/// `VERIFY_PODS_RACE_TIMELINES=400 VERIFY_PODS_RACE_SEED=1000 cargo test --profile testing -p verify-pods-tests --test race`.
 const TIMELINES: u64 = 48;
 
 /// `VERIFY_PODS_RACE_<NAME>` as a number, or `default`.

@@ -426,32 +426,3 @@ fn open_watch_follows_a_list_that_moves_the_timeline() {
         watched.exited
     );
 }
-
-/// Measurement (run with --ignored --nocapture): 10k pods bind in one
-/// transition; how long until kubectl printed all 10k MODIFIED events.
-#[test]
-#[ignore = "a measurement, not a check"]
-fn measure_ten_thousand_modified_events() {
-    let n = 10_000;
-    let pending: Vec<Value> = (0..n).map(|i| pod(&format!("p{i:05}"), false)).collect();
-    let bound: Vec<Value> = (0..n).map(|i| pod(&format!("p{i:05}"), true)).collect();
-    let period = Duration::from_secs(2);
-    let states = [State::new(pending, vec![]), State::new(bound, vec![])];
-    let server = Server::builder()
-        .states(states)
-        .advance(Advance::Every(period))
-        .start()
-        .expect("server");
-    // (The server's clock started microseconds earlier: times are that much short.)
-    let started = Instant::now();
-    let env = KubeEnv::for_server(&server).expect("kube env");
-    let path = "/api/v1/pods?watch=1&resourceVersion=1000&timeoutSeconds=6";
-    let watched = watch(&env, path, started);
-    assert_eq!(watched.lines.len(), n);
-    let (first, last) = (watched.lines[0].0, watched.lines[n - 1].0);
-    eprintln!(
-        "10k MODIFIED: first {:?}, last {:?} after the transition",
-        first - period,
-        last - period
-    );
-}

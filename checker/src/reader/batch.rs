@@ -26,19 +26,16 @@ use super::fast_parser::{parse_fast, Workspace};
 use super::shape::Plan;
 use jaq_json::Val;
 
-/// A thread's own copy of the element plan (its interning statistics are
-/// per thread) and its own workspace (interned strings, scratch room).
+/// A thread's own workspace (interned strings, what it saw of each field,
+/// scratch room); the plan is shared.
 pub(crate) struct Lane {
-    plan: Plan,
     work: Workspace,
 }
 
 impl Lane {
-    pub(crate) fn new(plan: &Plan) -> Self {
-        Self {
-            plan: plan.clone(),
-            work: Workspace::default(),
-        }
+    /// A lane that starts from what `work` (the reader's) saw of each field.
+    pub(crate) fn new(work: &Workspace) -> Self {
+        Self { work: work.fresh() }
     }
 }
 
@@ -76,8 +73,7 @@ pub(crate) fn elements(
                 // part and the ones after it are left to the reader.
                 std::thread::Builder::new()
                     .spawn_scoped(scope, move || {
-                        let plan = (&lane.plan, depth);
-                        run(data, (from, to), eof, plan, &mut lane.work)
+                        run(data, (from, to), eof, (plan, depth), &mut lane.work)
                     })
                     .ok()
             })
@@ -223,7 +219,7 @@ fn signature(data: &[u8]) -> Option<&[u8]> {
 fn signed_start(data: &[u8], from: usize, signature: &[u8]) -> Option<usize> {
     let mut at = from;
     loop {
-        let comma = at + data.get(at..)?.iter().position(|&b| b == b',')?;
+        let comma = at + memchr::memchr(b',', data.get(at..)?)?;
         let start = comma + 1;
         if data[start..].starts_with(signature) {
             return Some(start);
@@ -236,7 +232,7 @@ fn signed_start(data: &[u8], from: usize, signature: &[u8]) -> Option<usize> {
 fn element_start(data: &[u8], from: usize, column: usize) -> Option<usize> {
     let mut at = from;
     loop {
-        let newline = at + data.get(at..)?.iter().position(|&b| b == b'\n')?;
+        let newline = at + memchr::memchr(b'\n', data.get(at..)?)?;
         let open = newline + 1 + column;
         let indented = data.get(newline + 1..open)?.iter().all(|&b| b == b' ');
         if indented && data.get(open) == Some(&b'{') && after_comma_of(data, newline) {
@@ -289,7 +285,9 @@ mod tests {
     /// with `threads`, as JSON, and the bytes used.
     fn parse_at(data: &[u8], column: usize, threads: usize) -> (Vec<String>, usize) {
         let plan = Plan::new(&Shape::Keep);
-        let mut lanes: Vec<Lane> = (1..threads).map(|_| Lane::new(&plan)).collect();
+        let mut lanes: Vec<Lane> = (1..threads)
+            .map(|_| Lane::new(&Workspace::default()))
+            .collect();
         let batch = elements(
             data,
             column,
@@ -347,7 +345,9 @@ mod tests {
         assert_eq!(one.len(), 300);
         for threads in 2..=4 {
             let plan = Plan::new(&Shape::Keep);
-            let mut lanes: Vec<Lane> = (1..threads).map(|_| Lane::new(&plan)).collect();
+            let mut lanes: Vec<Lane> = (1..threads)
+                .map(|_| Lane::new(&Workspace::default()))
+                .collect();
             let mut got = Vec::new();
             let mut at = 0;
             // As the reader does: take a batch, step over the `,`, go on.
@@ -428,7 +428,7 @@ mod tests {
         let inside_61st = data.windows(8).position(|w| w == b"\"pod-60\"").unwrap();
         let cut_short = &data[..inside_61st];
         let plan = Plan::new(&Shape::Keep);
-        let mut lanes = vec![Lane::new(&plan)];
+        let mut lanes = vec![Lane::new(&Workspace::default())];
         let batch = elements(
             cut_short,
             4,

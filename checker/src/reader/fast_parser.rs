@@ -43,6 +43,17 @@ pub(crate) struct Workspace {
     elements: Vec<Val>,
 }
 
+impl Workspace {
+    /// A workspace for another thread: nothing interned yet, but what this
+    /// one saw of each field's values, so that it judges alike.
+    pub(crate) fn fresh(&self) -> Self {
+        Self {
+            interner: self.interner.fresh(),
+            ..Self::default()
+        }
+    }
+}
+
 /// The fast path: parse one value from the start of `input` (after
 /// whitespace) by `plan`, with a parser that knows only what a projection
 /// needs. It skips dropped values faster than serde_json (spaces and string

@@ -10,7 +10,6 @@
 
 use crate::programs::Programs;
 use jaq_json::Val;
-use std::cell::Cell;
 use std::collections::HashMap;
 
 /// What to keep of one JSON value.
@@ -121,6 +120,8 @@ impl Projection {
 }
 
 /// A shape compiled for reading: what to do with one value while it parses.
+/// It holds no state of a read (the interning statistics are the parsing
+/// thread's, in its `Interner`), so one plan is shared by every thread.
 #[derive(Debug, Clone)]
 pub(crate) enum Plan {
     /// Not read by any program: validate it, build nothing.
@@ -145,11 +146,9 @@ pub(crate) struct Field {
     /// Whether this field decides if an element is kept: it has a
     /// [`Wanted`], or leads (through objects) to a field that has one.
     guards: bool,
-    /// Strings of this field seen by the fast path, and how many of them
-    /// were seen before: whether interning them pays.
-    pub(super) strings: Cell<(u32, u32)>,
-    /// Likewise for objects (see `intern.rs`).
-    pub(super) objects: Cell<(u32, u32)>,
+    /// The field's number in its plan (0, 1, … depth first), under which
+    /// an `Interner` keeps what it saw of the field's values.
+    pub(super) id: usize,
 }
 
 /// What a searched list's element must hold at a field to be kept.
@@ -180,14 +179,23 @@ impl Field {
 
 impl Plan {
     pub(crate) fn new(shape: &Shape) -> Self {
+        Self::numbered(shape, &mut 0)
+    }
+
+    /// The plan of `shape`, its fields numbered from `next` on.
+    fn numbered(shape: &Shape, next: &mut usize) -> Self {
         match shape {
             Shape::Keep | Shape::Equals(_) => Plan::Keep,
-            Shape::Each(elem) => Plan::Each(Box::new(Plan::new(elem))),
+            Shape::Each(elem) => Plan::Each(Box::new(Plan::numbered(elem, next))),
             Shape::Fields(fields) | Shape::Object(fields) => {
-                let mut fields: Vec<Field> = fields
-                    .iter()
+                let mut fields: Vec<(&String, &Shape)> = fields.iter().collect();
+                fields.sort_by(|a, b| a.0.cmp(b.0));
+                let fields = fields
+                    .into_iter()
                     .map(|(name, shape)| {
-                        let plan = Plan::new(shape);
+                        let id = *next;
+                        *next += 1;
+                        let plan = Plan::numbered(shape, next);
                         let wanted = match shape {
                             Shape::Equals(wanted) => {
                                 Some(Wanted::Equals(Val::from(wanted.clone())))
@@ -201,12 +209,10 @@ impl Plan {
                             guards: wanted.is_some() || plan.guarded(),
                             plan,
                             wanted,
-                            strings: Cell::new((0, 0)),
-                            objects: Cell::new((0, 0)),
+                            id,
                         }
                     })
                     .collect();
-                fields.sort_by(|a, b| a.name.cmp(&b.name));
                 Plan::Fields(fields)
             }
         }
@@ -313,5 +319,173 @@ pub(crate) fn key_val(planned: Option<&Val>, key: &str) -> Val {
     match planned {
         Some(shared) => shared.clone(),
         None => Val::utf8_str(key.as_bytes().to_vec()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn shape(v: serde_json::Value) -> Result<Shape, String> {
+        Shape::from_json(&v)
+    }
+
+    fn fields(entries: &[(&str, Shape)]) -> HashMap<String, Shape> {
+        entries
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), v.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn shapes_read_from_their_json_form() {
+        assert_eq!(shape(json!(true)), Ok(Shape::Keep));
+        assert_eq!(shape(json!("False")), Ok(Shape::Equals("False".into())));
+        assert_eq!(
+            shape(json!({"a": true, "_why": "a comment", "b": [{"c": true}]})),
+            Ok(Shape::Fields(fields(&[
+                ("a", Shape::Keep),
+                (
+                    "b",
+                    Shape::Each(Box::new(Shape::Fields(fields(&[("c", Shape::Keep)]))))
+                ),
+            ])))
+        );
+        assert_eq!(
+            shape(json!({"$is": "object", "a": true})),
+            Ok(Shape::Object(fields(&[("a", Shape::Keep)])))
+        );
+        for bad in [
+            json!(false),
+            json!(1),
+            json!(null),
+            json!([]),
+            json!([true, true]),
+        ] {
+            assert!(shape(bad.clone()).is_err(), "{bad}");
+        }
+        assert!(shape(json!({"$is": "array"})).is_err());
+        assert!(shape(json!({"a": false})).is_err(), "deeper errors too");
+    }
+
+    #[test]
+    fn keys_are_every_key_at_any_depth_once() {
+        let s = shape(json!({"b": {"a": true, "c": [{"a": true}]}, "a": "x"})).unwrap();
+        assert_eq!(s.keys(), ["a", "b", "c"]);
+        assert_eq!(Shape::Keep.keys(), Vec::<String>::new());
+    }
+
+    #[test]
+    fn the_canonical_projection_names_what_report_jq_reads() {
+        let projection = Projection::canonical();
+        for key in [
+            "metadata",
+            "namespace",
+            "name",
+            "spec",
+            "nodeName",
+            "status",
+            "phase",
+        ] {
+            assert!(projection.pods.keys().iter().any(|k| k == key), "{key}");
+        }
+        assert_eq!(Projection::keep_all().pods, Shape::Keep);
+    }
+
+    /// Every field of a plan has its own number, 0, 1, … with none left
+    /// out: the interner's statistics of one field are never another's.
+    #[test]
+    fn fields_are_numbered_once_each() {
+        fn ids(plan: &Plan, out: &mut Vec<usize>) {
+            match plan {
+                Plan::Fields(fields) => {
+                    for field in fields {
+                        out.push(field.id);
+                        ids(&field.plan, out);
+                    }
+                }
+                Plan::Each(elem) => ids(elem, out),
+                Plan::Keep | Plan::Skip => {}
+            }
+        }
+        let mut seen = Vec::new();
+        ids(&Plan::new(&Projection::canonical().pods), &mut seen);
+        assert!(seen.len() > 10);
+        seen.sort_unstable();
+        assert_eq!(seen, (0..seen.len()).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_plan_is_shared_by_threads() {
+        fn shared<T: Send + Sync>(_: &T) {}
+        shared(&Plan::new(&Projection::canonical().pods));
+    }
+
+    #[test]
+    fn fields_and_elements_are_planned_by_the_shape() {
+        let plan = Plan::new(&shape(json!({"a": {"b": true}, "l": [true]})).unwrap());
+        let (key, a) = plan.field("a").unwrap();
+        assert_eq!(key, Some(&Val::from("a".to_owned())));
+        assert!(matches!(a, Plan::Fields(_)));
+        assert!(matches!(a.field("b"), Some((Some(_), Plan::Keep))));
+        assert!(a.field("c").is_none(), "dropped");
+        assert!(plan.field("zz").is_none(), "dropped");
+        assert!(matches!(plan.field("l").unwrap().1.element(), Plan::Keep));
+        // Kept whole, where the value is not what the shape expects.
+        assert!(matches!(Plan::Keep.field("x"), Some((None, Plan::Keep))));
+        assert!(matches!(plan.element(), Plan::Keep));
+        assert!(Plan::Skip.field("x").is_none());
+        assert!(matches!(Plan::Skip.element(), Plan::Skip));
+    }
+
+    fn obj(v: serde_json::Value) -> Val {
+        serde_json::from_value(v).unwrap()
+    }
+
+    #[test]
+    fn searched_elements_are_kept_only_when_they_hold_what_is_wanted() {
+        // As projection.json plans status.conditions and containerStatuses.
+        let list = shape(json!([{"type": "PodScheduled", "status": true}])).unwrap();
+        let plan = Plan::new(&list);
+        let elem = plan.element();
+        assert!(elem.keeps(&obj(json!({"type": "PodScheduled", "status": "False"}))));
+        assert!(!elem.keeps(&obj(json!({"type": "Ready", "status": "True"}))));
+        assert!(!elem.keeps(&obj(json!({"status": "True"}))));
+        assert!(elem.keeps(&obj(json!(3))), "not an object: kept whole");
+
+        let terminated =
+            shape(json!([{"state": {"$is": "object", "terminated": {"$is": "object"}}}])).unwrap();
+        let plan = Plan::new(&terminated);
+        let elem = plan.element();
+        assert!(elem.keeps(&obj(json!({"state": {"terminated": {"reason": "Error"}}}))));
+        assert!(!elem.keeps(&obj(json!({"state": {}}))));
+        assert!(!elem.keeps(&obj(json!({"state": {"terminated": null}}))));
+        assert!(!elem.keeps(&obj(json!({}))));
+
+        // A searched list that kept nothing is left out; another is not.
+        assert!(plan.leaves_out(&obj(json!([]))));
+        assert!(!plan.leaves_out(&obj(json!([{"state": {"terminated": {}}}]))));
+        assert!(!Plan::new(&shape(json!([true])).unwrap()).leaves_out(&obj(json!([]))));
+    }
+
+    #[test]
+    fn entries_are_added_as_jq_builds_an_object() {
+        let plan = Plan::new(&shape(json!([{"type": "x"}])).unwrap());
+        let key = |k: &str| Val::from(k.to_owned());
+        let mut entries = vec![(key("before"), Val::Null), (key("a"), obj(json!(1)))];
+        push_entry(&mut entries, 1, (key("b"), obj(json!(2))), &Plan::Keep);
+        assert_eq!(entries.len(), 3);
+        // Left out: the key goes, an earlier duplicate in this object too,
+        // but not an entry of the parent (before `from`).
+        push_entry(&mut entries, 1, (key("a"), obj(json!([]))), &plan);
+        assert_eq!(
+            entries,
+            vec![(key("before"), Val::Null), (key("b"), obj(json!(2)))]
+        );
+        push_entry(&mut entries, 1, (key("before"), obj(json!([]))), &plan);
+        assert_eq!(entries.len(), 2);
+        assert_eq!(key_val(None, "k"), key("k"));
+        assert_eq!(key_val(Some(&key("shared")), "k"), key("shared"));
     }
 }

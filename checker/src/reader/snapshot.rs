@@ -344,17 +344,9 @@ fn string_len(bytes: &[u8]) -> Option<usize> {
     None
 }
 
-/// The number of `\n` in `bytes`. Summing into a `u8` per block of 255
-/// bytes lets the compiler vectorize the loop; a plain filter-count runs a
-/// byte at a time, and this runs over every byte of the document.
+/// The number of `\n` in `bytes` (it runs over every byte of the document).
 fn count_newlines(bytes: &[u8]) -> usize {
-    bytes
-        .chunks(255)
-        .map(|block| {
-            let n = block.iter().fold(0u8, |n, &b| n + u8::from(b == b'\n'));
-            usize::from(n)
-        })
-        .sum()
+    memchr::memchr_iter(b'\n', bytes).count()
 }
 
 /// Why a document could not be read, before it is given its source name.
@@ -552,7 +544,7 @@ impl<R: Read> Input<R> {
             self.column += n;
         } else {
             self.line += newlines;
-            let last = bytes.iter().rposition(|&b| b == b'\n').unwrap_or(0);
+            let last = memchr::memrchr(b'\n', bytes).unwrap_or(0);
             self.column = n - last - 1;
         }
         self.start += n;
@@ -589,7 +581,7 @@ impl<R: Read> Input<R> {
             return Ok(None);
         }
         if lanes.is_empty() {
-            lanes.extend((1..self.threads).map(|_| Lane::new(plan)));
+            lanes.extend((1..self.threads).map(|_| Lane::new(&self.work)));
         }
         self.batches += 1;
         let data = &self.buf[self.start..self.end];

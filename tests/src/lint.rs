@@ -6,6 +6,10 @@
 //! Programs are read with jaq's own lexer ([`lex`]), the one that compiles
 //! them: comments are gone, `.name` is one token (a field, never a word), and
 //! the code inside a string's `\( … )` is a token tree like any other.
+//!
+//! Only tests read it (the portable-subset test below, and the projection
+//! tests' scan of the fields the programs read), so it lives in the tests'
+//! crate, not in the product.
 
 /// jaq's token trees, for other scans of the programs (the projection tests).
 pub use jaq_core::load::lex::{StrPart, Tok, Token};
@@ -202,7 +206,7 @@ fn unbalanced_if(leaves: &[&Token<&str>]) -> Option<Finding> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Programs;
+    use checker::Programs;
 
     #[test]
     fn canonical_programs_stay_in_the_portable_subset() {
