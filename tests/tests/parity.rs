@@ -881,13 +881,19 @@ fn non_utf8_is_refused_by_the_checker_and_read_by_jq() {
             pods: repair(&s.pods, "pods.json"),
             events: repair(&s.events, "events.json"),
         };
-        let verdict = checker_live(&repaired, &at.join("repaired"));
-        let checker = checker_live(s, &at.join("bad"));
+        let limit = seed.list_limit();
+        // The words before the contract line's {why}.
+        let events_not_collected = options::messages::EVENTS_NOT_COLLECTED
+            .text
+            .split('{')
+            .next();
+        let events_not_collected = events_not_collected.expect("a template");
+        let verdict = checker_live(&repaired, &at.join("repaired"), limit);
+        let checker = checker_live(s, &at.join("bad"), limit);
         let stderr = text(&checker.output.stderr);
         let bad_events = s.pods == seed.pods();
         let as_documented = if bad_events {
-            code(&checker.output) == code(&verdict.output)
-                && stderr.contains("cannot collect FailedScheduling events")
+            code(&checker.output) == code(&verdict.output) && stderr.contains(events_not_collected)
         } else {
             code(&checker.output) == 2 && checker.output.stdout.is_empty() && !stderr.is_empty()
         };
@@ -897,7 +903,7 @@ fn non_utf8_is_refused_by_the_checker_and_read_by_jq() {
                 code(&checker.output)
             ));
         }
-        let bash = bash_live(&wrapper, s, &at.join("bash"));
+        let bash = bash_live(&wrapper, s, &at.join("bash"), limit);
         if !matches!(code(&verdict.output), 0 | 1)
             || code(&bash.output) != code(&verdict.output)
             || bash.output.stdout.is_empty()
