@@ -33,7 +33,7 @@ fn main() {
     }
     eprintln!("read pods {:?}", started.elapsed() / times("read"));
     let events = read(&args[2], &projection.events);
-    let excluded = checker::programs::Programs::default_excluded_namespaces();
+    let excluded = checker::engine::Excluded::default();
     let started = Instant::now();
     let mut report = None;
     for _ in 0..times("report") {

@@ -93,9 +93,12 @@ def status_counts:
   + (if .other > 0 then ", \(.other) other" else "" end);
 
 # The sentences the three outputs share.
+# Pass and empty in upstream verify_pods()'s own words (CI logs are grepped
+# for them); a failure's last line sums it up (render.jq opens it with
+# upstream's banner).
 def verdict_message:
-  if .verdict == "pass" then "All \(.total) pods are scheduled"
-  elif .verdict == "empty" then "No pods found outside the excluded namespaces"
+  if .verdict == "pass" then "Scheduling validation PASSED: all \(.total) pods scheduled successfully"
+  elif .verdict == "empty" then "No pods were created - bundle may be empty"
   else "Pod validation failed: \(.unscheduled) unscheduled, \(.failed) failed"
   end;
 def unscheduled_heading: "Unscheduled pods (\(.unscheduled))";

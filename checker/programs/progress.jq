@@ -1,8 +1,14 @@
-# progress.jq: the line printed before waiting for another attempt.
+# progress.jq: the lines printed while the check runs: the start line, and
+# the line before waiting for another attempt.
 #
-# Input:     the report of report.jq.
+# Input:     the report of report.jq; null before the first attempt.
 # Variables: $attempts, $waited_seconds, $deadline_seconds (numbers).
-# Output:    one raw line "LEVEL<TAB>TEXT" (see render.jq), with the same
-#            counts as the status line (status_counts, from lib.jq), so every
-#            attempt shows a state that adds up.
-"info\tAttempt \($attempts): \(status_counts); waited \($waited_seconds)s of \($deadline_seconds)s, retrying"
+#            $attempts 0 is "before the first attempt": the start line,
+#            which both drivers print before their first list.
+# Output:    one raw line "LEVEL<TAB>TEXT" (see render.jq). Both keep the
+#            words of upstream's verify_pods(), which CI logs are grepped
+#            for; an attempt's counts are the status line's (status_counts,
+#            from lib.jq), so every attempt shows a state that adds up.
+if $attempts == 0 then "info\tVerifying pod scheduling..."
+else "info\tAttempt \($attempts): \(status_counts) — waiting for scheduler (\($waited_seconds)/\($deadline_seconds)s)"
+end

@@ -25,6 +25,11 @@ def group_pods($members; $count; $messages):
   ($members[] | "  " + pod_line(if $messages then [.message] else [] end) | line("error")),
   (and_more($count; $members | length) | select(. != "") | "    \(.)" | line("error"));
 
+# Upstream's banner: a line of `=` above and below its words.
+def failure_banner:
+  "============================================================" as $rule
+  | [$rule, "Scheduling validation FAILED", $rule];
+
 # The status line names the resourceVersion its counts were read at (the
 # verdict's state: the list's, or the watch's after the last event applied),
 # so a red CI log says which state of the cluster it judged, after the group
@@ -45,6 +50,14 @@ def group_pods($members; $count; $messages):
    ("Pod distribution by node:" | line("info")),
    (.distribution[] | "  \(.node): \(.pods)" | line("info"))
  end)
+,
+# A failure opens with upstream verify_pods()'s banner and counts, in its
+# words (CI logs are grepped for them); our lists, causes and events follow.
+(if .verdict == "fail" then
+   (failure_banner[] | line("error")),
+   (if .unscheduled > 0 then "\(.unscheduled) pods could not be scheduled to nodes" | line("error") else empty end),
+   (if .failed > 0 then "\(.failed) pods are in Failed state" | line("error") else empty end)
+ else empty end)
 ,
 (if .unscheduled > 0 then
    ("\(unscheduled_heading):" | line("error")),

@@ -5,6 +5,8 @@
 #            of one paged list (lib.jq's list_items: one resourceVersion,
 #            no continue token left).
 # Variables: $excluded_namespaces  comma-separated namespace names, exact match.
+#            $excluded_owner_kinds comma-separated owner kinds whose pending
+#                                  pods are not unscheduled, exact match.
 # Output:    one report object: counts (every phase), the unscheduled pods
 #            with the scheduler's reason, the failed pods, the per-node
 #            distribution, the verdict and the resourceVersion it was decided
@@ -25,13 +27,16 @@
 # A pod counts as bound when spec.nodeName is a non-empty string.
 def node_name: .spec.nodeName // "";
 
-# Exact kind match. Upstream used `map(.kind) | contains(["Job"])`, which is a
-# substring test: CronJob, PyTorchJob, MPIJob, JobSet... owners escaped the
-# check. Only pods owned by a batch/v1 Job are allowed to stay unscheduled.
-def job_owned: any(.metadata.ownerReferences[]?; .kind == "Job");
+# An owner of one of $kinds (exact match). The default list is `Job`
+# (checker/programs/excluded-owner-kinds): only pods of a batch/v1 Job may
+# stay unscheduled. Upstream's `map(.kind) | contains(["Job"])` is a substring
+# test (PyTorchJob, MPIJob, CronJob, JobSet... owners escape it too): the
+# README names the list that reproduces it.
+def owned_by($kinds): any(.metadata.ownerReferences[]?; .kind as $kind | any($kinds[]; . == $kind));
 
-# A Pending pod is unscheduled when no node is bound and no Job owns it.
-def unscheduled: node_name == "" and (job_owned | not);
+# A Pending pod is unscheduled when no node is bound and no owner of an
+# excluded kind owns it.
+def unscheduled($kinds): node_name == "" and (owned_by($kinds) | not);
 
 # Why the scheduler left the pod unbound, in its own words: the PodScheduled
 # condition with status "False" (reason Unschedulable, SchedulingGated...),
@@ -74,10 +79,11 @@ def outside($excluded):
     end;
 
 ($excluded_namespaces | split(",") | map(select(. != ""))) as $excluded
+| ($excluded_owner_kinds | split(",") | map(select(. != ""))) as $owner_kinds
 | . as $documents
 | list_items("snapshot") | outside($excluded)
 | map(.status.phase) as $phases
-| [ with_phase($phases; "Pending") | select(unscheduled) | scheduler_verdict as $why
+| [ with_phase($phases; "Pending") | select(unscheduled($owner_kinds)) | scheduler_verdict as $why
     | {namespace: (.metadata.namespace | canon), name: (.metadata.name | canon),
        uid: (.metadata.uid | canon), reason: ($why.reason | canon), message: ($why.message | canon)}
   ] as $unscheduled_pods

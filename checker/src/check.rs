@@ -153,8 +153,9 @@ pub enum Fetch {
 
 /// What a check needs besides its source.
 pub struct Settings {
-    /// Namespaces whose pods are ignored.
-    pub excluded_namespaces: Vec<String>,
+    /// The namespaces whose pods, and the owner kinds whose pending pods,
+    /// are left out.
+    pub excluded: crate::engine::Excluded,
     /// Where to save pods.json, events.json and report.json on failure.
     pub save_dir: Option<PathBuf>,
 }
@@ -203,7 +204,7 @@ pub fn run(
         // Rc clones: the watch starts from these pods.
         let listed = watching.then(|| docs.clone());
         let report = engine
-            .report(docs, &settings.excluded_namespaces)
+            .report(docs, &settings.excluded)
             .map_err(|error| pods_eval_error(source, error))?;
         let decision = engine
             .decide(&report)
@@ -227,7 +228,7 @@ pub fn run(
                 let settle = watch::Settle {
                     engine,
                     kubectl,
-                    excluded_namespaces: &settings.excluded_namespaces,
+                    excluded: &settings.excluded,
                     started,
                     deadline: *deadline,
                     interval: *interval,

@@ -44,6 +44,25 @@ pub enum Verdict {
 #[derive(Debug, Clone)]
 pub struct Report(pub Val);
 
+/// What report.jq leaves out: the pods of these namespaces, and the pending
+/// pods owned by these kinds (both exact match).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Excluded {
+    pub namespaces: Vec<String>,
+    pub owner_kinds: Vec<String>,
+}
+
+impl Default for Excluded {
+    /// The default lists (checker/programs/excluded-namespaces and
+    /// excluded-owner-kinds).
+    fn default() -> Self {
+        Excluded {
+            namespaces: Programs::default_excluded_namespaces(),
+            owner_kinds: Programs::default_excluded_owner_kinds(),
+        }
+    }
+}
+
 impl Report {
     /// A top-level number of the report (0 when absent).
     pub fn count(&self, key: &str) -> usize {
@@ -147,13 +166,12 @@ impl Engine {
 
     /// report.jq on a snapshot: its documents (one List, or the pages of
     /// a paged list), which the program reads as one array (`jq -s`).
-    pub fn report(
-        &self,
-        snapshot: Vec<Val>,
-        excluded_namespaces: &[String],
-    ) -> Result<Report, EvalError> {
-        let excluded = Val::from(excluded_namespaces.join(","));
-        self.run_one(Programs::REPORT, Val::from_iter(snapshot), vec![excluded])
+    pub fn report(&self, snapshot: Vec<Val>, excluded: &Excluded) -> Result<Report, EvalError> {
+        let vars = vec![
+            Val::from(excluded.namespaces.join(",")),
+            Val::from(excluded.owner_kinds.join(",")),
+        ];
+        self.run_one(Programs::REPORT, Val::from_iter(snapshot), vars)
             .map(Report)
     }
 
@@ -232,6 +250,14 @@ impl Engine {
             number(deadline_seconds),
         ];
         let line = self.run_one(Programs::PROGRESS, report.0.clone(), vars)?;
+        Ok(split_level(&to_raw(&line)))
+    }
+
+    /// progress.jq before the first attempt (null, `$attempts` 0): the
+    /// start line, as (level, text).
+    pub fn start_line(&self, deadline_seconds: u64) -> Result<(String, String), EvalError> {
+        let vars = vec![Val::from(0usize), number(0), number(deadline_seconds)];
+        let line = self.run_one(Programs::PROGRESS, Val::Null, vars)?;
         Ok(split_level(&to_raw(&line)))
     }
 }

@@ -6,7 +6,7 @@
 //! files of `checker/programs/`; this crate only reads snapshots and runs them.
 //!
 //! ```
-//! use checker::{Engine, Programs, Projection, snapshot};
+//! use checker::{Engine, Excluded, Projection, snapshot};
 //!
 //! let engine = Engine::new().unwrap();
 //! let pods = br#"{"kind":"List","items":[
@@ -16,7 +16,7 @@
 //!    "spec":{},"status":{"phase":"Pending"}}]}"#;
 //! let projection = Projection::canonical();
 //! let docs = snapshot::read_documents(&pods[..], "inline", &projection.pods).unwrap();
-//! let report = engine.report(docs, &Programs::default_excluded_namespaces()).unwrap();
+//! let report = engine.report(docs, &Excluded::default()).unwrap();
 //! assert_eq!(
 //!     report.to_json(),
 //!     r#"{"total":1,"running":1,"pending":0,"failed":0,"succeeded":0,"other":0,"unscheduled":0,"unscheduled_pods":[],"failed_pods":[],"distribution":[{"node":"kwok-node-0","pods":1}],"verdict":"pass","resource_version":null}"#
@@ -34,7 +34,7 @@ pub mod programs;
 pub mod reader;
 pub mod watch;
 
-pub use engine::{Engine, Report, Verdict};
+pub use engine::{Engine, Excluded, Report, Verdict};
 pub use programs::Programs;
 pub use reader::{snapshot, Projection};
 

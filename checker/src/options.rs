@@ -226,6 +226,27 @@ pub fn parse_knob(knob: &Knob, named: &str, text: &str) -> Result<u64, Said> {
     Ok(seconds)
 }
 
+/// Parse the excluded owner kinds the way the bash function does: empty (no
+/// kind excluded), or kinds separated by single commas, each ASCII letters
+/// and digits starting with a letter (a Kubernetes kind: `Job`,
+/// `PyTorchJob`). A space or an empty entry is refused, not trimmed: the
+/// match is exact, and a kind that can never match must not pass silently.
+/// `named` is the flag or the environment variable the text came from.
+pub fn parse_owner_kinds(named: &str, text: &str) -> Result<Vec<String>, Said> {
+    let is_kind = |kind: &str| {
+        kind.bytes().next().is_some_and(|b| b.is_ascii_alphabetic())
+            && kind.bytes().all(|b| b.is_ascii_alphanumeric())
+    };
+    if text.is_empty() {
+        return Ok(Vec::new());
+    }
+    if text.split(',').all(is_kind) {
+        return Ok(text.split(',').map(str::to_owned).collect());
+    }
+    let value = shown(text);
+    Err(messages::OWNER_KINDS_INVALID.say(&[("named", &named), ("value", &value)]))
+}
+
 /// What an I/O error says, in the words of the system (`No such file or
 /// directory`), without Rust's ` (os error 2)`: the bash function prints
 /// the same words from the tool that failed (mkdir, cp, bash itself).
@@ -281,6 +302,31 @@ fn is_dns1123_label(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn owner_kinds_are_exact_kinds_separated_by_commas() {
+        let parse = |text| parse_owner_kinds("k", text);
+        assert_eq!(parse(""), Ok(vec![]));
+        assert_eq!(parse("Job"), Ok(vec!["Job".to_owned()]));
+        assert_eq!(
+            parse("Job,PyTorchJob,TFJob2"),
+            Ok(vec!["Job".into(), "PyTorchJob".into(), "TFJob2".into()])
+        );
+        for bad in [
+            ",",
+            "Job,",
+            ",Job",
+            "Job,,MPIJob",
+            " Job",
+            "Job ",
+            "2Job",
+            "batch/Job",
+            "Jöb",
+            "Job\n",
+        ] {
+            assert!(parse(bad).is_err(), "{bad:?}");
+        }
+    }
 
     #[test]
     fn seconds_are_digits_only_base_10() {

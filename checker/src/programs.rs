@@ -186,7 +186,10 @@ impl Programs {
     pub const REPORT: Program = program!(
         slurp with_lib "report",
         "the snapshot: one `kubectl get pods -A -o json` List, or the raw pages of a paged list",
-        &[var!(Arg "$excluded_namespaces")],
+        &[
+            var!(Arg "$excluded_namespaces"),
+            var!(Arg "$excluded_owner_kinds")
+        ],
         Value
     );
     /// events list + slurped report → matching FailedScheduling events.
@@ -214,10 +217,11 @@ impl Programs {
         &[var!(ArgJson "$list_limit")],
         Lines
     );
-    /// report → the line printed before another attempt.
+    /// report → the line printed before another attempt; null with
+    /// `$attempts` 0 → the start line, printed before the first.
     pub const PROGRESS: Program = program!(
         with_lib "progress",
-        "the report of report.jq",
+        "the report of report.jq (null before the first attempt)",
         &[
             var!(ArgJson "$attempts"),
             var!(ArgJson "$waited_seconds"),
@@ -267,6 +271,10 @@ impl Programs {
     pub const EXCLUDED_NAMESPACES_FILE: &'static str =
         include_str!("../programs/excluded-namespaces");
 
+    /// `checker/programs/excluded-owner-kinds`, as written.
+    pub const EXCLUDED_OWNER_KINDS_FILE: &'static str =
+        include_str!("../programs/excluded-owner-kinds");
+
     /// `checker/programs/page-head.jq`: the bash function's reader of a raw
     /// list page's resourceVersion and continue token (`jq -n -r --stream`;
     /// the checker reads them in `reader/page.rs`). Not a canonical program:
@@ -288,13 +296,22 @@ impl Programs {
     /// The default excluded namespaces: the lines of the data file without
     /// comments and blanks.
     pub fn default_excluded_namespaces() -> Vec<String> {
-        Self::EXCLUDED_NAMESPACES_FILE
-            .lines()
-            .map(|line| line.split('#').next().unwrap_or("").trim())
-            .filter(|name| !name.is_empty())
-            .map(str::to_owned)
-            .collect()
+        data_lines(Self::EXCLUDED_NAMESPACES_FILE)
     }
+
+    /// The default excluded owner kinds (exact match), from their data file.
+    pub fn default_excluded_owner_kinds() -> Vec<String> {
+        data_lines(Self::EXCLUDED_OWNER_KINDS_FILE)
+    }
+}
+
+/// The entries of a data file: its lines without comments and blanks.
+fn data_lines(file: &str) -> Vec<String> {
+    file.lines()
+        .map(|line| line.split('#').next().unwrap_or("").trim())
+        .filter(|name| !name.is_empty())
+        .map(str::to_owned)
+        .collect()
 }
 
 #[cfg(test)]
@@ -307,6 +324,11 @@ mod tests {
         assert!(names.contains(&"kube-system".to_owned()));
         assert!(names.contains(&"aicr-registry".to_owned()));
         assert!(names.iter().all(|n| !n.contains(',') && !n.contains('#')));
+    }
+
+    #[test]
+    fn default_owner_kinds_are_exactly_job() {
+        assert_eq!(Programs::default_excluded_owner_kinds(), ["Job"]);
     }
 
     #[test]

@@ -47,7 +47,7 @@ pub const QUIET: Duration = Duration::from_millis(150);
 pub struct Settle<'a> {
     pub engine: &'a Engine,
     pub kubectl: &'a Kubectl,
-    pub excluded_namespaces: &'a [String],
+    pub excluded: &'a crate::engine::Excluded,
     /// When the check started, and its deadline and interval from then.
     pub started: Instant,
     pub deadline: Duration,
@@ -251,9 +251,7 @@ enum Streamed {
 
 impl Settle<'_> {
     fn evaluate(&self, pods: &Pods) -> Result<Evaluated, EvalError> {
-        let report = self
-            .engine
-            .report(vec![pods.page()], self.excluded_namespaces)?;
+        let report = self.engine.report(vec![pods.page()], self.excluded)?;
         let decision = self.engine.decide(&report)?;
         Ok(Evaluated { report, decision })
     }

@@ -203,6 +203,10 @@ struct CheckArgs {
     /// Comma-separated namespaces to ignore, replacing the default list.
     #[arg(long, value_name = "NS,NS", default_value_t = default_excluded())]
     exclude_ns: String,
+    /// Comma-separated owner kinds whose pending pods do not count as unscheduled, exact match (empty = none).
+    #[arg(long, value_name = "KIND,KIND", env = options::EXCLUDE_OWNER_KINDS.env,
+          default_value_t = Programs::default_excluded_owner_kinds().join(","))]
+    exclude_owner_kinds: String,
     /// Settle deadline in seconds: keep re-checking while pods are only unscheduled.
     #[arg(long, value_name = "SECONDS", env = DEADLINE_ENV, default_value_t = options::DEFAULT_DEADLINE.to_string())]
     deadline: String,
@@ -415,6 +419,17 @@ fn source(args: &CheckArgs, matches: &ArgMatches) -> Result<Source, options::Sai
     })
 }
 
+/// `--exclude-owner-kinds` / KWOK_VERIFY_PODS_EXCLUDE_OWNER_KINDS, its error
+/// naming where the bad text came from (as the bash function words it).
+fn owner_kinds(text: &str, matches: &ArgMatches) -> Result<Vec<String>, options::Said> {
+    let setting = options::EXCLUDE_OWNER_KINDS;
+    let named = match matches.value_source("exclude_owner_kinds") {
+        Some(ValueSource::EnvVariable) => setting.env,
+        _ => setting.flag.unwrap_or(setting.env),
+    };
+    options::parse_owner_kinds(named, text)
+}
+
 /// `--watch` / KWOK_VERIFY_PODS_WATCH: true or false (empty = unset, the
 /// default, as for the other settings).
 fn watch_setting(text: &str, matches: &ArgMatches) -> Result<bool, options::Said> {
@@ -446,6 +461,10 @@ fn run_check(args: &CheckArgs, matches: &ArgMatches) -> u8 {
         Ok(names) => names,
         Err(e) => return fail(e),
     };
+    let owner_kinds = match owner_kinds(&args.exclude_owner_kinds, matches) {
+        Ok(kinds) => kinds,
+        Err(said) => return refuse(said),
+    };
     let engine = match Engine::new() {
         Ok(engine) => engine,
         Err(e) => return fail(e),
@@ -455,7 +474,10 @@ fn run_check(args: &CheckArgs, matches: &ArgMatches) -> u8 {
         return fail(format!("cannot handle signals: {e}"));
     }
     let settings = check::Settings {
-        excluded_namespaces,
+        excluded: checker::Excluded {
+            namespaces: excluded_namespaces,
+            owner_kinds,
+        },
         // An empty KWOK_VERIFY_PODS_ARTIFACT_DIR means unset, as in the bash.
         save_dir: args
             .save_dir
@@ -478,6 +500,12 @@ fn run_check(args: &CheckArgs, matches: &ArgMatches) -> u8 {
         }
     };
     let mut notice = |text: &str| eprintln!("verify-pods: warning: {text}");
+    // The start line (progress.jq before the first attempt), where the
+    // progress lines go, before the first list: as the bash function does.
+    match engine.start_line(0) {
+        Ok((level, text)) => progress(&level, &text),
+        Err(e) => return fail(e),
+    }
     let outcome = match check::run(&engine, &source, &settings, &mut progress, &mut notice) {
         Ok(outcome) => outcome,
         Err(e) => return fail_as(e.exit_code(), e),

@@ -34,6 +34,10 @@ pub struct Fields {
     pub program_files: String,
     /// The default excluded namespaces, comma-joined (report.jq's variable).
     pub excluded_namespaces: String,
+    /// The default excluded owner kinds, comma-joined.
+    pub excluded_owner_kinds: String,
+    /// Their setting (the environment variable the function reads).
+    pub exclude_owner_kinds: options::Setting,
     /// The pods list (`/api/v1/pods`), read raw in pages.
     pub pods_list: String,
     /// The events list, with its field selector.
@@ -264,6 +268,8 @@ impl Fields {
             programs,
             program_files: program_files.join(", "),
             excluded_namespaces: Programs::default_excluded_namespaces().join(","),
+            excluded_owner_kinds: Programs::default_excluded_owner_kinds().join(","),
+            exclude_owner_kinds: options::EXCLUDE_OWNER_KINDS,
             pods_list: list::PODS.url(0, None),
             events_list: list::EVENTS.url(0, None),
             page_head: Programs::PAGE_HEAD,

@@ -464,14 +464,27 @@ CASES = {}
 # written to the case's `list-limit` file, which the tests read.
 LIMITS = {}
 LIMIT_FILE = "list-limit"
+# Cases checked with another list of excluded owner kinds than the default:
+# name -> the list (comma-separated), written to the case's
+# `exclude-owner-kinds` file, which the tests read.
+OWNER_KINDS = {}
+OWNER_KINDS_FILE = "exclude-owner-kinds"
+# The list that reproduces upstream's rule (`map(.kind) | contains(["Job"])`:
+# a substring test, case-sensitive) for the owner kinds that exist: batch/v1
+# Job (and Volcano's Job), the Kubeflow training operator's kinds, and the
+# kinds that own Jobs rather than pods (CronJob, JobSet, TrainJob, RayJob:
+# harmless, listed so the list reads like the rule). The README gives it.
+UPSTREAM_EQUIVALENT_KINDS = "Job,CronJob,JobSet,TrainJob,PyTorchJob,TFJob,MPIJob,XGBoostJob,PaddleJob,JAXJob,MXJob,RayJob"
 
 
-def case(readme, list_limit=None):
+def case(readme, list_limit=None, owner_kinds=None):
     def register(fn):
         name = fn.__name__.replace("_", "-")
         CASES[name] = (readme, fn)
         if list_limit is not None:
             LIMITS[name] = list_limit
+        if owner_kinds is not None:
+            OWNER_KINDS[name] = owner_kinds
         return fn
     return register
 
@@ -506,6 +519,24 @@ def job_hook_pending():
                 "argocd.argoproj.io/hook": "PreSync"})
     pods = platform_pods() + [hook.unschedulable(UNSCHEDULABLE_GPU)]
     return pods, [event(pods[-1], UNSCHEDULABLE_GPU, last=40)]
+
+
+@case("A pending PyTorchJob worker without a node, default owner kinds (exactly Job): unscheduled, fail (upstream's substring rule passes it).")
+def owner_kinds_pytorchjob():
+    stuck = owned("training", "llama-ft-worker-0", "PyTorchJob", "llama-ft").unschedulable(UNSCHEDULABLE_GPU)
+    return platform_pods() + [stuck], [event(stuck, UNSCHEDULABLE_GPU, last=50, first=10, count=4)]
+
+
+@case("The same PyTorchJob worker with the upstream-equivalent owner kinds: not unscheduled, pass, as upstream.",
+      owner_kinds=UPSTREAM_EQUIVALENT_KINDS)
+def owner_kinds_pytorchjob_upstream_list():
+    return owner_kinds_pytorchjob()
+
+
+@case("The training owners with the upstream-equivalent owner kinds: only the lowercase 'job' kind counts, as upstream's substring rule says.",
+      owner_kinds=UPSTREAM_EQUIVALENT_KINDS)
+def owner_kinds_training_upstream_list():
+    return training_owners()
 
 
 @case("Pods owned by PyTorchJob, MPIJob, CronJob, JobSet, a lowercase 'job' kind and Workflow+Job are told apart: only the exact Job owner escapes.")
@@ -1177,11 +1208,12 @@ def write():
         (folder / "README").write_text(readme + "\n")
         (folder / "pods.json").write_bytes(pods)
         (folder / "events.json").write_bytes(events)
-        limit = folder / LIMIT_FILE
-        if name in LIMITS:
-            limit.write_text(f"{LIMITS[name]}\n")
-        elif limit.exists():
-            limit.unlink()
+        for file, values in ((LIMIT_FILE, LIMITS), (OWNER_KINDS_FILE, OWNER_KINDS)):
+            path = folder / file
+            if name in values:
+                path.write_text(f"{values[name]}\n")
+            elif path.exists():
+                path.unlink()
     print(f"wrote {len(CASES)} cases under {HERE}")
 
 
@@ -1191,6 +1223,16 @@ def write():
 def excluded_namespaces():
     """The default list, read from the one file that defines it (never restated here)."""
     lines = (ROOT / "checker/programs/excluded-namespaces").read_text().splitlines()
+    return {line.split("#")[0].strip() for line in lines} - {""}
+
+
+def owner_kinds(name):
+    """The owner kinds a case is checked with: its exclude-owner-kinds file, else the
+    default list, read from the one file that defines it (never restated here)."""
+    file = HERE / name / OWNER_KINDS_FILE
+    if file.is_file():
+        return set(file.read_text().strip().split(",")) - {""}
+    lines = (ROOT / "checker/programs/excluded-owner-kinds").read_text().splitlines()
     return {line.split("#")[0].strip() for line in lines} - {""}
 
 
@@ -1262,8 +1304,11 @@ def read_at(docs):
     return version if isinstance(version, str) and version != "" else None
 
 
-def model(pods_doc, events_doc):
-    """What `verify-pods check --snapshot --events --format json` must say, from the rules of issues 2 and 11."""
+def model(pods_doc, events_doc, kinds, substring=False):
+    """What `verify-pods check --snapshot --events --format json` must say, from the rules of
+    issues 2 and 11: a pending pod without a node is unscheduled unless an owner's kind is one
+    of `kinds` (exact match, issue 24). With `substring`, upstream's rule instead: an owner
+    kind that contains "Job"."""
     excluded = excluded_namespaces()
     pods = [p for p in pods_doc["items"] if get(p, "metadata", "namespace") not in excluded]
     phase = lambda p: get(p, "status", "phase")
@@ -1271,7 +1316,11 @@ def model(pods_doc, events_doc):
     owner_kinds = lambda p: [get(o, "kind") for o in (get(p, "metadata", "ownerReferences") or [])]
 
     def is_unscheduled(p):
-        return phase(p) == "Pending" and node(p) == "" and "Job" not in owner_kinds(p)
+        if substring:
+            excused = any(isinstance(k, str) and "Job" in k for k in owner_kinds(p))
+        else:
+            excused = any(k in kinds for k in owner_kinds(p))
+        return phase(p) == "Pending" and node(p) == "" and not excused
 
     def failure(p):
         states = [get(c, "state", "terminated") for c in (get(p, "status", "containerStatuses") or [])]
@@ -1501,6 +1550,44 @@ def check_digest(expected, lines, limit):
     return problems
 
 
+# Upstream verify_pods()'s own lines, which CI logs are grepped for (issue 24):
+# the spec these lines are held to, not a copy of render.jq's words.
+START_LINE = "Verifying pod scheduling..."
+PASSED_LINE = "Scheduling validation PASSED: all {total} pods scheduled successfully"
+EMPTY_LINE = "No pods were created - bundle may be empty"
+FAILED_BANNER = "Scheduling validation FAILED"
+UNSCHEDULED_LINE = "{n} pods could not be scheduled to nodes"
+FAILED_LINE = "{n} pods are in Failed state"
+
+
+def check_upstream_lines(expected, lines):
+    """The start line first; a pass or an empty cluster ends with upstream's sentence; a
+    failure has upstream's banner (a line of `=` above and below) after the status line,
+    followed at once by upstream's counts of what failed."""
+    problems = []
+    if lines[:1] != [START_LINE]:
+        problems.append(f"the first line is not {START_LINE!r}: {lines[:1]!r}")
+    ending = {"pass": PASSED_LINE.format(total=expected["total"]), "empty": EMPTY_LINE}.get(expected["verdict"])
+    if ending is not None and lines[-1:] != [ending]:
+        problems.append(f"the last line is not {ending!r}: {lines[-1:]!r}")
+    banners = [i for i, line in enumerate(lines) if line == FAILED_BANNER]
+    if expected["verdict"] != "fail":
+        if banners:
+            problems.append(f"a {FAILED_BANNER!r} banner for verdict {expected['verdict']}")
+        return problems
+    if len(banners) != 1 or banners[0] < 3:
+        return problems + [f"no one {FAILED_BANNER!r} banner after the status line: {banners}"]
+    at = banners[0]
+    rule = lambda line: len(line) >= 10 and set(line) == {"="}
+    if not (rule(lines[at - 1]) and at + 1 < len(lines) and rule(lines[at + 1])):
+        problems.append("the banner has no line of `=` above and below it")
+    counts = [UNSCHEDULED_LINE.format(n=expected["unscheduled"])] if expected["unscheduled"] else []
+    counts += [FAILED_LINE.format(n=expected["failed"])] if expected["failed"] else []
+    if lines[at + 2:at + 2 + len(counts)] != counts:
+        problems.append(f"the banner is not followed by {counts}: {lines[at + 2:at + 2 + len(counts)]}")
+    return problems
+
+
 def check_text(name, expected, lines):
     """The text golden mentions every listed pod, reason, message, event and node, on clean lines.
 
@@ -1557,13 +1644,14 @@ def check_text(name, expected, lines):
     status = f"Pod status: {expected['total']} total, {expected['running']} running, {expected['pending']} pending " \
              f"({expected['unscheduled']} unscheduled), {expected['failed']} failed"
     status += "".join(f", {expected[k]} {k}" for k in ("succeeded", "other") if expected.get(k))
-    if not lines or not lines[0].startswith(status + " ("):
-        problems.append(f"first line does not start with the counts {status!r}: {lines[:1]!r}")
+    # The status line comes right after upstream's start line.
+    if len(lines) < 2 or not lines[1].startswith(status + " ("):
+        problems.append(f"second line does not start with the counts {status!r}: {lines[1:2]!r}")
     else:
-        terms = re.findall(r"(?:, |^Pod status: )(\d+) ", lines[0].split(" (attempts=")[0].replace(" (", ", ("))
+        terms = re.findall(r"(?:, |^Pod status: )(\d+) ", lines[1].split(" (attempts=")[0].replace(" (", ", ("))
         if sum(map(int, terms[1:])) != int(terms[0]):
-            problems.append(f"the counts of the first line do not add up: {lines[0]!r}")
-    return problems
+            problems.append(f"the counts of the status line do not add up: {lines[1]!r}")
+    return problems + check_upstream_lines(expected, lines)
 
 
 def check():
@@ -1574,9 +1662,10 @@ def check():
         for file, want in (("README", (readme + "\n").encode()), ("pods.json", pods), ("events.json", events)):
             if not (folder / file).is_file() or (folder / file).read_bytes() != want:
                 problems.append(f"{name}/{file}: differs from what make_corpus.py writes (run it with `write`)")
-        limit = folder / LIMIT_FILE
-        if (limit.read_text() if limit.is_file() else None) != (f"{LIMITS[name]}\n" if name in LIMITS else None):
-            problems.append(f"{name}/{LIMIT_FILE}: differs from what make_corpus.py writes (run it with `write`)")
+        for file, values in ((LIMIT_FILE, LIMITS), (OWNER_KINDS_FILE, OWNER_KINDS)):
+            path = folder / file
+            if (path.read_text() if path.is_file() else None) != (f"{values[name]}\n" if name in values else None):
+                problems.append(f"{name}/{file}: differs from what make_corpus.py writes (run it with `write`)")
     for file, (fn, reason) in BAD_PAGES.items():
         data = (HERE / "bad" / file).read_bytes() if (HERE / "bad" / file).is_file() else None
         if data != pages_text(fn()).encode():
@@ -1596,7 +1685,11 @@ def check():
         except Refused as e:
             problems.append(f"{folder.name}: the model refuses a recorded case: {e}")
             continue
-        want = model(pods_doc, events_doc)
+        want = model(pods_doc, events_doc, owner_kinds(folder.name))
+        if OWNER_KINDS.get(folder.name) == UPSTREAM_EQUIVALENT_KINDS:
+            upstream = model(pods_doc, events_doc, set(), substring=True)
+            if (upstream["verdict"], upstream["unscheduled_pods"]) != (want["verdict"], want["unscheduled_pods"]):
+                problems.append(f"{folder.name}: the upstream-equivalent owner kinds do not give upstream's verdict")
         try:
             got = json.loads((folder / "expected.json").read_bytes())
             code = int((folder / "expected.exit").read_text())

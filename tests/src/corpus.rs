@@ -33,6 +33,8 @@ pub const EXPECTED_TXT: &str = "expected.txt";
 pub const EXPECTED_JSON: &str = "expected.json";
 /// The list limit of a case that is not checked with the default.
 pub const LIST_LIMIT_FILE: &str = "list-limit";
+/// The excluded owner kinds of a case that is not checked with the default.
+pub const OWNER_KINDS_FILE: &str = "exclude-owner-kinds";
 /// Exit-code golden (the number and a newline).
 pub const EXPECTED_EXIT: &str = "expected.exit";
 
@@ -77,6 +79,33 @@ impl Case {
         text.trim()
             .parse()
             .unwrap_or_else(|_| panic!("{}: not a list limit: {text:?}", self.name))
+    }
+
+    /// The excluded owner kinds the case is checked with (comma-separated):
+    /// its `exclude-owner-kinds` file, else the default list. Every driver
+    /// and golden of the case uses it (make_corpus.py reads the same file).
+    pub fn owner_kinds(&self) -> String {
+        let path = self.file(OWNER_KINDS_FILE);
+        if !path.is_file() {
+            return checker::Programs::default_excluded_owner_kinds().join(",");
+        }
+        let text = String::from_utf8(read(&path)).expect("exclude-owner-kinds is text");
+        text.trim().to_owned()
+    }
+
+    /// The case's settings as both drivers read them from the environment:
+    /// its list limit and excluded owner kinds.
+    pub fn env(&self) -> [(&'static str, String); 2] {
+        [
+            (
+                checker::options::LIST_LIMIT.env,
+                self.list_limit().to_string(),
+            ),
+            (
+                checker::options::EXCLUDE_OWNER_KINDS.env,
+                self.owner_kinds(),
+            ),
+        ]
     }
 
     /// The one-line description.

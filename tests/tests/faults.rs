@@ -328,7 +328,9 @@ fn failing_events_list_keeps_the_pods_verdict() {
         assert_eq!(outcome.output.status.code(), Some(1), "{what}");
         let stdout = text(&outcome.output.stdout);
         let explained = (0..=SLOW).any(|waited| {
-            expect::final_text_with(&engine, &state, &expect::served(0), None, 1, waited) == stdout
+            expect::start_line(&engine)
+                + &expect::final_text_with(&engine, &state, &expect::served(0), None, 1, waited)
+                == stdout
         });
         assert!(explained, "not the result without events: {what}");
         assert!(

@@ -61,7 +61,8 @@ fn same_as_offline(state: &State, offline_at: &str, offline: &str, live: &str) -
         return true;
     }
     let engine = Engine::new().expect("engine");
-    expect::final_text(&engine, state, offline_at, state, 1, 0) == offline
+    expect::start_line(&engine) + &expect::final_text(&engine, state, offline_at, state, 1, 0)
+        == offline
         && expect::single_attempt_wait(&engine, state, &expect::served(0), live, SLOW).is_some()
 }
 
@@ -80,7 +81,7 @@ fn check_case(case: &Case, path: Path) -> Result<(), String> {
     let state = State::from_case_dir(&case.dir).map_err(|e| format!("{}: {e}", case.name))?;
     let server = Server::serve(state.clone()).expect("server starts");
     let env = KubeEnv::new(&server.url()).expect("kube env");
-    let output = run(&mut command(&env, path));
+    let output = run(command(&env, path).envs(case.env()));
     let mut problems = Vec::new();
     let expected = text(&case.read(EXPECTED_TXT));
     if !same_as_offline(

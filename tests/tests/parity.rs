@@ -151,7 +151,7 @@ fn stage(program: Program, case: &Case, chain: &Chain, unscheduled: bool) -> JqR
     let (values, input) = match program.name {
         "report" => {
             let excluded = Programs::default_excluded_namespaces().join(",");
-            (vec![excluded], case.pods())
+            (vec![excluded, case.owner_kinds()], case.pods())
         }
         "events" => (vec![path("report.json")], case.events()),
         "result" => {
@@ -345,15 +345,18 @@ fn chain_reproduces_goldens(case: &Case, runs: &[(Program, JqRun, ToolOutput)]) 
             .map(|(_, _, out)| out.stdout.clone())
             .expect("stage ran")
     };
-    let text: String = String::from_utf8_lossy(&output("render"))
-        .lines()
-        .map(|line| {
-            line.split_once('\t')
-                .map_or(line, |(_, text)| text)
-                .to_owned()
-                + "\n"
-        })
-        .collect();
+    let start =
+        verify_pods_tests::replay::expect::start_line(&Engine::new().expect("programs compile"));
+    let text: String = start
+        + &String::from_utf8_lossy(&output("render"))
+            .lines()
+            .map(|line| {
+                line.split_once('\t')
+                    .map_or(line, |(_, text)| text)
+                    .to_owned()
+                    + "\n"
+            })
+            .collect::<String>();
     let mut problems = Vec::new();
     if output("result") != case.read(EXPECTED_JSON) {
         problems.push(format!(
@@ -451,17 +454,17 @@ impl Served {
     }
 }
 
-fn bash_live(wrapper: &Path, served: &Served, scratch: &Path, list_limit: u64) -> LiveRun {
+/// `env`: the case's settings (Case::env), none for the defaults.
+fn bash_live(wrapper: &Path, served: &Served, scratch: &Path, env: &[(&str, String)]) -> LiveRun {
     let artifacts = scratch.join("bash-artifacts");
     let started = Instant::now();
-    let limit = [(options::LIST_LIMIT.env, list_limit.to_string())];
     let bash = run_wrapper_with(
         wrapper,
         &served.pods,
         &served.events,
         &artifacts,
         scratch,
-        &limit,
+        env,
     );
     LiveRun {
         who: "bash",
@@ -473,7 +476,7 @@ fn bash_live(wrapper: &Path, served: &Served, scratch: &Path, list_limit: u64) -
 }
 
 /// `verify-pods check` (live) through the same stub kubectl as the bash.
-fn checker_live(served: &Served, scratch: &Path, list_limit: u64) -> LiveRun {
+fn checker_live(served: &Served, scratch: &Path, env: &[(&str, String)]) -> LiveRun {
     let stub = install_stub_kubectl(&scratch.join("stub-bin"));
     let log = scratch.join("checker-calls.log");
     let artifacts = scratch.join("checker-artifacts");
@@ -483,7 +486,7 @@ fn checker_live(served: &Served, scratch: &Path, list_limit: u64) -> LiveRun {
         .arg(&stub)
         .env(options::DEADLINE_ENV, "0")
         .env(options::ARTIFACT_DIR_ENV, &artifacts)
-        .env(options::LIST_LIMIT.env, list_limit.to_string())
+        .envs(env.iter().cloned())
         .env("STUB_PODS", &served.pods)
         .env("STUB_EVENTS", &served.events)
         .env("STUB_LOG", &log)
@@ -531,12 +534,13 @@ fn golden_with_waited(engine: &Engine, case: &Case, waited: u64) -> (Vec<u8>, Ve
     let result = engine
         .result(&Report(golden), 1, waited, events)
         .expect("result.jq on the golden");
-    let text: String = engine
-        .render(&result, case.list_limit())
-        .expect("render.jq on the golden")
-        .into_iter()
-        .map(|(_, text)| text + "\n")
-        .collect();
+    let text: String = verify_pods_tests::replay::expect::start_line(engine)
+        + &engine
+            .render(&result, case.list_limit())
+            .expect("render.jq on the golden")
+            .into_iter()
+            .map(|(_, text)| text + "\n")
+            .collect::<String>();
     (text.into_bytes(), (to_json(&result) + "\n").into_bytes())
 }
 
@@ -683,8 +687,8 @@ fn generated_bash_matches_checker_and_goldens() {
         let engine = Engine::new().expect("programs compile");
         let scratch = tempfile::tempdir().expect("scratch");
         let (served, pages) = Served::case_in_pages(case, scratch.path());
-        let bash = bash_live(&wrapper, &served, scratch.path(), case.list_limit());
-        let checker = checker_live(&served, scratch.path(), case.list_limit());
+        let bash = bash_live(&wrapper, &served, scratch.path(), &case.env());
+        let checker = checker_live(&served, scratch.path(), &case.env());
         let mut problems = live_run_agrees(&engine, case, &bash, pages);
         problems.extend(live_run_agrees(&engine, case, &checker, pages));
         problems
@@ -719,12 +723,13 @@ fn saved_report(engine: &Engine, live: &LiveRun, list_limit: u64) -> Option<(Vec
         return None;
     }
     let saved = read_doc(&path, &Shape::Keep);
-    let text: String = engine
-        .render(&saved, list_limit)
-        .expect("render.jq on a saved report")
-        .into_iter()
-        .map(|(_, text)| text + "\n")
-        .collect();
+    let text: String = verify_pods_tests::replay::expect::start_line(engine)
+        + &engine
+            .render(&saved, list_limit)
+            .expect("render.jq on a saved report")
+            .into_iter()
+            .map(|(_, text)| text + "\n")
+            .collect::<String>();
     let events = events_of(&saved);
     let normalized = engine
         .result(&Report(saved), 1, 0, events)
@@ -733,15 +738,16 @@ fn saved_report(engine: &Engine, live: &LiveRun, list_limit: u64) -> Option<(Vec
     Some(((to_json(&normalized) + "\n").into_bytes(), text_matches))
 }
 
-/// Bad snapshots are refused by both drivers (exit 2, nothing on stdout);
+/// Bad snapshots are refused by both drivers (exit 2, nothing on stdout
+/// but the start line);
 /// bad events documents lead both to the same exit code and, when the
 /// verdict stands, the same text and report.
 fn bad_output_parity(wrapper: &Path, served: &Served, must_refuse: bool) -> Vec<String> {
     let engine = Engine::new().expect("programs compile");
     let scratch = tempfile::tempdir().expect("scratch");
     let limit = options::LIST_LIMIT.default;
-    let bash = bash_live(wrapper, served, scratch.path(), limit);
-    let checker = checker_live(served, scratch.path(), limit);
+    let bash = bash_live(wrapper, served, scratch.path(), &[]);
+    let checker = checker_live(served, scratch.path(), &[]);
     let name = format!(
         "pods={} events={}",
         served.pods.display(),
@@ -757,6 +763,7 @@ fn bad_output_parity(wrapper: &Path, served: &Served, must_refuse: bool) -> Vec<
             String::from_utf8_lossy(&checker.output.stderr).trim()
         ));
     }
+    let (_, start) = engine.start_line(0).expect("progress.jq's start line");
     for live in [&bash, &checker] {
         let code = live.output.status.code();
         if must_refuse && code != Some(2) {
@@ -765,7 +772,7 @@ fn bad_output_parity(wrapper: &Path, served: &Served, must_refuse: bool) -> Vec<
                 live.who
             ));
         }
-        if code == Some(2) && !live.output.stdout.is_empty() {
+        if code == Some(2) && live.output.stdout != format!("{}\n", start).as_bytes() {
             problems.push(format!(
                 "{name}: {} printed a verdict with exit 2",
                 live.who
@@ -1038,7 +1045,10 @@ fn json_that_jq_reads_is_read_alike_and_json_it_refuses_is_refused() {
         }
         runs.push(JqRun {
             program: Programs::REPORT,
-            values: vec![excluded.clone()],
+            values: vec![
+                excluded.clone(),
+                Programs::default_excluded_owner_kinds().join(","),
+            ],
             input: pods,
         });
     }

@@ -137,7 +137,10 @@ fn run_pipeline(
             engine,
             Programs::REPORT,
             pods.clone(),
-            vec![Val::from(excluded.to_owned())],
+            vec![
+                Val::from(excluded.to_owned()),
+                Val::from(Programs::default_excluded_owner_kinds().join(",")),
+            ],
             &mut out,
         ) else {
             continue;
@@ -752,7 +755,7 @@ fn searched_lists_keep_only_what_a_search_finds() {
             br#"{"items":[]}"#,
         );
     }
-    // Owners are searched for a Job.
+    // Owners are searched for the excluded kinds (data): every owner's kind is kept.
     let owned = |owners: Value| {
         let doc = json!({"items": [{"metadata": {"name": "p", "ownerReferences": owners}}]});
         let doc = serde_json::to_vec(&doc).unwrap();
@@ -766,11 +769,14 @@ fn searched_lists_keep_only_what_a_search_finds() {
     };
     let not_a_job =
         json!([{"kind": "ReplicaSet", "name": "rs"}, {"kind": "CronJob"}, {"name": "x"}]);
-    assert_eq!(owned(not_a_job), r#"{"items":[{"metadata":{"name":"p"}}]}"#);
+    assert_eq!(
+        owned(not_a_job),
+        r#"{"items":[{"metadata":{"name":"p","ownerReferences":[{"kind":"ReplicaSet"},{"kind":"CronJob"},{}]}}]}"#
+    );
     let job = json!([{"kind": "ReplicaSet"}, {"kind": "Job", "name": "j"}, "odd"]);
     assert_eq!(
         owned(job),
-        r#"{"items":[{"metadata":{"name":"p","ownerReferences":[{"kind":"Job"},"odd"]}}]}"#
+        r#"{"items":[{"metadata":{"name":"p","ownerReferences":[{"kind":"ReplicaSet"},{"kind":"Job"},"odd"]}}]}"#
     );
     // A later duplicate key replaces the earlier value, left out or not.
     let pods = br#"{"items":[{"metadata":{"namespace":"a","name":"p"},"spec":{},"status":{"phase":"Pending",

@@ -174,7 +174,15 @@ mod tests {
           {"metadata":{"namespace":"a","name":"u"},"spec":{"nodeName":"n"},"status":{"phase":"Unknown"}}]}"#;
         let engine = Engine::new().unwrap();
         let doc = snapshot::read(&pods[..], "inline", &Projection::canonical().pods).unwrap();
-        let report = engine.report(vec![doc], &[]).unwrap();
+        let report = engine
+            .report(
+                vec![doc],
+                &checker::engine::Excluded {
+                    namespaces: vec![],
+                    owner_kinds: checker::Programs::default_excluded_owner_kinds(),
+                },
+            )
+            .unwrap();
         let result = engine.result(&report, 2, 7, None).unwrap();
         let lines = engine
             .render(&result, checker::options::LIST_LIMIT.default)

@@ -6,7 +6,7 @@
 //! the state at ([`served`]), or "" for a `kubectl -o json` List's none.
 
 use super::state::State;
-use checker::{Engine, Programs, Projection, Report};
+use checker::{Engine, Projection, Report};
 
 fn bytes(value: &serde_json::Value) -> Vec<u8> {
     serde_json::to_vec(value).expect("JSON")
@@ -23,7 +23,7 @@ pub fn report(engine: &Engine, state: &State, version: &str) -> Report {
     let bytes = bytes(&state.pods_document_at(version));
     let doc = checker::snapshot::read(&bytes[..], "pods", &projection.pods).expect("valid pods");
     engine
-        .report(vec![doc], &Programs::default_excluded_namespaces())
+        .report(vec![doc], &checker::engine::Excluded::default())
         .expect("report.jq runs")
 }
 
@@ -85,6 +85,12 @@ pub fn progress_text(
 
 /// The whole seconds waited (≤ `up_to`) for which a one-attempt run on this
 /// state, read at `version`, prints exactly `output`, if any.
+/// The start line both drivers print before the first attempt (progress.jq,
+/// null, `$attempts` 0), with its newline.
+pub fn start_line(engine: &Engine) -> String {
+    engine.start_line(0).expect("progress.jq's start line").1 + "\n"
+}
+
 pub fn single_attempt_wait(
     engine: &Engine,
     state: &State,
@@ -92,5 +98,6 @@ pub fn single_attempt_wait(
     output: &str,
     up_to: u64,
 ) -> Option<u64> {
-    (0..=up_to).find(|&waited| final_text(engine, state, version, state, 1, waited) == output)
+    let rest = output.strip_prefix(&start_line(engine))?;
+    (0..=up_to).find(|&waited| final_text(engine, state, version, state, 1, waited) == rest)
 }
