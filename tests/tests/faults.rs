@@ -462,9 +462,9 @@ fn slow_pages_end_by_the_deadline_plus_the_kubectl_timeout() {
     }
 }
 
-/// An endless events list: the verdict is known, so it still prints (exit
-/// 1) with the events "not collected", within its budget (today: pages
-/// forever after the verdict).
+/// An endless events list: the verdict is known, so it still prints
+/// (exit 1) with the events "not collected", within its budget (today:
+/// pages forever after the verdict).
 #[test]
 fn an_endless_events_list_keeps_the_verdict_within_its_budget() {
     let rules = [FaultRule::always(Target::EventsList, Fault::Endless)];
