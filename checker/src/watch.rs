@@ -268,6 +268,9 @@ struct Latest {
     /// When it was evaluated, and what that cost.
     evaluated_at: Instant,
     cost: Duration,
+    /// When the last progress line was printed: a busy stream's
+    /// evaluations print at most one an interval.
+    printed_at: Instant,
     /// Since when the pods held differ from `last` (None: they do not).
     changed_since: Option<Instant>,
     /// The last version whose events have all been applied: a new watch
@@ -349,6 +352,7 @@ impl Settle<'_> {
             last: (first, self.started.elapsed()),
             evaluated_at: Instant::now(),
             cost: Duration::ZERO,
+            printed_at: Instant::now(),
             changed_since: None,
             whole: pods.version().map(str::to_owned),
         };
@@ -407,13 +411,15 @@ impl Settle<'_> {
 
     /// Evaluate the pods held as the latest whole state: Some when it
     /// decides (stop, or `past` the deadline: the deadline decides).
+    /// `busy`: evaluated on a stream that is not quiet, whose progress
+    /// lines come at most one an interval.
     fn take(
         &self,
         pods: &Pods,
         latest: &mut Latest,
         attempts: &mut usize,
         evaluated: &mut dyn FnMut(&Report, usize, Duration) -> Result<(), EvalError>,
-        past: bool,
+        (past, busy): (bool, bool),
     ) -> Result<Option<Ended>, EvalError> {
         let began = Instant::now();
         let state = self.evaluate(pods)?;
@@ -429,8 +435,10 @@ impl Settle<'_> {
                 waited,
             }));
         }
-        if counts(&state.report) != counts(&latest.last.0.report) {
+        let throttled = busy && latest.printed_at.elapsed() < self.interval;
+        if counts(&state.report) != counts(&latest.last.0.report) && !throttled {
             evaluated(&state.report, *attempts, waited)?;
+            latest.printed_at = Instant::now();
         }
         latest.last = (state, waited);
         Ok(None)
@@ -508,8 +516,9 @@ impl Settle<'_> {
                             .changed_since
                             .is_some_and(|since| past || since.elapsed() >= latest.busy());
                         if due {
+                            let how = (past, true);
                             if let Some(ended) =
-                                self.take(pods, latest, attempts, evaluated, past)?
+                                self.take(pods, latest, attempts, evaluated, how)?
                             {
                                 return Ok(Followed::Done(ended));
                             }
@@ -551,8 +560,8 @@ impl Settle<'_> {
                         if quiet {
                             latest.whole = pods.version().map(str::to_owned);
                         }
-                        let past = self.started.elapsed() >= self.deadline;
-                        if let Some(ended) = self.take(pods, latest, attempts, evaluated, past)? {
+                        let how = (self.started.elapsed() >= self.deadline, false);
+                        if let Some(ended) = self.take(pods, latest, attempts, evaluated, how)? {
                             return Ok(Followed::Done(ended));
                         }
                     }

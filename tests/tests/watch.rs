@@ -612,3 +612,41 @@ fn race_on_watch_every_printed_state_is_one_state_of_the_timeline() {
         "no run settled through a watch"
     );
 }
+
+/// A busy stream while a pod still waits (a new pod every 50 ms for 4 s,
+/// so every state has other counts, then `trainer-0` binds): the states
+/// evaluated on the busy stream print at most one progress line an interval
+/// (2 s here), not one per evaluation (about three a second), and the
+/// verdict still passes.
+#[test]
+fn a_busy_stream_prints_at_most_a_progress_line_an_interval() {
+    let period = Duration::from_millis(50);
+    let others: Vec<Value> = (0..10).map(|i| running(&format!("app-{i}"))).collect();
+    let mut pods = [others, vec![waiting("trainer-0")]].concat();
+    let mut states = vec![State::new(pods.clone(), vec![]); 10];
+    for i in 0..80 {
+        pods.push(running(&format!("zz-churn-{i:02}")));
+        states.push(State::new(pods.clone(), vec![]));
+    }
+    let bound: Vec<Value> = pods
+        .into_iter()
+        .map(|pod| {
+            if pod["metadata"]["name"] == "trainer-0" {
+                running("trainer-0")
+            } else {
+                pod
+            }
+        })
+        .collect();
+    states.push(State::new(bound, vec![]));
+    let (_server, env) = server(states, period, vec![]);
+    let (output, _) = check(&env, 30, 2, &[]);
+    assert_eq!(output.status.code(), Some(0), "{}", shown(&output));
+    let progress = text(&output.stdout)
+        .lines()
+        .filter(|l| l.starts_with("Attempt "))
+        .count();
+    // The first list's line, then at most one per 2 s of the 4.5 s churn
+    // (and one when it goes quiet).
+    assert!(progress <= 5, "{progress} lines: {}", shown(&output));
+}
