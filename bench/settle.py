@@ -30,10 +30,16 @@ server's request log: every request and the bytes of the body it was sent
 (a watch: its event lines), watching against polling. Target: one list
 (and its events) plus the watch.
 
+Churn (issue 21, 500 pods): the same bind, but from then on another pod
+comes and goes every CHURN_MS (50 ms) until past the deadline, so the
+stream never goes quiet; the server's clock moves a state every CHURN_MS
+(the waiting state repeated until the bind, drawn 1 to 2 s in). Watching
+only: the latency from the bind to the checker's exit. Target: 0.5 s.
+
 Every run's output is checked: the checker's counts must equal the offline
 checker's (`--snapshot`) on the state it ended in.
 
-`python3 bench/settle.py [--latency-sizes 10000] [--load-sizes 50000] [--reps 5] [--no-write]`
+`python3 bench/settle.py [--latency-sizes 10000] [--load-sizes 50000] [--churn-sizes 500] [--reps 5] [--no-write]`
 writes its tables between the settle markers of BENCHMARKS.md. `make bench`
 runs it after bench/run.py. Python 3 standard library only.
 """
@@ -59,6 +65,7 @@ SETTLE_BEGIN, SETTLE_END = "<!-- bench-settle:begin -->", "<!-- bench-settle:end
 INTERVAL = 5
 DEADLINE = 60
 LATENCY_TARGET = 0.5
+CHURN_MS, CHURN_FOR_MS = 50, 10000
 BIND_FROM_MS, BIND_SPAN_MS = 3000, INTERVAL * 1000
 ITEM_INDENT = " " * 8  # gen.py writes each pod at depth 2 of kubectl's 4-space layout
 
@@ -247,6 +254,48 @@ def latency(size, cache, work, reps, seed):
     return size, runs
 
 
+# ------------------------------------------------------------------ churn
+
+def churn_state(bound_file, work):
+    """The `bound` state plus one more running pod (`zz-churn`): the state the churn alternates with."""
+    with open(bound_file, encoding="utf-8") as f:
+        listed = json.load(f)
+    extra = json.loads(json.dumps(listed["items"][0]))
+    extra["metadata"].update(name="zz-churn", namespace="zz-churn", uid="churn-0000")
+    extra["spec"]["nodeName"] = "kwok-node-0"
+    extra["status"]["phase"] = "Running"
+    listed["items"].append(extra)
+    path = os.path.join(work, "churn.json")
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(listed, f, separators=(",", ":"))
+    return path
+
+
+def churn(size, cache, work, reps, seed):
+    """Watch latency when another pod changes every CHURN_MS from the bind on."""
+    paths, events_file = states(size, cache)
+    churned = churn_state(paths["bound"], work)
+    draws = random.Random(seed)
+    env = live.driver_env(work)
+    runs = []
+    for rep in range(reps):
+        waiting = (1000 + draws.randrange(1000)) // CHURN_MS
+        timeline = [paths["waiting"]] * waiting
+        timeline += [paths["bound"] if i % 2 == 0 else churned for i in range(CHURN_FOR_MS // CHURN_MS)]
+        server = Replay(work, timeline, events_file, every_ms=CHURN_MS)
+        try:
+            code, result, exited = run_checker(server, True, env)
+        finally:
+            server.stop()
+        bind = waiting * CHURN_MS
+        seconds = exited - (server.started + bind / 1000)
+        if code != 0:
+            bench.fail(f"churn {size}: exit {code}: {result.get('status')}")
+        runs.append(seconds)
+        print(f"  churn {size} run {rep + 1}: bind at {bind / 1000:.2f} s, verdict {seconds:6.3f} s later", flush=True)
+    return size, runs
+
+
 # ------------------------------------------------------------------ load
 
 def load_run(size, cache, work, reps):
@@ -281,7 +330,7 @@ def summary(values):
     return statistics.mean(values), statistics.median(values), min(values), max(values)
 
 
-def markdown(latencies, loads, info, command, machine_load):
+def markdown(latencies, loads, info, command, machine_load, churns=()):
     lines = [
         SETTLE_BEGIN,
         "",
@@ -306,6 +355,20 @@ def markdown(latencies, loads, info, command, machine_load):
                 each = ", ".join(f"{s:.2f}" for s in seconds)
                 lines.append(f"| {size:,} | {label} | {len(seconds)} | {mean:.3f} s | {median:.3f} s | {low:.3f} s | "
                              f"{high:.3f} s | {each} |")
+        lines.append("")
+    if churns:
+        lines += [
+            f"Churn: the same bind, then another pod comes and goes every {CHURN_MS} ms (the stream never goes "
+            "quiet); watching; from the bind to the checker's exit.",
+            "",
+            "| pods | runs | mean | median | min | max | each run (s) |",
+            "|---:|---:|---:|---:|---:|---:|---|",
+        ]
+        for size, seconds in churns:
+            mean, median, low, high = summary(seconds)
+            each = ", ".join(f"{s:.2f}" for s in seconds)
+            lines.append(f"| {size:,} | {len(seconds)} | {mean:.3f} s | {median:.3f} s | {low:.3f} s | {high:.3f} s | "
+                         f"{each} |")
         lines.append("")
     if loads:
         lines += [
@@ -335,6 +398,10 @@ def markdown(latencies, loads, info, command, machine_load):
         poll = statistics.mean(r[0] for r in runs["poll"])
         lines.append(f"| {size:,}: latency, polling (mean) | {poll:.3f} s | about half an interval "
                      f"({INTERVAL / 2:.1f} s) | |")
+    for size, seconds in churns:
+        worst = max(seconds)
+        lines.append(bench.ratio_line(f"{size:,}: latency under churn (max)", f"{worst:.3f} s",
+                                      f"<= {LATENCY_TARGET} s", worst <= LATENCY_TARGET))
     for size, _, results in loads:
         for wall, kinds, sent in results["watch"]:
             met = kinds["pods lists"] == 1 and kinds["watches"] == 1
@@ -353,6 +420,7 @@ def main():
     sizes = lambda s: [int(x) for x in s.split(",") if x]  # noqa: E731
     parser.add_argument("--latency-sizes", type=sizes, default=[10000], help="pod counts ('' for none; default 10000)")
     parser.add_argument("--load-sizes", type=sizes, default=[50000], help="pod counts ('' for none; default 50000)")
+    parser.add_argument("--churn-sizes", type=sizes, default=[500], help="pod counts ('' for none; default 500)")
     parser.add_argument("--reps", type=int, default=5, help="latency runs per mode (default 5)")
     parser.add_argument("--load-reps", type=int, default=1, help="load runs per mode (default 1)")
     parser.add_argument("--seed", type=int, default=15, help="of the bind instants (default 15)")
@@ -367,12 +435,13 @@ def main():
     machine_load = [bench.load()]
     with tempfile.TemporaryDirectory(prefix="verify-pods-bench-settle-") as work:
         latencies = [latency(size, cache, work, args.reps, args.seed) for size in args.latency_sizes]
+        churns = [churn(size, cache, work, args.reps, args.seed) for size in args.churn_sizes]
         loads = [load_run(size, cache, work, args.load_reps) for size in args.load_sizes]
     machine_load.append(bench.load())
-    section = markdown(latencies, loads, info, command.strip(), machine_load)
+    section = markdown(latencies, loads, info, command.strip(), machine_load, churns)
     print()
     print(section)
-    if not args.no_write and (latencies or loads):
+    if not args.no_write and (latencies or loads or churns):
         bench.write_benchmarks(section, SETTLE_BEGIN, SETTLE_END)
         print(f"\nwritten to {bench.BENCHMARKS}")
 

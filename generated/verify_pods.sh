@@ -38,20 +38,31 @@ verify_pods() {
   # Diagnostics (exit 2, events not collected) go to stderr, so stdout holds
   # exactly the lines of `verify-pods check`. Needs bash >= 4.4, jq >= 1.6,
   # timeout (coreutils) and kubectl on PATH; no sort, uniq or awk.
-  local work_dir status=0
+  local work_dir status=0 verify_pods__job verify_pods__host_traps
   if ! work_dir=$(mktemp -d "${TMPDIR:-/tmp}/verify-pods.XXXXXXXXXX"); then
     log_error 'verify_pods: cannot create a temporary directory' >&2
     return 2
   fi
   # The work runs in a subshell: every way out of it (each return, or an
-  # unexpected error) comes back here to remove work_dir, with no trap for the
-  # host script to inherit, and its helper functions vanish with it. errexit
-  # does not apply inside (it is the left side of ||): every status is checked.
+  # unexpected error) comes back here to remove work_dir, and its helper
+  # functions vanish with it. errexit is off inside: every status is checked. It runs in the background, so that
+  # a signal to the caller's PID alone (a CI runner may send only that) runs
+  # the caller's traps at once: they stop the subshell (whose own traps stop
+  # kubectl), remove work_dir, put the host's traps back and end the caller
+  # by the same signal. The host's traps are restored on every way out.
+  verify_pods__host_traps=$(trap -p TERM INT HUP)
+  for verify_pods__job in TERM INT HUP; do
+    # shellcheck disable=SC2064 # expanded now: the trap names its signal
+    # (`|| :`: the host's errexit holds in its traps.)
+    trap "kill -s TERM -- \"\$verify_pods__job\" 2>/dev/null || :; wait \"\$verify_pods__job\" 2>/dev/null || :; rm -rf -- \"\$work_dir\" || :; trap - TERM INT HUP; eval \"\$verify_pods__host_traps\"; kill -s $verify_pods__job \"\$BASHPID\" || :" "$verify_pods__job"
+  done
+  verify_pods__job=
   (
     # A known shell state, whatever the host script set (the subshell keeps
     # this to itself): default word splitting, overwriting redirections.
     local IFS=$' \t\n'
-    set +o noclobber
+    set +o noclobber +o errexit +o errtrace
+    trap - ERR
 
     # Cancelled by SIGTERM, SIGINT or SIGHUP (how CI systems cancel a job):
     # stop kubectl, remove work_dir, then end by that same signal. timeout
@@ -62,11 +73,16 @@ verify_pods() {
     local kubectl_pid=
     # shellcheck disable=SC2317 # run by the traps below
     verify_pods__cancel() {
-      trap - TERM INT HUP
+      # Ignored while cleaning up: the caller's trap forwards a TERM of its
+      # own, which must not end this before kubectl is stopped.
+      trap '' TERM INT HUP
       if [[ -n $kubectl_pid ]]; then
         kill -s KILL -- "-$kubectl_pid" "$kubectl_pid" 2>/dev/null
+        # Reaped here, so bash prints no job line of its own for it.
+        wait "$kubectl_pid" 2>/dev/null
       fi
       rm -rf -- "$work_dir"
+      trap - "$1"
       kill -s "$1" "$BASHPID"
       # Only reached when the signal is ignored (the host's choice).
       exit $((128 + $(kill -l "$1")))
@@ -855,7 +871,8 @@ VERIFY_PODS_SUMMARY_JQ
 # read until its `items` start. The API server writes `metadata` before
 # `items`, so jq stops after the first bytes of the page, however long.
 # Output: two lines, the page's metadata.resourceVersion and its
-# metadata.continue (the next page's token), each "" when absent.
+# metadata.continue (the next page's token), each "" when absent; an error
+# when either is not a string.
 
 [ label $items
   | inputs
@@ -863,7 +880,12 @@ VERIFY_PODS_SUMMARY_JQ
   | select(length == 2 and (.[0] | length) == 2 and .[0][0] == "metadata")
   | {key: .[0][1], value: .[1]} ]
 | from_entries
-| (.resourceVersion // "" | tostring), (.["continue"] // "" | tostring)
+# The API server writes both as strings (ListMeta): a page with a number or
+# a boolean there is not one of its pages (exit 2, as in the checker).
+| if ([.resourceVersion, .["continue"]] | all(. == null or type == "string")) then .
+  else error("not a list page: metadata.resourceVersion and metadata.continue must be strings")
+  end
+| (.resourceVersion // ""), (.["continue"] // "")
 VERIFY_PODS_PAGE_HEAD_JQ
     local pods_list=/api/v1/pods events_list='/api/v1/events?fieldSelector=reason%3DFailedScheduling'
     local pods_file=$work_dir/pods.json events_file=$work_dir/events.json
@@ -909,21 +931,58 @@ VERIFY_PODS_PAGE_HEAD_JQ
       log_warn 'verify_pods: '"$said" >&2
     }
 
-    # `kubectl ARGS...` with its stdout into OUT_FILE. On failure, sets
-    # fetch_error to why, in the contract's words (as checker/src/kubectl.rs
-    # formats them), and returns the exit code of that message.
+    # Sets cap to the seconds left before the instant $1 (microseconds, as
+    # started_us) in timeout's S.UUUUUU, when more than a second fewer than
+    # kubectl_timeout (capped=true), else to kubectl_timeout; returns 1 when
+    # none are left.
+    verify_pods__cap() {
+      local now_us=${EPOCHREALTIME:-$SECONDS.000000} left_us
+      now_us=${now_us//[!0123456789]/}
+      left_us=$((10#$1 - 10#$now_us))
+      capped=false cap=$kubectl_timeout
+      ((left_us > 0)) || return 1
+      # A cap within a second of the timeout is the timeout: its words.
+      if ((left_us / 1000000 + 1 < kubectl_timeout)); then
+        capped=true
+        printf -v cap '%d.%06d' $((left_us / 1000000)) $((left_us % 1000000))
+      fi
+    }
+
+    # Sets until_us to $1 seconds after started_us (a budget past 10^12 s
+    # is no bound: bash arithmetic is 64-bit).
+    verify_pods__after() {
+      local seconds=$1
+      if ((seconds > 1000000000000)); then
+        seconds=1000000000000
+      fi
+      until_us=$((10#$started_us + seconds * 1000000))
+    }
+
+    # `kubectl ARGS...` with its stdout into OUT_FILE, killed after cap
+    # seconds (verify_pods__cap). On failure, sets fetch_error to why, in
+    # the contract's words (as checker/src/kubectl.rs formats them), and
+    # returns the exit code of that message; killed by the cap, returns
+    # 2 with unfinished=true.
     verify_pods__fetch() {
       local out_file=$1 kubectl_status=0 program=kubectl command code why seconds
       shift
       command="kubectl $*"
-      timeout "$kubectl_timeout" kubectl "$@" </dev/null >"$out_file" 2>"$stderr_file" &
+      timeout "$cap" kubectl "$@" </dev/null >"$out_file" 2>"$stderr_file" &
       kubectl_pid=$!
-      wait "$kubectl_pid" || kubectl_status=$?
+      # wait's stderr: bash's own job line when kubectl dies by a signal.
+      wait "$kubectl_pid" 2>/dev/null || kubectl_status=$?
+      # timeout leads a group of its own: what kubectl left in it (a
+      # wrapper's or an exec plugin's child) ends with it, as in the checker.
+      kill -s KILL -- "-$kubectl_pid" 2>/dev/null
       kubectl_pid=
       verify_pods__last_stderr_line
       case $kubectl_status in
         0) return 0 ;;
         124)
+          if [[ $capped == true ]]; then
+            unfinished=true
+            return 2
+          fi
           seconds=$kubectl_timeout
           printf -v fetch_error "\`%s\` did not finish within %ss and was killed" "$command" "$seconds"
           return 2
@@ -984,9 +1043,11 @@ VERIFY_PODS_PAGE_HEAD_JQ
     # (fetch_error, or why for an unreadable page, with command); when the
     # list breaks after it (kubectl fails, a 410, a page from another
     # resourceVersion) 1, with page and why: no snapshot, list again.
+    # No page waits past until_us: when it passes, returns
+    # 2 with unfinished=true.
     verify_pods__list() {
-      local list=$1 out_file=$2 token='' version first_version='' status=0
-      page=0 fetch_error=
+      local list=$1 out_file=$2 token='' version first_version='' status=0 cap capped first
+      page=0 fetch_error='' unfinished=false
       : >"$out_file"
       while :; do
         page=$((page + 1))
@@ -994,10 +1055,26 @@ VERIFY_PODS_PAGE_HEAD_JQ
         if ((page == 1)); then
           command="kubectl get --raw $url"
         fi
+        if ! verify_pods__cap "$until_us"; then
+          unfinished=true
+          return 2
+        fi
         verify_pods__fetch "$page_file" get --raw "$url" || status=$?
+        if [[ $unfinished == true ]]; then
+          return "$status"
+        fi
         if ((status != 0)); then
           why=$fetch_error
           ((page == 1)) && return "$status"
+          return 1
+        fi
+        # An empty answer (HTTP 200, no body) is no page, in the checker's
+        # words (jq would read no document and say nothing of it).
+        first=''
+        IFS= read -r -d '' -n 4096 first <"$page_file"
+        if ((${#first} < 4096)) && [[ -z ${first//[[:space:]]/} ]]; then
+          printf -v why "empty input: expected a JSON document"
+          ((page == 1)) && return 2
           return 1
         fi
         # The head only: jq stops reading at the page's items.
@@ -1100,6 +1177,21 @@ VERIFY_PODS_PAGE_HEAD_JQ
       waited=$(((10#$now_us - 10#$started_us) / 1000000))
     }
 
+    # Sets pause to the interval, or to what is left before deadline_us
+    # when that is less (S.UUUUUU for sleep): no sleep ends past the deadline.
+    verify_pods__pause() {
+      local now_us=${EPOCHREALTIME:-$SECONDS.000000} left_us
+      now_us=${now_us//[!0123456789]/}
+      left_us=$((deadline_us - 10#$now_us))
+      if ((left_us < 0)); then
+        left_us=0
+      fi
+      pause=$interval
+      if ((left_us / 1000000 < interval)); then
+        printf -v pause '%d.%06d' $((left_us / 1000000)) $((left_us % 1000000))
+      fi
+    }
+
     # Seconds are validated like checker::options::parse_knob, from the
     # contract's knobs (variable, environment variable, default, minimum,
     # most significant digits) and in its words: ASCII digits only, base 10
@@ -1126,6 +1218,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
       if ((10#${digits:-0} < minimum)); then
         verify_pods__error 2 "%s must be at least %ss, got \"%s\"" "$named" "$minimum" "$value" || return
       fi
+      # shellcheck disable=SC2030 # a knob, named by the table (not $!)
       printf -v "$name" '%d' "$((10#${digits:-0}))"
     done
 
@@ -1165,9 +1258,17 @@ VERIFY_PODS_PAGE_HEAD_JQ
 
     local attempts=0 waited=0 attempt_started=0 started_us unscheduled next verdict
     local url page command why lists list list_status pause broken
+    local until_us deadline_us pods_until_us unfinished=false seconds pages now_us
     local -a doc_lines=()
     started_us=${EPOCHREALTIME:-$SECONDS.000000}
     started_us=${started_us//[!0123456789]/}
+    # Every pods list ends by the deadline plus one kubectl timeout (a list
+    # begun at the deadline still gets its timeout; no server keeps it
+    # paging), and no sleep ends past the deadline.
+    verify_pods__after "$deadline"
+    deadline_us=$until_us
+    verify_pods__after $((deadline + kubectl_timeout))
+    pods_until_us=$until_us
     while :; do
       attempts=$((attempts + 1))
       # waited_seconds is the time spent before the snapshot the verdict
@@ -1200,6 +1301,11 @@ VERIFY_PODS_PAGE_HEAD_JQ
           0) break ;;
           1) ;;
           *)
+            if [[ $unfinished == true ]]; then
+              seconds=$((deadline + kubectl_timeout)) pages=$((page - 1))
+              printf -v why "the list did not finish within %ss (the deadline plus the kubectl timeout), %s pages read" "$seconds" "$pages"
+              verify_pods__error 2 "no list of the pods by the deadline: %s" "$why" || return
+            fi
             if [[ -n $fetch_error ]]; then
               verify_pods__error "$list_status" '%s' "$fetch_error" || return
             fi
@@ -1213,10 +1319,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
         fi
         list=$((lists + 1))
         verify_pods__warn "%s: listing again from the start (list %s)" "$broken" "$list"
-        pause=$((deadline - waited))
-        if ((pause > interval)); then
-          pause=$interval
-        fi
+        verify_pods__pause
         if ! sleep "$pause"; then
           interval=$pause
           verify_pods__error 2 "sleep %s failed" "$interval" || return
@@ -1242,7 +1345,10 @@ VERIFY_PODS_PAGE_HEAD_JQ
           verify_pods__error 2 "%s: %s" "$program" "$why" || return
         fi
         verify_pods__log_lines <"$lines_file" || return
-        if ! sleep "$interval"; then
+        # Never past the deadline: the next attempt is then the last.
+        verify_pods__pause
+        if ! sleep "$pause"; then
+          interval=$pause
           verify_pods__error 2 "sleep %s failed" "$interval" || return
         fi
         continue
@@ -1257,11 +1363,27 @@ VERIFY_PODS_PAGE_HEAD_JQ
     : >"$matched_file"
     if [[ $unscheduled != 0 ]]; then
       events_fetched=true
+      # The events list's own budget: one kubectl timeout, never past the
+      # pods lists' end (the verdict is known; the events only explain it).
+      now_us=${EPOCHREALTIME:-$SECONDS.000000}
+      now_us=${now_us//[!0123456789]/}
+      until_us=$pods_until_us seconds=$kubectl_timeout
+      if (((until_us - 10#$now_us) / 1000000 >= kubectl_timeout)); then
+        until_us=$((10#$now_us + kubectl_timeout * 1000000))
+      else
+        seconds=$(((until_us - 10#$now_us) / 1000000))
+        if ((seconds < 0)); then
+          seconds=0
+        fi
+      fi
       if ! verify_pods__list "$events_list" "$events_file"; then
-        if ((page > 1)); then
+        if [[ $unfinished == true ]]; then
+          pages=$((page - 1))
+          printf -v why "the events list did not finish within its %ss, %s pages read" "$seconds" "$pages"
+        elif ((page > 1)); then
           printf -v why "the list broke at page %s (%s)" "$page" "$why"
         fi
-        if ((page == 1)) && [[ -z $fetch_error ]]; then
+        if [[ $unfinished != true ]] && ((page == 1)) && [[ -z $fetch_error ]]; then
           printf -v why "cannot read the output of \`%s\`: %s" "$command" "$why"
         fi
         verify_pods__warn "cannot collect FailedScheduling events: %s" "$why"
@@ -1331,7 +1453,12 @@ VERIFY_PODS_PAGE_HEAD_JQ
       pass | empty) return 0 ;;
       *) return 1 ;;
     esac
-  ) || status=$?
+  ) &
+  # shellcheck disable=SC2031 # $! of the subshell just started, here
+  verify_pods__job=$!
+  wait "$verify_pods__job" 2>/dev/null || status=$?
+  trap - TERM INT HUP
+  eval "$verify_pods__host_traps"
   rm -rf -- "$work_dir"
   return "$status"
 }

@@ -58,6 +58,8 @@ pub enum CheckError {
         why: String,
         lists: usize,
     },
+    /// The pods list did not end by the deadline plus the kubectl timeout.
+    Unfinished { pages: usize, seconds: u64 },
 }
 
 impl fmt::Display for CheckError {
@@ -88,6 +90,10 @@ impl fmt::Display for CheckError {
                     &messages::LIST_INCOHERENT.format(&[("lists", lists), ("broken", &broken)]),
                 )
             }
+            CheckError::Unfinished { pages, seconds } => {
+                let why = words::LIST_OVERRAN.format(&[("seconds", seconds), ("pages", pages)]);
+                f.write_str(&messages::LIST_UNFINISHED.format(&[("why", &why)]))
+            }
         }
     }
 }
@@ -101,6 +107,7 @@ impl CheckError {
             CheckError::Kubectl(_) => messages::KUBECTL_FAILED.exit_code(),
             CheckError::Unreadable { .. } => messages::UNREADABLE_OUTPUT.exit_code(),
             CheckError::Incoherent { .. } => messages::LIST_INCOHERENT.exit_code(),
+            CheckError::Unfinished { .. } => messages::LIST_UNFINISHED.exit_code(),
             CheckError::ArtifactDir { .. } => messages::ARTIFACT_DIR_CREATE.exit_code(),
             CheckError::SaveDir { .. } => messages::ARTIFACTS_NOT_SAVED.exit_code(),
             CheckError::Snapshot(_) | CheckError::Eval { .. } | CheckError::Open { .. } => {
@@ -222,7 +229,8 @@ pub fn run(
                     .map_err(eval_error("report".into()))?;
                 progress(&level, &text);
                 let Some(listed) = listed else {
-                    thread::sleep(*interval);
+                    // Never past the deadline: the next attempt is its last.
+                    thread::sleep((*interval).min(deadline.saturating_sub(started.elapsed())));
                     continue;
                 };
                 let settle = watch::Settle {
@@ -241,7 +249,7 @@ pub fn run(
                     Ok(())
                 };
                 let ended = settle
-                    .run(&listed, first, &mut attempts, &mut line)
+                    .run(&listed, first, &mut attempts, &mut line, notice)
                     .map_err(eval_error("report".into()))?;
                 match ended {
                     watch::Ended::Decided {
@@ -258,7 +266,8 @@ pub fn run(
                     watch::Ended::Refused(why) => {
                         notice(&messages::WATCH_REFUSED.format(&[("why", &why)]));
                         watching = false;
-                        thread::sleep(*interval);
+                        let rest = interval.saturating_sub(list_started.elapsed());
+                        thread::sleep(rest.min(deadline.saturating_sub(started.elapsed())));
                     }
                 }
             }
@@ -268,7 +277,7 @@ pub fn run(
     let mut warnings = Vec::new();
     let events = read_events(
         engine,
-        source,
+        (source, started),
         &projection,
         &report,
         decision.unscheduled.then_some(&saver),
@@ -353,14 +362,26 @@ fn read_pods(
             ..
         } => (kubectl, *deadline, *interval, *chunk_size),
     };
+    let until = check_until(started, deadline, kubectl);
     let mut lists = 0;
     loop {
         lists += 1;
         let mut tee = saver.tee("pods.json")?;
         let copy = tee.as_mut().map(|file| file as &mut dyn Write);
-        match list::read(kubectl, list::PODS, chunk_size, &projection.pods, copy) {
+        match list::read(
+            kubectl,
+            list::PODS,
+            chunk_size,
+            until,
+            &projection.pods,
+            copy,
+        ) {
             Ok(docs) => return Ok(docs),
             Err(ListError::Failed(e)) => return Err(e),
+            Err(ListError::Unfinished { pages }) => {
+                let seconds = until.seconds;
+                return Err(CheckError::Unfinished { pages, seconds });
+            }
             Err(ListError::Broken { page, why }) => {
                 if started.elapsed() >= deadline {
                     return Err(CheckError::Incoherent { page, why, lists });
@@ -372,6 +393,30 @@ fn read_pods(
                 thread::sleep(interval.min(deadline.saturating_sub(started.elapsed())));
             }
         }
+    }
+}
+
+/// When every pods list of a live check must have ended: the deadline
+/// plus one kubectl timeout after the check started (a list begun at the
+/// deadline still gets its kubectl timeout; no server keeps it paging).
+pub fn check_until(started: Instant, deadline: Duration, kubectl: &Kubectl) -> list::Until {
+    let budget = deadline.saturating_add(kubectl.timeout);
+    list::Until {
+        at: started + budget,
+        seconds: budget.as_secs(),
+    }
+}
+
+/// The events list's own budget: one kubectl timeout from now, and never
+/// past the pods lists' end ([`check_until`]): the verdict is known, the
+/// events only explain it.
+fn events_until(started: Instant, deadline: Duration, kubectl: &Kubectl) -> list::Until {
+    let check = check_until(started, deadline, kubectl);
+    let own = list::Until::after(kubectl.timeout);
+    if own.at <= check.at {
+        own
+    } else {
+        list::Until::after(check.left())
     }
 }
 
@@ -403,7 +448,7 @@ fn read_list_json(
 /// (the bash function does the same).
 fn read_events(
     engine: &Engine,
-    source: &Source,
+    (source, started): (&Source, Instant),
     projection: &Projection,
     report: &Report,
     unscheduled: Option<&Saver>,
@@ -431,7 +476,15 @@ fn read_events(
             Ok(unscheduled.map(|_| events))
         }
         (Source::Live { .. }, None) => Ok(None),
-        (Source::Live { kubectl, fetch, .. }, Some(saver)) => {
+        (
+            Source::Live {
+                kubectl,
+                fetch,
+                deadline,
+                ..
+            },
+            Some(saver),
+        ) => {
             let docs = match fetch {
                 Fetch::ListJson => {
                     let list = (&GET_EVENTS[..], "events.json");
@@ -441,13 +494,23 @@ fn read_events(
                 Fetch::Pages { chunk_size } => {
                     let mut tee = saver.tee("events.json")?;
                     let copy = tee.as_mut().map(|file| file as &mut dyn Write);
-                    list::read(kubectl, list::EVENTS, *chunk_size, &projection.events, copy)
-                        .map_err(|e| match e {
-                            ListError::Failed(e) => e.to_string(),
-                            ListError::Broken { page, why } => {
-                                words::LIST_BROKEN.format(&[("page", &page), ("why", &why)])
-                            }
-                        })
+                    let until = events_until(started, *deadline, kubectl);
+                    list::read(
+                        kubectl,
+                        list::EVENTS,
+                        *chunk_size,
+                        until,
+                        &projection.events,
+                        copy,
+                    )
+                    .map_err(|e| match e {
+                        ListError::Failed(e) => e.to_string(),
+                        ListError::Unfinished { pages } => words::EVENTS_OVERRAN
+                            .format(&[("seconds", &until.seconds), ("pages", &pages)]),
+                        ListError::Broken { page, why } => {
+                            words::LIST_BROKEN.format(&[("page", &page), ("why", &why)])
+                        }
+                    })
                 }
             };
             // Events are diagnostics: a list that breaks is not listed again.

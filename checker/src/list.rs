@@ -18,9 +18,16 @@
 //! most one page waits between them, so no more than three pages are held.
 //! With a chunk size of 0, one request lists everything and its output is
 //! streamed as it comes, never held.
+//!
+//! Every list ends by an instant ([`Until`]): the time left caps each
+//! page's kubectl as its timeout does, so a server that hands out a new
+//! continue token on every page, or serves slow pages, cannot keep a check
+//! paging: the list ends as [`ListError::Unfinished`]. When the reader
+//! fails (an unreadable page), the fetcher's kubectl is killed at once: the
+//! error is reported when known, not when the next page ends.
 
 use crate::check::{unreadable_why, CheckError};
-use crate::kubectl::Kubectl;
+use crate::kubectl::{Kubectl, KubectlError, Stop};
 use crate::options::words;
 use crate::reader::page::{self, PageHead};
 use crate::reader::Shape;
@@ -29,6 +36,45 @@ use jaq_json::Val;
 use std::io::{self, Read, Write};
 use std::sync::mpsc;
 use std::thread;
+use std::time::{Duration, Instant};
+
+/// When a list must have ended: no page waits past `at`.
+#[derive(Debug, Clone, Copy)]
+pub struct Until {
+    /// The instant.
+    pub at: Instant,
+    /// The budget it ends, in whole seconds, as messages say it.
+    pub seconds: u64,
+}
+
+impl Until {
+    /// `budget` from now.
+    pub fn after(budget: Duration) -> Self {
+        Self {
+            at: Instant::now() + budget,
+            seconds: budget.as_secs(),
+        }
+    }
+
+    /// The time left, zero once past.
+    pub fn left(&self) -> Duration {
+        self.at.saturating_duration_since(Instant::now())
+    }
+
+    /// `kubectl` with its timeout capped by the time left; true when the
+    /// cap, not kubectl's own timeout, is what may kill it. A cap within a
+    /// second of the timeout is the timeout (its words: "did not finish
+    /// within 120s"), as in the bash, which counts in whole seconds.
+    fn cap(&self, kubectl: &Kubectl) -> (Kubectl, bool) {
+        let left = self.left();
+        let mut capped = kubectl.clone();
+        if left.saturating_add(Duration::from_secs(1)) < kubectl.timeout {
+            capped.timeout = left;
+            return (capped, true);
+        }
+        (capped, false)
+    }
+}
 
 /// A list the checker reads: the API path and its fixed query.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -104,6 +150,8 @@ pub fn url_encode(text: &str) -> String {
 pub enum ListError {
     /// The first page failed: kubectl, or its output. Exit 2.
     Failed(CheckError),
+    /// The list did not end by its [`Until`]: `pages` pages were read.
+    Unfinished { pages: usize },
     /// The list broke after its first page: no snapshot, list again.
     Broken {
         /// The page that broke it (2 = the first continue).
@@ -120,16 +168,34 @@ pub fn read(
     kubectl: &Kubectl,
     list: List,
     chunk_size: usize,
+    until: Until,
     shape: &Shape,
     copy: Option<&mut dyn Write>,
 ) -> Result<Vec<Val>, ListError> {
     if chunk_size == 0 {
-        return read_whole(kubectl, list, shape, copy);
+        return read_whole(kubectl, list, until, shape, copy);
     }
     thread::scope(|scope| {
         // One page may wait while the next is fetched.
         let (pages, received) = mpsc::sync_channel(1);
-        scope.spawn(move || fetch_pages(kubectl, list, chunk_size, &pages));
+        let stop = Stop::default();
+        let fetcher = stop.clone();
+        scope.spawn(move || fetch_pages(kubectl, (list, chunk_size), until, &fetcher, &pages));
+        let read = receive(received, shape, copy);
+        // The fetcher may be waiting on kubectl for a page no one will
+        // read (this one failed): end it now, not at its timeout.
+        stop.stop();
+        read
+    })
+}
+
+/// The pages as the fetcher sends them, read and joined.
+fn receive(
+    received: mpsc::Receiver<Fetched>,
+    shape: &Shape,
+    copy: Option<&mut dyn Write>,
+) -> Result<Vec<Val>, ListError> {
+    {
         let mut copy = copy;
         let mut docs = Vec::new();
         for fetched in received {
@@ -152,7 +218,7 @@ pub fn read(
         // The fetcher ends with the last page or the first error, which it
         // sends: an empty channel here means it is done.
         Ok(docs)
-    })
+    }
 }
 
 /// A page as fetched: its number, its bytes, the command that printed it.
@@ -160,15 +226,28 @@ type Fetched = Result<(usize, Vec<u8>, String), ListError>;
 
 /// Fetch the pages one after the other, each sent as soon as kubectl has
 /// exited 0 and its head is read; stops at the last page, at the first
-/// error (sent), or when the reader has gone away.
-fn fetch_pages(kubectl: &Kubectl, list: List, chunk_size: usize, out: &mpsc::SyncSender<Fetched>) {
+/// error (sent), when `until` passes, or when the reader has gone away
+/// (`stop` kills the page's kubectl).
+fn fetch_pages(
+    kubectl: &Kubectl,
+    (list, chunk_size): (List, usize),
+    until: Until,
+    stop: &Stop,
+    out: &mpsc::SyncSender<Fetched>,
+) {
     let mut token: Option<String> = None;
     let mut version: Option<String> = None;
     for number in 1.. {
         let args = list.args(chunk_size, token.as_deref());
         let args = args.each_ref().map(String::as_str);
         let command = kubectl.command_line(&args);
-        let bytes = kubectl.run(&args, |out| {
+        let unfinished = ListError::Unfinished { pages: number - 1 };
+        if until.left().is_zero() {
+            let _ = out.send(Err(unfinished));
+            return;
+        }
+        let (kubectl, capped) = until.cap(kubectl);
+        let bytes = kubectl.run_stoppable(&args, stop, |out| {
             let mut bytes = Vec::new();
             out.read_to_end(&mut bytes).map(|_| bytes)
         });
@@ -181,12 +260,17 @@ fn fetch_pages(kubectl: &Kubectl, list: List, chunk_size: usize, out: &mpsc::Syn
             }
         };
         let page = match bytes {
+            Err(KubectlError::TimedOut { .. }) if capped => Err(unfinished),
             Err(e) if number == 1 => Err(ListError::Failed(CheckError::Kubectl(e))),
             Err(e) => Err(ListError::Broken {
                 page: number,
                 why: e.to_string(),
             }),
             Ok(Err(e)) => Err(broken(format!("cannot read: {e}"))),
+            // An empty answer (HTTP 200, no body) in the reader's words.
+            Ok(Ok(bytes)) if bytes.iter().all(u8::is_ascii_whitespace) => {
+                Err(broken(words::EMPTY_INPUT.text.to_owned()))
+            }
             Ok(Ok(bytes)) => page::head(&bytes)
                 .map_err(|why| broken(format!("not a list page: {why}")))
                 .and_then(|head| coherent(head, &mut version, number).map(|head| (head, bytes))),
@@ -232,22 +316,55 @@ fn coherent(
 fn read_whole(
     kubectl: &Kubectl,
     list: List,
+    until: Until,
     shape: &Shape,
     copy: Option<&mut dyn Write>,
 ) -> Result<Vec<Val>, ListError> {
     let args = list.args(0, None);
     let args = args.each_ref().map(String::as_str);
+    if until.left().is_zero() {
+        return Err(ListError::Unfinished { pages: 0 });
+    }
+    let (kubectl, capped) = until.cap(kubectl);
     let parsed = kubectl
         .run(&args, |out| {
             snapshot::read_documents(Tee { inner: out, copy }, "kubectl", shape)
         })
-        .map_err(|e| ListError::Failed(CheckError::Kubectl(e)))?;
-    parsed.map_err(|e| {
-        let command = kubectl.command_line(&args);
+        .map_err(|e| match e {
+            KubectlError::TimedOut { .. } if capped => ListError::Unfinished { pages: 0 },
+            e => ListError::Failed(CheckError::Kubectl(e)),
+        })?;
+    let command = || kubectl.command_line(&args);
+    let docs = parsed.map_err(|e| {
         ListError::Failed(CheckError::Unreadable {
-            command,
+            command: command(),
             why: unreadable_why(&e),
         })
+    })?;
+    // The rule page-head.jq holds in the bash (and page::head for pages).
+    if !docs.iter().all(head_is_strings) {
+        let why = words::HEAD_NOT_STRINGS.text.to_owned();
+        let command = command();
+        return Err(ListError::Failed(CheckError::Unreadable { command, why }));
+    }
+    Ok(docs)
+}
+
+/// Whether a document's `metadata.resourceVersion` and `metadata.continue`
+/// are strings or absent, as the API server writes them (ListMeta).
+fn head_is_strings(doc: &Val) -> bool {
+    let field = |v: &Val, key: &str| match v {
+        Val::Obj(map) => map.get(&Val::from(key.to_owned())).cloned(),
+        _ => None,
+    };
+    let Some(metadata) = field(doc, "metadata") else {
+        return true;
+    };
+    ["resourceVersion", "continue"].iter().all(|key| {
+        matches!(
+            field(&metadata, key),
+            None | Some(Val::Null | Val::TStr(_) | Val::BStr(_))
+        )
     })
 }
 
@@ -305,6 +422,12 @@ mod tests {
             EVENTS.url(0, None),
             "/api/v1/events?fieldSelector=reason%3DFailedScheduling"
         );
+    }
+
+    #[test]
+    fn page_head_jq_words_its_refusal_as_the_checker() {
+        let program = crate::programs::Programs::PAGE_HEAD;
+        assert!(program.contains(words::HEAD_NOT_STRINGS.text));
     }
 
     #[test]

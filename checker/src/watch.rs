@@ -26,6 +26,7 @@
 use crate::engine::{to_raw, Decision, EvalError, Report};
 use crate::kubectl::{Kubectl, KubectlError, Stop};
 use crate::list;
+use crate::options::messages;
 use crate::reader::{Projection, Shape};
 use crate::snapshot::{self, ReadOptions};
 use crate::Engine;
@@ -72,6 +73,7 @@ pub enum Ended {
 }
 
 /// One state the watch led to, as evaluated.
+#[derive(Clone)]
 pub struct Evaluated {
     pub report: Report,
     pub decision: Decision,
@@ -249,6 +251,74 @@ enum Streamed {
     End(Result<(), KubectlError>),
 }
 
+/// How a stream ended, when it did not decide.
+enum Followed {
+    /// Decided, listed again or refused: the settle ends so.
+    Done(Ended),
+    /// A transient failure (why): watch again from the last whole version,
+    /// after a back-off when the stream gave nothing.
+    Again { why: String, events: usize },
+}
+
+/// What the settle knows across streams: the last whole state evaluated,
+/// and what has changed since.
+struct Latest {
+    /// The last state evaluated, and when (since the check started).
+    last: (Evaluated, Duration),
+    /// When it was evaluated, and what that cost.
+    evaluated_at: Instant,
+    cost: Duration,
+    /// When the last progress line was printed: a busy stream's
+    /// evaluations print at most one an interval.
+    printed_at: Instant,
+    /// Since when the pods held differ from `last` (None: they do not).
+    changed_since: Option<Instant>,
+    /// The last version whose events have all been applied: a new watch
+    /// starts from it (events are whole objects: replaying some is harmless).
+    whole: Option<String>,
+}
+
+impl Latest {
+    /// How long a changed state may wait for a version boundary before it
+    /// is evaluated, on a stream that never goes quiet: [`BUSY`], or the
+    /// last evaluation's cost (never more than half the time evaluating).
+    fn busy(&self) -> Duration {
+        BUSY.max(self.cost)
+    }
+}
+
+/// A stream that never goes quiet for [`QUIET`] is still evaluated: at the
+/// first version boundary once the state has waited this long.
+pub const BUSY: Duration = Duration::from_millis(250);
+/// client-go's reflector backs off 800 ms, doubling, up to 30 s.
+const BACKOFF: Duration = Duration::from_millis(800);
+const BACKOFF_CAP: Duration = Duration::from_secs(30);
+
+/// Why a watch that failed before its first event gives up (the server
+/// will not watch: 403 Forbidden, 405 MethodNotAllowed) or lists again
+/// (410: its version is too old), from kubectl's `Error from server
+/// (Reason)`; anything else is transient.
+fn failed_watch(error: &KubectlError) -> Option<Ended> {
+    let KubectlError::Failed { stderr, .. } = error else {
+        return None;
+    };
+    let said = |reason: &str| stderr.contains(&format!("({reason})"));
+    if said("Forbidden") || said("MethodNotAllowed") {
+        return Some(Ended::Refused(error.to_string()));
+    }
+    if said("Expired") || said("Gone") {
+        return Some(Ended::ListAgain(error.to_string()));
+    }
+    None
+}
+
+/// An event's `object.metadata.resourceVersion`.
+fn event_version(event: &Val) -> Option<String> {
+    field(event, "object")
+        .and_then(|object| field(object, "metadata"))
+        .and_then(|metadata| text(metadata, "resourceVersion"))
+}
+
 impl Settle<'_> {
     fn evaluate(&self, pods: &Pods) -> Result<Evaluated, EvalError> {
         let report = self.engine.report(vec![pods.page()], self.excluded)?;
@@ -259,13 +329,15 @@ impl Settle<'_> {
     /// Watch from the list `docs` (evaluated as `first`) until decision.jq
     /// says stop or the deadline passes. `evaluated` is called with each
     /// new state that still waits and whose counts changed (the progress
-    /// line); `attempts` counts the states evaluated.
+    /// line); `attempts` counts the states evaluated; `notice` receives a
+    /// warning when a watch fails and is opened again.
     pub fn run(
         &self,
         docs: &[Val],
         first: Evaluated,
         attempts: &mut usize,
         evaluated: &mut dyn FnMut(&Report, usize, Duration) -> Result<(), EvalError>,
+        notice: &mut dyn FnMut(&str),
     ) -> Result<Ended, EvalError> {
         let mut pods = Pods::from_list(docs);
         if pods.version().is_none() {
@@ -274,107 +346,223 @@ impl Settle<'_> {
             let why = "the list has no resourceVersion to watch from";
             return Ok(Ended::Refused(why.to_owned()));
         }
-        let left = self.deadline.saturating_sub(self.started.elapsed());
-        // A second past the deadline: the deadline, not the server, ends it.
-        let seconds = left.as_secs() + 1;
-        let mut kubectl = self.kubectl.clone();
-        kubectl.timeout = kubectl.timeout.max(Duration::from_secs(seconds + 10));
-        let args = [
-            "get".to_owned(),
-            "--raw".to_owned(),
-            url(pods.version(), seconds),
-        ];
-        let stop = Stop::default();
-        let (sender, received) = mpsc::channel();
-        thread::scope(|scope| {
-            let (kubectl, stop_copy) = (&kubectl, stop.clone());
-            scope.spawn(move || stream(kubectl, &args, &stop_copy, &sender));
-            let ended = self.follow(&mut pods, first, &received, attempts, evaluated);
-            stop.stop();
-            ended
-        })
-    }
-
-    fn follow(
-        &self,
-        pods: &mut Pods,
-        first: Evaluated,
-        received: &mpsc::Receiver<Streamed>,
-        attempts: &mut usize,
-        evaluated: &mut dyn FnMut(&Report, usize, Duration) -> Result<(), EvalError>,
-    ) -> Result<Ended, EvalError> {
-        let shape = event_shape(&Projection::canonical());
-        let one_thread = ReadOptions {
-            threads: 1,
-            ..ReadOptions::default()
+        let mut latest = Latest {
+            last: (first, self.started.elapsed()),
+            evaluated_at: Instant::now(),
+            cost: Duration::ZERO,
+            printed_at: Instant::now(),
+            changed_since: None,
+            whole: pods.version().map(str::to_owned),
         };
-        let mut last = (first, self.started.elapsed());
-        let mut evaluated_at = Instant::now();
-        let mut dirty = false;
-        let mut events = 0usize;
+        let mut failures = 0u32;
         loop {
             let left = self.deadline.saturating_sub(self.started.elapsed());
-            if left.is_zero() {
-                // A burst still arriving is not a whole state: the last one decides.
-                let (Evaluated { report, decision }, waited) = last;
+            // A second past the deadline: the deadline, not the server, ends it.
+            let seconds = left.as_secs() + 1;
+            let mut kubectl = self.kubectl.clone();
+            kubectl.timeout = kubectl.timeout.max(Duration::from_secs(seconds + 10));
+            let args = [
+                "get".to_owned(),
+                "--raw".to_owned(),
+                url(latest.whole.as_deref(), seconds),
+            ];
+            let stop = Stop::default();
+            let (sender, received) = mpsc::channel();
+            let followed = thread::scope(|scope| {
+                let (kubectl, stop_copy) = (&kubectl, stop.clone());
+                scope.spawn(move || stream(kubectl, &args, &stop_copy, &sender));
+                let followed = self.follow(&mut pods, &mut latest, &received, attempts, evaluated);
+                stop.stop();
+                followed
+            })?;
+            let (why, events) = match followed {
+                Followed::Done(ended) => return Ok(ended),
+                Followed::Again { why, events } => (why, events),
+            };
+            // A stream that gave events was a working watch: start over.
+            if events > 0 {
+                failures = 0;
+            }
+            let delay = if events > 0 {
+                Duration::ZERO
+            } else {
+                BACKOFF
+                    .saturating_mul(1 << failures.min(6))
+                    .min(BACKOFF_CAP)
+            };
+            failures += 1;
+            let left = self.deadline.saturating_sub(self.started.elapsed());
+            let delay = delay.min(left);
+            let seconds = format!("{:.1}s", delay.as_secs_f64());
+            notice(&messages::WATCH_RETRY.format(&[("why", &why), ("delay", &seconds)]));
+            thread::sleep(delay);
+            if self.started.elapsed() >= self.deadline {
+                let (Evaluated { report, decision }, waited) = latest.last;
                 return Ok(Ended::Decided {
                     report,
                     decision,
                     waited,
                 });
             }
-            let wait = if dirty {
+        }
+    }
+
+    /// Evaluate the pods held as the latest whole state: Some when it
+    /// decides (stop, or `past` the deadline: the deadline decides).
+    /// `busy`: evaluated on a stream that is not quiet, whose progress
+    /// lines come at most one an interval.
+    fn take(
+        &self,
+        pods: &Pods,
+        latest: &mut Latest,
+        attempts: &mut usize,
+        evaluated: &mut dyn FnMut(&Report, usize, Duration) -> Result<(), EvalError>,
+        (past, busy): (bool, bool),
+    ) -> Result<Option<Ended>, EvalError> {
+        let began = Instant::now();
+        let state = self.evaluate(pods)?;
+        let waited = self.started.elapsed();
+        *attempts += 1;
+        latest.evaluated_at = Instant::now();
+        latest.cost = began.elapsed();
+        latest.changed_since = None;
+        if !state.decision.may_settle || past {
+            return Ok(Some(Ended::Decided {
+                report: state.report,
+                decision: state.decision,
+                waited,
+            }));
+        }
+        let throttled = busy && latest.printed_at.elapsed() < self.interval;
+        if counts(&state.report) != counts(&latest.last.0.report) && !throttled {
+            evaluated(&state.report, *attempts, waited)?;
+            latest.printed_at = Instant::now();
+        }
+        latest.last = (state, waited);
+        Ok(None)
+    }
+
+    fn follow(
+        &self,
+        pods: &mut Pods,
+        latest: &mut Latest,
+        received: &mpsc::Receiver<Streamed>,
+        attempts: &mut usize,
+        evaluated: &mut dyn FnMut(&Report, usize, Duration) -> Result<(), EvalError>,
+    ) -> Result<Followed, EvalError> {
+        let shape = event_shape(&Projection::canonical());
+        let one_thread = ReadOptions {
+            threads: 1,
+            ..ReadOptions::default()
+        };
+        let mut events = 0usize;
+        let mut last_line = Instant::now();
+        loop {
+            let elapsed = self.started.elapsed();
+            let left = self.deadline.saturating_sub(elapsed);
+            let past = left.is_zero();
+            // At the deadline, a burst still arriving gets QUIET more to end
+            // (or to reach a version boundary); without one, the last whole
+            // state decides.
+            let grace = (self.deadline + QUIET).saturating_sub(elapsed);
+            if past && (latest.changed_since.is_none() || grace.is_zero()) {
+                let (Evaluated { report, decision }, waited) = latest.last.clone();
+                return Ok(Followed::Done(Ended::Decided {
+                    report,
+                    decision,
+                    waited,
+                }));
+            }
+            let wait = if latest.changed_since.is_some() {
                 QUIET
             } else {
-                self.interval.saturating_sub(evaluated_at.elapsed())
+                self.interval.saturating_sub(latest.evaluated_at.elapsed())
             };
-            match received.recv_timeout(wait.min(left)) {
+            let wait = if past {
+                wait.min(grace)
+            } else {
+                wait.min(left)
+            };
+            match received.recv_timeout(wait) {
                 Ok(Streamed::Line(line)) => {
                     if line.iter().all(u8::is_ascii_whitespace) {
                         continue;
                     }
                     events += 1;
+                    last_line = Instant::now();
                     let event =
                         snapshot::read_documents_with(&line[..], "watch", &shape, &one_thread);
-                    let change = match event.as_deref() {
-                        Ok([event]) => pods.apply(event),
-                        Ok(_) => Err("not one event on a line".to_owned()),
-                        Err(e) => Err(format!("an unreadable event: {e}")),
+                    let event = match event.as_deref() {
+                        Ok([event]) => event.clone(),
+                        Ok(_) => {
+                            let why = "not one event on a line".to_owned();
+                            return Ok(Followed::Done(Ended::ListAgain(why)));
+                        }
+                        Err(e) => {
+                            let why = format!("an unreadable event: {e}");
+                            return Ok(Followed::Done(Ended::ListAgain(why)));
+                        }
                     };
-                    match change {
-                        Ok(Change::Pods) => dirty = true,
-                        Ok(Change::Version) => {}
-                        Err(why) => return Ok(Ended::ListAgain(why)),
+                    let version = event_version(&event);
+                    let boundary = version.is_some() && version.as_deref() != pods.version();
+                    if boundary {
+                        // The version held is whole: a new one begins.
+                        latest.whole = pods.version().map(str::to_owned);
+                        // A stream that never goes quiet is evaluated at a
+                        // boundary once its state has waited long enough.
+                        let due = latest
+                            .changed_since
+                            .is_some_and(|since| past || since.elapsed() >= latest.busy());
+                        if due {
+                            let how = (past, true);
+                            if let Some(ended) =
+                                self.take(pods, latest, attempts, evaluated, how)?
+                            {
+                                return Ok(Followed::Done(ended));
+                            }
+                        }
+                    }
+                    match pods.apply(&event) {
+                        Ok(Change::Pods) => {
+                            latest.changed_since.get_or_insert_with(Instant::now);
+                        }
+                        Ok(Change::Version) => {
+                            latest.whole = pods.version().map(str::to_owned);
+                        }
+                        Err(why) => return Ok(Followed::Done(Ended::ListAgain(why))),
                     }
                 }
                 Ok(Streamed::End(Ok(()))) => {
-                    return Ok(Ended::ListAgain("the server ended the stream".to_owned()))
+                    let why = "the server ended the stream".to_owned();
+                    return Ok(Followed::Again { why, events });
                 }
-                Ok(Streamed::End(Err(e))) if events == 0 => {
-                    return Ok(Ended::Refused(e.to_string()))
+                Ok(Streamed::End(Err(e))) => {
+                    if events == 0 {
+                        if let Some(ended) = failed_watch(&e) {
+                            return Ok(Followed::Done(ended));
+                        }
+                    }
+                    let why = e.to_string();
+                    return Ok(Followed::Again { why, events });
                 }
-                Ok(Streamed::End(Err(e))) => return Ok(Ended::ListAgain(e.to_string())),
                 Err(mpsc::RecvTimeoutError::Disconnected) => {
-                    return Ok(Ended::ListAgain("the stream's reader ended".to_owned()))
+                    let why = "the stream's reader ended".to_owned();
+                    return Ok(Followed::Again { why, events });
                 }
-                Err(mpsc::RecvTimeoutError::Timeout) if !dirty && wait > left => {}
                 Err(mpsc::RecvTimeoutError::Timeout) => {
-                    let state = self.evaluate(pods)?;
-                    let waited = self.started.elapsed();
-                    *attempts += 1;
-                    evaluated_at = Instant::now();
-                    dirty = false;
-                    if !state.decision.may_settle {
-                        return Ok(Ended::Decided {
-                            report: state.report,
-                            decision: state.decision,
-                            waited,
-                        });
+                    // Quiet for QUIET (not only a wait cut by the deadline's
+                    // grace): the burst, and its version, ended.
+                    let quiet = latest.changed_since.is_some() && last_line.elapsed() >= QUIET;
+                    let interval_due = latest.evaluated_at.elapsed() >= self.interval;
+                    if quiet || (interval_due && latest.changed_since.is_none()) {
+                        if quiet {
+                            latest.whole = pods.version().map(str::to_owned);
+                        }
+                        let how = (self.started.elapsed() >= self.deadline, false);
+                        if let Some(ended) = self.take(pods, latest, attempts, evaluated, how)? {
+                            return Ok(Followed::Done(ended));
+                        }
                     }
-                    if counts(&state.report) != counts(&last.0.report) {
-                        evaluated(&state.report, *attempts, waited)?;
-                    }
-                    last = (state, waited);
                 }
             }
         }
@@ -406,6 +594,9 @@ fn stream(kubectl: &Kubectl, args: &[String; 3], stop: &Stop, out: &mpsc::Sender
             let mut line = Vec::new();
             match lines.read_until(b'\n', &mut line) {
                 Ok(0) | Err(_) => return,
+                // A line cut by the stream's end is no event: the next
+                // watch starts from the last whole version and sends it again.
+                Ok(_) if line.last() != Some(&b'\n') => return,
                 Ok(_) => {
                     if out.send(Streamed::Line(line)).is_err() {
                         return;

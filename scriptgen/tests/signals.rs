@@ -26,7 +26,10 @@ fn hanging_kubectl(sandbox: &mut Sandbox) {
         .set("STUB_PID_DIR", &pid_dir);
 }
 
-fn assert_cleanly_cancelled(signal: &str, number: i32) {
+/// `to_group`: the signal goes to the job's process group (a CI runner's
+/// cancel, ^C in a terminal); else to the job's PID alone, which the
+/// function's subshell, timeout and kubectl do not receive (issue 21).
+fn assert_cleanly_cancelled(signal: &str, number: i32, to_group: bool) {
     let mut sandbox = Sandbox::new();
     sandbox
         .pods(&[&sample("pods.json")])
@@ -54,8 +57,13 @@ fn assert_cleanly_cancelled(signal: &str, number: i32) {
     let kubectl = read_pid(&sandbox.path("kubectl.pid")).unwrap();
     let child = read_pid(&child_pid).unwrap();
     let sent = Instant::now();
+    let target = if to_group {
+        format!("-{}", job.id())
+    } else {
+        job.id().to_string()
+    };
     let status = Command::new("kill")
-        .args(["-s", signal, "--", &format!("-{}", job.id())])
+        .args(["-s", signal, "--", &target])
         .status()
         .unwrap();
     assert!(status.success());
@@ -83,15 +91,30 @@ fn assert_cleanly_cancelled(signal: &str, number: i32) {
 
 #[test]
 fn sigterm_to_the_job_stops_kubectl_and_ends_by_sigterm() {
-    assert_cleanly_cancelled("TERM", 15);
+    assert_cleanly_cancelled("TERM", 15, true);
+}
+
+#[test]
+fn sigterm_to_the_callers_pid_stops_kubectl_and_ends_by_sigterm() {
+    assert_cleanly_cancelled("TERM", 15, false);
+}
+
+#[test]
+fn sigint_to_the_callers_pid_stops_kubectl_and_ends_by_sigint() {
+    assert_cleanly_cancelled("INT", 2, false);
+}
+
+#[test]
+fn sighup_to_the_callers_pid_stops_kubectl_and_ends_by_sighup() {
+    assert_cleanly_cancelled("HUP", 1, false);
 }
 
 #[test]
 fn sigint_to_the_job_stops_kubectl_and_ends_by_sigint() {
-    assert_cleanly_cancelled("INT", 2);
+    assert_cleanly_cancelled("INT", 2, true);
 }
 
 #[test]
 fn sighup_to_the_job_stops_kubectl_and_ends_by_sighup() {
-    assert_cleanly_cancelled("HUP", 1);
+    assert_cleanly_cancelled("HUP", 1, true);
 }

@@ -7,17 +7,17 @@
 //! The state is built so that partial data would pass: the only
 //! unschedulable pod is the last item of the list.
 
-use checker::options::{CHUNK_SIZE_ENV, DEADLINE_ENV, KUBECTL_TIMEOUT_ENV};
+use checker::options::{messages, CHUNK_SIZE_ENV, DEADLINE_ENV, INTERVAL_ENV, KUBECTL_TIMEOUT_ENV};
 use checker::Engine;
 use serde_json::Value;
 use std::process::Output;
 use std::time::Duration;
 use verify_pods_tests::replay::fixtures::{failed_scheduling_event, Pod};
 use verify_pods_tests::replay::{
-    coherence, expect, generated_wrapper, in_parallel, Fault, FaultRule, KubeEnv, LogEntry,
-    Resource, Server, State, Target,
+    coherence, expect, generated_wrapper, in_parallel, kubectl_binary, Fault, FaultRule, KubeEnv,
+    KubeOptions, LogEntry, Resource, Server, State, Target,
 };
-use verify_pods_tests::{run, KUBECTL_CHUNK_SIZE};
+use verify_pods_tests::{lines_of, run, KUBECTL_CHUNK_SIZE};
 
 /// Items per page when a fault aims at page 2.
 const PAGE: usize = 3;
@@ -340,5 +340,394 @@ fn failing_events_list_keeps_the_pods_verdict() {
                 .any(|e| e.list == Some(Resource::Events) && e.status == 500),
             "{what}"
         );
+    }
+}
+
+// ------------------------------------------------ issue 21: bounds, orphans
+
+/// `cmd` run to its end, or killed after `limit` (a driver that pages
+/// forever must fail its test, not hang it): the output and how long it took.
+fn run_within(cmd: &mut std::process::Command, limit: Duration) -> (Output, Duration) {
+    use std::os::unix::process::CommandExt;
+    let started = std::time::Instant::now();
+    let child = cmd
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .expect("spawn");
+    let group = child.id();
+    let watchdog = std::thread::spawn(move || {
+        let until = std::time::Instant::now() + limit;
+        while std::time::Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(50));
+            if !verify_pods_tests::running(group) {
+                return;
+            }
+        }
+        let _ = std::process::Command::new("kill")
+            .args(["-s", "KILL", "--", &format!("-{group}")])
+            .status();
+    });
+    let output = child.wait_with_output().expect("wait");
+    let took = started.elapsed();
+    let _ = watchdog.join();
+    (output, took)
+}
+
+/// Both drivers against `rules` with `env_vars` (the deadline among them),
+/// each killed after `limit`.
+fn both_within(
+    rules: &[FaultRule],
+    page_size: Option<usize>,
+    env_vars: &[(&str, &str)],
+    options: &KubeOptions,
+    limit: Duration,
+) -> Vec<(Path, Outcome, Duration)> {
+    in_parallel(vec![Path::Checker, Path::Wrapper], 2, |path| {
+        let mut builder = Server::builder().state(state());
+        if let Some(n) = page_size {
+            builder = builder.page_size(n);
+        }
+        for rule in rules {
+            builder = builder.fault(rule.clone());
+        }
+        let server = builder.start().expect("server");
+        let env = KubeEnv::with_options(&server.url(), options).expect("kube env");
+        let mut cmd = match path {
+            Path::Checker => env.checker(),
+            Path::Wrapper => env.wrapper(),
+        };
+        if page_size.is_some() {
+            cmd.env(CHUNK_SIZE_ENV, KUBECTL_CHUNK_SIZE.to_string());
+        }
+        for (name, value) in env_vars {
+            cmd.env(name, value);
+        }
+        let (output, took) = run_within(&mut cmd, limit);
+        let log = server.log();
+        (path, Outcome { output, log }, took)
+    })
+}
+
+/// The issue's bound on any check: deadline + kubectl timeout + 2 s.
+fn bound(deadline: u64, kubectl_timeout: u64) -> Duration {
+    Duration::from_secs(deadline + kubectl_timeout + 2)
+}
+
+/// A server that hands out a new continue token on every page: both drivers
+/// stop paging at the deadline plus the kubectl timeout, exit 2 with the one
+/// line that says so (today: they page forever, even with --deadline 0).
+#[test]
+fn an_endless_pods_list_ends_by_the_deadline_plus_the_kubectl_timeout() {
+    let rules = [FaultRule::always(Target::PodsList, Fault::Endless)];
+    let env_vars = [(DEADLINE_ENV, "1"), (KUBECTL_TIMEOUT_ENV, "3")];
+    let limit = bound(1, 3) + Duration::from_secs(SLOW);
+    for (path, outcome, took) in both_within(
+        &rules,
+        Some(PAGE),
+        &env_vars,
+        &KubeOptions::default(),
+        limit,
+    ) {
+        let what = describe(path, &outcome);
+        assert!(took < bound(1, 3), "took {took:?}: {what}");
+        assert_eq!(outcome.output.status.code(), Some(2), "{what}");
+        let stderr = text(&outcome.output.stderr);
+        assert_eq!(lines_of(&stderr, &messages::LIST_UNFINISHED), 1, "{what}");
+        assert_eq!(stderr.lines().count(), 1, "one line: {what}");
+    }
+}
+
+/// Pages slower than the time left (4 pages of 1.5 s, a 3 s kubectl
+/// timeout, --deadline 0): the list cannot finish by 3 s, exit 2 (today:
+/// both read the six seconds of pages and give a verdict after them).
+#[test]
+fn slow_pages_end_by_the_deadline_plus_the_kubectl_timeout() {
+    let slow = Fault::Delay(Duration::from_millis(1500));
+    let rules = [FaultRule::always(Target::PodsList, slow)];
+    let env_vars = [(DEADLINE_ENV, "0"), (KUBECTL_TIMEOUT_ENV, "3")];
+    let limit = bound(0, 3) + Duration::from_secs(SLOW);
+    for (path, outcome, took) in both_within(
+        &rules,
+        Some(PAGE),
+        &env_vars,
+        &KubeOptions::default(),
+        limit,
+    ) {
+        let what = describe(path, &outcome);
+        assert!(took < bound(0, 3), "took {took:?}: {what}");
+        assert_eq!(outcome.output.status.code(), Some(2), "{what}");
+        let stderr = text(&outcome.output.stderr);
+        assert_eq!(lines_of(&stderr, &messages::LIST_UNFINISHED), 1, "{what}");
+    }
+}
+
+/// An endless events list: the verdict is known, so it still prints
+/// (exit 1) with the events "not collected", within its budget (today:
+/// pages forever after the verdict).
+#[test]
+fn an_endless_events_list_keeps_the_verdict_within_its_budget() {
+    let rules = [FaultRule::always(Target::EventsList, Fault::Endless)];
+    let env_vars = [(DEADLINE_ENV, "0"), (KUBECTL_TIMEOUT_ENV, "3")];
+    let limit = bound(0, 3) + Duration::from_secs(SLOW);
+    for (path, outcome, took) in both_within(
+        &rules,
+        Some(PAGE),
+        &env_vars,
+        &KubeOptions::default(),
+        limit,
+    ) {
+        let what = describe(path, &outcome);
+        assert!(took < bound(0, 3), "took {took:?}: {what}");
+        assert_eq!(outcome.output.status.code(), Some(1), "{what}");
+        let stderr = text(&outcome.output.stderr);
+        assert_eq!(
+            lines_of(&stderr, &messages::EVENTS_NOT_COLLECTED),
+            1,
+            "{what}"
+        );
+        assert!(
+            text(&outcome.output.stdout).contains("not collected"),
+            "{what}"
+        );
+    }
+}
+
+/// Page 1 unreadable (cut JSON, kubectl exits 0) while page 2 hangs: the
+/// checker knows at once and says so at once, not at page 2's kubectl
+/// timeout (20 s today). The bash reads the items only once the list is
+/// whole, so it learns it only then.
+#[test]
+fn an_unreadable_page_1_is_reported_while_page_2_hangs() {
+    let rules = [
+        FaultRule::always(Target::PodsPage(1), Fault::TruncatedBody),
+        FaultRule::always(
+            Target::PodsPage(2),
+            Fault::StallMidBody(Duration::from_secs(40)),
+        ),
+    ];
+    let mut builder = Server::builder().state(state()).page_size(PAGE);
+    for rule in rules {
+        builder = builder.fault(rule);
+    }
+    let server = builder.start().expect("server");
+    let env = KubeEnv::new(&server.url()).expect("kube env");
+    let mut cmd = env.checker();
+    cmd.env(DEADLINE_ENV, "0")
+        .env(KUBECTL_TIMEOUT_ENV, "20")
+        .env(CHUNK_SIZE_ENV, KUBECTL_CHUNK_SIZE.to_string());
+    let (output, took) = run_within(&mut cmd, Duration::from_secs(SLOW));
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert_eq!(
+        lines_of(&stderr, &messages::UNREADABLE_OUTPUT),
+        1,
+        "{stderr}"
+    );
+    assert!(took < Duration::from_secs(10), "took {took:?}: {stderr}");
+}
+
+/// A kubectl (a wrapper, an exec credential plugin) that exits but leaves
+/// a child of its own: `$1` is what the wrapper does before it runs the
+/// real kubectl, with `$PID_DIR` its directory for pid files.
+fn kubectl_wrapper(dir: &std::path::Path, before: &str) -> KubeOptions {
+    let script = dir.join("kubectl-wrapper");
+    let real = kubectl_binary();
+    std::fs::write(
+        &script,
+        format!(
+            "#!/usr/bin/env bash\nPID_DIR={}\n{before}\nexec {} \"$@\"\n",
+            dir.display(),
+            real.display()
+        ),
+    )
+    .expect("write wrapper");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    KubeOptions {
+        kubectl: Some(script),
+        ..KubeOptions::default()
+    }
+}
+
+/// Both drivers kill kubectl's whole process group when it ends: the
+/// child it left behind does not outlive the check (today: the bash leaves
+/// it running).
+#[test]
+fn a_child_kubectl_leaves_behind_does_not_outlive_the_check() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for path in [Path::Checker, Path::Wrapper] {
+        let sub = dir.path().join(format!("{path:?}"));
+        std::fs::create_dir(&sub).expect("dir");
+        let options = kubectl_wrapper(
+            &sub,
+            "sleep 300 </dev/null >/dev/null 2>&1 &\necho $! >\"$PID_DIR/child.$$\"",
+        );
+        let server = Server::builder().state(state()).start().expect("server");
+        let env = KubeEnv::with_options(&server.url(), &options).expect("kube env");
+        let mut cmd = match path {
+            Path::Checker => env.checker(),
+            Path::Wrapper => env.wrapper(),
+        };
+        cmd.env(DEADLINE_ENV, "0");
+        let (output, _) = run_within(&mut cmd, Duration::from_secs(SLOW));
+        assert_eq!(output.status.code(), Some(1), "{path:?}: {output:?}");
+        let children: Vec<u32> = std::fs::read_dir(&sub)
+            .expect("read dir")
+            .filter_map(|e| {
+                let e = e.ok()?;
+                let name = e.file_name().to_string_lossy().into_owned();
+                name.starts_with("child.")
+                    .then(|| verify_pods_tests::read_pid(&e.path()))
+                    .flatten()
+            })
+            .collect();
+        assert!(!children.is_empty(), "{path:?}: the wrapper never ran");
+        let left = verify_pods_tests::survivors(
+            &children,
+            std::time::Instant::now() + Duration::from_secs(1),
+            || true,
+        );
+        for pid in &left {
+            let _ = std::process::Command::new("kill")
+                .args(["-s", "KILL", &pid.to_string()])
+                .status();
+        }
+        assert!(
+            left.is_empty(),
+            "{path:?}: kubectl's child outlived the check"
+        );
+    }
+}
+
+/// kubectl killed by a signal: both drivers print the one contract line
+/// (exit status 137, no error message), and the bash adds no job line of
+/// its own (today: `... Killed timeout ...`).
+#[test]
+fn kubectl_killed_by_a_signal_is_one_line_in_both_drivers() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let options = kubectl_wrapper(dir.path(), "kill -s KILL $$");
+    let mut lines = Vec::new();
+    for path in [Path::Checker, Path::Wrapper] {
+        let server = Server::builder().state(state()).start().expect("server");
+        let env = KubeEnv::with_options(&server.url(), &options).expect("kube env");
+        let mut cmd = match path {
+            Path::Checker => env.checker(),
+            Path::Wrapper => env.wrapper(),
+        };
+        cmd.env(DEADLINE_ENV, "0");
+        let (output, _) = run_within(&mut cmd, Duration::from_secs(SLOW));
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{path:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{path:?}: one line: {stderr}");
+        assert_eq!(lines_of(&stderr, &messages::KUBECTL_FAILED), 1, "{stderr}");
+        lines.push(after_command(&stderr));
+    }
+    assert_eq!(lines[0], lines[1], "one wording");
+}
+
+/// `--interval 20 --deadline 3`: the sleep between attempts is cut at the
+/// deadline, in both drivers, so the check ends about 3 s in with its
+/// last attempt at the deadline (today: 20 s, "waited=20s of 3s").
+#[test]
+fn polling_never_sleeps_past_the_deadline() {
+    let env_vars = [
+        (DEADLINE_ENV, "3"),
+        (INTERVAL_ENV, "20"),
+        (checker::options::WATCH.env, "false"),
+    ];
+    let limit = Duration::from_secs(20 + SLOW);
+    for (path, outcome, took) in both_within(&[], None, &env_vars, &KubeOptions::default(), limit) {
+        let what = describe(path, &outcome);
+        assert_eq!(outcome.output.status.code(), Some(1), "{what}");
+        assert!(took < Duration::from_secs(3 + 5), "took {took:?}: {what}");
+        assert!(
+            text(&outcome.output.stdout).contains("(attempts=2, waited=3s)"),
+            "{what}"
+        );
+    }
+}
+
+/// The same after a watch the server refuses (405): the checker polls,
+/// and its sleeps end at the deadline too.
+#[test]
+fn polling_after_a_refused_watch_never_sleeps_past_the_deadline() {
+    let server = Server::builder()
+        .state(state())
+        .fault(FaultRule::always(
+            Target::PodsWatch,
+            Fault::method_not_allowed(),
+        ))
+        .start()
+        .expect("server");
+    let env = KubeEnv::new(&server.url()).expect("kube env");
+    let mut cmd = env.checker();
+    cmd.env(DEADLINE_ENV, "3").env(INTERVAL_ENV, "20");
+    let (output, took) = run_within(&mut cmd, Duration::from_secs(20 + SLOW));
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert_eq!(lines_of(&stderr, &messages::WATCH_REFUSED), 1, "{stderr}");
+    assert!(took < Duration::from_secs(3 + 5), "took {took:?}: {stderr}");
+}
+
+/// A line's words after the command it names (the checker names kubectl
+/// by its path and global flags, the bash as `kubectl`).
+fn after_command(line: &str) -> String {
+    line.trim_end()
+        .rsplit_once('`')
+        .map_or(line, |(_, rest)| rest)
+        .to_owned()
+}
+
+/// Both drivers on what a kubectl that exits 0 printed (`print` runs
+/// instead of kubectl): exit code and stderr, without the driver's prefix.
+fn both_on_printed(print: &str) -> Vec<(Path, Option<i32>, String)> {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let options = kubectl_wrapper(dir.path(), &format!("{print}\nexit 0"));
+    [Path::Checker, Path::Wrapper]
+        .into_iter()
+        .map(|path| {
+            let server = Server::builder().state(state()).start().expect("server");
+            let env = KubeEnv::with_options(&server.url(), &options).expect("kube env");
+            let mut cmd = match path {
+                Path::Checker => env.checker(),
+                Path::Wrapper => env.wrapper(),
+            };
+            cmd.env(DEADLINE_ENV, "0");
+            let (output, _) = run_within(&mut cmd, Duration::from_secs(SLOW));
+            let stderr = text(&output.stderr);
+            assert_eq!(stderr.lines().count(), 1, "{path:?}: one line: {stderr}");
+            (path, output.status.code(), after_command(&stderr))
+        })
+        .collect()
+}
+
+/// An empty HTTP 200 body (kubectl prints nothing, exits 0): one wording,
+/// the contract's, in both drivers (today: "empty input" and "snapshot is
+/// empty").
+#[test]
+fn an_empty_answer_is_one_wording_in_both_drivers() {
+    let said = both_on_printed(":");
+    for (path, code, line) in &said {
+        assert_eq!(*code, Some(2), "{path:?}: {line}");
+        assert!(
+            line.ends_with(checker::options::words::EMPTY_INPUT.text),
+            "{path:?}: {line}"
+        );
+    }
+    assert_eq!(said[0].2, said[1].2, "one wording");
+}
+
+/// A page whose `metadata.resourceVersion` is a JSON number is not a page
+/// the API server writes (ListMeta's resourceVersion is a string): exit 2
+/// in both drivers (today: the checker 2, the bash 0).
+#[test]
+fn a_numeric_resource_version_is_refused_by_both_drivers() {
+    let page =
+        r#"{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":5},"items":[]}"#;
+    for (path, code, line) in both_on_printed(&format!("printf '%s\\n' '{page}'")) {
+        assert_eq!(code, Some(2), "{path:?}: {line}");
     }
 }

@@ -888,15 +888,15 @@ fn non_utf8_is_refused_by_the_checker_and_read_by_jq() {
             pods: repair(&s.pods, "pods.json"),
             events: repair(&s.events, "events.json"),
         };
-        let limit = seed.list_limit();
+        let env = seed.env();
         // The words before the contract line's {why}.
         let events_not_collected = options::messages::EVENTS_NOT_COLLECTED
             .text
             .split('{')
             .next();
         let events_not_collected = events_not_collected.expect("a template");
-        let verdict = checker_live(&repaired, &at.join("repaired"), limit);
-        let checker = checker_live(s, &at.join("bad"), limit);
+        let verdict = checker_live(&repaired, &at.join("repaired"), &env);
+        let checker = checker_live(s, &at.join("bad"), &env);
         let stderr = text(&checker.output.stderr);
         let bad_events = s.pods == seed.pods();
         let as_documented = if bad_events {
@@ -910,7 +910,7 @@ fn non_utf8_is_refused_by_the_checker_and_read_by_jq() {
                 code(&checker.output)
             ));
         }
-        let bash = bash_live(&wrapper, s, &at.join("bash"), limit);
+        let bash = bash_live(&wrapper, s, &at.join("bash"), &env);
         if !matches!(code(&verdict.output), 0 | 1)
             || code(&bash.output) != code(&verdict.output)
             || bash.output.stdout.is_empty()

@@ -380,7 +380,7 @@ impl Fault {
                 source,
                 position: None,
                 // Pods or events: the source names which document it is.
-                message: "empty input: expected a JSON document".to_owned(),
+                message: crate::options::words::EMPTY_INPUT.text.to_owned(),
             },
             Fault::Syntax {
                 message,

@@ -32,7 +32,7 @@ const USAGE: &str =
        [--every MILLIS] [--watch-history N] [--request-log FILE]
   TARGET: pods, pods-page-N, events, request-N, pods-watch
   FAULT:  expired, 500, 503[:SECS], 429[:SECS], close, close-mid-body,
-          stall-mid-body:MILLIS, truncate, other-version, delay:MILLIS, 405,
+          stall-mid-body:MILLIS, truncate, other-version, endless, delay:MILLIS, 405,
           and for watches cut-after:N, error-event:N[:410|500]
   The timeline advances after each successful first page of a pods list,
   or with --every by the clock (state k from k*MILLIS on). Watches

@@ -192,7 +192,7 @@ impl Shared {
     pub fn handle(&mut self, request: &Request) -> (Response, Delivery, Option<WatchPlan>) {
         self.tick();
         let seq = self.log.len() + 1;
-        let mut answer = self.answer(request, None);
+        let mut answer = self.answer(request, None, false);
         let fault = self.fire(seq, &answer);
         let delivery = match &fault {
             None => Delivery::Normal,
@@ -203,7 +203,13 @@ impl Shared {
                     } else {
                         self.current
                     };
-                    answer = self.answer(request, Some(other));
+                    answer = self.answer(request, Some(other), false);
+                }
+                Delivery::Normal
+            }
+            Some(Fault::Endless) => {
+                if answer.list.is_some() && answer.response.status == 200 {
+                    answer = self.answer(request, None, true);
                 }
                 Delivery::Normal
             }
@@ -355,7 +361,9 @@ impl Shared {
 
     /// `other_state`: serve a list page from this state instead of the one
     /// its continue token is pinned to.
-    fn answer(&self, request: &Request, other_state: Option<usize>) -> Answer {
+    /// `endless`: a list page carries a continue token even past its last
+    /// item ([`Fault::Endless`]).
+    fn answer(&self, request: &Request, other_state: Option<usize>, endless: bool) -> Answer {
         if let Some(token) = &self.config.token {
             if request.header("authorization") != Some(&format!("Bearer {token}")) {
                 return Answer::plain(status_response(401, "Unauthorized", "Unauthorized"));
@@ -385,9 +393,13 @@ impl Shared {
                 &json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": []}),
             )),
             (Route::ApiV1, _) => Answer::plain(Response::json(200, &resource_list())),
-            (Route::List(resource, ns), Some(format)) => {
-                self.list(request, resource, ns.as_deref(), &format, other_state)
-            }
+            (Route::List(resource, ns), Some(format)) => self.list(
+                request,
+                resource,
+                ns.as_deref(),
+                &format,
+                (other_state, endless),
+            ),
             (Route::Get(resource, ns, name), Some(format)) => {
                 Answer::plain(self.get(request, resource, ns.as_deref(), &name, &format))
             }
@@ -579,7 +591,7 @@ impl Shared {
         resource: Resource,
         namespace: Option<&str>,
         format: &Format,
-        other_state: Option<usize>,
+        (other_state, endless): (Option<usize>, bool),
     ) -> Answer {
         let mut answer = Answer::plain(Response::json(200, &Value::Null));
         answer.list = Some(resource);
@@ -633,7 +645,7 @@ impl Shared {
         let page_items = &matching[start..end];
         let metadata = ListMeta {
             resource_version: version,
-            next: (end < matching.len()).then(|| {
+            next: (endless || end < matching.len()).then(|| {
                 let remaining = (!has_selectors(request)).then(|| matching.len() - end);
                 (token(index, end, page + 1), remaining)
             }),

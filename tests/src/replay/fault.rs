@@ -34,6 +34,10 @@ pub enum Fault {
     OtherVersion,
     /// Answer normally after this delay.
     Delay(Duration),
+    /// A list page that always carries a continue token, a new one each
+    /// time (past the last item: empty pages), as a server that never ends
+    /// a list would.
+    Endless,
     /// A watch: send this many events, then drop the connection without
     /// ending the chunked body (an apiserver restarting, a proxy's idle cut).
     CutWatch(usize),
@@ -131,12 +135,12 @@ impl Fault {
     /// Whether the request still counts as served (a slow answer does, and
     /// so does a page from another version: it arrives whole).
     pub fn is_failure(&self) -> bool {
-        !matches!(self, Self::Delay(_) | Self::OtherVersion)
+        !matches!(self, Self::Delay(_) | Self::OtherVersion | Self::Endless)
     }
 
     /// Parse `expired`, `500`, `503[:SECS]`, `429[:SECS]`, `close`,
     /// `close-mid-body`, `stall-mid-body:MILLIS`, `truncate`,
-    /// `other-version`, `delay:MILLIS`, `405`, and for watches
+    /// `other-version`, `endless`, `delay:MILLIS`, `405`, and for watches
     /// `cut-after:N`, `error-event:N[:410|500]`.
     pub fn parse(text: &str) -> Result<Self, String> {
         let (name, arg) = text.split_once(':').unwrap_or((text, ""));
@@ -173,6 +177,7 @@ impl Fault {
             "close-mid-body" => Ok(Self::CloseMidBody),
             "truncate" => Ok(Self::TruncatedBody),
             "other-version" => Ok(Self::OtherVersion),
+            "endless" => Ok(Self::Endless),
             "delay" => millis().map(Self::Delay),
             "stall-mid-body" => millis().map(Self::StallMidBody),
             _ => Err(format!("unknown fault {text:?}")),
@@ -294,6 +299,10 @@ mod tests {
         assert_eq!(
             FaultRule::parse("pods-page-2=other-version").unwrap().fault,
             Fault::OtherVersion
+        );
+        assert_eq!(
+            FaultRule::parse("events=endless").unwrap(),
+            FaultRule::always(Target::EventsList, Fault::Endless)
         );
         assert_eq!(
             FaultRule::parse("pods-watch=cut-after:3@once").unwrap(),
