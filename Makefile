@@ -13,6 +13,7 @@ DEMO_EVENTS ?= samples/events.json
 .PHONY: demo test test-quick tools build generate check-generated install-check lint bench bless
 
 demo: ## check the bundled sample snapshot (a red KWOK run) and show the verdict
+	@echo "Building verify-pods (release); the first build takes minutes..."
 	@$(CARGO) build --release --quiet -p verify-pods --bin verify-pods
 	@echo "\$$ verify-pods check --snapshot $(DEMO_SNAPSHOT) --events $(DEMO_EVENTS)"
 	@code=0; $(RELEASE_BIN)/verify-pods check --snapshot $(DEMO_SNAPSHOT) --events $(DEMO_EVENTS) || code=$$?; \
