@@ -33,12 +33,12 @@ test: tools build ## every test: unit, CLI, golden, generated/ freshness, shellc
 	./hack/install-check.sh $(TARGET_DIR)
 
 # The inner loop: every test target but the slow ones, from the same build
-# (about 1.5 minutes of tests on 2 cores). make test stays the whole suite.
+# (CONTRIBUTING.md states the measured times). make test stays the whole suite.
 SLOW_TESTS := race
 TEST_TARGETS := $(sort $(basename $(notdir $(wildcard cli/tests/*.rs scriptgen/tests/*.rs tests/tests/*.rs))))
 QUICK_TESTS := $(filter-out $(SLOW_TESTS),$(TEST_TARGETS))
 
-test-quick: tools build ## every test but race.rs (~30 s): unit, CLI, golden, parity, live, faults
+test-quick: tools build ## every test but race.rs: unit, CLI, golden, parity, live, faults
 	$(CARGO) test $(TEST_PROFILE) --workspace --lib --bins $(addprefix --test ,$(QUICK_TESTS))
 
 install-check: build ## cargo install --path cli into a temporary root; run verify-pods and kubectl verify-pods from there
