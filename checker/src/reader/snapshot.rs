@@ -419,8 +419,9 @@ struct Input<R> {
     line: usize,
     column: usize,
     consumed: u64,
-    /// The first bytes of a snapshot, kept until its first document is read
-    /// (read_documents only): what a document that is no List is.
+    /// The first bytes (at most HEAD) of a snapshot's first document, as
+    /// they are consumed, kept until it is read (read_documents only): what
+    /// a document that is no List is.
     head: Option<Vec<u8>>,
 }
 
@@ -453,17 +454,29 @@ impl<R: Read> Input<R> {
         let Some(first) = self.peek_token()? else {
             return Ok(None);
         };
+        // The first document's bytes, gathered by `consume` as they are
+        // read: the same head whatever the buffer size.
+        self.head = (first == b'{').then(Vec::new);
+        match first {
+            b'[' => return Ok(Some(words::FOUND_ARRAY.text.to_owned())),
+            b'{' | b'"' | b'0'..=b'9' => return Ok(None),
+            _ => {}
+        }
+        // The first line whole (up to HEAD bytes), whatever the buffer size.
+        while !self.buf[self.start..self.end].contains(&b'\n')
+            && self.end - self.start < HEAD
+            && self.fill()?
+        {}
         let data = &self.buf[self.start..self.end];
         let head = &data[..data.len().min(HEAD)];
-        self.head = (first == b'{').then(|| head.to_vec());
         let line = head.split(|b| *b == b'\n').next().unwrap_or_default();
         let line = String::from_utf8_lossy(line);
-        Ok(match first {
-            b'[' => Some(words::FOUND_ARRAY.text.to_owned()),
-            b'{' | b'"' | b'0'..=b'9' => None,
-            _ if looks_like_yaml(&line) => Some(words::FOUND_YAML.text.to_owned()),
-            _ if looks_like_table(&line) => Some(words::FOUND_TABLE.text.to_owned()),
-            _ => None,
+        Ok(if looks_like_yaml(&line) {
+            Some(words::FOUND_YAML.text.to_owned())
+        } else if looks_like_table(&line) {
+            Some(words::FOUND_TABLE.text.to_owned())
+        } else {
+            None
         })
     }
 
@@ -539,6 +552,9 @@ impl<R: Read> Input<R> {
     /// Move past `n` unread bytes, keeping track of line and column.
     fn consume(&mut self, n: usize) {
         let bytes = &self.buf[self.start..self.start + n];
+        if let Some(head) = self.head.as_mut().filter(|h| h.len() < HEAD) {
+            head.extend_from_slice(&bytes[..n.min(HEAD - head.len())]);
+        }
         let newlines = count_newlines(bytes);
         if newlines == 0 {
             self.column += n;
