@@ -11,7 +11,7 @@
 //! the same document and the same errors as reading in one piece.
 #![forbid(unsafe_code)]
 
-use checker::engine::to_json;
+use checker::engine::{number, to_json};
 use checker::programs::Program;
 use checker::reader::{Projection, Shape};
 use checker::snapshot::ReadOptions;
@@ -33,7 +33,8 @@ enum Feed {
     Events,
     /// result.jq: the report, attempts, waited seconds, events slurped.
     Result,
-    /// The result, no variables (render, github, summary).
+    /// The result, every variable a number (render, github, summary: the
+    /// list limit).
     OfResult,
     /// The report, every variable a number (progress: attempts, waited, deadline).
     OfReport,
@@ -175,8 +176,12 @@ fn run_pipeline(
             let Some(result) = run(engine, Programs::RESULT, report.clone(), vars, &mut out) else {
                 continue;
             };
-            for program in programs_fed(|f| matches!(f, Feed::OfResult)) {
-                run(engine, program, result.clone(), vec![], &mut out);
+            // Every list in full (0), and cut to the default list limit.
+            for limit in [0, checker::options::LIST_LIMIT.default] {
+                for program in programs_fed(|f| matches!(f, Feed::OfResult)) {
+                    let vars = program.vars.iter().map(|_| number(limit)).collect();
+                    run(engine, program, result.clone(), vars, &mut out);
+                }
             }
         }
     }
