@@ -15,6 +15,13 @@ use std::process::{Command, Output, Stdio};
 
 pub use corpus::{bad_inputs, cases, Case};
 
+/// The start line both drivers print first, with its newline (progress.jq
+/// before the first attempt): on stdout in text mode, on stderr with
+/// `--format json`, also when the run then exits 2.
+pub fn start_line() -> String {
+    replay::expect::start_line(&checker::Engine::new().expect("the programs compile"))
+}
+
 /// The repository root (the workspace that holds `tests/`).
 pub fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -56,14 +56,34 @@ const SLOW: u64 = 60;
 /// attempt took a few whole seconds (`waited` counts them) and read the
 /// state at the version the server served it: the engine renders the state
 /// with each possible wait.
-fn same_as_offline(state: &State, offline_at: &str, offline: &str, live: &str) -> bool {
+/// `knobs`: the case's own list limit and owner kinds, as its run got them.
+fn same_as_offline(
+    state: &State,
+    offline_at: &str,
+    offline: &str,
+    live: &str,
+    knobs: &expect::Knobs,
+) -> bool {
     if live == offline {
         return true;
     }
     let engine = Engine::new().expect("engine");
-    expect::start_line(&engine) + &expect::final_text(&engine, state, offline_at, state, 1, 0)
-        == offline
-        && expect::single_attempt_wait(&engine, state, &expect::served(0), live, SLOW).is_some()
+    let at_offline = expect::final_text_as(&engine, state, offline_at, Some(state), 1, 0, knobs);
+    expect::start_line(&engine) + &at_offline == offline
+        && expect::single_attempt_wait_as(&engine, state, &expect::served(0), live, SLOW, knobs)
+            .is_some()
+}
+
+/// A case's settings ([`Case::env`]) as the engine takes them.
+fn knobs(case: &Case) -> expect::Knobs {
+    expect::Knobs {
+        excluded: checker::engine::Excluded {
+            owner_kinds: checker::options::parse_owner_kinds(&case.name, &case.owner_kinds())
+                .expect("the case's owner kinds parse"),
+            ..Default::default()
+        },
+        list_limit: case.list_limit(),
+    }
 }
 
 /// The resourceVersion a case's golden names ("" for none: a kubectl List).
@@ -89,6 +109,7 @@ fn check_case(case: &Case, path: Path) -> Result<(), String> {
         &golden_version(case),
         &expected,
         &text(&output.stdout),
+        &knobs(case),
     ) {
         problems.push(format!(
             "stdout differs\n--- expected\n{expected}--- got\n{}",
@@ -156,7 +177,9 @@ fn checker_live_json_equals_the_golden_json() {
         let server =
             Server::serve(State::from_case_dir(&case.dir).expect("state")).expect("server");
         let env = KubeEnv::new(&server.url()).expect("kube env");
-        let output = run(command(&env, Path::Checker).args(["--format", "json"]));
+        let output = run(command(&env, Path::Checker)
+            .envs(case.env())
+            .args(["--format", "json"]));
         let expected = text(&case.read(EXPECTED_JSON));
         let same =
             text(&output.stdout) == expected || same_but_waited(&expected, &text(&output.stdout));

@@ -6,7 +6,27 @@
 //! the state at ([`served`]), or "" for a `kubectl -o json` List's none.
 
 use super::state::State;
+use checker::engine::Excluded;
 use checker::{Engine, Projection, Report};
+
+/// What a run is checked with besides its states: the excluded namespaces
+/// and owner kinds (report.jq) and the list limit (render.jq). The default
+/// is the contract's defaults; a corpus case may set its own
+/// ([`crate::Case::env`]).
+#[derive(Debug, Clone)]
+pub struct Knobs {
+    pub excluded: Excluded,
+    pub list_limit: u64,
+}
+
+impl Default for Knobs {
+    fn default() -> Self {
+        Knobs {
+            excluded: Excluded::default(),
+            list_limit: checker::options::LIST_LIMIT.default,
+        }
+    }
+}
 
 fn bytes(value: &serde_json::Value) -> Vec<u8> {
     serde_json::to_vec(value).expect("JSON")
@@ -19,11 +39,16 @@ pub fn served(index: usize) -> String {
 
 /// report.jq on a state's pods read at `version` (default excluded namespaces).
 pub fn report(engine: &Engine, state: &State, version: &str) -> Report {
+    report_as(engine, state, version, &Knobs::default())
+}
+
+/// [`report`], with `knobs`' excluded namespaces and owner kinds.
+pub fn report_as(engine: &Engine, state: &State, version: &str, knobs: &Knobs) -> Report {
     let projection = Projection::canonical();
     let bytes = bytes(&state.pods_document_at(version));
     let doc = checker::snapshot::read(&bytes[..], "pods", &projection.pods).expect("valid pods");
     engine
-        .report(vec![doc], &checker::engine::Excluded::default())
+        .report(vec![doc], &knobs.excluded)
         .expect("report.jq runs")
 }
 
@@ -50,7 +75,28 @@ pub fn final_text_with(
     attempts: usize,
     waited: u64,
 ) -> String {
-    let report = report(engine, pods, version);
+    final_text_as(
+        engine,
+        pods,
+        version,
+        events,
+        attempts,
+        waited,
+        &Knobs::default(),
+    )
+}
+
+/// [`final_text_with`], checked with `knobs`.
+pub fn final_text_as(
+    engine: &Engine,
+    pods: &State,
+    version: &str,
+    events: Option<&State>,
+    attempts: usize,
+    waited: u64,
+    knobs: &Knobs,
+) -> String {
+    let report = report_as(engine, pods, version, knobs);
     let unscheduled = report.count("unscheduled") > 0;
     let events = events.filter(|_| unscheduled).map(|events| {
         let projection = Projection::canonical();
@@ -63,7 +109,7 @@ pub fn final_text_with(
         .result(&report, attempts, waited, events)
         .expect("result.jq runs");
     let lines = engine
-        .render(&result, checker::options::LIST_LIMIT.default)
+        .render(&result, knobs.list_limit)
         .expect("render.jq runs");
     lines.into_iter().map(|(_, text)| text + "\n").collect()
 }
@@ -83,14 +129,14 @@ pub fn progress_text(
     text + "\n"
 }
 
-/// The whole seconds waited (≤ `up_to`) for which a one-attempt run on this
-/// state, read at `version`, prints exactly `output`, if any.
 /// The start line both drivers print before the first attempt (progress.jq,
 /// null, `$attempts` 0), with its newline.
 pub fn start_line(engine: &Engine) -> String {
     engine.start_line(0).expect("progress.jq's start line").1 + "\n"
 }
 
+/// The whole seconds waited (≤ `up_to`) for which a one-attempt run on this
+/// state, read at `version`, prints exactly `output`, if any.
 pub fn single_attempt_wait(
     engine: &Engine,
     state: &State,
@@ -98,6 +144,20 @@ pub fn single_attempt_wait(
     output: &str,
     up_to: u64,
 ) -> Option<u64> {
+    single_attempt_wait_as(engine, state, version, output, up_to, &Knobs::default())
+}
+
+/// [`single_attempt_wait`], checked with `knobs`.
+pub fn single_attempt_wait_as(
+    engine: &Engine,
+    state: &State,
+    version: &str,
+    output: &str,
+    up_to: u64,
+    knobs: &Knobs,
+) -> Option<u64> {
     let rest = output.strip_prefix(&start_line(engine))?;
-    (0..=up_to).find(|&waited| final_text(engine, state, version, state, 1, waited) == rest)
+    (0..=up_to).find(|&waited| {
+        final_text_as(engine, state, version, Some(state), 1, waited, knobs) == rest
+    })
 }
