@@ -81,7 +81,7 @@ fn bad_snapshots_exit_2_naming_the_file() {
             .arg(&path)
             .assert()
             .code(2)
-            .stdout("")
+            .stdout(verify_pods_tests::start_line())
             .stderr(
                 predicate::str::contains(shown)
                     .and(predicate::str::contains(*cause))
@@ -254,7 +254,7 @@ fn failing_kubectl_with_a_valid_partial_list_exits_2() {
     .env("STUB_PODS_EXIT", "1")
     .assert()
         .code(2)
-        .stdout("")
+        .stdout(verify_pods_tests::start_line())
         .stderr(predicate::str::contains("Error from server (Expired)"));
 }
 
@@ -340,9 +340,13 @@ fn settle_turns_a_pod_that_binds_into_a_pass() {
     let result: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(result["attempts"], 2);
     assert_eq!(result["verdict"], "pass");
-    // The progress line of the first attempt goes to stderr in JSON mode.
+    // The start line, then the progress line of the first attempt, go to
+    // stderr in JSON mode.
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    let progress = stderr
+        .strip_prefix(&verify_pods_tests::start_line())
+        .unwrap_or_else(|| panic!("no start line first: {stderr}"));
+    assert_eq!(progress.lines().count(), 1, "{stderr}");
 }
 
 #[test]

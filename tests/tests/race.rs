@@ -555,9 +555,13 @@ fn settle(path: Path) {
     let seen: Vec<Option<usize>> = server.pods_lists().iter().map(|e| e.state).collect();
     assert_eq!(seen, [Some(0), Some(1)], "two snapshots");
     let engine = Engine::new().expect("engine");
-    // Only the whole seconds waited are not known in advance: find them.
+    // The start line first; only the whole seconds waited are not known in
+    // advance: find them.
     let rest = (0..=SLOW)
-        .map(|waited| expect::progress_text(&engine, &before, &expect::served(0), 1, waited, 3))
+        .map(|waited| {
+            expect::start_line(&engine)
+                + &expect::progress_text(&engine, &before, &expect::served(0), 1, waited, 3)
+        })
         .find_map(|progress| stdout.strip_prefix(&progress));
     let explained = rest.is_some_and(|rest| {
         (1..=SLOW).any(|waited| {

@@ -90,7 +90,8 @@ fn settled_text(
     let engine = Engine::new().expect("engine");
     let (at_before, at_after) = (expect::served(before), expect::served(after));
     let (before, after) = (&states[before], &states[after]);
-    let progress = expect::progress_text(&engine, before, &at_before, 1, 0, deadline);
+    let progress = expect::start_line(&engine)
+        + &expect::progress_text(&engine, before, &at_before, 1, 0, deadline);
     stdout.strip_prefix(&progress).is_some_and(|rest| {
         (0..=SLOW).any(|waited| {
             expect::final_text(&engine, after, &at_after, after, attempts, waited) == rest

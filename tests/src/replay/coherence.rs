@@ -105,7 +105,11 @@ impl Section {
 impl Observed {
     fn add_item(&mut self, section: Section, item: &str) {
         match section {
-            // "<ns>/<pod>", or "<ns>/<pod>: <reason>: <message>"
+            // Grouped by cause (render.jq): "N pod(s): <reason>: <message>"
+            // heads the group's "  <ns>/<pod>" lines; "… and N more (groups)"
+            // are cut lists. Else (the legacy script) "<ns>/<pod>", or
+            // "<ns>/<pod>: <reason>: <message>".
+            Section::Unscheduled | Section::Failed if is_group_line(item) => {}
             Section::Unscheduled => {
                 let pod = item.split_once(": ").map_or(item, |(pod, _)| pod);
                 self.unscheduled.push(pod.trim().to_owned());
@@ -132,6 +136,20 @@ impl Observed {
             Section::Other => {}
         }
     }
+}
+
+/// A line of a grouped listing that names no pod: a group's head
+/// (`3 pods: OOMKilled`) or what a list limit left out (`… and 2 more`).
+fn is_group_line(item: &str) -> bool {
+    let item = item.trim_start();
+    let head = item
+        .split_once(": ")
+        .map_or(item, |(head, _)| head)
+        .split_once(' ')
+        .is_some_and(|(n, unit)| {
+            n.bytes().all(|b| b.is_ascii_digit()) && matches!(unit, "pod" | "pods")
+        });
+    head || item.starts_with("… and ")
 }
 
 /// The five numbers of a status line, if `line` is one.
@@ -321,6 +339,19 @@ mod tests {
         assert_eq!(observed.failed, ["web/api-1"]);
         assert_eq!(observed.distribution.as_ref().map(|d| d.len()), Some(2));
         assert!(impossibilities(&observed).is_empty());
+    }
+
+    #[test]
+    fn parses_listings_grouped_by_cause() {
+        let text = "Pod status: 3 total, 0 running, 2 pending (2 unscheduled), 1 failed (attempts=1, waited=0s)\n\
+                    Unscheduled pods (2):\n  2 pods: Unschedulable: 0/4 nodes: no\n    ml/train-0\n    ml/train-1\n\
+                    Failed pods (1):\n  1 pod: OOMKilled\n    web/api-1\n";
+        let observed = parse(text);
+        assert_eq!(observed.unscheduled, ["ml/train-0", "ml/train-1"]);
+        assert_eq!(observed.failed, ["web/api-1"]);
+        assert!(impossibilities(&observed).is_empty());
+        let cut = parse("Unscheduled pods (40):\n  25 pods: Unschedulable: x\n    ml/a\n    … and 24 more\n  … and 2 more groups (15 pods)\n");
+        assert_eq!(cut.unscheduled, ["ml/a"]);
     }
 
     #[test]
