@@ -225,11 +225,17 @@ fn kubectl_on_path_gives_the_golden_output() {
     let case = corpus::case("seed-one-unscheduled");
     let server = Server::serve(State::from_case_dir(&case.dir).expect("state")).expect("server");
     let env = KubeEnv::with_kubectl(&server.url(), &system_kubectl).expect("kube env");
-    let output = run(&mut command(&env, Path::Checker));
+    let output = run(command(&env, Path::Checker).envs(case.env()));
     let state = State::from_case_dir(&case.dir).expect("state");
     let (golden, live) = (text(&case.read(EXPECTED_TXT)), text(&output.stdout));
     assert!(
-        same_as_offline(&state, &golden_version(&case), &golden, &live),
+        same_as_offline(
+            &state,
+            &golden_version(&case),
+            &golden,
+            &live,
+            &knobs(&case)
+        ),
         "{live}\n{}",
         text(&output.stderr)
     );
@@ -293,7 +299,13 @@ fn paginated_equals_offline(path: Path) {
     let output = run(command(&env, path).env(CHUNK_SIZE_ENV, KUBECTL_CHUNK_SIZE.to_string()));
     let (offline, live) = (text(&expected.stdout), text(&output.stdout));
     assert!(
-        same_as_offline(&state, &expect::served(0), &offline, &live),
+        same_as_offline(
+            &state,
+            &expect::served(0),
+            &offline,
+            &live,
+            &expect::Knobs::default()
+        ),
         "--- offline\n{offline}--- live\n{live}stderr: {}",
         text(&output.stderr)
     );
