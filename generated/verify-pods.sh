@@ -81,9 +81,12 @@ verify_pods() {
   # kubectl), remove work_dir, put the host's traps back and end the caller
   # by the same signal. The host's traps are restored on every way out.
   verify_pods__host_traps=$(trap -p TERM INT HUP)
-  # This shell's PID, also in a subshell of the host (BASHPID needs bash 4).
+  # This shell's PID, also in a subshell of the host (BASHPID needs bash
+  # 4): the parent of a bash that replaces a command substitution's shell
+  # (this bash itself, $BASH: nothing from PATH; BASH_ENV is not read).
   local verify_pods__self
-  verify_pods__self=$(exec sh -c 'echo "$PPID"')
+  # shellcheck disable=SC2016 # expanded by that bash
+  verify_pods__self=$(BASH_ENV='' exec "$BASH" -c 'echo "$PPID"')
   for verify_pods__job in TERM INT HUP; do
     # shellcheck disable=SC2064 # expanded now: the trap names its signal
     # (`|| :`: the host's errexit holds in its traps.)
@@ -116,8 +119,9 @@ verify_pods() {
       fi
       rm -rf -- "$work_dir"
       trap - "$1"
-      # This subshell's PID (BASHPID needs bash 4).
-      kill -s "$1" "$(exec sh -c 'echo "$PPID"')"
+      # This subshell's PID (BASHPID needs bash 4), as verify_pods__self.
+      # shellcheck disable=SC2016 # expanded by that bash
+      kill -s "$1" "$(BASH_ENV='' exec "$BASH" -c 'echo "$PPID"')"
       # Only reached when the signal is ignored (the host's choice).
       exit $((128 + $(kill -l "$1")))
     }
