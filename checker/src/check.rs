@@ -775,3 +775,72 @@ impl Saver {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn live(deadline: u64, deadline_epoch: u64) -> Source {
+        Source::Live {
+            kubectl: Kubectl {
+                program: "kubectl".into(),
+                context: None,
+                kubeconfig: None,
+                timeout: Duration::from_secs(120),
+            },
+            deadline: Duration::from_secs(deadline),
+            interval: Duration::from_secs(5),
+            fetch: Fetch::Pages { chunk_size: 0 },
+            watch: true,
+            deadline_epoch,
+        }
+    }
+
+    fn in_seconds(seconds: u64) -> u64 {
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+        now.expect("after 1970").as_secs() + seconds
+    }
+
+    /// The settle deadline and the lists' budget in seconds; whether the
+    /// epoch set each.
+    fn ends(source: &Source) -> (u64, u64, bool, bool) {
+        let started = Instant::now();
+        let bounds = Bounds::new(source, started).expect("not passed");
+        let Source::Live { deadline, .. } = bounds.source else {
+            unreachable!()
+        };
+        let until = bounds.until.at.duration_since(started);
+        // Rounded: the epoch is whole seconds, now is not.
+        let round = |d: Duration| (d.as_millis() as u64 + 500) / 1000;
+        (
+            round(deadline),
+            round(until),
+            bounds.settle_by_epoch,
+            bounds.until_by_epoch,
+        )
+    }
+
+    #[test]
+    fn the_deadline_epoch_caps_the_deadline_and_every_list_once() {
+        assert_eq!(ends(&live(60, 0)), (60, 180, false, false));
+        assert_eq!(ends(&live(60, in_seconds(1000))), (60, 180, false, false));
+        let (deadline, until, settle, list) = ends(&live(60, in_seconds(100)));
+        assert_eq!((deadline, settle, list), (60, false, true));
+        assert!((99..=100).contains(&until), "{until}");
+        let (deadline, until, settle, list) = ends(&live(60, in_seconds(30)));
+        assert!((29..=30).contains(&deadline) && (29..=30).contains(&until));
+        assert!(settle && list);
+    }
+
+    #[test]
+    fn a_deadline_epoch_already_past_ends_the_check_at_once() {
+        let error = Bounds::new(&live(60, 1), Instant::now())
+            .err()
+            .expect("passed");
+        assert_eq!(error.exit_code(), crate::exit::CANNOT_OBSERVE);
+        assert_eq!(
+            error.to_string(),
+            messages::DEADLINE_EPOCH_PASSED.format(&[("epoch", &1), ("waited", &0)])
+        );
+    }
+}
