@@ -59,13 +59,14 @@ verify_pods() {
   #   KWOK_VERIFY_PODS_KUBECTL_TIMEOUT (120, >= 1): kill a kubectl call after this many seconds (one get pods of 150k pods takes about a minute); 0 would kill every call
   #   KWOK_VERIFY_PODS_CHUNK_SIZE (0, >= 0): objects per page of the raw pods and events lists; 0 = one request for the whole list (measured the fastest and leanest: see README, Chunk size)
   #   KWOK_VERIFY_PODS_LIST_LIMIT (10, >= 0): the text, annotations and step summary list at most this many groups of pods by cause, pods per group and nodes (a digest of at most ~300 lines at any cluster size; the JSON keeps every pod); 0 = list every pod and node
+  #   KWOK_VERIFY_PODS_DEADLINE_EPOCH (0, >= 0): a unix time by which the whole check ends (settling, every kubectl call, the events); cut short by it, exit 2; 0 = unset (a host passes its own, e.g. KWOK_SYNC_DEADLINE_EPOCH)
   #   KWOK_VERIFY_PODS_ARTIFACT_DIR: on failure, save pods.json, events.json, report.json here; empty = unset
   #   KWOK_VERIFY_PODS_EXCLUDE_OWNER_KINDS (Job): comma-separated owner kinds whose pending pods do not count as unscheduled, exact match (default: checker/programs/excluded-owner-kinds, Job); empty = none
   #   GITHUB_STEP_SUMMARY: GitHub Actions: append summary.jq's Markdown to the file it names; empty = unset
   #
   # Returns 0 pass or empty, 1 validation failed, 2 could not observe.
   # Diagnostics (exit 2, events not collected) go to stderr, so stdout holds
-  # exactly the lines of `verify-pods check`. Needs bash >= 4.4, jq >= 1.6,
+  # exactly the lines of `verify-pods check`. Needs bash >= 3.2, jq >= 1.6,
   # timeout (coreutils) and kubectl on PATH; no sort, uniq or awk.
   local work_dir status=0 verify_pods__job verify_pods__host_traps
   if ! work_dir=$(mktemp -d "${TMPDIR:-/tmp}/verify-pods.XXXXXXXXXX"); then
@@ -80,10 +81,16 @@ verify_pods() {
   # kubectl), remove work_dir, put the host's traps back and end the caller
   # by the same signal. The host's traps are restored on every way out.
   verify_pods__host_traps=$(trap -p TERM INT HUP)
+  # This shell's PID, also in a subshell of the host (BASHPID needs bash
+  # 4): the parent of a bash that replaces a command substitution's shell
+  # (this bash itself, $BASH: nothing from PATH; BASH_ENV is not read).
+  local verify_pods__self
+  # shellcheck disable=SC2016 # expanded by that bash
+  verify_pods__self=$(BASH_ENV='' exec "$BASH" -c 'echo "$PPID"')
   for verify_pods__job in TERM INT HUP; do
     # shellcheck disable=SC2064 # expanded now: the trap names its signal
     # (`|| :`: the host's errexit holds in its traps.)
-    trap "kill -s TERM -- \"\$verify_pods__job\" 2>/dev/null || :; wait \"\$verify_pods__job\" 2>/dev/null || :; rm -rf -- \"\$work_dir\" || :; trap - TERM INT HUP; eval \"\$verify_pods__host_traps\"; kill -s $verify_pods__job \"\$BASHPID\" || :" "$verify_pods__job"
+    trap "kill -s TERM -- \"\$verify_pods__job\" 2>/dev/null || :; wait \"\$verify_pods__job\" 2>/dev/null || :; rm -rf -- \"\$work_dir\" || :; trap - TERM INT HUP; eval \"\$verify_pods__host_traps\"; kill -s $verify_pods__job $verify_pods__self || :" "$verify_pods__job"
   done
   verify_pods__job=
   (
@@ -112,7 +119,9 @@ verify_pods() {
       fi
       rm -rf -- "$work_dir"
       trap - "$1"
-      kill -s "$1" "$BASHPID"
+      # This subshell's PID (BASHPID needs bash 4), as verify_pods__self.
+      # shellcheck disable=SC2016 # expanded by that bash
+      kill -s "$1" "$(BASH_ENV='' exec "$BASH" -c 'echo "$PPID"')"
       # Only reached when the signal is ignored (the host's choice).
       exit $((128 + $(kill -l "$1")))
     }
@@ -965,8 +974,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
     # kubectl_timeout (capped=true), else to kubectl_timeout; returns 1 when
     # none are left.
     verify_pods__cap() {
-      local now_us=${EPOCHREALTIME:-$SECONDS.000000} left_us
-      now_us=${now_us//[!0123456789]/}
+      local now_us left_us
+      verify_pods__now
       left_us=$((10#$1 - 10#$now_us))
       capped=false cap=$kubectl_timeout
       ((left_us > 0)) || return 1
@@ -1178,6 +1187,16 @@ VERIFY_PODS_PAGE_HEAD_JQ
     verify_pods__run_progress() { verify_pods__jq -r --argjson attempts "$1" --argjson waited_seconds "$2" --argjson deadline_seconds "$3" "$progress_program"; }
     verify_pods__run_summary() { verify_pods__jq -r --argjson list_limit "$1" "$summary_program"; }
 
+    # Sets count to the lines on stdin (a last line without its newline
+    # counts), as the checker counts documents.
+    verify_pods__count_lines() {
+      local line
+      count=0
+      while IFS= read -r line || [[ -n $line ]]; do
+        count=$((count + 1))
+      done
+    }
+
     # "LEVEL<TAB>TEXT" lines on stdin (render.jq, progress.jq) → log_LEVEL
     # TEXT. A line that cannot be printed (stdout on a full disk) fails it:
     # a verdict nobody can read is not a success (the checker exits 2 too).
@@ -1198,19 +1217,25 @@ VERIFY_PODS_PAGE_HEAD_JQ
       done
     }
 
-    # Sets waited to the whole seconds since started_us, by wall clock:
-    # EPOCHREALTIME (bash >= 5, any locale's decimal point), else SECONDS.
-    verify_pods__elapsed() {
-      local now_us=${EPOCHREALTIME:-$SECONDS.000000}
+    # Sets now_us to the microseconds of the clock: EPOCHREALTIME (bash >=
+    # 5, any locale's decimal point), else SECONDS (bash 3.2: whole seconds
+    # since the shell started). Only differences of it are used.
+    verify_pods__now() {
+      now_us=${EPOCHREALTIME:-$SECONDS.000000}
       now_us=${now_us//[!0123456789]/}
+    }
+
+    # Sets now_us, and waited to the whole seconds since started_us.
+    verify_pods__elapsed() {
+      verify_pods__now
       waited=$(((10#$now_us - 10#$started_us) / 1000000))
     }
 
     # Sets pause to the interval, or to what is left before deadline_us
     # when that is less (S.UUUUUU for sleep): no sleep ends past the deadline.
     verify_pods__pause() {
-      local now_us=${EPOCHREALTIME:-$SECONDS.000000} left_us
-      now_us=${now_us//[!0123456789]/}
+      local now_us left_us
+      verify_pods__now
       left_us=$((deadline_us - 10#$now_us))
       if ((left_us < 0)); then
         left_us=0
@@ -1225,14 +1250,15 @@ VERIFY_PODS_PAGE_HEAD_JQ
     # contract's knobs (variable, environment variable, default, minimum,
     # most significant digits) and in its words: ASCII digits only, base 10
     # (010 is ten), a limit on the digits (bash arithmetic is 64-bit), a minimum.
-    local deadline=0 interval=0 kubectl_timeout=0 chunk_size=0 list_limit=0
+    local deadline=0 interval=0 kubectl_timeout=0 chunk_size=0 list_limit=0 deadline_epoch=0
     local setting name named default minimum max_digits unit text value digits
     for setting in \
       "deadline KWOK_VERIFY_PODS_DEADLINE 60 0 18 seconds" \
       "interval KWOK_VERIFY_PODS_INTERVAL 5 1 18 seconds" \
       "kubectl_timeout KWOK_VERIFY_PODS_KUBECTL_TIMEOUT 120 1 18 seconds" \
       "chunk_size KWOK_VERIFY_PODS_CHUNK_SIZE 0 0 9 objects" \
-      "list_limit KWOK_VERIFY_PODS_LIST_LIMIT 10 0 9 entries"; do
+      "list_limit KWOK_VERIFY_PODS_LIST_LIMIT 10 0 9 entries" \
+      "deadline_epoch KWOK_VERIFY_PODS_DEADLINE_EPOCH 0 0 18 seconds"; do
       read -r name named default minimum max_digits unit <<<"$setting"
       text=${!named-$default}
       # One line whatever the value holds, as the checker shows it.
@@ -1288,16 +1314,47 @@ VERIFY_PODS_PAGE_HEAD_JQ
     local attempts=0 waited=0 attempt_started=0 started_us unscheduled next verdict
     local url page command why lists list list_status pause broken
     local until_us deadline_us pods_until_us unfinished=false seconds pages now_us
-    local -a doc_lines=()
-    started_us=${EPOCHREALTIME:-$SECONDS.000000}
-    started_us=${started_us//[!0123456789]/}
-    # Every pods list ends by the deadline plus one kubectl timeout (a list
-    # begun at the deadline still gets its timeout; no server keeps it
-    # paging), and no sleep ends past the deadline.
+    local epoch epoch_us settle_seconds settle_by_epoch=false until_by_epoch=false
+    verify_pods__now
+    started_us=$now_us
+    # The check's ends, computed once, as checker::check::Bounds: every pods
+    # list ends by the deadline plus one kubectl timeout (a list begun at
+    # the deadline still gets its timeout; no server keeps it paging), and
+    # no sleep ends past the deadline; the deadline epoch, when set, caps
+    # both.
     verify_pods__after "$deadline"
     deadline_us=$until_us
     verify_pods__after $((deadline + kubectl_timeout))
     pods_until_us=$until_us
+    if ((deadline_epoch > 0)); then
+      epoch=$deadline_epoch
+      # 64-bit arithmetic: an epoch past 10^12 s is no bound.
+      if ((epoch > 1000000000000)); then
+        epoch=1000000000000
+      fi
+      # The epoch on now_us's clock: the unix clock itself with
+      # EPOCHREALTIME, else SECONDS, offset by date's unix time now.
+      if [[ -n ${EPOCHREALTIME:-} ]]; then
+        epoch_us=$((epoch * 1000000))
+      else
+        epoch_us=$(date +%s) || epoch_us=0
+        epoch_us=$(((epoch - 10#${epoch_us//[!0123456789]/}) * 1000000 + 10#$started_us))
+      fi
+      if ((epoch_us < deadline_us)); then
+        deadline_us=$epoch_us settle_by_epoch=true
+      fi
+      if ((epoch_us < pods_until_us)); then
+        pods_until_us=$epoch_us until_by_epoch=true
+      fi
+      epoch=$deadline_epoch
+      if ((epoch_us <= 10#$started_us)); then
+        waited=0
+        verify_pods__error 2 "the deadline epoch %s passed after %ss: the observation was cut short, no verdict" "$epoch" "$waited" || return
+      fi
+    fi
+    until_us=$pods_until_us
+    # The settle deadline in whole seconds, as the progress line says it.
+    settle_seconds=$(((deadline_us - 10#$started_us) / 1000000))
     while :; do
       attempts=$((attempts + 1))
       # waited_seconds is the time spent before the snapshot the verdict
@@ -1330,6 +1387,11 @@ VERIFY_PODS_PAGE_HEAD_JQ
           0) break ;;
           1) ;;
           *)
+            if [[ $unfinished == true && $until_by_epoch == true ]]; then
+              verify_pods__elapsed
+              epoch=$deadline_epoch
+              verify_pods__error 2 "the deadline epoch %s passed after %ss: the observation was cut short, no verdict" "$epoch" "$waited" || return
+            fi
             if [[ $unfinished == true ]]; then
               seconds=$((deadline + kubectl_timeout)) pages=$((page - 1))
               printf -v why "the list did not finish within %ss (the deadline plus the kubectl timeout), %s pages read" "$seconds" "$pages"
@@ -1343,7 +1405,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
         esac
         printf -v broken "the list broke at page %s (%s)" "$page" "$why"
         verify_pods__elapsed
-        if ((waited >= deadline)); then
+        if ((10#$now_us >= deadline_us)); then
           verify_pods__error 2 "no coherent list of the pods before the deadline: %s lists broke, the last one %s" "$lists" "$broken" || return
         fi
         list=$((lists + 1))
@@ -1354,9 +1416,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
           verify_pods__error 2 "sleep %s failed" "$interval" || return
         fi
       done
-      mapfile -t doc_lines <"$report_file"
-      if ((${#doc_lines[@]} != 1)); then
-        count=${#doc_lines[@]}
+      verify_pods__count_lines <"$report_file"
+      if ((count != 1)); then
         printf -v why "%s JSON documents, expected one" "$count"
         verify_pods__error 2 "cannot read the output of \`%s\`: %s" "$command" "$why" || return
       fi
@@ -1367,8 +1428,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
       read -r verdict unscheduled next <"$decision_file"
       verify_pods__elapsed
       # Settle only while waiting can help (decision.jq says "wait").
-      if [[ $next == wait ]] && ((waited < deadline)); then
-        if ! verify_pods__run_progress "$attempts" "$waited" "$deadline" \
+      if [[ $next == wait ]] && ((10#$now_us < deadline_us)); then
+        if ! verify_pods__run_progress "$attempts" "$waited" "$settle_seconds" \
           <"$report_file" >"$lines_file"; then
           local program=progress.jq why=$jq_error
           verify_pods__error 2 "%s: %s" "$program" "$why" || return
@@ -1384,6 +1445,11 @@ VERIFY_PODS_PAGE_HEAD_JQ
       fi
       break
     done
+    # Still settling when the deadline epoch, not the deadline, ended it.
+    if [[ $next == wait && $settle_by_epoch == true ]]; then
+      epoch=$deadline_epoch
+      verify_pods__error 2 "the deadline epoch %s passed after %ss: the observation was cut short, no verdict" "$epoch" "$waited" || return
+    fi
     waited=$attempt_started
 
     # The events that explain the unscheduled pods; the verdict stands
@@ -1394,8 +1460,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
       events_fetched=true
       # The events list's own budget: one kubectl timeout, never past the
       # pods lists' end (the verdict is known; the events only explain it).
-      now_us=${EPOCHREALTIME:-$SECONDS.000000}
-      now_us=${now_us//[!0123456789]/}
+      verify_pods__now
       until_us=$pods_until_us seconds=$kubectl_timeout
       if (((until_us - 10#$now_us) / 1000000 >= kubectl_timeout)); then
         until_us=$((10#$now_us + kubectl_timeout * 1000000))
@@ -1424,9 +1489,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
         verify_pods__warn "cannot collect FailedScheduling events: %s" "$why"
         : >"$matched_file"
       else
-        mapfile -t doc_lines <"$matched_file"
-        if ((${#doc_lines[@]} != 1)); then
-          count=${#doc_lines[@]}
+        verify_pods__count_lines <"$matched_file"
+        if ((count != 1)); then
           printf -v why "%s JSON documents, expected one" "$count"
           printf -v why "cannot read the output of \`%s\`: %s" "$command" "$why"
           verify_pods__warn "cannot collect FailedScheduling events: %s" "$why"

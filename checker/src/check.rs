@@ -60,6 +60,9 @@ pub enum CheckError {
     },
     /// The pods list did not end by the deadline plus the kubectl timeout.
     Unfinished { pages: usize, seconds: u64 },
+    /// The deadline epoch passed before the observation ended (`waited`
+    /// whole seconds after the check started).
+    EpochPassed { epoch: u64, waited: u64 },
 }
 
 impl fmt::Display for CheckError {
@@ -94,6 +97,9 @@ impl fmt::Display for CheckError {
                 let why = words::LIST_OVERRAN.format(&[("seconds", seconds), ("pages", pages)]);
                 f.write_str(&messages::LIST_UNFINISHED.format(&[("why", &why)]))
             }
+            CheckError::EpochPassed { epoch, waited } => f.write_str(
+                &messages::DEADLINE_EPOCH_PASSED.format(&[("epoch", epoch), ("waited", waited)]),
+            ),
         }
     }
 }
@@ -108,6 +114,7 @@ impl CheckError {
             CheckError::Unreadable { .. } => messages::UNREADABLE_OUTPUT.exit_code(),
             CheckError::Incoherent { .. } => messages::LIST_INCOHERENT.exit_code(),
             CheckError::Unfinished { .. } => messages::LIST_UNFINISHED.exit_code(),
+            CheckError::EpochPassed { .. } => messages::DEADLINE_EPOCH_PASSED.exit_code(),
             CheckError::ArtifactDir { .. } => messages::ARTIFACT_DIR_CREATE.exit_code(),
             CheckError::SaveDir { .. } => messages::ARTIFACTS_NOT_SAVED.exit_code(),
             CheckError::Snapshot(_) | CheckError::Eval { .. } | CheckError::Open { .. } => {
@@ -131,6 +138,7 @@ pub(crate) fn unreadable_why(error: &SnapshotError) -> String {
 }
 
 /// Where the pods (and events) come from.
+#[derive(Clone)]
 pub enum Source {
     /// A saved snapshot (`-` = stdin), optional saved events: one attempt.
     Offline {
@@ -146,6 +154,9 @@ pub enum Source {
         /// Settle on one list plus a watch ([`crate::watch`]); false: list
         /// again every interval.
         watch: bool,
+        /// A unix time by which the whole check ends (0: none), see
+        /// [`Bounds`].
+        deadline_epoch: u64,
     },
 }
 
@@ -191,6 +202,8 @@ pub fn run(
     let projection = Projection::canonical();
     let saver = Saver::new(settings.save_dir.as_deref(), &inputs(source))?;
     let started = Instant::now();
+    let bounds = Bounds::new(source, started)?;
+    let source = &bounds.source;
     let mut attempts = 0;
     let eval_error = |source: String| move |error| CheckError::Eval { source, error };
     let mut watching = matches!(
@@ -207,7 +220,7 @@ pub fn run(
         // comes from: 0 whenever the first attempt decides, in both drivers.
         let attempt_started = started.elapsed().as_secs();
         let list_started = Instant::now();
-        let docs = read_pods(source, &projection, &saver, started, notice)?;
+        let docs = read_pods(source, &projection, &saver, (started, &bounds), notice)?;
         // Rc clones: the watch starts from these pods.
         let listed = watching.then(|| docs.clone());
         let report = engine
@@ -274,10 +287,14 @@ pub fn run(
             _ => break (report, decision, attempt_started),
         }
     };
+    // Still settling when the deadline epoch, not the deadline, ended it.
+    if decision.may_settle && bounds.settle_by_epoch {
+        return Err(bounds.passed(started));
+    }
     let mut warnings = Vec::new();
     let events = read_events(
         engine,
-        (source, started),
+        (source, &bounds),
         &projection,
         &report,
         decision.unscheduled.then_some(&saver),
@@ -339,7 +356,7 @@ fn read_pods(
     source: &Source,
     projection: &Projection,
     saver: &Saver,
-    started: Instant,
+    (started, bounds): (Instant, &Bounds),
     notice: &mut dyn FnMut(&str),
 ) -> Result<Vec<Val>, CheckError> {
     let (kubectl, deadline, interval, chunk_size) = match source {
@@ -362,7 +379,7 @@ fn read_pods(
             ..
         } => (kubectl, *deadline, *interval, *chunk_size),
     };
-    let until = check_until(started, deadline, kubectl);
+    let until = bounds.until;
     let mut lists = 0;
     loop {
         lists += 1;
@@ -378,6 +395,9 @@ fn read_pods(
         ) {
             Ok(docs) => return Ok(docs),
             Err(ListError::Failed(e)) => return Err(e),
+            Err(ListError::Unfinished { .. }) if bounds.until_by_epoch => {
+                return Err(bounds.passed(started));
+            }
             Err(ListError::Unfinished { pages }) => {
                 let seconds = until.seconds;
                 return Err(CheckError::Unfinished { pages, seconds });
@@ -396,22 +416,85 @@ fn read_pods(
     }
 }
 
-/// When every pods list of a live check must have ended: the deadline
-/// plus one kubectl timeout after the check started (a list begun at the
-/// deadline still gets its kubectl timeout; no server keeps it paging).
-pub fn check_until(started: Instant, deadline: Duration, kubectl: &Kubectl) -> list::Until {
-    let budget = deadline.saturating_add(kubectl.timeout);
-    list::Until {
-        at: started + budget,
-        seconds: budget.as_secs(),
+/// A live check's ends, computed once when it starts: the one place the
+/// deadline epoch meets the relative deadline. Everything after reads
+/// these: the settle loop and the watch its `source`'s deadline, every list
+/// (pages, retries) [`Self::until`], the events a budget within it.
+pub(crate) struct Bounds {
+    /// The source, its settle deadline capped by the time left before the
+    /// deadline epoch.
+    source: Source,
+    /// When every pods list must have ended: the deadline plus one kubectl
+    /// timeout after the check started (a list begun at the deadline still
+    /// gets its kubectl timeout; no server keeps it paging), or the
+    /// deadline epoch when sooner.
+    until: list::Until,
+    /// The epoch, not the deadline, ends the settling / the lists.
+    settle_by_epoch: bool,
+    until_by_epoch: bool,
+    epoch: u64,
+}
+
+impl Bounds {
+    fn new(source: &Source, started: Instant) -> Result<Self, CheckError> {
+        let mut bounded = source.clone();
+        let Source::Live {
+            kubectl,
+            deadline,
+            deadline_epoch,
+            ..
+        } = &mut bounded
+        else {
+            return Ok(Self {
+                source: bounded,
+                until: list::Until::after(Duration::ZERO),
+                settle_by_epoch: false,
+                until_by_epoch: false,
+                epoch: 0,
+            });
+        };
+        let budget = deadline.saturating_add(kubectl.timeout);
+        // The time left before the epoch, by the wall clock, now.
+        let left = (*deadline_epoch > 0).then(|| {
+            let at = std::time::UNIX_EPOCH + Duration::from_secs(*deadline_epoch);
+            let now = std::time::SystemTime::now();
+            at.duration_since(now).unwrap_or_default()
+        });
+        let epoch = *deadline_epoch;
+        let settle_by_epoch = left.is_some_and(|left| left < *deadline);
+        let until_by_epoch = left.is_some_and(|left| left < budget);
+        if let Some(left) = left {
+            *deadline = left.min(*deadline);
+        }
+        let bounds = Self {
+            source: bounded,
+            until: list::Until {
+                at: started + left.map_or(budget, |left| left.min(budget)),
+                seconds: budget.as_secs(),
+            },
+            settle_by_epoch,
+            until_by_epoch,
+            epoch,
+        };
+        if left == Some(Duration::ZERO) {
+            return Err(bounds.passed(started));
+        }
+        Ok(bounds)
+    }
+
+    /// The error of an observation the deadline epoch cut short.
+    fn passed(&self, started: Instant) -> CheckError {
+        CheckError::EpochPassed {
+            epoch: self.epoch,
+            waited: started.elapsed().as_secs(),
+        }
     }
 }
 
 /// The events list's own budget: one kubectl timeout from now, and never
-/// past the pods lists' end ([`check_until`]): the verdict is known, the
+/// past the pods lists' end ([`Bounds::until`]): the verdict is known, the
 /// events only explain it.
-fn events_until(started: Instant, deadline: Duration, kubectl: &Kubectl) -> list::Until {
-    let check = check_until(started, deadline, kubectl);
+fn events_until(check: list::Until, kubectl: &Kubectl) -> list::Until {
     let own = list::Until::after(kubectl.timeout);
     if own.at <= check.at {
         own
@@ -448,7 +531,7 @@ fn read_list_json(
 /// (the bash function does the same).
 fn read_events(
     engine: &Engine,
-    (source, started): (&Source, Instant),
+    (source, bounds): (&Source, &Bounds),
     projection: &Projection,
     report: &Report,
     unscheduled: Option<&Saver>,
@@ -476,15 +559,7 @@ fn read_events(
             Ok(unscheduled.map(|_| events))
         }
         (Source::Live { .. }, None) => Ok(None),
-        (
-            Source::Live {
-                kubectl,
-                fetch,
-                deadline,
-                ..
-            },
-            Some(saver),
-        ) => {
+        (Source::Live { kubectl, fetch, .. }, Some(saver)) => {
             let docs = match fetch {
                 Fetch::ListJson => {
                     let list = (&GET_EVENTS[..], "events.json");
@@ -494,7 +569,7 @@ fn read_events(
                 Fetch::Pages { chunk_size } => {
                     let mut tee = saver.tee("events.json")?;
                     let copy = tee.as_mut().map(|file| file as &mut dyn Write);
-                    let until = events_until(started, *deadline, kubectl);
+                    let until = events_until(bounds.until, kubectl);
                     list::read(
                         kubectl,
                         list::EVENTS,
@@ -698,5 +773,74 @@ impl Saver {
             fs::write(&path, json).map_err(io_err(&path))?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn live(deadline: u64, deadline_epoch: u64) -> Source {
+        Source::Live {
+            kubectl: Kubectl {
+                program: "kubectl".into(),
+                context: None,
+                kubeconfig: None,
+                timeout: Duration::from_secs(120),
+            },
+            deadline: Duration::from_secs(deadline),
+            interval: Duration::from_secs(5),
+            fetch: Fetch::Pages { chunk_size: 0 },
+            watch: true,
+            deadline_epoch,
+        }
+    }
+
+    fn in_seconds(seconds: u64) -> u64 {
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+        now.expect("after 1970").as_secs() + seconds
+    }
+
+    /// The settle deadline and the lists' budget in seconds; whether the
+    /// epoch set each.
+    fn ends(source: &Source) -> (u64, u64, bool, bool) {
+        let started = Instant::now();
+        let bounds = Bounds::new(source, started).expect("not passed");
+        let Source::Live { deadline, .. } = bounds.source else {
+            unreachable!()
+        };
+        let until = bounds.until.at.duration_since(started);
+        // Rounded: the epoch is whole seconds, now is not.
+        let round = |d: Duration| (d.as_millis() as u64 + 500) / 1000;
+        (
+            round(deadline),
+            round(until),
+            bounds.settle_by_epoch,
+            bounds.until_by_epoch,
+        )
+    }
+
+    #[test]
+    fn the_deadline_epoch_caps_the_deadline_and_every_list_once() {
+        assert_eq!(ends(&live(60, 0)), (60, 180, false, false));
+        assert_eq!(ends(&live(60, in_seconds(1000))), (60, 180, false, false));
+        let (deadline, until, settle, list) = ends(&live(60, in_seconds(100)));
+        assert_eq!((deadline, settle, list), (60, false, true));
+        assert!((99..=100).contains(&until), "{until}");
+        let (deadline, until, settle, list) = ends(&live(60, in_seconds(30)));
+        assert!((29..=30).contains(&deadline) && (29..=30).contains(&until));
+        assert!(settle && list);
+    }
+
+    #[test]
+    fn a_deadline_epoch_already_past_ends_the_check_at_once() {
+        let error = Bounds::new(&live(60, 1), Instant::now())
+            .err()
+            .expect("passed");
+        assert_eq!(error.exit_code(), crate::exit::CANNOT_OBSERVE);
+        assert_eq!(
+            error.to_string(),
+            messages::DEADLINE_EPOCH_PASSED.format(&[("epoch", &1), ("waited", &0)])
+        );
     }
 }

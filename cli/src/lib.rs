@@ -100,7 +100,7 @@ enum BashCommand {
 
 const BASH_HELP: &str = "\
 The bash function runs the same canonical programs with the real jq (see the
-README: bash >= 4.4, jq >= 1.6, timeout, kubectl, log_info/log_warn/log_error).
+README: bash >= 3.2, jq >= 1.6, timeout, kubectl, log_info/log_warn/log_error).
 
 Examples:
   verify-pods bash render > verify_pods.sh            # the function, to source
@@ -210,6 +210,9 @@ struct CheckArgs {
     /// Settle deadline in seconds: keep re-checking while pods are only unscheduled.
     #[arg(long, value_name = "SECONDS", env = DEADLINE_ENV, default_value_t = options::DEFAULT_DEADLINE.to_string())]
     deadline: String,
+    /// A unix time by which the whole check ends (settling, kubectl calls, events); cut short by it, exit 2 (0 = unset).
+    #[arg(long, value_name = "EPOCH", env = options::DEADLINE_EPOCH.env, default_value_t = options::DEADLINE_EPOCH.default.to_string())]
+    deadline_epoch: String,
     /// Seconds between attempts while settling (at least 1).
     #[arg(long, value_name = "SECONDS", env = INTERVAL_ENV, default_value_t = options::DEFAULT_INTERVAL.to_string())]
     interval: String,
@@ -392,6 +395,7 @@ fn source(args: &CheckArgs, matches: &ArgMatches) -> Result<Source, options::Sai
     let interval = knob(&options::INTERVAL, &args.interval, matches)?;
     let timeout = knob(&options::KUBECTL_TIMEOUT, &args.kubectl_timeout, matches)?;
     let chunk_size = knob(&options::CHUNK_SIZE, &args.chunk_size, matches)?;
+    let deadline_epoch = knob(&options::DEADLINE_EPOCH, &args.deadline_epoch, matches)?;
     // At most 9 digits (the contract): it fits.
     let chunk_size = usize::try_from(chunk_size).unwrap_or(usize::MAX);
     let watch = watch_setting(&args.watch, matches)?;
@@ -416,6 +420,7 @@ fn source(args: &CheckArgs, matches: &ArgMatches) -> Result<Source, options::Sai
             FetchArg::ListJson => check::Fetch::ListJson,
         },
         watch,
+        deadline_epoch,
     })
 }
 

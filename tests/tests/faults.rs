@@ -7,7 +7,9 @@
 //! The state is built so that partial data would pass: the only
 //! unschedulable pod is the last item of the list.
 
-use checker::options::{messages, CHUNK_SIZE_ENV, DEADLINE_ENV, INTERVAL_ENV, KUBECTL_TIMEOUT_ENV};
+use checker::options::{
+    messages, CHUNK_SIZE_ENV, DEADLINE_ENV, DEADLINE_EPOCH, INTERVAL_ENV, KUBECTL_TIMEOUT_ENV,
+};
 use checker::Engine;
 use serde_json::Value;
 use std::process::Output;
@@ -729,5 +731,133 @@ fn a_numeric_resource_version_is_refused_by_both_drivers() {
         r#"{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":5},"items":[]}"#;
     for (path, code, line) in both_on_printed(&format!("printf '%s\\n' '{page}'")) {
         assert_eq!(code, Some(2), "{path:?}: {line}");
+    }
+}
+
+// ------------------------------------------ issue 24 item 5: deadline epoch
+
+/// The unix time `seconds` from now.
+fn epoch_in(seconds: i64) -> String {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock after 1970")
+        .as_secs();
+    now.saturating_add_signed(seconds).to_string()
+}
+
+/// A deadline epoch already past: both drivers exit 2 at once, with the
+/// one line that says so, before any list.
+#[test]
+fn a_deadline_epoch_in_the_past_exits_2_at_once() {
+    let past = epoch_in(-5);
+    let env_vars = [(DEADLINE_EPOCH.env, past.as_str())];
+    let limit = Duration::from_secs(SLOW);
+    for (path, outcome, took) in both_within(&[], None, &env_vars, &KubeOptions::default(), limit) {
+        let what = describe(path, &outcome);
+        assert_eq!(outcome.output.status.code(), Some(2), "{what}");
+        let stderr = text(&outcome.output.stderr);
+        assert_eq!(
+            lines_of(&stderr, &messages::DEADLINE_EPOCH_PASSED),
+            1,
+            "{what}"
+        );
+        assert!(
+            stderr.contains(&format!("epoch {past} passed after 0s")),
+            "{what}"
+        );
+        assert!(
+            outcome.log.iter().all(|e| e.list.is_none()),
+            "no list: {what}"
+        );
+        assert!(took < Duration::from_secs(5), "took {took:?}: {what}");
+    }
+}
+
+/// A cluster that never settles, a 60 s deadline, an epoch 4 s ahead: both
+/// drivers (the checker watching, the bash polling) end by the epoch, exit
+/// 2 with its line and no verdict.
+#[test]
+fn a_deadline_epoch_ahead_cuts_settling_short() {
+    let ahead = epoch_in(4);
+    let env_vars = [
+        (DEADLINE_EPOCH.env, ahead.as_str()),
+        (DEADLINE_ENV, "60"),
+        (INTERVAL_ENV, "1"),
+    ];
+    let limit = Duration::from_secs(60 + SLOW);
+    for (path, outcome, took) in both_within(&[], None, &env_vars, &KubeOptions::default(), limit) {
+        let what = describe(path, &outcome);
+        assert!(took < Duration::from_secs(4 + 3), "took {took:?}: {what}");
+        assert!(took >= Duration::from_secs(2), "took {took:?}: {what}");
+        assert_eq!(outcome.output.status.code(), Some(2), "{what}");
+        let stderr = text(&outcome.output.stderr);
+        assert_eq!(
+            lines_of(&stderr, &messages::DEADLINE_EPOCH_PASSED),
+            1,
+            "{what}"
+        );
+        let stdout = text(&outcome.output.stdout);
+        assert!(
+            !stdout.contains("Scheduling validation"),
+            "no verdict: {what}"
+        );
+    }
+}
+
+/// The same with a slow pods list (every page 2 s, pages of 3): the list
+/// that the epoch interrupts ends by it too, with the epoch's line.
+#[test]
+fn a_deadline_epoch_ahead_cuts_a_slow_list_short() {
+    let ahead = epoch_in(3);
+    let slow = Fault::Delay(Duration::from_millis(2000));
+    let rules = [FaultRule::always(Target::PodsList, slow)];
+    let env_vars = [
+        (DEADLINE_EPOCH.env, ahead.as_str()),
+        (DEADLINE_ENV, "60"),
+        (KUBECTL_TIMEOUT_ENV, "60"),
+    ];
+    let limit = Duration::from_secs(60 + SLOW);
+    for (path, outcome, took) in both_within(
+        &rules,
+        Some(PAGE),
+        &env_vars,
+        &KubeOptions::default(),
+        limit,
+    ) {
+        let what = describe(path, &outcome);
+        assert!(took < Duration::from_secs(3 + 3), "took {took:?}: {what}");
+        assert_eq!(outcome.output.status.code(), Some(2), "{what}");
+        let stderr = text(&outcome.output.stderr);
+        assert_eq!(
+            lines_of(&stderr, &messages::DEADLINE_EPOCH_PASSED),
+            1,
+            "{what}"
+        );
+        assert_eq!(stderr.lines().count(), 1, "one line: {what}");
+    }
+}
+
+/// An epoch later than the deadline: the deadline governs, as without it
+/// (exit 1, the verdict after 2 s, no epoch line).
+#[test]
+fn a_deadline_epoch_after_the_deadline_leaves_it_in_charge() {
+    let later = epoch_in(600);
+    let env_vars = [
+        (DEADLINE_EPOCH.env, later.as_str()),
+        (DEADLINE_ENV, "2"),
+        (INTERVAL_ENV, "1"),
+    ];
+    let limit = Duration::from_secs(SLOW);
+    for (path, outcome, took) in both_within(&[], None, &env_vars, &KubeOptions::default(), limit) {
+        let what = describe(path, &outcome);
+        assert_eq!(outcome.output.status.code(), Some(1), "{what}");
+        let stderr = text(&outcome.output.stderr);
+        assert_eq!(
+            lines_of(&stderr, &messages::DEADLINE_EPOCH_PASSED),
+            0,
+            "{what}"
+        );
+        assert!(took < Duration::from_secs(2 + 5), "took {took:?}: {what}");
+        assert!(text(&outcome.output.stdout).contains("/2s)"), "{what}");
     }
 }
