@@ -1192,7 +1192,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
       fi
     }
 
-    # Seconds are validated like checker::options::parse_knob, from the
+    # Seconds are validated like checker::contract::parse_knob, from the
     # contract's knobs (variable, environment variable, default, minimum,
     # most significant digits) and in its words: ASCII digits only, base 10
     # (010 is ten), a limit on the digits (bash arithmetic is 64-bit), a minimum.
@@ -1222,7 +1222,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
       printf -v "$name" '%d' "$((10#${digits:-0}))"
     done
 
-    # The excluded owner kinds, like checker::options::parse_owner_kinds:
+    # The excluded owner kinds, like checker::contract::parse_owner_kinds:
     # unset is the default list, empty is none; else kinds separated by
     # single commas, each ASCII letters and digits starting with a letter.
     named=KWOK_VERIFY_PODS_EXCLUDE_OWNER_KINDS

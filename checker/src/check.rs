@@ -2,10 +2,10 @@
 //! unscheduled, collect the matching events, build the result.
 
 use crate::cancel;
+use crate::contract::{self, messages, words};
 use crate::engine::{EvalError, Report};
 use crate::kubectl::{Kubectl, KubectlError};
 use crate::list::{self, ListError};
-use crate::options::{self, messages, words};
 use crate::reader::Projection;
 use crate::snapshot::{self, SnapshotError};
 use crate::watch;
@@ -73,12 +73,12 @@ impl fmt::Display for CheckError {
             ),
             CheckError::ArtifactDir { dir, error } => f.write_str(
                 &messages::ARTIFACT_DIR_CREATE
-                    .format(&[("dir", &dir.display()), ("why", &options::io_words(error))]),
+                    .format(&[("dir", &dir.display()), ("why", &contract::io_words(error))]),
             ),
             CheckError::SaveDir { path, error } => {
                 f.write_str(&messages::ARTIFACTS_NOT_SAVED.format(&[
                     ("path", &path.display()),
-                    ("why", &options::io_words(error)),
+                    ("why", &contract::io_words(error)),
                 ]))
             }
             CheckError::Open { path, error } => {

@@ -27,8 +27,8 @@
 //! error is reported when known, not when the next page ends.
 
 use crate::check::{unreadable_why, CheckError};
+use crate::contract::words;
 use crate::kubectl::{Kubectl, KubectlError, Stop};
-use crate::options::words;
 use crate::reader::page::{self, PageHead};
 use crate::reader::Shape;
 use crate::snapshot;

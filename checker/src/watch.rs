@@ -23,10 +23,10 @@
 //! any event means the server cannot watch (405) and the check polls
 //! ([`Ended::Refused`]). The bash function keeps polling.
 
+use crate::contract::messages;
 use crate::engine::{to_raw, Decision, EvalError, Report};
 use crate::kubectl::{Kubectl, KubectlError, Stop};
 use crate::list;
-use crate::options::messages;
 use crate::reader::{Projection, Shape};
 use crate::snapshot::{self, ReadOptions};
 use crate::Engine;

@@ -2,7 +2,7 @@
 //! exits 2 with one line on stderr that names the cause.
 
 use assert_cmd::Command;
-use checker::options::words;
+use checker::contract::words;
 use predicates::prelude::*;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -298,7 +298,7 @@ fn hanging_kubectl_is_killed_and_exits_2() {
 fn kubectl_output_that_is_not_json_exits_2() {
     let dir = tempfile::tempdir().unwrap();
     // The contract's words, with the position (kubectl's output is no file).
-    let position = checker::options::words::AT_POSITION.format(&[
+    let position = checker::contract::words::AT_POSITION.format(&[
         ("line", &1),
         ("column", &1),
         ("why", &"invalid JSON"),

@@ -4,7 +4,7 @@
 
 mod common;
 
-use checker::options::{self, ARTIFACT_DIR_ENV, DEADLINE_ENV, INTERVAL_ENV, KUBECTL_TIMEOUT_ENV};
+use checker::contract::{self, ARTIFACT_DIR_ENV, DEADLINE_ENV, INTERVAL_ENV, KUBECTL_TIMEOUT_ENV};
 use checker::Programs;
 use common::{checker_offline, sample, text, without_seconds, Sandbox};
 use serde_json::{json, Value};
@@ -480,12 +480,12 @@ fn both_drivers_accept_the_same_limits() {
     let bound = bound_sample(&sandbox);
     let events = write_json(&sandbox, "events.json", &empty_list());
     sandbox.pods(&[&bound]).events(&events);
-    for knob in options::KNOBS {
+    for knob in contract::KNOBS {
         let longest = format!("0{}", "9".repeat(knob.max_digits));
         sandbox.set(knob.env, &longest);
     }
     // The stub answers the first page at that chunk size.
-    let chunk_size = "9".repeat(options::CHUNK_SIZE.max_digits).parse().unwrap();
+    let chunk_size = "9".repeat(contract::CHUNK_SIZE.max_digits).parse().unwrap();
     for (stub, list) in [
         ("STUB_PODS_ARGS", checker::list::PODS),
         ("STUB_EVENTS_ARGS", checker::list::EVENTS),

@@ -236,7 +236,7 @@ pub fn stub_kubectl_env() -> [(&'static str, String); 3] {
         ("STUB_PODS_ARGS", first_page(checker::list::PODS)),
         ("STUB_EVENTS_ARGS", first_page(checker::list::EVENTS)),
         (
-            checker::options::CHUNK_SIZE_ENV,
+            checker::contract::CHUNK_SIZE_ENV,
             KUBECTL_CHUNK_SIZE.to_string(),
         ),
     ]
@@ -250,7 +250,7 @@ pub fn stub_kubectl_env_one_request() -> [(&'static str, String); 3] {
     [
         ("STUB_PODS_ARGS", one(checker::list::PODS)),
         ("STUB_EVENTS_ARGS", one(checker::list::EVENTS)),
-        (checker::options::CHUNK_SIZE_ENV, "0".to_owned()),
+        (checker::contract::CHUNK_SIZE_ENV, "0".to_owned()),
     ]
 }
 
@@ -312,8 +312,8 @@ pub fn run_wrapper_with(
         }
     }
     cmd.env("PATH", std::env::join_paths(paths).expect("PATH"))
-        .env(checker::options::DEADLINE_ENV, "0")
-        .env(checker::options::ARTIFACT_DIR_ENV, artifact_dir)
+        .env(checker::contract::DEADLINE_ENV, "0")
+        .env(checker::contract::ARTIFACT_DIR_ENV, artifact_dir)
         .env("STUB_PODS", pods)
         .env("STUB_EVENTS", events)
         .env("STUB_LOG", &log)
@@ -372,13 +372,13 @@ pub fn survivors(pids: &[u32], by: std::time::Instant, settled: impl Fn() -> boo
 
 /// How many lines of `stderr` are `message` (its words in order around
 /// whatever values).
-pub fn lines_of(stderr: &str, message: &checker::options::Message) -> usize {
+pub fn lines_of(stderr: &str, message: &checker::contract::Message) -> usize {
     let literals: Vec<&str> = message
         .pieces()
         .into_iter()
         .filter_map(|piece| match piece {
-            checker::options::Piece::Literal(text) => Some(text),
-            checker::options::Piece::Placeholder(_) => None,
+            checker::contract::Piece::Literal(text) => Some(text),
+            checker::contract::Piece::Placeholder(_) => None,
         })
         .collect();
     stderr

@@ -2,7 +2,7 @@
 //! `verify-pods check` (live) and `generated/verify-pods.sh` give the golden
 //! output of every recorded case, also when the list spans several pages.
 
-use checker::options::{CHUNK_SIZE_ENV, DEADLINE_ENV};
+use checker::contract::{CHUNK_SIZE_ENV, DEADLINE_ENV};
 use checker::Engine;
 use serde_json::Value;
 use std::process::{Command, Output};

@@ -20,7 +20,7 @@ use super::batch::{self, Lane};
 use super::fast_parser::{parse_fast, parse_key, Stop, Workspace};
 use super::serde_fallback::{Key, KeySeed, Planned};
 use super::shape::{key_val, Plan, Shape};
-use crate::options::words;
+use crate::contract::words;
 use jaq_json::{Map, Val};
 use serde::de::{DeserializeSeed, IgnoredAny};
 use std::fmt;
@@ -380,7 +380,7 @@ impl Fault {
                 source,
                 position: None,
                 // Pods or events: the source names which document it is.
-                message: crate::options::words::EMPTY_INPUT.text.to_owned(),
+                message: crate::contract::words::EMPTY_INPUT.text.to_owned(),
             },
             Fault::Syntax {
                 message,

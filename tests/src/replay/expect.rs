@@ -63,7 +63,7 @@ pub fn final_text_with(
         .result(&report, attempts, waited, events)
         .expect("result.jq runs");
     let lines = engine
-        .render(&result, checker::options::LIST_LIMIT.default)
+        .render(&result, checker::contract::LIST_LIMIT.default)
         .expect("render.jq runs");
     lines.into_iter().map(|(_, text)| text + "\n").collect()
 }
