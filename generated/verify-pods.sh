@@ -1039,7 +1039,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
     }
 
     # Sets url to page URL of list $1 (`&continue=` when $2, the token, is
-    # set), as checker::list::List::url: `limit` unless chunk_size is 0, the
+    # set), as checker::api::List::url: `limit` unless chunk_size is 0, the
     # token percent-encoded (it is base64: + / = are encoded).
     verify_pods__page_url() {
       local token=$2 sep='?' i c hex

@@ -24,16 +24,16 @@
 //! ```
 #![forbid(unsafe_code)]
 
+pub mod api;
+pub mod artifacts;
 pub mod cancel;
 pub mod check;
 pub mod contract;
 pub mod engine;
 pub mod exit;
-pub mod kubectl;
-pub mod list;
+pub mod live;
 pub mod programs;
 pub mod reader;
-pub mod watch;
 
 pub use engine::{Engine, Excluded, Report, Verdict};
 pub use programs::Programs;

@@ -240,18 +240,6 @@ struct CheckArgs {
     /// Settle on one list plus a watch stream (true), or list again every interval (false).
     #[arg(long, value_name = "BOOL", env = contract::WATCH.env, default_value = "true")]
     watch: String,
-    /// How to list live: raw pages (the product), or the old
-    /// `kubectl get pods -A -o json` (only for `make bench` to compare).
-    #[arg(long, value_enum, default_value_t = FetchArg::Pages, hide = true)]
-    fetch: FetchArg,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum FetchArg {
-    /// `kubectl get --raw` in pages of `--chunk-size`.
-    Pages,
-    /// `kubectl get pods -A -o json`, decoded and printed again by kubectl.
-    ListJson,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -401,7 +389,7 @@ fn source(args: &CheckArgs, matches: &ArgMatches) -> Result<Source, contract::Sa
             events: args.events.clone(),
         });
     }
-    let kubectl = checker::kubectl::Kubectl {
+    let kubectl = checker::live::kubectl::Kubectl {
         program: args.kubectl.clone(),
         context: args.context.clone(),
         kubeconfig: args.kubeconfig.clone(),
@@ -411,10 +399,7 @@ fn source(args: &CheckArgs, matches: &ArgMatches) -> Result<Source, contract::Sa
         kubectl,
         deadline: Duration::from_secs(deadline),
         interval: Duration::from_secs(interval),
-        fetch: match args.fetch {
-            FetchArg::Pages => check::Fetch::Pages { chunk_size },
-            FetchArg::ListJson => check::Fetch::ListJson,
-        },
+        chunk_size,
         watch,
     })
 }

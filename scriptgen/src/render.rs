@@ -4,8 +4,8 @@
 //! Rust only gathers data here; every byte of bash lives in the templates.
 
 use askama::Template;
+use checker::api;
 use checker::contract;
-use checker::list;
 use checker::programs::Program;
 use checker::Programs;
 use std::borrow::Cow;
@@ -270,8 +270,8 @@ impl Fields {
             excluded_namespaces: Programs::default_excluded_namespaces().join(","),
             excluded_owner_kinds: Programs::default_excluded_owner_kinds().join(","),
             exclude_owner_kinds: contract::EXCLUDE_OWNER_KINDS,
-            pods_list: list::PODS.url(0, None),
-            events_list: list::EVENTS.url(0, None),
+            pods_list: api::PODS.url(0, None),
+            events_list: api::EVENTS.url(0, None),
             page_head: Programs::PAGE_HEAD,
             page_head_options: Programs::PAGE_HEAD_OPTIONS.join(" "),
             deadline_env: contract::DEADLINE_ENV,

@@ -89,7 +89,7 @@ fn settings_come_from_the_checker() {
         assert!(definition.contains(&format!("{env} {default} ")), "{env}");
     }
     assert!(definition.contains(contract::ARTIFACT_DIR_ENV));
-    for list in [checker::list::PODS, checker::list::EVENTS] {
+    for list in [checker::api::PODS, checker::api::EVENTS] {
         let base = scriptgen::render::shell_word(&list.url(0, None));
         assert!(definition.contains(&format!("_list={base}")), "{base}");
     }

@@ -233,8 +233,8 @@ pub fn install_stub_kubectl(dir: &Path) -> PathBuf {
 /// paged list (one file per page) is asked page by page, as a server pages it.
 pub fn stub_kubectl_env() -> [(&'static str, String); 3] {
     [
-        ("STUB_PODS_ARGS", first_page(checker::list::PODS)),
-        ("STUB_EVENTS_ARGS", first_page(checker::list::EVENTS)),
+        ("STUB_PODS_ARGS", first_page(checker::api::PODS)),
+        ("STUB_EVENTS_ARGS", first_page(checker::api::EVENTS)),
         (
             checker::contract::CHUNK_SIZE_ENV,
             KUBECTL_CHUNK_SIZE.to_string(),
@@ -246,10 +246,10 @@ pub fn stub_kubectl_env() -> [(&'static str, String); 3] {
 /// default): the whole list is streamed and parsed as it comes, so a
 /// partial copy is saved while kubectl still prints.
 pub fn stub_kubectl_env_one_request() -> [(&'static str, String); 3] {
-    let one = |list: checker::list::List| list.args(0, None).join(" ");
+    let one = |list: checker::api::List| list.args(0, None).join(" ");
     [
-        ("STUB_PODS_ARGS", one(checker::list::PODS)),
-        ("STUB_EVENTS_ARGS", one(checker::list::EVENTS)),
+        ("STUB_PODS_ARGS", one(checker::api::PODS)),
+        ("STUB_EVENTS_ARGS", one(checker::api::EVENTS)),
         (checker::contract::CHUNK_SIZE_ENV, "0".to_owned()),
     ]
 }
@@ -262,7 +262,7 @@ pub const KUBECTL_CHUNK_SIZE: usize = 500;
 
 /// kubectl's arguments for the first page of `list` at the stub's chunk
 /// size ([`stub_kubectl_env`]): the stub answers it with the first page.
-pub fn first_page(list: checker::list::List) -> String {
+pub fn first_page(list: checker::api::List) -> String {
     list.args(KUBECTL_CHUNK_SIZE, None).join(" ")
 }
 

@@ -574,8 +574,8 @@ fn live_run_agrees(engine: &Engine, case: &Case, live: &LiveRun, pages: usize) -
     let wants_events = unscheduled(case);
     let calls = &live.kubectl_calls;
     let calls_of = |list| count_calls(calls, list);
-    if calls_of(checker::list::PODS) != pages
-        || calls_of(checker::list::EVENTS) != usize::from(wants_events)
+    if calls_of(checker::api::PODS) != pages
+        || calls_of(checker::api::EVENTS) != usize::from(wants_events)
     {
         problems.push(format!("{who}: kubectl calls {calls:?}"));
     }
@@ -602,7 +602,7 @@ fn unscheduled(case: &Case) -> bool {
 /// The kubectl calls that read a page of `list`: its arguments as the
 /// checker's `list::List` makes them (the bash is rendered from it), any
 /// query after the path.
-fn count_calls(calls: &[String], list: checker::list::List) -> usize {
+fn count_calls(calls: &[String], list: checker::api::List) -> usize {
     let [get, raw, _] = list.args(0, None);
     let command = format!("{get} {raw} ");
     calls

@@ -37,6 +37,22 @@ pub struct SnapshotError {
     pub message: String,
 }
 
+impl SnapshotError {
+    /// Why a document kubectl printed is unreadable, in the contract's
+    /// words (the position as `line L, column C`: kubectl's output is no
+    /// file).
+    pub fn unreadable_why(&self) -> String {
+        match self.position {
+            Some((line, column)) => words::AT_POSITION.format(&[
+                ("line", &line),
+                ("column", &column),
+                ("why", &self.message),
+            ]),
+            None => self.message.clone(),
+        }
+    }
+}
+
 impl fmt::Display for SnapshotError {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
         match self.position {
