@@ -4,13 +4,13 @@
 use crate::api;
 use crate::artifacts::{Artifact, ArtifactError, Saver, Tee};
 use crate::contract::{self, messages, words};
+use crate::engine::Engine;
 use crate::engine::{EvalError, Report};
 use crate::live::kubectl::{Kubectl, KubectlError};
 use crate::live::list::{self, Failure, ListError};
 use crate::live::watch;
+use crate::reader::snapshot::{self, SnapshotError};
 use crate::reader::Projection;
-use crate::snapshot::{self, SnapshotError};
-use crate::Engine;
 use jaq_json::Val;
 use std::fmt;
 use std::fs;
@@ -271,7 +271,7 @@ pub fn run(
             source: "report".into(),
             error,
         })?;
-    saver.finish(decision.verdict == crate::Verdict::Fail, &result)?;
+    saver.finish(decision.verdict == crate::engine::Verdict::Fail, &result)?;
     Ok(Outcome {
         decision,
         result,

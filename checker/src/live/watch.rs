@@ -26,10 +26,10 @@
 use super::kubectl::{Kubectl, KubectlError, Stop};
 use crate::api;
 use crate::contract::messages;
+use crate::engine::Engine;
 use crate::engine::{to_raw, Decision, EvalError, Report};
+use crate::reader::snapshot::{self, ReadOptions};
 use crate::reader::{Projection, Shape};
-use crate::snapshot::{self, ReadOptions};
-use crate::Engine;
 use jaq_json::{Map, Rc, Val};
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, BufReader};

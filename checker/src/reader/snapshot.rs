@@ -815,7 +815,7 @@ mod tests {
     #[test]
     fn threads_read_the_same_document_in_batches() {
         let data = big_snapshot(12_000);
-        let shape = crate::Projection::canonical().pods;
+        let shape = crate::reader::Projection::canonical().pods;
         let (alone, none) = read_threads(&data, &shape, 1);
         assert!(alone.is_ok(), "{alone:?}");
         assert_eq!(none, 0);
@@ -832,7 +832,7 @@ mod tests {
     #[test]
     fn threads_refuse_alike_where_one_thread_refuses() {
         let data = big_snapshot(6_000);
-        let shape = crate::Projection::canonical().pods;
+        let shape = crate::reader::Projection::canonical().pods;
         let late = data.len() * 3 / 4;
         let at = late
             + data[late..]
@@ -855,7 +855,7 @@ mod tests {
     /// threads once set their batch up again before every such pod.
     #[test]
     fn escapes_do_not_end_a_batch() {
-        let shape = crate::Projection::canonical().pods;
+        let shape = crate::reader::Projection::canonical().pods;
         let escape = |json: Vec<u8>| {
             let text = String::from_utf8(json).unwrap();
             let arg = r#"sh -c \"a \u0026\u0026 b \u003e c\""#;
@@ -914,7 +914,7 @@ mod tests {
 
     #[test]
     fn numbers_beyond_f64_read_as_jq_prints_them() {
-        let shape = crate::Projection::canonical().pods;
+        let shape = crate::reader::Projection::canonical().pods;
         let doc = br#"{"items":[{"spec":{"nodeName":1e400},"status":{"phase":-1E+999}}]}"#;
         let got = read(&doc[..], "snap.json", &shape).unwrap();
         let max = "1.7976931348623157e308";
@@ -925,7 +925,7 @@ mod tests {
 
     #[test]
     fn surrogate_escapes_read_as_jq_reads_them() {
-        let shape = crate::Projection::canonical().pods;
+        let shape = crate::reader::Projection::canonical().pods;
         let doc = br#"{"items":[{"metadata":{"name":"a\udc00\ud83d\ude00"}}]}"#;
         let got = read(&doc[..], "snap.json", &shape).unwrap();
         let json = crate::engine::to_json(&got);
@@ -944,7 +944,7 @@ mod tests {
     /// array takes one, an object two: itself and its key), kept or not.
     #[test]
     fn nesting_is_refused_exactly_where_jq_refuses_it() {
-        let shape = crate::Projection::canonical().pods;
+        let shape = crate::reader::Projection::canonical().pods;
         let deep = |arrays: usize| format!("{}1{}", "[".repeat(arrays), "]".repeat(arrays));
         // Under `labels.x`, the stack holds 4 objects with their keys and items.
         let labels = |arrays| {
@@ -1005,7 +1005,7 @@ mod tests {
     #[test]
     fn invalid_utf8_in_a_dropped_field_is_an_error() {
         let doc = b"{\"items\":[{\"metadata\":{\"labels\":{\"a\":\n\"\xff\"}}}]}";
-        let shape = crate::Projection::canonical().pods;
+        let shape = crate::reader::Projection::canonical().pods;
         let e = read(&doc[..], "snap.json", &shape).unwrap_err();
         assert_eq!(e.position, Some((2, 2)), "{e}");
         assert!(e.message.contains("UTF-8"), "{e}");
