@@ -2,7 +2,7 @@
 //! `programs/contract.json` (knobs, settings, message templates), so that
 //! the checker's constants and the bash that scriptgen renders from them
 //! come from that one table. The output, `$OUT_DIR/contract.rs`, is
-//! included by src/options.rs.
+//! included by src/contract.rs.
 
 use serde_json::{Map, Value};
 use std::fmt::Write as _;

@@ -1048,7 +1048,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
     }
 
     # Sets url to page URL of list $1 (`&continue=` when $2, the token, is
-    # set), as checker::list::List::url: `limit` unless chunk_size is 0, the
+    # set), as checker::api::List::url: `limit` unless chunk_size is 0, the
     # token percent-encoded (it is base64: + / = are encoded).
     verify_pods__page_url() {
       local token=$2 sep='?' i c hex
@@ -1246,7 +1246,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
       fi
     }
 
-    # Seconds are validated like checker::options::parse_knob, from the
+    # Seconds are validated like checker::contract::parse_knob, from the
     # contract's knobs (variable, environment variable, default, minimum,
     # most significant digits) and in its words: ASCII digits only, base 10
     # (010 is ten), a limit on the digits (bash arithmetic is 64-bit), a minimum.
@@ -1277,7 +1277,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
       printf -v "$name" '%d' "$((10#${digits:-0}))"
     done
 
-    # The excluded owner kinds, like checker::options::parse_owner_kinds:
+    # The excluded owner kinds, like checker::contract::parse_owner_kinds:
     # unset is the default list, empty is none; else kinds separated by
     # single commas, each ASCII letters and digits starting with a letter.
     named=KWOK_VERIFY_PODS_EXCLUDE_OWNER_KINDS

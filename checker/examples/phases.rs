@@ -51,7 +51,7 @@ fn main() {
     let started = Instant::now();
     for _ in 0..times("render") {
         engine
-            .render(&result, checker::options::LIST_LIMIT.default)
+            .render(&result, checker::contract::LIST_LIMIT.default)
             .unwrap();
     }
     eprintln!("render {:?}", started.elapsed() / times("render"));

@@ -1,37 +1,23 @@
 //! One check: take a snapshot per attempt, settle while pods are only
 //! unscheduled, collect the matching events, build the result.
 
-use crate::cancel;
+use crate::api;
+use crate::artifacts::{Artifact, ArtifactError, Saver, Tee};
+use crate::contract::{self, messages, words};
+use crate::engine::Engine;
 use crate::engine::{EvalError, Report};
-use crate::kubectl::{Kubectl, KubectlError};
-use crate::list::{self, ListError};
-use crate::options::{self, messages, words};
+use crate::live::kubectl::{Kubectl, KubectlError};
+use crate::live::list::{self, Failure, ListError};
+use crate::live::watch;
+use crate::reader::snapshot::{self, SnapshotError};
 use crate::reader::Projection;
-use crate::snapshot::{self, SnapshotError};
-use crate::watch;
-use crate::Engine;
 use jaq_json::Val;
 use std::fmt;
 use std::fs;
-use std::io::{self, Read, Write};
-use std::os::unix::fs::MetadataExt;
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::thread;
 use std::time::{Duration, Instant};
-
-/// The pods list of the old path ([`Fetch::ListJson`]): kubectl decodes
-/// every pod and prints it again, indented (kept for comparison).
-pub const GET_PODS: [&str; 5] = ["get", "pods", "--all-namespaces", "-o", "json"];
-/// The events list of the old path ([`Fetch::ListJson`]).
-pub const GET_EVENTS: [&str; 7] = [
-    "get",
-    "events",
-    "--all-namespaces",
-    "--field-selector",
-    "reason=FailedScheduling",
-    "-o",
-    "json",
-];
 
 /// Why a check could not decide (exit code 2).
 #[derive(Debug)]
@@ -76,12 +62,12 @@ impl fmt::Display for CheckError {
             ),
             CheckError::ArtifactDir { dir, error } => f.write_str(
                 &messages::ARTIFACT_DIR_CREATE
-                    .format(&[("dir", &dir.display()), ("why", &options::io_words(error))]),
+                    .format(&[("dir", &dir.display()), ("why", &contract::io_words(error))]),
             ),
             CheckError::SaveDir { path, error } => {
                 f.write_str(&messages::ARTIFACTS_NOT_SAVED.format(&[
                     ("path", &path.display()),
-                    ("why", &options::io_words(error)),
+                    ("why", &contract::io_words(error)),
                 ]))
             }
             CheckError::Open { path, error } => {
@@ -124,17 +110,28 @@ impl CheckError {
     }
 }
 
-/// Why a document kubectl printed is unreadable, in the contract's words
-/// (the position as `line L, column C`: kubectl's output is no file).
-pub(crate) fn unreadable_why(error: &SnapshotError) -> String {
-    match error.position {
-        Some((line, column)) => words::AT_POSITION.format(&[
-            ("line", &line),
-            ("column", &column),
-            ("why", &error.message),
-        ]),
-        None => error.message.clone(),
+impl From<Failure> for CheckError {
+    fn from(failure: Failure) -> Self {
+        match failure {
+            Failure::Kubectl(e) => CheckError::Kubectl(e),
+            Failure::Unreadable { command, why } => CheckError::Unreadable { command, why },
+        }
     }
+}
+
+impl From<ArtifactError> for CheckError {
+    fn from(error: ArtifactError) -> Self {
+        match error {
+            ArtifactError::Dir { dir, error } => CheckError::ArtifactDir { dir, error },
+            ArtifactError::NotSaved { path, error } => CheckError::SaveDir { path, error },
+        }
+    }
+}
+
+/// The copy being written could not be: the artifact names itself.
+fn not_saved(copy: &Option<Artifact>, error: io::Error) -> CheckError {
+    let path = copy.as_ref().map_or_else(PathBuf::new, |c| c.path.clone());
+    CheckError::SaveDir { path, error }
 }
 
 /// Where the pods (and events) come from.
@@ -150,23 +147,15 @@ pub enum Source {
         kubectl: Kubectl,
         deadline: Duration,
         interval: Duration,
-        fetch: Fetch,
-        /// Settle on one list plus a watch ([`crate::watch`]); false: list
+        /// Raw pages of this many objects (0: one request), see [`list`].
+        chunk_size: usize,
+        /// Settle on one list plus a watch ([`crate::live::watch`]); false: list
         /// again every interval.
         watch: bool,
         /// A unix time by which the whole check ends (0: none), see
         /// [`Bounds`].
         deadline_epoch: u64,
     },
-}
-
-/// How a live check lists pods and events.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Fetch {
-    /// Raw pages of this many objects (0: one request), see [`list`].
-    Pages { chunk_size: usize },
-    /// `kubectl get pods -A -o json`: the old path, for comparison only.
-    ListJson,
 }
 
 /// What a check needs besides its source.
@@ -206,14 +195,7 @@ pub fn run(
     let source = &bounds.source;
     let mut attempts = 0;
     let eval_error = |source: String| move |error| CheckError::Eval { source, error };
-    let mut watching = matches!(
-        source,
-        Source::Live {
-            watch: true,
-            fetch: Fetch::Pages { .. },
-            ..
-        }
-    );
+    let mut watching = matches!(source, Source::Live { watch: true, .. });
     let (report, decision, waited_seconds) = loop {
         attempts += 1;
         // waited_seconds is the time spent before the snapshot the verdict
@@ -306,7 +288,7 @@ pub fn run(
             source: "report".into(),
             error,
         })?;
-    saver.finish(decision.verdict == crate::Verdict::Fail, &result)?;
+    saver.finish(decision.verdict == crate::engine::Verdict::Fail, &result)?;
     Ok(Outcome {
         decision,
         result,
@@ -322,23 +304,21 @@ fn pods_eval_error(source: &Source, error: EvalError) -> CheckError {
             source: display_path(snapshot),
             error,
         },
-        Source::Live { kubectl, fetch, .. } => CheckError::Unreadable {
-            command: list_command(kubectl, *fetch, list::PODS),
+        Source::Live {
+            kubectl,
+            chunk_size,
+            ..
+        } => CheckError::Unreadable {
+            command: list_command(kubectl, *chunk_size, api::PODS),
             why: error.message,
         },
     }
 }
 
 /// The command line that lists `list` (its first page), as messages show it.
-fn list_command(kubectl: &Kubectl, fetch: Fetch, list: list::List) -> String {
-    match fetch {
-        Fetch::ListJson if list == list::PODS => kubectl.command_line(&GET_PODS),
-        Fetch::ListJson => kubectl.command_line(&GET_EVENTS),
-        Fetch::Pages { chunk_size } => {
-            let args = list.args(chunk_size, None);
-            kubectl.command_line(&args.each_ref().map(String::as_str))
-        }
-    }
+fn list_command(kubectl: &Kubectl, chunk_size: usize, list: api::List) -> String {
+    let args = list.args(chunk_size, None);
+    kubectl.command_line(&args.each_ref().map(String::as_str))
 }
 
 fn display_path(path: &Path) -> String {
@@ -365,17 +345,9 @@ fn read_pods(
         }
         Source::Live {
             kubectl,
-            fetch: Fetch::ListJson,
-            ..
-        } => {
-            let list = (&GET_PODS[..], "pods.json");
-            return read_list_json(kubectl, list, &projection.pods, saver);
-        }
-        Source::Live {
-            kubectl,
             deadline,
             interval,
-            fetch: Fetch::Pages { chunk_size },
+            chunk_size,
             ..
         } => (kubectl, *deadline, *interval, *chunk_size),
     };
@@ -387,14 +359,15 @@ fn read_pods(
         let copy = tee.as_mut().map(|file| file as &mut dyn Write);
         match list::read(
             kubectl,
-            list::PODS,
+            api::PODS,
             chunk_size,
             until,
             &projection.pods,
             copy,
         ) {
             Ok(docs) => return Ok(docs),
-            Err(ListError::Failed(e)) => return Err(e),
+            Err(ListError::Failed(e)) => return Err(e.into()),
+            Err(ListError::NotSaved(error)) => return Err(not_saved(&tee, error)),
             Err(ListError::Unfinished { .. }) if bounds.until_by_epoch => {
                 return Err(bounds.passed(started));
             }
@@ -503,26 +476,6 @@ fn events_until(check: list::Until, kubectl: &Kubectl) -> list::Until {
     }
 }
 
-/// A document of the old path ([`Fetch::ListJson`]), as one snapshot.
-/// `list`: kubectl's arguments, the source name of errors, the artifact.
-fn read_list_json(
-    kubectl: &Kubectl,
-    (args, artifact): (&[&str], &str),
-    shape: &crate::reader::Shape,
-    saver: &Saver,
-) -> Result<Vec<Val>, CheckError> {
-    let tee = saver.tee(artifact)?;
-    let parsed = kubectl
-        .run(args, |out| {
-            snapshot::read_documents(Tee::new(out, tee), "kubectl", shape)
-        })
-        .map_err(CheckError::Kubectl)?;
-    parsed.map_err(|error| CheckError::Unreadable {
-        command: kubectl.command_line(args),
-        why: unreadable_why(&error),
-    })
-}
-
 /// The events of the unscheduled pods, when some are (`saver` is given
 /// then): null otherwise. A file the user named must be good whatever the
 /// verdict (exit 2 otherwise), so it is always read and run through
@@ -559,39 +512,40 @@ fn read_events(
             Ok(unscheduled.map(|_| events))
         }
         (Source::Live { .. }, None) => Ok(None),
-        (Source::Live { kubectl, fetch, .. }, Some(saver)) => {
-            let docs = match fetch {
-                Fetch::ListJson => {
-                    let list = (&GET_EVENTS[..], "events.json");
-                    read_list_json(kubectl, list, &projection.events, saver)
-                        .map_err(|e| e.to_string())
-                }
-                Fetch::Pages { chunk_size } => {
-                    let mut tee = saver.tee("events.json")?;
-                    let copy = tee.as_mut().map(|file| file as &mut dyn Write);
-                    let until = events_until(bounds.until, kubectl);
-                    list::read(
-                        kubectl,
-                        list::EVENTS,
-                        *chunk_size,
-                        until,
-                        &projection.events,
-                        copy,
-                    )
-                    .map_err(|e| match e {
-                        ListError::Failed(e) => e.to_string(),
-                        ListError::Unfinished { pages } => words::EVENTS_OVERRAN
-                            .format(&[("seconds", &until.seconds), ("pages", &pages)]),
-                        ListError::Broken { page, why } => {
-                            words::LIST_BROKEN.format(&[("page", &page), ("why", &why)])
-                        }
-                    })
-                }
-            };
+        (
+            Source::Live {
+                kubectl,
+                chunk_size,
+                ..
+            },
+            Some(saver),
+        ) => {
+            let mut tee = saver.tee("events.json")?;
+            let copy = tee.as_mut().map(|file| file as &mut dyn Write);
+            let until = events_until(bounds.until, kubectl);
+            let read = list::read(
+                kubectl,
+                api::EVENTS,
+                *chunk_size,
+                until,
+                &projection.events,
+                copy,
+            );
+            let docs =
+                match read {
+                    Ok(docs) => Ok(docs),
+                    Err(ListError::NotSaved(error)) => return Err(not_saved(&tee, error)),
+                    Err(ListError::Failed(e)) => Err(CheckError::from(e).to_string()),
+                    Err(ListError::Unfinished { pages }) => Err(words::EVENTS_OVERRAN
+                        .format(&[("seconds", &until.seconds), ("pages", &pages)])),
+                    Err(ListError::Broken { page, why }) => {
+                        Err(words::LIST_BROKEN.format(&[("page", &page), ("why", &why)]))
+                    }
+                };
             // Events are diagnostics: a list that breaks is not listed again.
             let matched = docs.and_then(|docs| {
                 engine.events(docs, report).map_err(|e| {
-                    let command = list_command(kubectl, *fetch, list::EVENTS);
+                    let command = list_command(kubectl, *chunk_size, api::EVENTS);
                     messages::UNREADABLE_OUTPUT
                         .format(&[("command", &command), ("why", &e.message)])
                 })
@@ -612,42 +566,23 @@ fn read_events(
 fn read_file(
     path: &Path,
     shape: &crate::reader::Shape,
-    tee: Option<fs::File>,
+    mut copy: Option<Artifact>,
 ) -> Result<Vec<Val>, CheckError> {
     let name = display_path(path);
-    if path == Path::new("-") {
-        let stdin = io::stdin().lock();
-        return snapshot::read_documents(Tee::new(stdin, tee), &name, shape)
-            .map_err(CheckError::Snapshot);
+    let input: Box<dyn io::Read> = if path == Path::new("-") {
+        Box::new(io::stdin().lock())
+    } else {
+        Box::new(fs::File::open(path).map_err(|error| CheckError::Open {
+            path: path.to_owned(),
+            error,
+        })?)
+    };
+    let mut tee = Tee::new(input, copy.as_mut());
+    let read = snapshot::read_documents(&mut tee, &name, shape);
+    if let Some(error) = tee.write_error() {
+        return Err(not_saved(&copy, error));
     }
-    let file = fs::File::open(path).map_err(|error| CheckError::Open {
-        path: path.to_owned(),
-        error,
-    })?;
-    snapshot::read_documents(Tee::new(file, tee), &name, shape).map_err(CheckError::Snapshot)
-}
-
-/// Copies every byte read into an optional file: the raw snapshot is saved
-/// while it streams, never held in memory.
-struct Tee<R> {
-    inner: R,
-    copy: Option<fs::File>,
-}
-
-impl<R> Tee<R> {
-    fn new(inner: R, copy: Option<fs::File>) -> Self {
-        Self { inner, copy }
-    }
-}
-
-impl<R: Read> Read for Tee<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        if let Some(copy) = &mut self.copy {
-            copy.write_all(&buf[..n])?;
-        }
-        Ok(n)
-    }
+    read.map_err(CheckError::Snapshot)
 }
 
 /// The files of the check's inputs (`-` is stdin, which may be a file).
@@ -667,115 +602,6 @@ fn inputs(source: &Source) -> Vec<PathBuf> {
         .collect()
 }
 
-/// The artifacts of `--save-dir`: written while reading, kept on failure.
-/// Copies of an attempt that ended in an error are removed on drop (or by
-/// [`cancel`] when a signal ends the check), like the bash function's
-/// temporary files.
-struct Saver {
-    dir: Option<PathBuf>,
-    /// The partial copies, registered for removal on cancellation.
-    _partials: Option<cancel::Registered>,
-}
-
-/// Every file a save dir may receive: the final names and the partial
-/// copies ([`Saver::partial`]) of the two documents.
-const ARTIFACTS: [&str; 3] = ["pods.json", "events.json", "report.json"];
-const COPIED: [&str; 2] = ["pods.json", "events.json"];
-
-impl Drop for Saver {
-    fn drop(&mut self) {
-        if let Some(dir) = &self.dir {
-            for name in COPIED {
-                let _ = fs::remove_file(Self::partial(dir, name));
-            }
-        }
-    }
-}
-
-impl Saver {
-    fn new(dir: Option<&Path>, inputs: &[PathBuf]) -> Result<Self, CheckError> {
-        let Some(dir) = dir else {
-            return Ok(Self {
-                dir: None,
-                _partials: None,
-            });
-        };
-        fs::create_dir_all(dir).map_err(|error| CheckError::ArtifactDir {
-            dir: dir.to_owned(),
-            error,
-        })?;
-        Self::refuse_inputs(dir, inputs)?;
-        let partials = COPIED.map(|name| Self::partial(dir, name)).to_vec();
-        Ok(Self {
-            dir: Some(dir.to_owned()),
-            _partials: Some(cancel::register_files(partials)),
-        })
-    }
-
-    /// An input is never overwritten or removed: refuse a save dir where an
-    /// artifact (final or partial) is the same file as an input, by file
-    /// identity (links and `..` cannot hide it).
-    fn refuse_inputs(dir: &Path, inputs: &[PathBuf]) -> Result<(), CheckError> {
-        let identity = |path: &Path| fs::metadata(path).ok().map(|m| (m.dev(), m.ino()));
-        let inputs: Vec<_> = inputs.iter().filter_map(|p| identity(p)).collect();
-        let artifacts = ARTIFACTS
-            .iter()
-            .map(|name| dir.join(name))
-            .chain(COPIED.iter().map(|name| Self::partial(dir, name)));
-        for path in artifacts {
-            if identity(&path).is_some_and(|id| inputs.contains(&id)) {
-                let error = io::Error::other(
-                    "it is an input of this check; choose another directory to save to",
-                );
-                return Err(CheckError::SaveDir { path, error });
-            }
-        }
-        Ok(())
-    }
-
-    fn partial(dir: &Path, name: &str) -> PathBuf {
-        dir.join(format!(".{name}.partial"))
-    }
-
-    /// A fresh file that receives a copy of the document being read.
-    fn tee(&self, name: &str) -> Result<Option<fs::File>, CheckError> {
-        let Some(dir) = &self.dir else {
-            return Ok(None);
-        };
-        let path = Self::partial(dir, name);
-        cancel::create_file(&path)
-            .map(Some)
-            .map_err(|error| CheckError::SaveDir { path, error })
-    }
-
-    /// Keep the copies (and the result as report.json) when the check
-    /// failed; remove them otherwise.
-    fn finish(&self, failed: bool, result: &Val) -> Result<(), CheckError> {
-        let Some(dir) = &self.dir else { return Ok(()) };
-        let io_err = |path: &Path| {
-            let path = path.to_owned();
-            move |error| CheckError::SaveDir { path, error }
-        };
-        for name in COPIED {
-            let partial = Self::partial(dir, name);
-            if !partial.exists() {
-                continue;
-            }
-            if failed {
-                fs::rename(&partial, dir.join(name)).map_err(io_err(&partial))?;
-            } else {
-                fs::remove_file(&partial).map_err(io_err(&partial))?;
-            }
-        }
-        if failed {
-            let path = dir.join("report.json");
-            let json = crate::engine::to_json(result) + "\n";
-            fs::write(&path, json).map_err(io_err(&path))?;
-        }
-        Ok(())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -790,7 +616,7 @@ mod tests {
             },
             deadline: Duration::from_secs(deadline),
             interval: Duration::from_secs(5),
-            fetch: Fetch::Pages { chunk_size: 0 },
+            chunk_size: 0,
             watch: true,
             deadline_epoch,
         }

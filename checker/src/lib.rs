@@ -24,26 +24,17 @@
 //! ```
 #![forbid(unsafe_code)]
 
+pub mod api;
+pub mod artifacts;
 pub mod cancel;
 pub mod check;
+pub mod contract;
 pub mod engine;
-pub mod kubectl;
-pub mod list;
-pub mod options;
+pub mod exit;
+pub mod live;
 pub mod programs;
 pub mod reader;
-pub mod watch;
 
 pub use engine::{Engine, Excluded, Report, Verdict};
 pub use programs::Programs;
 pub use reader::{snapshot, Projection};
-
-/// Exit codes shared by the checker and the generated bash function.
-pub mod exit {
-    /// Every pod is scheduled, or there are no pods to check.
-    pub const PASS: u8 = 0;
-    /// Pods are unscheduled or failed.
-    pub const VALIDATION_FAILED: u8 = 1;
-    /// The cluster could not be observed, or the input or usage was bad.
-    pub const CANNOT_OBSERVE: u8 = 2;
-}

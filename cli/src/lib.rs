@@ -6,8 +6,8 @@
 mod triage;
 
 use checker::check::{self, Source};
+use checker::contract::{self, Knob, DEADLINE_ENV, INTERVAL_ENV, STEP_SUMMARY_ENV};
 use checker::engine::to_raw;
-use checker::options::{self, Knob, DEADLINE_ENV, INTERVAL_ENV, STEP_SUMMARY_ENV};
 use checker::programs::Program;
 use checker::{exit, Engine, Programs, Verdict};
 use clap::builder::{OsStringValueParser, TypedValueParser};
@@ -204,22 +204,22 @@ struct CheckArgs {
     #[arg(long, value_name = "NS,NS", default_value_t = default_excluded())]
     exclude_ns: String,
     /// Comma-separated owner kinds whose pending pods do not count as unscheduled, exact match (empty = none).
-    #[arg(long, value_name = "KIND,KIND", env = options::EXCLUDE_OWNER_KINDS.env,
+    #[arg(long, value_name = "KIND,KIND", env = contract::EXCLUDE_OWNER_KINDS.env,
           default_value_t = Programs::default_excluded_owner_kinds().join(","))]
     exclude_owner_kinds: String,
     /// Settle deadline in seconds: keep re-checking while pods are only unscheduled.
-    #[arg(long, value_name = "SECONDS", env = DEADLINE_ENV, default_value_t = options::DEFAULT_DEADLINE.to_string())]
+    #[arg(long, value_name = "SECONDS", env = DEADLINE_ENV, default_value_t = contract::DEFAULT_DEADLINE.to_string())]
     deadline: String,
     /// A unix time by which the whole check ends (settling, kubectl calls, events); cut short by it, exit 2 (0 = unset).
-    #[arg(long, value_name = "EPOCH", env = options::DEADLINE_EPOCH.env, default_value_t = options::DEADLINE_EPOCH.default.to_string())]
+    #[arg(long, value_name = "EPOCH", env = contract::DEADLINE_EPOCH.env, default_value_t = contract::DEADLINE_EPOCH.default.to_string())]
     deadline_epoch: String,
     /// Seconds between attempts while settling (at least 1).
-    #[arg(long, value_name = "SECONDS", env = INTERVAL_ENV, default_value_t = options::DEFAULT_INTERVAL.to_string())]
+    #[arg(long, value_name = "SECONDS", env = INTERVAL_ENV, default_value_t = contract::DEFAULT_INTERVAL.to_string())]
     interval: String,
     /// On failure, save pods.json, events.json and report.json here (empty = unset).
     // Parsed as any OsString: an empty KWOK_VERIFY_PODS_ARTIFACT_DIR means
     // unset, as in the bash, where PathBuf's parser would refuse it.
-    #[arg(long, value_name = "DIR", env = options::ARTIFACT_DIR_ENV,
+    #[arg(long, value_name = "DIR", env = contract::ARTIFACT_DIR_ENV,
           value_parser = OsStringValueParser::new().map(PathBuf::from))]
     save_dir: Option<PathBuf>,
     /// The kubectl binary.
@@ -232,29 +232,17 @@ struct CheckArgs {
     #[arg(long, value_name = "FILE")]
     kubeconfig: Option<PathBuf>,
     /// Kill a kubectl call that runs longer than this many seconds.
-    #[arg(long, value_name = "SECONDS", env = options::KUBECTL_TIMEOUT_ENV, default_value_t = options::DEFAULT_KUBECTL_TIMEOUT.to_string())]
+    #[arg(long, value_name = "SECONDS", env = contract::KUBECTL_TIMEOUT_ENV, default_value_t = contract::DEFAULT_KUBECTL_TIMEOUT.to_string())]
     kubectl_timeout: String,
     /// Objects per page of the raw pods and events lists (0 = one request).
-    #[arg(long, value_name = "N", env = options::CHUNK_SIZE_ENV, default_value_t = options::CHUNK_SIZE.default.to_string())]
+    #[arg(long, value_name = "N", env = contract::CHUNK_SIZE_ENV, default_value_t = contract::CHUNK_SIZE.default.to_string())]
     chunk_size: String,
     /// List at most N groups of pods by cause, pods per group and nodes (0 = every pod and node).
-    #[arg(long, value_name = "N", env = options::LIST_LIMIT.env, default_value_t = options::LIST_LIMIT.default.to_string())]
+    #[arg(long, value_name = "N", env = contract::LIST_LIMIT.env, default_value_t = contract::LIST_LIMIT.default.to_string())]
     list_limit: String,
     /// Settle on one list plus a watch stream (true), or list again every interval (false).
-    #[arg(long, value_name = "BOOL", env = options::WATCH.env, default_value = "true")]
+    #[arg(long, value_name = "BOOL", env = contract::WATCH.env, default_value = "true")]
     watch: String,
-    /// How to list live: raw pages (the product), or the old
-    /// `kubectl get pods -A -o json` (only for `make bench` to compare).
-    #[arg(long, value_enum, default_value_t = FetchArg::Pages, hide = true)]
-    fetch: FetchArg,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum FetchArg {
-    /// `kubectl get --raw` in pages of `--chunk-size`.
-    Pages,
-    /// `kubectl get pods -A -o json`, decoded and printed again by kubectl.
-    ListJson,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -333,12 +321,12 @@ fn fail(message: impl std::fmt::Display) -> u8 {
 /// One line on stderr, with the checker's prefix from the contract
 /// (checker/programs/contract.json); `code` is the exit code.
 fn fail_as(code: u8, message: impl std::fmt::Display) -> u8 {
-    eprintln!("{}{message}", options::CHECKER_PREFIX.error);
+    eprintln!("{}{message}", contract::CHECKER_PREFIX.error);
     code
 }
 
 /// A message of the contract: its words and its exit code.
-fn refuse(said: options::Said) -> u8 {
+fn refuse(said: contract::Said) -> u8 {
     fail_as(said.exit_code(), said)
 }
 
@@ -350,7 +338,7 @@ fn written(result: io::Result<()>, code: u8) -> u8 {
     match result.and_then(|()| io::stdout().lock().flush()) {
         Ok(()) => code,
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => code,
-        Err(e) => refuse(options::messages::CANNOT_PRINT.say(&[("why", &options::io_words(&e))])),
+        Err(e) => refuse(contract::messages::CANNOT_PRINT.say(&[("why", &contract::io_words(&e))])),
     }
 }
 
@@ -379,23 +367,23 @@ fn print_programs(name: Option<&str>) -> u8 {
 
 /// A knob's seconds, its error naming where the bad text came from: the
 /// flag, or the environment variable (worded as the bash function words it).
-fn knob(knob: &Knob, text: &str, matches: &ArgMatches) -> Result<u64, options::Said> {
+fn knob(knob: &Knob, text: &str, matches: &ArgMatches) -> Result<u64, contract::Said> {
     let id = knob.flag.trim_start_matches("--").replace('-', "_");
     let named = match matches.value_source(&id) {
         Some(ValueSource::EnvVariable) => knob.env,
         _ => knob.flag,
     };
-    options::parse_knob(knob, named, text)
+    contract::parse_knob(knob, named, text)
 }
 
 /// Where the pods come from. Every knob is validated in every mode, even
 /// those an offline check does not use: a typo never passes silently.
-fn source(args: &CheckArgs, matches: &ArgMatches) -> Result<Source, options::Said> {
-    let deadline = knob(&options::DEADLINE, &args.deadline, matches)?;
-    let interval = knob(&options::INTERVAL, &args.interval, matches)?;
-    let timeout = knob(&options::KUBECTL_TIMEOUT, &args.kubectl_timeout, matches)?;
-    let chunk_size = knob(&options::CHUNK_SIZE, &args.chunk_size, matches)?;
-    let deadline_epoch = knob(&options::DEADLINE_EPOCH, &args.deadline_epoch, matches)?;
+fn source(args: &CheckArgs, matches: &ArgMatches) -> Result<Source, contract::Said> {
+    let deadline = knob(&contract::DEADLINE, &args.deadline, matches)?;
+    let interval = knob(&contract::INTERVAL, &args.interval, matches)?;
+    let timeout = knob(&contract::KUBECTL_TIMEOUT, &args.kubectl_timeout, matches)?;
+    let chunk_size = knob(&contract::CHUNK_SIZE, &args.chunk_size, matches)?;
+    let deadline_epoch = knob(&contract::DEADLINE_EPOCH, &args.deadline_epoch, matches)?;
     // At most 9 digits (the contract): it fits.
     let chunk_size = usize::try_from(chunk_size).unwrap_or(usize::MAX);
     let watch = watch_setting(&args.watch, matches)?;
@@ -405,7 +393,7 @@ fn source(args: &CheckArgs, matches: &ArgMatches) -> Result<Source, options::Sai
             events: args.events.clone(),
         });
     }
-    let kubectl = checker::kubectl::Kubectl {
+    let kubectl = checker::live::kubectl::Kubectl {
         program: args.kubectl.clone(),
         context: args.context.clone(),
         kubeconfig: args.kubeconfig.clone(),
@@ -415,10 +403,7 @@ fn source(args: &CheckArgs, matches: &ArgMatches) -> Result<Source, options::Sai
         kubectl,
         deadline: Duration::from_secs(deadline),
         interval: Duration::from_secs(interval),
-        fetch: match args.fetch {
-            FetchArg::Pages => check::Fetch::Pages { chunk_size },
-            FetchArg::ListJson => check::Fetch::ListJson,
-        },
+        chunk_size,
         watch,
         deadline_epoch,
     })
@@ -426,28 +411,28 @@ fn source(args: &CheckArgs, matches: &ArgMatches) -> Result<Source, options::Sai
 
 /// `--exclude-owner-kinds` / KWOK_VERIFY_PODS_EXCLUDE_OWNER_KINDS, its error
 /// naming where the bad text came from (as the bash function words it).
-fn owner_kinds(text: &str, matches: &ArgMatches) -> Result<Vec<String>, options::Said> {
-    let setting = options::EXCLUDE_OWNER_KINDS;
+fn owner_kinds(text: &str, matches: &ArgMatches) -> Result<Vec<String>, contract::Said> {
+    let setting = contract::EXCLUDE_OWNER_KINDS;
     let named = match matches.value_source("exclude_owner_kinds") {
         Some(ValueSource::EnvVariable) => setting.env,
         _ => setting.flag.unwrap_or(setting.env),
     };
-    options::parse_owner_kinds(named, text)
+    contract::parse_owner_kinds(named, text)
 }
 
 /// `--watch` / KWOK_VERIFY_PODS_WATCH: true or false (empty = unset, the
 /// default, as for the other settings).
-fn watch_setting(text: &str, matches: &ArgMatches) -> Result<bool, options::Said> {
+fn watch_setting(text: &str, matches: &ArgMatches) -> Result<bool, contract::Said> {
     match text {
         "true" | "" => Ok(true),
         "false" => Ok(false),
         _ => {
             let named = match matches.value_source("watch") {
-                Some(ValueSource::EnvVariable) => options::WATCH.env,
-                _ => options::WATCH.flag.unwrap_or("--watch"),
+                Some(ValueSource::EnvVariable) => contract::WATCH.env,
+                _ => contract::WATCH.flag.unwrap_or("--watch"),
             };
             let value = text.escape_debug().to_string();
-            Err(options::messages::SETTING_NOT_A_BOOLEAN
+            Err(contract::messages::SETTING_NOT_A_BOOLEAN
                 .say(&[("named", &named), ("value", &value)]))
         }
     }
@@ -458,11 +443,11 @@ fn run_check(args: &CheckArgs, matches: &ArgMatches) -> u8 {
         Ok(source) => source,
         Err(said) => return refuse(said),
     };
-    let list_limit = match knob(&options::LIST_LIMIT, &args.list_limit, matches) {
+    let list_limit = match knob(&contract::LIST_LIMIT, &args.list_limit, matches) {
         Ok(limit) => limit,
         Err(said) => return refuse(said),
     };
-    let excluded_namespaces = match options::parse_namespaces(&args.exclude_ns) {
+    let excluded_namespaces = match contract::parse_namespaces(&args.exclude_ns) {
         Ok(names) => names,
         Err(e) => return fail(e),
     };
@@ -516,7 +501,7 @@ fn run_check(args: &CheckArgs, matches: &ArgMatches) -> u8 {
         Err(e) => return fail_as(e.exit_code(), e),
     };
     for warning in &outcome.warnings {
-        eprintln!("{}{warning}", options::CHECKER_PREFIX.warning);
+        eprintln!("{}{warning}", contract::CHECKER_PREFIX.warning);
     }
     let lines = match render_result(&engine, &outcome.result, args.format, list_limit) {
         Ok(lines) => lines,
@@ -605,10 +590,10 @@ fn append_step_summary(engine: &Engine, result: &Val, list_limit: u64) -> Result
         .open(&path)
         .and_then(|mut file| file.write_all(markdown.as_bytes()))
         .map_err(|e| {
-            refuse(options::messages::STEP_SUMMARY.say(&[
+            refuse(contract::messages::STEP_SUMMARY.say(&[
                 ("env", &STEP_SUMMARY_ENV),
                 ("file", &path.display()),
-                ("why", &options::io_words(&e)),
+                ("why", &contract::io_words(&e)),
             ]))
         })
 }
@@ -641,7 +626,7 @@ fn fix_hyphenated_bash_states(script: &str) -> String {
 }
 
 fn run_triage(args: &TriageArgs) -> u8 {
-    let excluded = match options::parse_namespaces(&args.exclude_ns) {
+    let excluded = match contract::parse_namespaces(&args.exclude_ns) {
         Ok(names) => names,
         Err(e) => return fail(e),
     };
@@ -664,7 +649,7 @@ fn run_triage(args: &TriageArgs) -> u8 {
                 reports.push(report);
             }
             Err(e) => {
-                eprintln!("{}{}: {e}", options::CHECKER_PREFIX.error, log.display());
+                eprintln!("{}{}: {e}", contract::CHECKER_PREFIX.error, log.display());
                 unreadable = true;
             }
         }

@@ -2,7 +2,7 @@
 //! exits 2 with one line on stderr that names the cause.
 
 use assert_cmd::Command;
-use checker::options::words;
+use checker::contract::words;
 use predicates::prelude::*;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -298,7 +298,7 @@ fn hanging_kubectl_is_killed_and_exits_2() {
 fn kubectl_output_that_is_not_json_exits_2() {
     let dir = tempfile::tempdir().unwrap();
     // The contract's words, with the position (kubectl's output is no file).
-    let position = checker::options::words::AT_POSITION.format(&[
+    let position = checker::contract::words::AT_POSITION.format(&[
         ("line", &1),
         ("column", &1),
         ("why", &"invalid JSON"),
@@ -564,4 +564,55 @@ fn a_child_holding_stdout_does_not_stall_the_check() {
         .code(0);
     let took = started.elapsed().as_secs_f64();
     assert!(took < 10.0, "waited {took:.1}s for kubectl's child");
+}
+
+/// A copy that cannot be written (a full disk: the partial copy is a link
+/// to /dev/full) is the artifact's failure, named as such, never the
+/// input's "cannot read"; live (paged and one request) and offline alike.
+#[test]
+fn an_artifact_that_cannot_be_written_is_named() {
+    if !Path::new("/dev/full").exists() {
+        return;
+    }
+    let pending =
+        r#"{"items":[{"metadata":{"namespace":"a","name":"p"},"status":{"phase":"Pending"}}]}"#;
+    for (case, artifact) in [
+        ("paged", "pods.json"),
+        ("one request", "pods.json"),
+        ("offline", "pods.json"),
+        ("paged", "events.json"),
+        ("one request", "events.json"),
+        ("offline", "events.json"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let save = dir.path().join("artifacts");
+        fs::create_dir(&save).unwrap();
+        let partial = save.join(format!(".{artifact}.partial"));
+        std::os::unix::fs::symlink("/dev/full", &partial).unwrap();
+        let mut cmd = stub(dir.path(), &[pending]);
+        match case {
+            "paged" => {}
+            "one request" => {
+                cmd.envs(verify_pods_tests::stub_kubectl_env_one_request());
+            }
+            _ => {
+                let pods = write(dir.path(), "pods.json", pending.as_bytes());
+                let events = write(dir.path(), "events.json", b"{\"items\":[]}\n");
+                cmd = verify_pods();
+                cmd.args(["check", "--snapshot"])
+                    .arg(pods)
+                    .arg("--events")
+                    .arg(events);
+            }
+        }
+        let out = cmd.arg("--save-dir").arg(&save).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let said = format!("{}: cannot save artifacts: ", partial.display());
+        assert!(stderr.contains(&said), "{case} {artifact}: {stderr}");
+        assert!(
+            !stderr.contains("cannot read"),
+            "{case} {artifact}: {stderr}"
+        );
+        assert_eq!(out.status.code(), Some(2), "{case} {artifact}: {stderr}");
+    }
 }

@@ -4,8 +4,8 @@
 //! Rust only gathers data here; every byte of bash lives in the templates.
 
 use askama::Template;
-use checker::list;
-use checker::options;
+use checker::api;
+use checker::contract;
 use checker::programs::Program;
 use checker::Programs;
 use std::borrow::Cow;
@@ -37,7 +37,7 @@ pub struct Fields {
     /// The default excluded owner kinds, comma-joined.
     pub excluded_owner_kinds: String,
     /// Their setting (the environment variable the function reads).
-    pub exclude_owner_kinds: options::Setting,
+    pub exclude_owner_kinds: contract::Setting,
     /// The pods list (`/api/v1/pods`), read raw in pages.
     pub pods_list: String,
     /// The events list, with its field selector.
@@ -49,15 +49,15 @@ pub struct Fields {
     /// The knob the wrapper's header shows as an example.
     pub deadline_env: &'static str,
     /// The numbers of seconds, validated from the contract's table.
-    pub knobs: &'static [options::Knob],
+    pub knobs: &'static [contract::Knob],
     /// The artifact directory's setting.
-    pub artifact_dir: options::Setting,
+    pub artifact_dir: contract::Setting,
     /// GitHub's step summary file's setting.
-    pub step_summary: options::Setting,
+    pub step_summary: contract::Setting,
     /// The checker's watch setting (the function polls; its comment says so).
-    pub watch: options::Setting,
+    pub watch: contract::Setting,
     /// How the function's lines on stderr begin.
-    pub prefix: options::Prefix,
+    pub prefix: contract::Prefix,
     /// The command users run to put the function into a script.
     pub splice_command: &'static str,
 }
@@ -67,10 +67,10 @@ pub struct Fields {
 pub const SPLICE_COMMAND: &str = "verify-pods bash splice";
 
 /// A message (or words) of the contract, by its key in the table.
-fn contract_message(id: &str) -> &'static options::Message {
-    options::messages::ALL
+fn contract_message(id: &str) -> &'static contract::Message {
+    contract::messages::ALL
         .iter()
-        .chain(options::words::ALL.iter())
+        .chain(contract::words::ALL.iter())
         .copied()
         .find(|message| message.id == id)
         .unwrap_or_else(|| panic!("checker/programs/contract.json has no message {id:?}"))
@@ -79,15 +79,15 @@ fn contract_message(id: &str) -> &'static options::Message {
 /// A message as a bash printf format: its words with `%` and `\` escaped,
 /// each placeholder `%s`; and the arguments, each placeholder's shell
 /// variable (`"$command"`).
-fn printf_form(message: &options::Message) -> (String, String) {
+fn printf_form(message: &contract::Message) -> (String, String) {
     let mut format = String::new();
     let mut args = Vec::new();
     for piece in message.pieces() {
         match piece {
-            options::Piece::Literal(text) => {
+            contract::Piece::Literal(text) => {
                 format.push_str(&text.replace('\\', "\\\\").replace('%', "%%"))
             }
-            options::Piece::Placeholder(name) => {
+            contract::Piece::Placeholder(name) => {
                 format.push_str("%s");
                 args.push(format!("\"${name}\""));
             }
@@ -125,10 +125,10 @@ impl Fields {
             format!(" {args}")
         };
         match (message.level, message.exit) {
-            (Some(options::Level::Error), Some(exit)) => {
+            (Some(contract::Level::Error), Some(exit)) => {
                 format!("verify_pods__error {exit} {format}{args} || return")
             }
-            (Some(options::Level::Warning), _) => format!("verify_pods__warn {format}{args}"),
+            (Some(contract::Level::Warning), _) => format!("verify_pods__warn {format}{args}"),
             _ => panic!("contract.json: {id} is no line to print"),
         }
     }
@@ -269,17 +269,17 @@ impl Fields {
             program_files: program_files.join(", "),
             excluded_namespaces: Programs::default_excluded_namespaces().join(","),
             excluded_owner_kinds: Programs::default_excluded_owner_kinds().join(","),
-            exclude_owner_kinds: options::EXCLUDE_OWNER_KINDS,
-            pods_list: list::PODS.url(0, None),
-            events_list: list::EVENTS.url(0, None),
+            exclude_owner_kinds: contract::EXCLUDE_OWNER_KINDS,
+            pods_list: api::PODS.url(0, None),
+            events_list: api::EVENTS.url(0, None),
             page_head: Programs::PAGE_HEAD,
             page_head_options: Programs::PAGE_HEAD_OPTIONS.join(" "),
-            deadline_env: options::DEADLINE_ENV,
-            knobs: &options::KNOBS,
-            artifact_dir: options::ARTIFACT_DIR,
-            step_summary: options::STEP_SUMMARY,
-            watch: options::WATCH,
-            prefix: options::BASH_PREFIX,
+            deadline_env: contract::DEADLINE_ENV,
+            knobs: &contract::KNOBS,
+            artifact_dir: contract::ARTIFACT_DIR,
+            step_summary: contract::STEP_SUMMARY,
+            watch: contract::WATCH,
+            prefix: contract::BASH_PREFIX,
             splice_command: SPLICE_COMMAND,
         })
     }
@@ -436,7 +436,7 @@ mod tests {
 
     #[test]
     fn a_message_becomes_a_printf_format_bash_reads_back() {
-        let message = options::Message {
+        let message = contract::Message {
             id: "t",
             level: None,
             exit: None,

@@ -10,7 +10,7 @@
 
 mod common;
 
-use checker::options::{self, messages, Knob, Level, Message, Piece, Prefix};
+use checker::contract::{self, messages, Knob, Level, Message, Piece, Prefix};
 use common::{sample, text, Sandbox};
 use std::path::PathBuf;
 use std::process::{Output, Stdio};
@@ -104,7 +104,7 @@ fn knob_cases(knob: Knob) -> Vec<Case> {
 /// THE table of bad inputs. The stub serves the sample red run (exit 1)
 /// unless a case says otherwise.
 fn cases() -> Vec<Case> {
-    let mut cases: Vec<Case> = options::KNOBS.into_iter().flat_map(knob_cases).collect();
+    let mut cases: Vec<Case> = contract::KNOBS.into_iter().flat_map(knob_cases).collect();
     let unreadable = &messages::UNREADABLE_OUTPUT;
     let not_collected = &messages::EVENTS_NOT_COLLECTED;
     cases.extend([
@@ -136,7 +136,7 @@ fn cases() -> Vec<Case> {
         }),
         Case::new("kubectl hangs", &[&messages::KUBECTL_TIMED_OUT]).setup(|s| {
             s.set("STUB_SLEEP", "30")
-                .set(options::KUBECTL_TIMEOUT_ENV, "1");
+                .set(contract::KUBECTL_TIMEOUT_ENV, "1");
         }),
         Case::new("kubectl prints truncated JSON", &[unreadable])
             .setup(serves("pods", "{\"kind\": \"List\", \"items\": ["))
@@ -183,21 +183,21 @@ fn cases() -> Vec<Case> {
             .setup(serves("events", "{\"kind\": \"List\"}")),
         // Issue 13's drift: an empty artifact directory was refused by the checker.
         Case::new("an empty artifact directory is unset", &[])
-            .setup(env(options::ARTIFACT_DIR_ENV, "")),
+            .setup(env(contract::ARTIFACT_DIR_ENV, "")),
         Case::new("the artifact directory cannot be created", &[&messages::ARTIFACT_DIR_CREATE])
             .setup(|s| {
                 let file = s.file("a-file", "");
                 s.set(
-                    options::ARTIFACT_DIR_ENV,
+                    contract::ARTIFACT_DIR_ENV,
                     file.join("artifacts").to_str().unwrap(),
                 );
             }),
         Case::new("the step summary is a directory", &[&messages::STEP_SUMMARY]).setup(|s| {
             let dir = s.path("tmp");
-            s.set(options::STEP_SUMMARY_ENV, dir.to_str().unwrap());
+            s.set(contract::STEP_SUMMARY_ENV, dir.to_str().unwrap());
         }),
         Case::new("the step summary's directory is missing", &[&messages::STEP_SUMMARY])
-            .setup(env(options::STEP_SUMMARY_ENV, "/nonexistent/summary.md")),
+            .setup(env(contract::STEP_SUMMARY_ENV, "/nonexistent/summary.md")),
         // The bash function cannot know why its host's log function failed.
         Case {
             full_stdout: true,
@@ -352,7 +352,7 @@ fn run_case(case: &Case) {
         sandbox
             .pods(&[&sample("pods.json")])
             .events(&sample("events.json"))
-            .set(options::DEADLINE_ENV, "0");
+            .set(contract::DEADLINE_ENV, "0");
         (case.setup)(&mut sandbox);
         let bash = bash(&sandbox, case);
         let mut checkers = vec![("live", checker(&sandbox, case, None))];
@@ -366,7 +366,7 @@ fn run_case(case: &Case) {
             _ => red,
         };
         assert_eq!(code(&bash), expected, "{}: bash exit code", case.name);
-        let bash_words = said(case, "bash", options::BASH_PREFIX, &bash);
+        let bash_words = said(case, "bash", contract::BASH_PREFIX, &bash);
         for (mode, output) in &checkers {
             assert_eq!(
                 code(output),
@@ -374,7 +374,7 @@ fn run_case(case: &Case) {
                 "{}: checker {mode} exit code",
                 case.name
             );
-            let checker_words = said(case, "checker", options::CHECKER_PREFIX, output);
+            let checker_words = said(case, "checker", contract::CHECKER_PREFIX, output);
             assert_same_words(case, mode, &checker_words, &bash_words);
         }
         assert_eq!(

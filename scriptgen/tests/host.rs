@@ -4,7 +4,7 @@
 
 mod common;
 
-use checker::options::DEADLINE_ENV;
+use checker::contract::DEADLINE_ENV;
 use common::{fixture, function_file, sample, text, Sandbox};
 use scriptgen::render::USED;
 use std::fs;
@@ -71,7 +71,7 @@ fn jq_receives_each_program_byte_for_byte() {
     // summary.jq runs only for GitHub Actions' step summary.
     let summary = sandbox.path("step-summary.md");
     sandbox.set(
-        checker::options::STEP_SUMMARY_ENV,
+        checker::contract::STEP_SUMMARY_ENV,
         summary.to_str().unwrap(),
     );
     let output = harness(&mut sandbox, "checked");
@@ -105,7 +105,7 @@ fn a_host_with_unusual_shell_settings_gets_the_same_result() {
             .pods(&[&sample("pods.json"), &bound])
             .events(&sample("events.json"))
             .set(DEADLINE_ENV, "5")
-            .set(checker::options::INTERVAL_ENV, "1");
+            .set(checker::contract::INTERVAL_ENV, "1");
         if hostile {
             sandbox.set("HARNESS_HOSTILE", "1");
         }

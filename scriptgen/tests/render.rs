@@ -2,7 +2,7 @@
 //! settings, and what `scriptgen render` prints.
 
 use assert_cmd::Command;
-use checker::options;
+use checker::contract;
 use checker::Programs;
 use scriptgen::render::{self, heredoc_delimiter, Fields, USED};
 
@@ -79,17 +79,17 @@ fn settings_come_from_the_checker() {
     let excluded = Programs::default_excluded_namespaces().join(",");
     assert!(definition.contains(&format!("excluded_namespaces={excluded}\n")));
     for (env, default) in [
-        (options::DEADLINE_ENV, options::DEFAULT_DEADLINE),
-        (options::INTERVAL_ENV, options::DEFAULT_INTERVAL),
+        (contract::DEADLINE_ENV, contract::DEFAULT_DEADLINE),
+        (contract::INTERVAL_ENV, contract::DEFAULT_INTERVAL),
         (
-            options::KUBECTL_TIMEOUT_ENV,
-            options::DEFAULT_KUBECTL_TIMEOUT,
+            contract::KUBECTL_TIMEOUT_ENV,
+            contract::DEFAULT_KUBECTL_TIMEOUT,
         ),
     ] {
         assert!(definition.contains(&format!("{env} {default} ")), "{env}");
     }
-    assert!(definition.contains(options::ARTIFACT_DIR_ENV));
-    for list in [checker::list::PODS, checker::list::EVENTS] {
+    assert!(definition.contains(contract::ARTIFACT_DIR_ENV));
+    for list in [checker::api::PODS, checker::api::EVENTS] {
         let base = scriptgen::render::shell_word(&list.url(0, None));
         assert!(definition.contains(&format!("_list={base}")), "{base}");
     }

@@ -7,7 +7,7 @@
 
 mod common;
 
-use checker::options::DEADLINE_ENV;
+use checker::contract::DEADLINE_ENV;
 use common::{sample, Sandbox};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Command, Stdio};

@@ -142,7 +142,7 @@ fn runs_like_the_wrapper(script: &Path) {
     sandbox
         .pods(&[&common::sample("pods.json")])
         .events(&common::sample("events.json"))
-        .set(checker::options::DEADLINE_ENV, "0")
+        .set(checker::contract::DEADLINE_ENV, "0")
         .set("VERIFY_PODS_SH", functions.to_str().unwrap());
     // The host finds its SCRIPT_DIR with dirname, a tool of its own.
     std::os::unix::fs::symlink(

@@ -4,7 +4,7 @@
 
 mod common;
 
-use checker::options::{self, ARTIFACT_DIR_ENV, DEADLINE_ENV, INTERVAL_ENV, KUBECTL_TIMEOUT_ENV};
+use checker::contract::{self, ARTIFACT_DIR_ENV, DEADLINE_ENV, INTERVAL_ENV, KUBECTL_TIMEOUT_ENV};
 use checker::Programs;
 use common::{checker_offline, sample, text, without_seconds, Sandbox};
 use serde_json::{json, Value};
@@ -78,8 +78,8 @@ fn sample_red_run_prints_what_the_checker_prints() {
     assert_eq!(
         sandbox.kubectl_calls(),
         [
-            verify_pods_tests::first_page(checker::list::PODS),
-            verify_pods_tests::first_page(checker::list::EVENTS)
+            verify_pods_tests::first_page(checker::api::PODS),
+            verify_pods_tests::first_page(checker::api::EVENTS)
         ]
     );
 }
@@ -176,7 +176,7 @@ fn invalid_json_and_documents_without_items_are_exit_2() {
         let pods = sandbox.file(name, document);
         sandbox.pods(&[&pods]).events(&sample("events.json"));
         let bash = sandbox.run_wrapper();
-        let command = format!("kubectl {}", verify_pods_tests::first_page(checker::list::PODS));
+        let command = format!("kubectl {}", verify_pods_tests::first_page(checker::api::PODS));
         assert_cannot_observe(&bash, &command, &sandbox);
         let checker = checker_offline(&pods, None, &[]);
         assert_eq!(code(&checker), 2, "{name}: the checker agrees");
@@ -346,7 +346,7 @@ fn settles_when_the_pods_get_bound() {
         .set(INTERVAL_ENV, "1");
     let bash = sandbox.run_wrapper();
     assert_eq!(code(&bash), 0, "stderr: {}", text(&bash.stderr));
-    let pods_query = verify_pods_tests::first_page(checker::list::PODS);
+    let pods_query = verify_pods_tests::first_page(checker::api::PODS);
     assert_eq!(
         sandbox.kubectl_calls(),
         [pods_query.clone(), pods_query.clone()]
@@ -388,7 +388,7 @@ fn keeps_failing_until_the_deadline() {
     let pods_calls = sandbox
         .kubectl_calls()
         .iter()
-        .filter(|c| **c == verify_pods_tests::first_page(checker::list::PODS))
+        .filter(|c| **c == verify_pods_tests::first_page(checker::api::PODS))
         .count();
     // One snapshot at 0s, one after each 1s sleep while under 2s: 3 on an
     // idle machine, 2 when attempts are slow; never more than 3.
@@ -480,15 +480,15 @@ fn both_drivers_accept_the_same_limits() {
     let bound = bound_sample(&sandbox);
     let events = write_json(&sandbox, "events.json", &empty_list());
     sandbox.pods(&[&bound]).events(&events);
-    for knob in options::KNOBS {
+    for knob in contract::KNOBS {
         let longest = format!("0{}", "9".repeat(knob.max_digits));
         sandbox.set(knob.env, &longest);
     }
     // The stub answers the first page at that chunk size.
-    let chunk_size = "9".repeat(options::CHUNK_SIZE.max_digits).parse().unwrap();
+    let chunk_size = "9".repeat(contract::CHUNK_SIZE.max_digits).parse().unwrap();
     for (stub, list) in [
-        ("STUB_PODS_ARGS", checker::list::PODS),
-        ("STUB_EVENTS_ARGS", checker::list::EVENTS),
+        ("STUB_PODS_ARGS", checker::api::PODS),
+        ("STUB_EVENTS_ARGS", checker::api::EVENTS),
     ] {
         sandbox.set(stub, &list.args(chunk_size, None).join(" "));
     }

@@ -73,7 +73,7 @@ impl Case {
     pub fn list_limit(&self) -> u64 {
         let path = self.file(LIST_LIMIT_FILE);
         if !path.is_file() {
-            return checker::options::LIST_LIMIT.default;
+            return checker::contract::LIST_LIMIT.default;
         }
         let text = String::from_utf8(read(&path)).expect("list-limit is text");
         text.trim()
@@ -98,11 +98,11 @@ impl Case {
     pub fn env(&self) -> [(&'static str, String); 2] {
         [
             (
-                checker::options::LIST_LIMIT.env,
+                checker::contract::LIST_LIMIT.env,
                 self.list_limit().to_string(),
             ),
             (
-                checker::options::EXCLUDE_OWNER_KINDS.env,
+                checker::contract::EXCLUDE_OWNER_KINDS.env,
                 self.owner_kinds(),
             ),
         ]

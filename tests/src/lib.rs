@@ -240,10 +240,10 @@ pub fn install_stub_kubectl(dir: &Path) -> PathBuf {
 /// paged list (one file per page) is asked page by page, as a server pages it.
 pub fn stub_kubectl_env() -> [(&'static str, String); 3] {
     [
-        ("STUB_PODS_ARGS", first_page(checker::list::PODS)),
-        ("STUB_EVENTS_ARGS", first_page(checker::list::EVENTS)),
+        ("STUB_PODS_ARGS", first_page(checker::api::PODS)),
+        ("STUB_EVENTS_ARGS", first_page(checker::api::EVENTS)),
         (
-            checker::options::CHUNK_SIZE_ENV,
+            checker::contract::CHUNK_SIZE_ENV,
             KUBECTL_CHUNK_SIZE.to_string(),
         ),
     ]
@@ -253,11 +253,11 @@ pub fn stub_kubectl_env() -> [(&'static str, String); 3] {
 /// default): the whole list is streamed and parsed as it comes, so a
 /// partial copy is saved while kubectl still prints.
 pub fn stub_kubectl_env_one_request() -> [(&'static str, String); 3] {
-    let one = |list: checker::list::List| list.args(0, None).join(" ");
+    let one = |list: checker::api::List| list.args(0, None).join(" ");
     [
-        ("STUB_PODS_ARGS", one(checker::list::PODS)),
-        ("STUB_EVENTS_ARGS", one(checker::list::EVENTS)),
-        (checker::options::CHUNK_SIZE_ENV, "0".to_owned()),
+        ("STUB_PODS_ARGS", one(checker::api::PODS)),
+        ("STUB_EVENTS_ARGS", one(checker::api::EVENTS)),
+        (checker::contract::CHUNK_SIZE_ENV, "0".to_owned()),
     ]
 }
 
@@ -269,7 +269,7 @@ pub const KUBECTL_CHUNK_SIZE: usize = 500;
 
 /// kubectl's arguments for the first page of `list` at the stub's chunk
 /// size ([`stub_kubectl_env`]): the stub answers it with the first page.
-pub fn first_page(list: checker::list::List) -> String {
+pub fn first_page(list: checker::api::List) -> String {
     list.args(KUBECTL_CHUNK_SIZE, None).join(" ")
 }
 
@@ -319,8 +319,8 @@ pub fn run_wrapper_with(
         }
     }
     cmd.env("PATH", std::env::join_paths(paths).expect("PATH"))
-        .env(checker::options::DEADLINE_ENV, "0")
-        .env(checker::options::ARTIFACT_DIR_ENV, artifact_dir)
+        .env(checker::contract::DEADLINE_ENV, "0")
+        .env(checker::contract::ARTIFACT_DIR_ENV, artifact_dir)
         .env("STUB_PODS", pods)
         .env("STUB_EVENTS", events)
         .env("STUB_LOG", &log)
@@ -379,13 +379,13 @@ pub fn survivors(pids: &[u32], by: std::time::Instant, settled: impl Fn() -> boo
 
 /// How many lines of `stderr` are `message` (its words in order around
 /// whatever values).
-pub fn lines_of(stderr: &str, message: &checker::options::Message) -> usize {
+pub fn lines_of(stderr: &str, message: &checker::contract::Message) -> usize {
     let literals: Vec<&str> = message
         .pieces()
         .into_iter()
         .filter_map(|piece| match piece {
-            checker::options::Piece::Literal(text) => Some(text),
-            checker::options::Piece::Placeholder(_) => None,
+            checker::contract::Piece::Literal(text) => Some(text),
+            checker::contract::Piece::Placeholder(_) => None,
         })
         .collect();
     stderr

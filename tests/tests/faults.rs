@@ -7,7 +7,7 @@
 //! The state is built so that partial data would pass: the only
 //! unschedulable pod is the last item of the list.
 
-use checker::options::{
+use checker::contract::{
     messages, CHUNK_SIZE_ENV, DEADLINE_ENV, DEADLINE_EPOCH, INTERVAL_ENV, KUBECTL_TIMEOUT_ENV,
 };
 use checker::Engine;
@@ -638,7 +638,7 @@ fn polling_never_sleeps_past_the_deadline() {
     let env_vars = [
         (DEADLINE_ENV, "3"),
         (INTERVAL_ENV, "20"),
-        (checker::options::WATCH.env, "false"),
+        (checker::contract::WATCH.env, "false"),
     ];
     let limit = Duration::from_secs(20 + SLOW);
     for (path, outcome, took) in both_within(&[], None, &env_vars, &KubeOptions::default(), limit) {
@@ -715,7 +715,7 @@ fn an_empty_answer_is_one_wording_in_both_drivers() {
     for (path, code, line) in &said {
         assert_eq!(*code, Some(2), "{path:?}: {line}");
         assert!(
-            line.ends_with(checker::options::words::EMPTY_INPUT.text),
+            line.ends_with(checker::contract::words::EMPTY_INPUT.text),
             "{path:?}: {line}"
         );
     }

@@ -3,7 +3,7 @@
 //! append byte-identical Markdown to the file GITHUB_STEP_SUMMARY names, for
 //! the sample and every corpus case, and fail alike when they cannot.
 
-use checker::options::{DEADLINE_ENV, STEP_SUMMARY_ENV};
+use checker::contract::{DEADLINE_ENV, STEP_SUMMARY_ENV};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

@@ -337,7 +337,7 @@ bad_snapshot!(
 bad_snapshot!(
     top_level_array,
     "top-level-array.json",
-    checker::options::words::FOUND_ARRAY.text
+    checker::contract::words::FOUND_ARRAY.text
 );
 bad_snapshot!(top_level_null, "null.json", ": snapshot has no items array");
 bad_snapshot!(non_utf8, "non-utf8.json", ":1:58: invalid JSON");

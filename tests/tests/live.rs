@@ -2,7 +2,7 @@
 //! `verify-pods check` (live) and `generated/verify-pods.sh` give the golden
 //! output of every recorded case, also when the list spans several pages.
 
-use checker::options::{CHUNK_SIZE_ENV, DEADLINE_ENV};
+use checker::contract::{CHUNK_SIZE_ENV, DEADLINE_ENV};
 use checker::Engine;
 use serde_json::Value;
 use std::process::{Command, Output};
@@ -78,7 +78,7 @@ fn same_as_offline(
 fn knobs(case: &Case) -> expect::Knobs {
     expect::Knobs {
         excluded: checker::engine::Excluded {
-            owner_kinds: checker::options::parse_owner_kinds(&case.name, &case.owner_kinds())
+            owner_kinds: checker::contract::parse_owner_kinds(&case.name, &case.owner_kinds())
                 .expect("the case's owner kinds parse"),
             ..Default::default()
         },

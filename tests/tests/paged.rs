@@ -15,7 +15,7 @@
 //! (replay::expect), the messages from the contract table
 //! (checker/programs/contract.json): none is restated here.
 
-use checker::options::{
+use checker::contract::{
     self, messages, words, ARTIFACT_DIR_ENV, CHUNK_SIZE_ENV, DEADLINE_ENV, INTERVAL_ENV,
     KUBECTL_TIMEOUT_ENV,
 };
@@ -100,7 +100,7 @@ enum Expect {
     /// Exit 2 with this message of the contract, no verdict, after at
     /// least this many lists.
     CannotObserve {
-        message: &'static options::Message,
+        message: &'static contract::Message,
         lists: usize,
     },
 }
@@ -362,7 +362,7 @@ fn pages_ask_for_limit_then_continue_at_one_version() {
 /// 500 give the same text in both drivers.
 #[test]
 fn every_chunk_size_gives_the_same_result() {
-    let default = usize::try_from(options::CHUNK_SIZE.default).expect("fits");
+    let default = usize::try_from(contract::CHUNK_SIZE.default).expect("fits");
     let mut chunks = vec![0, 1, CHUNK, KUBECTL_CHUNK_SIZE, default];
     chunks.sort_unstable();
     chunks.dedup();

@@ -17,7 +17,7 @@
 use checker::engine::{to_json, to_raw};
 use checker::programs::{Pass, Program};
 use checker::reader::{Projection, Shape};
-use checker::{options, snapshot, Engine, Programs, Report};
+use checker::{contract, snapshot, Engine, Programs, Report};
 use jaq_json::Val;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -173,7 +173,7 @@ fn stage(program: Program, case: &Case, chain: &Chain, unscheduled: bool) -> JqR
         ),
         "decision" => (vec![], chain.path("report.json")),
         "progress" => {
-            let deadline = options::DEFAULT_DEADLINE.to_string();
+            let deadline = contract::DEFAULT_DEADLINE.to_string();
             (
                 vec!["1".into(), "0".into(), deadline],
                 chain.path("report.json"),
@@ -484,8 +484,8 @@ fn checker_live(served: &Served, scratch: &Path, env: &[(&str, String)]) -> Live
     let output = run(checker_command()
         .args(["check", "--kubectl"])
         .arg(&stub)
-        .env(options::DEADLINE_ENV, "0")
-        .env(options::ARTIFACT_DIR_ENV, &artifacts)
+        .env(contract::DEADLINE_ENV, "0")
+        .env(contract::ARTIFACT_DIR_ENV, &artifacts)
         .envs(env.iter().cloned())
         .env("STUB_PODS", &served.pods)
         .env("STUB_EVENTS", &served.events)
@@ -574,8 +574,8 @@ fn live_run_agrees(engine: &Engine, case: &Case, live: &LiveRun, pages: usize) -
     let wants_events = unscheduled(case);
     let calls = &live.kubectl_calls;
     let calls_of = |list| count_calls(calls, list);
-    if calls_of(checker::list::PODS) != pages
-        || calls_of(checker::list::EVENTS) != usize::from(wants_events)
+    if calls_of(checker::api::PODS) != pages
+        || calls_of(checker::api::EVENTS) != usize::from(wants_events)
     {
         problems.push(format!("{who}: kubectl calls {calls:?}"));
     }
@@ -602,7 +602,7 @@ fn unscheduled(case: &Case) -> bool {
 /// The kubectl calls that read a page of `list`: its arguments as the
 /// checker's `list::List` makes them (the bash is rendered from it), any
 /// query after the path.
-fn count_calls(calls: &[String], list: checker::list::List) -> usize {
+fn count_calls(calls: &[String], list: checker::api::List) -> usize {
     let [get, raw, _] = list.args(0, None);
     let command = format!("{get} {raw} ");
     calls
@@ -745,7 +745,7 @@ fn saved_report(engine: &Engine, live: &LiveRun, list_limit: u64) -> Option<(Vec
 fn bad_output_parity(wrapper: &Path, served: &Served, must_refuse: bool) -> Vec<String> {
     let engine = Engine::new().expect("programs compile");
     let scratch = tempfile::tempdir().expect("scratch");
-    let limit = options::LIST_LIMIT.default;
+    let limit = contract::LIST_LIMIT.default;
     let bash = bash_live(wrapper, served, scratch.path(), &[]);
     let checker = checker_live(served, scratch.path(), &[]);
     let name = format!(
@@ -890,7 +890,7 @@ fn non_utf8_is_refused_by_the_checker_and_read_by_jq() {
         };
         let env = seed.env();
         // The words before the contract line's {why}.
-        let events_not_collected = options::messages::EVENTS_NOT_COLLECTED
+        let events_not_collected = contract::messages::EVENTS_NOT_COLLECTED
             .text
             .split('{')
             .next();

@@ -177,7 +177,7 @@ fn run_pipeline(
                 continue;
             };
             // Every list in full (0), and cut to the default list limit.
-            for limit in [0, checker::options::LIST_LIMIT.default] {
+            for limit in [0, checker::contract::LIST_LIMIT.default] {
                 for program in programs_fed(|f| matches!(f, Feed::OfResult)) {
                     let vars = program.vars.iter().map(|_| number(limit)).collect();
                     run(engine, program, result.clone(), vars, &mut out);

@@ -12,7 +12,7 @@
 //! * Settle: a pod that binds within the deadline turns a failing first
 //!   attempt into a pass.
 
-use checker::options::{CHUNK_SIZE_ENV, DEADLINE_ENV, INTERVAL_ENV, WATCH};
+use checker::contract::{CHUNK_SIZE_ENV, DEADLINE_ENV, INTERVAL_ENV, WATCH};
 use checker::{Engine, Programs};
 use serde_json::Value;
 use std::process::{Command, Output};

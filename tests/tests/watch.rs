@@ -6,7 +6,7 @@
 //! (410) and a server that cannot watch fall back to a fresh list or to
 //! polling; `--watch=false` polls.
 
-use checker::options::{self, messages, DEADLINE_ENV, INTERVAL_ENV};
+use checker::contract::{self, messages, DEADLINE_ENV, INTERVAL_ENV};
 use checker::Engine;
 use serde_json::Value;
 use std::process::Output;
@@ -213,7 +213,7 @@ fn watch_false_polls() {
         let mut cmd = env.checker();
         match how {
             "flag" => cmd.arg("--watch=false"),
-            _ => cmd.env(options::WATCH.env, "false"),
+            _ => cmd.env(contract::WATCH.env, "false"),
         };
         let output = run(cmd.env(DEADLINE_ENV, "20").env(INTERVAL_ENV, "2"));
         assert_eq!(output.status.code(), Some(0), "{how}: {}", shown(&output));
@@ -235,16 +235,16 @@ fn a_watch_setting_that_is_not_a_boolean_is_refused() {
     assert_eq!(output.status.code(), Some(2), "{}", shown(&output));
     // The words come from the contract table, as both drivers print them.
     let refused = |named: &str, value: &str| {
-        let why = options::messages::SETTING_NOT_A_BOOLEAN
+        let why = contract::messages::SETTING_NOT_A_BOOLEAN
             .format(&[("named", &named), ("value", &value)]);
-        format!("{}{why}\n", options::CHECKER_PREFIX.error)
+        format!("{}{why}\n", contract::CHECKER_PREFIX.error)
     };
     assert_eq!(
         text(&output.stderr),
-        refused(options::WATCH.flag.expect("a flag"), "yes")
+        refused(contract::WATCH.flag.expect("a flag"), "yes")
     );
-    let output = run(env.checker().env(options::WATCH.env, "no"));
-    assert_eq!(text(&output.stderr), refused(options::WATCH.env, "no"));
+    let output = run(env.checker().env(contract::WATCH.env, "no"));
+    assert_eq!(text(&output.stderr), refused(contract::WATCH.env, "no"));
 }
 
 /// A watch that breaks is never continued from a partial state: the

@@ -20,7 +20,7 @@ use super::batch::{self, Lane};
 use super::fast_parser::{parse_fast, parse_key, Stop, Workspace};
 use super::serde_fallback::{Key, KeySeed, Planned};
 use super::shape::{key_val, Plan, Shape};
-use crate::options::words;
+use crate::contract::words;
 use jaq_json::{Map, Val};
 use serde::de::{DeserializeSeed, IgnoredAny};
 use std::fmt;
@@ -35,6 +35,22 @@ pub struct SnapshotError {
     pub position: Option<(usize, usize)>,
     /// What is wrong.
     pub message: String,
+}
+
+impl SnapshotError {
+    /// Why a document kubectl printed is unreadable, in the contract's
+    /// words (the position as `line L, column C`: kubectl's output is no
+    /// file).
+    pub fn unreadable_why(&self) -> String {
+        match self.position {
+            Some((line, column)) => words::AT_POSITION.format(&[
+                ("line", &line),
+                ("column", &column),
+                ("why", &self.message),
+            ]),
+            None => self.message.clone(),
+        }
+    }
 }
 
 impl fmt::Display for SnapshotError {
@@ -380,7 +396,7 @@ impl Fault {
                 source,
                 position: None,
                 // Pods or events: the source names which document it is.
-                message: crate::options::words::EMPTY_INPUT.text.to_owned(),
+                message: crate::contract::words::EMPTY_INPUT.text.to_owned(),
             },
             Fault::Syntax {
                 message,
@@ -815,7 +831,7 @@ mod tests {
     #[test]
     fn threads_read_the_same_document_in_batches() {
         let data = big_snapshot(12_000);
-        let shape = crate::Projection::canonical().pods;
+        let shape = crate::reader::Projection::canonical().pods;
         let (alone, none) = read_threads(&data, &shape, 1);
         assert!(alone.is_ok(), "{alone:?}");
         assert_eq!(none, 0);
@@ -832,7 +848,7 @@ mod tests {
     #[test]
     fn threads_refuse_alike_where_one_thread_refuses() {
         let data = big_snapshot(6_000);
-        let shape = crate::Projection::canonical().pods;
+        let shape = crate::reader::Projection::canonical().pods;
         let late = data.len() * 3 / 4;
         let at = late
             + data[late..]
@@ -855,7 +871,7 @@ mod tests {
     /// threads once set their batch up again before every such pod.
     #[test]
     fn escapes_do_not_end_a_batch() {
-        let shape = crate::Projection::canonical().pods;
+        let shape = crate::reader::Projection::canonical().pods;
         let escape = |json: Vec<u8>| {
             let text = String::from_utf8(json).unwrap();
             let arg = r#"sh -c \"a \u0026\u0026 b \u003e c\""#;
@@ -914,7 +930,7 @@ mod tests {
 
     #[test]
     fn numbers_beyond_f64_read_as_jq_prints_them() {
-        let shape = crate::Projection::canonical().pods;
+        let shape = crate::reader::Projection::canonical().pods;
         let doc = br#"{"items":[{"spec":{"nodeName":1e400},"status":{"phase":-1E+999}}]}"#;
         let got = read(&doc[..], "snap.json", &shape).unwrap();
         let max = "1.7976931348623157e308";
@@ -925,7 +941,7 @@ mod tests {
 
     #[test]
     fn surrogate_escapes_read_as_jq_reads_them() {
-        let shape = crate::Projection::canonical().pods;
+        let shape = crate::reader::Projection::canonical().pods;
         let doc = br#"{"items":[{"metadata":{"name":"a\udc00\ud83d\ude00"}}]}"#;
         let got = read(&doc[..], "snap.json", &shape).unwrap();
         let json = crate::engine::to_json(&got);
@@ -944,7 +960,7 @@ mod tests {
     /// array takes one, an object two: itself and its key), kept or not.
     #[test]
     fn nesting_is_refused_exactly_where_jq_refuses_it() {
-        let shape = crate::Projection::canonical().pods;
+        let shape = crate::reader::Projection::canonical().pods;
         let deep = |arrays: usize| format!("{}1{}", "[".repeat(arrays), "]".repeat(arrays));
         // Under `labels.x`, the stack holds 4 objects with their keys and items.
         let labels = |arrays| {
@@ -1005,7 +1021,7 @@ mod tests {
     #[test]
     fn invalid_utf8_in_a_dropped_field_is_an_error() {
         let doc = b"{\"items\":[{\"metadata\":{\"labels\":{\"a\":\n\"\xff\"}}}]}";
-        let shape = crate::Projection::canonical().pods;
+        let shape = crate::reader::Projection::canonical().pods;
         let e = read(&doc[..], "snap.json", &shape).unwrap_err();
         assert_eq!(e.position, Some((2, 2)), "{e}");
         assert!(e.message.contains("UTF-8"), "{e}");

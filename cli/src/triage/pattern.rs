@@ -185,7 +185,7 @@ mod tests {
             .unwrap();
         let result = engine.result(&report, 2, 7, None).unwrap();
         let lines = engine
-            .render(&result, checker::options::LIST_LIMIT.default)
+            .render(&result, checker::contract::LIST_LIMIT.default)
             .unwrap();
         let status = StatusPattern::canonical()
             .parse(&lines[0].1)

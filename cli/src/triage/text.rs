@@ -175,7 +175,7 @@ fn is_age(token: &str) -> bool {
 }
 
 fn is_label(token: &str) -> bool {
-    checker::options::parse_namespaces(token).is_ok_and(|names| names.len() == 1)
+    checker::contract::parse_namespaces(token).is_ok_and(|names| names.len() == 1)
 }
 
 /// The header of an events table (`NAMESPACE LAST SEEN TYPE REASON OBJECT …`).

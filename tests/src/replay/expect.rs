@@ -23,7 +23,7 @@ impl Default for Knobs {
     fn default() -> Self {
         Knobs {
             excluded: Excluded::default(),
-            list_limit: checker::options::LIST_LIMIT.default,
+            list_limit: checker::contract::LIST_LIMIT.default,
         }
     }
 }

@@ -6,7 +6,7 @@
 //! output is only used when it exits 0.
 
 use crate::cancel;
-use crate::options;
+use crate::contract;
 use std::ffi::OsString;
 use std::fmt;
 use std::io::{self, Read};
@@ -47,13 +47,13 @@ pub enum KubectlError {
 
 impl fmt::Display for KubectlError {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        use crate::options::{messages, words};
+        use crate::contract::{messages, words};
         let line = match self {
             KubectlError::Spawn { program, error } if error.kind() == io::ErrorKind::NotFound => {
                 messages::KUBECTL_NOT_FOUND.format(&[("program", program)])
             }
             KubectlError::Spawn { program, error } => messages::KUBECTL_CANNOT_RUN
-                .format(&[("program", program), ("why", &options::io_words(error))]),
+                .format(&[("program", program), ("why", &contract::io_words(error))]),
             KubectlError::Failed {
                 command,
                 status,

@@ -23,13 +23,13 @@
 //! any event means the server cannot watch (405) and the check polls
 //! ([`Ended::Refused`]). The bash function keeps polling.
 
+use super::kubectl::{Kubectl, KubectlError, Stop};
+use crate::api;
+use crate::contract::messages;
+use crate::engine::Engine;
 use crate::engine::{to_raw, Decision, EvalError, Report};
-use crate::kubectl::{Kubectl, KubectlError, Stop};
-use crate::list;
-use crate::options::messages;
+use crate::reader::snapshot::{self, ReadOptions};
 use crate::reader::{Projection, Shape};
-use crate::snapshot::{self, ReadOptions};
-use crate::Engine;
 use jaq_json::{Map, Rc, Val};
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, BufReader};
@@ -237,11 +237,11 @@ pub fn event_shape(projection: &Projection) -> Shape {
 /// The watch URL from `version`, ending after `seconds`.
 pub fn url(version: Option<&str>, seconds: u64) -> String {
     let from = version
-        .map(|v| format!("&resourceVersion={}", list::url_encode(v)))
+        .map(|v| format!("&resourceVersion={}", api::url_encode(v)))
         .unwrap_or_default();
     format!(
         "{}?watch=1{from}&allowWatchBookmarks=true&timeoutSeconds={seconds}",
-        list::PODS.path
+        api::PODS.path
     )
 }
 

@@ -26,14 +26,15 @@
 //! fails (an unreadable page), the fetcher's kubectl is killed at once: the
 //! error is reported when known, not when the next page ends.
 
-use crate::check::{unreadable_why, CheckError};
-use crate::kubectl::{Kubectl, KubectlError, Stop};
-use crate::options::words;
+use super::kubectl::{Kubectl, KubectlError, Stop};
+use crate::api::List;
+use crate::artifacts::Tee;
+use crate::contract::words;
 use crate::reader::page::{self, PageHead};
+use crate::reader::snapshot;
 use crate::reader::Shape;
-use crate::snapshot;
 use jaq_json::Val;
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
@@ -76,80 +77,13 @@ impl Until {
     }
 }
 
-/// A list the checker reads: the API path and its fixed query.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct List {
-    /// `/api/v1/pods`.
-    pub path: &'static str,
-    /// Query parameters every page carries (already URL-encoded), or "".
-    pub query: &'static str,
-    /// The resource, as messages name the list: `pods`.
-    pub what: &'static str,
-}
-
-/// Every pod of every namespace.
-pub const PODS: List = List {
-    path: "/api/v1/pods",
-    query: "",
-    what: "pods",
-};
-
-/// The FailedScheduling events of every namespace (events.jq filters them).
-pub const EVENTS: List = List {
-    path: "/api/v1/events",
-    query: "fieldSelector=reason%3DFailedScheduling",
-    what: "events",
-};
-
-impl List {
-    /// The URL of a page: `limit` when `chunk_size` is not 0, `continue`
-    /// after the first page (the token is base64: `+`, `/`, `=` encoded).
-    pub fn url(&self, chunk_size: usize, token: Option<&str>) -> String {
-        let mut params: Vec<String> = Vec::new();
-        if !self.query.is_empty() {
-            params.push(self.query.to_owned());
-        }
-        if chunk_size > 0 {
-            params.push(format!("limit={chunk_size}"));
-        }
-        if let Some(token) = token {
-            params.push(format!("continue={}", url_encode(token)));
-        }
-        if params.is_empty() {
-            self.path.to_owned()
-        } else {
-            format!("{}?{}", self.path, params.join("&"))
-        }
-    }
-
-    /// kubectl's arguments for a page.
-    pub fn args(&self, chunk_size: usize, token: Option<&str>) -> [String; 3] {
-        [
-            "get".to_owned(),
-            "--raw".to_owned(),
-            self.url(chunk_size, token),
-        ]
-    }
-}
-
-/// Percent-encoding of everything but RFC 3986's unreserved characters.
-pub fn url_encode(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for b in text.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
 /// Why a list gave no documents.
 #[derive(Debug)]
 pub enum ListError {
     /// The first page failed: kubectl, or its output. Exit 2.
-    Failed(CheckError),
+    Failed(Failure),
+    /// The copy of the list (`--save-dir`) could not be written.
+    NotSaved(io::Error),
     /// The list did not end by its [`Until`]: `pages` pages were read.
     Unfinished { pages: usize },
     /// The list broke after its first page: no snapshot, list again.
@@ -159,6 +93,15 @@ pub enum ListError {
         /// Why, in words.
         why: String,
     },
+}
+
+/// Why the first page of a list failed: the cluster's answer.
+#[derive(Debug)]
+pub enum Failure {
+    /// kubectl could not be run or failed.
+    Kubectl(KubectlError),
+    /// kubectl's output was unreadable.
+    Unreadable { command: String, why: String },
 }
 
 /// Read every page of `list` through `kubectl`, each kept as `shape` keeps
@@ -201,14 +144,14 @@ fn receive(
         for fetched in received {
             let (number, bytes, command) = fetched?;
             if let Some(copy) = copy.as_mut() {
-                save(&mut **copy, &bytes).map_err(|e| ListError::Failed(save_error(e)))?;
+                save(&mut **copy, &bytes).map_err(ListError::NotSaved)?;
             }
             // What kubectl printed is read as jq -s reads it: a server
             // sends one document per page, but nothing else is trusted.
             let page = snapshot::read_documents(&bytes[..], "kubectl", shape).map_err(|e| {
-                let why = unreadable_why(&e);
+                let why = e.unreadable_why();
                 if number == 1 {
-                    ListError::Failed(CheckError::Unreadable { command, why })
+                    ListError::Failed(Failure::Unreadable { command, why })
                 } else {
                     ListError::Broken { page: number, why }
                 }
@@ -254,14 +197,14 @@ fn fetch_pages(
         let broken = |why: String| {
             if number == 1 {
                 let command = command.clone();
-                ListError::Failed(CheckError::Unreadable { command, why })
+                ListError::Failed(Failure::Unreadable { command, why })
             } else {
                 ListError::Broken { page: number, why }
             }
         };
         let page = match bytes {
             Err(KubectlError::TimedOut { .. }) if capped => Err(unfinished),
-            Err(e) if number == 1 => Err(ListError::Failed(CheckError::Kubectl(e))),
+            Err(e) if number == 1 => Err(ListError::Failed(Failure::Kubectl(e))),
             Err(e) => Err(ListError::Broken {
                 page: number,
                 why: e.to_string(),
@@ -326,26 +269,31 @@ fn read_whole(
         return Err(ListError::Unfinished { pages: 0 });
     }
     let (kubectl, capped) = until.cap(kubectl);
-    let parsed = kubectl
+    let (parsed, not_saved) = kubectl
         .run(&args, |out| {
-            snapshot::read_documents(Tee { inner: out, copy }, "kubectl", shape)
+            let mut tee = Tee::new(out, copy);
+            let parsed = snapshot::read_documents(&mut tee, "kubectl", shape);
+            (parsed, tee.write_error())
         })
         .map_err(|e| match e {
             KubectlError::TimedOut { .. } if capped => ListError::Unfinished { pages: 0 },
-            e => ListError::Failed(CheckError::Kubectl(e)),
+            e => ListError::Failed(Failure::Kubectl(e)),
         })?;
+    if let Some(error) = not_saved {
+        return Err(ListError::NotSaved(error));
+    }
     let command = || kubectl.command_line(&args);
     let docs = parsed.map_err(|e| {
-        ListError::Failed(CheckError::Unreadable {
+        ListError::Failed(Failure::Unreadable {
             command: command(),
-            why: unreadable_why(&e),
+            why: e.unreadable_why(),
         })
     })?;
     // The rule page-head.jq holds in the bash (and page::head for pages).
     if !docs.iter().all(head_is_strings) {
         let why = words::HEAD_NOT_STRINGS.text.to_owned();
         let command = command();
-        return Err(ListError::Failed(CheckError::Unreadable { command, why }));
+        return Err(ListError::Failed(Failure::Unreadable { command, why }));
     }
     Ok(docs)
 }
@@ -379,50 +327,9 @@ fn save(copy: &mut dyn Write, bytes: &[u8]) -> io::Result<()> {
     copy.write_all(b"\n")
 }
 
-fn save_error(error: io::Error) -> CheckError {
-    CheckError::SaveDir {
-        path: "pods.json".into(),
-        error,
-    }
-}
-
-/// Copies every byte read into an optional writer.
-struct Tee<'a, R> {
-    inner: R,
-    copy: Option<&'a mut dyn Write>,
-}
-
-impl<R: Read> Read for Tee<'_, R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        if let Some(copy) = self.copy.as_mut() {
-            copy.write_all(&buf[..n])?;
-        }
-        Ok(n)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn pages_are_asked_for_with_limit_and_an_encoded_token() {
-        assert_eq!(PODS.url(500, None), "/api/v1/pods?limit=500");
-        assert_eq!(PODS.url(0, None), "/api/v1/pods");
-        assert_eq!(
-            PODS.url(2, Some("eyJ2+Ijo/=")),
-            "/api/v1/pods?limit=2&continue=eyJ2%2BIjo%2F%3D"
-        );
-        assert_eq!(
-            EVENTS.url(500, Some("t")),
-            "/api/v1/events?fieldSelector=reason%3DFailedScheduling&limit=500&continue=t"
-        );
-        assert_eq!(
-            EVENTS.url(0, None),
-            "/api/v1/events?fieldSelector=reason%3DFailedScheduling"
-        );
-    }
 
     #[test]
     fn page_head_jq_words_its_refusal_as_the_checker() {

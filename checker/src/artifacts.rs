@@ -1,0 +1,187 @@
+//! The artifacts of `--save-dir`: the raw pods and events lists, copied
+//! while they are read ([`Tee`]), and the result, kept when the check
+//! fails.
+
+use crate::cancel;
+use jaq_json::Val;
+use std::fs;
+use std::io::{self, Read, Write};
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+/// Why the artifacts could not be saved (`check.rs` makes it a
+/// [`crate::check::ArtifactError`]).
+#[derive(Debug)]
+pub enum ArtifactError {
+    /// The directory could not be created.
+    Dir { dir: PathBuf, error: io::Error },
+    /// An artifact could not be written (or an input would be overwritten).
+    NotSaved { path: PathBuf, error: io::Error },
+}
+
+/// The copy of one document being read, in its partial file.
+pub struct Artifact {
+    file: fs::File,
+    /// The file written.
+    pub path: PathBuf,
+}
+
+impl Write for Artifact {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.file.write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.file.flush()
+    }
+}
+
+/// Copies every byte read into an optional writer: a document is saved
+/// while it streams, never held in memory. A failed write ends the read;
+/// [`Tee::write_error`] then tells it from a failed read.
+pub struct Tee<R, W> {
+    inner: R,
+    copy: Option<W>,
+    write_error: Option<io::Error>,
+}
+
+impl<R, W> Tee<R, W> {
+    /// `inner`, copied into `copy` when given.
+    pub fn new(inner: R, copy: Option<W>) -> Self {
+        Self {
+            inner,
+            copy,
+            write_error: None,
+        }
+    }
+
+    /// Why the copy could not be written, when it could not.
+    pub fn write_error(&mut self) -> Option<io::Error> {
+        self.write_error.take()
+    }
+}
+
+impl<R: Read, W: Write> Read for Tee<R, W> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if let Some(copy) = &mut self.copy {
+            if let Err(error) = copy.write_all(&buf[..n]) {
+                let said = io::Error::new(error.kind(), error.to_string());
+                self.write_error = Some(error);
+                self.copy = None;
+                return Err(said);
+            }
+        }
+        Ok(n)
+    }
+}
+
+/// The artifacts of `--save-dir`: written while reading, kept on failure.
+/// Copies of an attempt that ended in an error are removed on drop (or by
+/// [`cancel`] when a signal ends the check), like the bash function's
+/// temporary files.
+pub struct Saver {
+    dir: Option<PathBuf>,
+    /// The partial copies, registered for removal on cancellation.
+    _partials: Option<cancel::Registered>,
+}
+
+/// Every file a save dir may receive: the final names and the partial
+/// copies ([`Saver::partial`]) of the two documents.
+const ARTIFACTS: [&str; 3] = ["pods.json", "events.json", "report.json"];
+const COPIED: [&str; 2] = ["pods.json", "events.json"];
+
+impl Drop for Saver {
+    fn drop(&mut self) {
+        if let Some(dir) = &self.dir {
+            for name in COPIED {
+                let _ = fs::remove_file(Self::partial(dir, name));
+            }
+        }
+    }
+}
+
+impl Saver {
+    pub fn new(dir: Option<&Path>, inputs: &[PathBuf]) -> Result<Self, ArtifactError> {
+        let Some(dir) = dir else {
+            return Ok(Self {
+                dir: None,
+                _partials: None,
+            });
+        };
+        fs::create_dir_all(dir).map_err(|error| ArtifactError::Dir {
+            dir: dir.to_owned(),
+            error,
+        })?;
+        Self::refuse_inputs(dir, inputs)?;
+        let partials = COPIED.map(|name| Self::partial(dir, name)).to_vec();
+        Ok(Self {
+            dir: Some(dir.to_owned()),
+            _partials: Some(cancel::register_files(partials)),
+        })
+    }
+
+    /// An input is never overwritten or removed: refuse a save dir where an
+    /// artifact (final or partial) is the same file as an input, by file
+    /// identity (links and `..` cannot hide it).
+    fn refuse_inputs(dir: &Path, inputs: &[PathBuf]) -> Result<(), ArtifactError> {
+        let identity = |path: &Path| fs::metadata(path).ok().map(|m| (m.dev(), m.ino()));
+        let inputs: Vec<_> = inputs.iter().filter_map(|p| identity(p)).collect();
+        let artifacts = ARTIFACTS
+            .iter()
+            .map(|name| dir.join(name))
+            .chain(COPIED.iter().map(|name| Self::partial(dir, name)));
+        for path in artifacts {
+            if identity(&path).is_some_and(|id| inputs.contains(&id)) {
+                let error = io::Error::other(
+                    "it is an input of this check; choose another directory to save to",
+                );
+                return Err(ArtifactError::NotSaved { path, error });
+            }
+        }
+        Ok(())
+    }
+
+    fn partial(dir: &Path, name: &str) -> PathBuf {
+        dir.join(format!(".{name}.partial"))
+    }
+
+    /// A fresh file that receives a copy of the document being read.
+    pub fn tee(&self, name: &str) -> Result<Option<Artifact>, ArtifactError> {
+        let Some(dir) = &self.dir else {
+            return Ok(None);
+        };
+        let path = Self::partial(dir, name);
+        match cancel::create_file(&path) {
+            Ok(file) => Ok(Some(Artifact { file, path })),
+            Err(error) => Err(ArtifactError::NotSaved { path, error }),
+        }
+    }
+
+    /// Keep the copies (and the result as report.json) when the check
+    /// failed; remove them otherwise.
+    pub fn finish(&self, failed: bool, result: &Val) -> Result<(), ArtifactError> {
+        let Some(dir) = &self.dir else { return Ok(()) };
+        let io_err = |path: &Path| {
+            let path = path.to_owned();
+            move |error| ArtifactError::NotSaved { path, error }
+        };
+        for name in COPIED {
+            let partial = Self::partial(dir, name);
+            if !partial.exists() {
+                continue;
+            }
+            if failed {
+                fs::rename(&partial, dir.join(name)).map_err(io_err(&partial))?;
+            } else {
+                fs::remove_file(&partial).map_err(io_err(&partial))?;
+            }
+        }
+        if failed {
+            let path = dir.join("report.json");
+            let json = crate::engine::to_json(result) + "\n";
+            fs::write(&path, json).map_err(io_err(&path))?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,8 @@
+//! The live path: the cluster through kubectl. [`kubectl`] runs one kubectl
+//! process (its own process group, a watchdog), [`list`] reads one list in
+//! coherent pages, [`watch`] settles on one list plus a watch stream. Each
+//! has its own error; `check.rs` turns them into a [`crate::check::CheckError`].
+
+pub mod kubectl;
+pub mod list;
+pub mod watch;
