@@ -4,7 +4,7 @@
 #         workflow command `::LEVEL title=TITLE::MESSAGE`.
 # Variables: $list_limit  the list limit (number): with N > 0 an error per
 #         group of pods by cause (result.jq's groups) naming its first N
-#         pods; 0, an error per pod.
+#         pods, with their FailedScheduling events; 0, an error per pod.
 # Nothing for a pass. For an empty cluster one warning. For a failure: first
 # the verdict (GitHub keeps at most 10 error annotations per step, so the
 # verdict comes first and never gets dropped), then at most 9 errors (groups,
@@ -72,15 +72,33 @@ def group_message($cause; $members; $count; $messages):
            + [$members[] | pod_ref + (if $messages and (.message | trim_lines) != "" then ": " + (.message | trim_lines) else "" end)]
            + [and_more($count; $members | length) | select(. != "")]);
 
+# The FailedScheduling events of a group's named pods (never of the pods
+# left out), newest first, as the text lists them: what a per-pod
+# annotation carried before the digest.
+def members_events($members; $events):
+  if $events == null then
+    {events: null} | events_missing_note
+  else
+    [ $events[] | . as $e
+      | select(any($members[]; .namespace == $e.namespace and .name == $e.pod))
+      | "\(.last_seen | text) \(.namespace | text)/\(.pod | text) (x\(.count | text)): \(.message | trim_end)" ] as $mine
+    | if ($mine | length) == 0 then
+        "FailedScheduling events: none for the pods named"
+      else
+        "FailedScheduling events, newest first:\n" + lines_of($mine)
+      end
+  end;
+
 # The annotations of the first $shown groups, unscheduled ones first.
 def group_annotations($shown):
   . as $result
   | ([.unscheduled_groups[] | {unscheduled: true, group: .}] + [.failed_groups[] | {unscheduled: false, group: .}])[:$shown][]
   | .group as $group
   | if .unscheduled then
-      command("error"; "\($group.count) unscheduled \(if $group.count == 1 then "pod" else "pods" end)";
-              group_message($group | unscheduled_cause(trim_lines);
-                            $result | unscheduled_members($group; $list_limit); $group.count; false))
+      ($result | unscheduled_members($group; $list_limit)) as $members
+      | command("error"; "\($group.count) unscheduled \(if $group.count == 1 then "pod" else "pods" end)";
+                group_message($group | unscheduled_cause(trim_lines); $members; $group.count; false)
+                + "\n" + members_events($members; $result.events))
     else
       command("error"; "\($group.count) failed \(if $group.count == 1 then "pod" else "pods" end)";
               group_message($group | failed_cause(trim_lines);

@@ -8,7 +8,8 @@
 //! summary.jq must also give the same bytes on jq 1.6 and libjq 1.8.
 
 use assert_cmd::Command;
-use checker::Programs;
+use checker::programs::{Output, Pass, Program, Var};
+use checker::{options, Programs};
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -28,6 +29,8 @@ struct Case {
     dir: tempfile::TempDir,
     pods: PathBuf,
     events: PathBuf,
+    /// `--list-limit N`; `None`: neither the flag nor the variable (the default).
+    limit: Option<u64>,
 }
 
 impl Case {
@@ -40,7 +43,28 @@ impl Case {
             dir,
             pods: p,
             events: e,
+            limit: None,
         }
+    }
+
+    fn with_limit(mut self, limit: u64) -> Case {
+        self.limit = Some(limit);
+        self
+    }
+
+    /// `verify-pods check --format FORMAT` on the case, at its limit.
+    fn command(&self, format: &str) -> Command {
+        let mut command = verify_pods();
+        command
+            .env_remove(options::LIST_LIMIT.env)
+            .args(["check", "--format", format, "--snapshot"])
+            .arg(&self.pods)
+            .arg("--events")
+            .arg(&self.events);
+        if let Some(limit) = self.limit {
+            command.args([options::LIST_LIMIT.flag, &limit.to_string()]);
+        }
+        command
     }
 
     fn samples() -> Case {
@@ -50,13 +74,9 @@ impl Case {
 
     /// `check --snapshot … --events … --format FORMAT`, GITHUB_STEP_SUMMARY unset.
     fn check(&self, format: &str) -> std::process::Output {
-        verify_pods()
+        self.command(format)
             .env_remove("GITHUB_STEP_SUMMARY")
             .env_remove("NO_COLOR")
-            .args(["check", "--format", format, "--snapshot"])
-            .arg(&self.pods)
-            .arg("--events")
-            .arg(&self.events)
             .output()
             .unwrap()
     }
@@ -80,12 +100,9 @@ impl Case {
     /// The summary appended to GITHUB_STEP_SUMMARY by `check --format FORMAT`.
     fn summary(&self, format: &str) -> String {
         let file = self.dir.path().join(format!("summary-{format}.md"));
-        verify_pods()
+        let _ = std::fs::remove_file(&file);
+        self.command(format)
             .env("GITHUB_STEP_SUMMARY", &file)
-            .args(["check", "--format", format, "--snapshot"])
-            .arg(&self.pods)
-            .arg("--events")
-            .arg(&self.events)
             .assert()
             .code(predicates::ord::lt(2));
         std::fs::read_to_string(&file).unwrap()
@@ -101,6 +118,15 @@ fn pod(namespace: &str, name: &str, phase: &str, node: Option<&str>) -> Value {
     if let Some(node) = node {
         pod["spec"]["nodeName"] = json!(node);
     }
+    pod
+}
+
+/// A pending pod the scheduler left unbound, in its words (PodScheduled=False).
+fn unschedulable(namespace: &str, name: &str, reason: &str, message: &str) -> Value {
+    let mut pod = pod(namespace, name, "Pending", None);
+    pod["status"]["conditions"] = json!([{
+        "type": "PodScheduled", "status": "False", "reason": reason, "message": message
+    }]);
     pod
 }
 
@@ -128,6 +154,7 @@ fn list(items: Vec<Value>) -> Value {
 /// Everything GitHub's escaping and Markdown tables have to survive.
 const NASTY_NS: &str = "team|a:b,c";
 const NASTY_POD: &str = "web%0A-1:x,y\r\n::error::pwned\u{1b}[31m|`*_<b>&[l](u)~\\ü🚀";
+const NASTY_REASON: &str = "Un:sched,ulable%0A";
 const NASTY_MESSAGE: &str =
     "0/3 nodes: 100% busy,\nnext line\r\n| a | b |\ttab `code` <i>x</i> &amp; \\|";
 
@@ -135,6 +162,7 @@ fn nasty() -> Case {
     let pods = list(vec![
         pod("default", "web-0", "Running", Some("kwok-node-0")),
         pod(NASTY_NS, NASTY_POD, "Pending", None),
+        unschedulable(NASTY_NS, "with-reason", NASTY_REASON, NASTY_MESSAGE),
         failed("default", "oom|1", "OOM:Killed", NASTY_MESSAGE),
     ]);
     let events = list(vec![
@@ -154,6 +182,54 @@ fn nasty() -> Case {
         ),
     ]);
     Case::new(&pods, &events)
+}
+
+/// Pods of a few causes: 12 with the scheduler's one message and an event
+/// each, 3 without a condition (one with events), 3 OOMKilled with their
+/// own messages, 1 evicted. Names of one width: none is part of another.
+fn crowd() -> Case {
+    let mut pods = vec![pod("default", "web-00", "Running", Some("kwok-node-0"))];
+    let mut events = Vec::new();
+    for i in 0..12 {
+        let name = format!("gpu-{i:02}");
+        pods.push(unschedulable(
+            "train",
+            &name,
+            "Unschedulable",
+            "0/4 nodes are available: 4 Insufficient nvidia.com/gpu.",
+        ));
+        events.push(event(
+            "train",
+            &name,
+            &format!("2026-05-28T10:{i:02}:00Z"),
+            i + 1,
+            &format!("0/4 nodes are available (try {i:02})"),
+        ));
+    }
+    for i in 0..3 {
+        pods.push(pod("batch", &format!("late-{i:02}"), "Pending", None));
+    }
+    for (seen, message) in [
+        ("2026-05-28T11:00:00Z", "older"),
+        ("2026-05-28T11:01:00Z", "newer"),
+    ] {
+        events.push(event("batch", "late-01", seen, 1, message));
+    }
+    for i in 0..3 {
+        pods.push(failed(
+            "etl",
+            &format!("oom-{i:02}"),
+            "OOMKilled",
+            &format!("used {i}Gi"),
+        ));
+    }
+    pods.push(failed(
+        "etl",
+        "evict-00",
+        "Evicted",
+        "node had disk pressure",
+    ));
+    Case::new(&list(pods), &list(events))
 }
 
 /// One workflow command as the runner sees it.
@@ -241,66 +317,375 @@ fn pod_ref(v: &Value) -> String {
     )
 }
 
-#[test]
-fn samples_give_the_verdict_first_then_one_error_per_pod_with_its_events() {
-    let case = Case::samples();
+/// GitHub keeps at most this many annotations of one level per step
+/// (actions/runner); the verdict is one of the errors.
+const GITHUB_PER_STEP: usize = 10;
+
+/// The default list limit, from the contract.
+fn default_limit() -> u64 {
+    options::LIST_LIMIT.default
+}
+
+/// A string a lib.jq definition returns: `def NAME: "WORDS";`.
+fn lib_words(name: &str) -> String {
+    let head = format!("def {name}: \"");
+    let at = Programs::LIB
+        .find(&head)
+        .unwrap_or_else(|| panic!("lib.jq defines {name}"));
+    let rest = &Programs::LIB[at + head.len()..];
+    rest[..rest.find("\";").unwrap()].to_owned()
+}
+
+fn errors(commands: &[WorkflowCommand]) -> Vec<&WorkflowCommand> {
+    commands.iter().filter(|c| c.name == "error").collect()
+}
+
+fn warnings(commands: &[WorkflowCommand]) -> Vec<&WorkflowCommand> {
+    commands.iter().filter(|c| c.name == "warning").collect()
+}
+
+/// GitHub's bound, whatever the cluster: at most ten errors and ten warnings.
+fn assert_within_github(commands: &[WorkflowCommand]) {
+    assert!(errors(commands).len() <= GITHUB_PER_STEP, "{commands:?}");
+    assert!(warnings(commands).len() <= GITHUB_PER_STEP, "{commands:?}");
+}
+
+/// The pods of a group (JSON `unscheduled_groups` / `failed_groups`), in
+/// the result's order: unscheduled pods by their (reason, message), failed
+/// pods by their reason (README: the JSON schema).
+fn members<'a>(result: &'a Value, group: &Value, unscheduled: bool) -> Vec<&'a Value> {
+    let pods = if unscheduled {
+        "unscheduled_pods"
+    } else {
+        "failed_pods"
+    };
+    result[pods]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| {
+            p["reason"] == group["reason"] && (!unscheduled || p["message"] == group["message"])
+        })
+        .collect()
+}
+
+/// The groups in the order the annotations give them: unscheduled first.
+fn groups(result: &Value) -> Vec<(bool, &Value)> {
+    let of = |key: &str, unscheduled| {
+        result[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(move |g| (unscheduled, g))
+    };
+    of("unscheduled_groups", true)
+        .chain(of("failed_groups", false))
+        .collect()
+}
+
+/// `data` from `at` on has `wanted` in order; returns where the last ends.
+fn find_in_order(data: &str, mut at: usize, wanted: &[String]) -> usize {
+    for w in wanted {
+        let found = data[at..]
+            .find(w.as_str())
+            .unwrap_or_else(|| panic!("{w:?} not after byte {at} of {data:?}"));
+        at += found + w.len();
+    }
+    at
+}
+
+/// The text of one value as an annotation shows it; `None` for null.
+fn shown(value: &Value) -> Option<String> {
+    value.as_str().map(|s| as_shown(s.trim_end()))
+}
+
+/// One error per group, at the limit `limit` (> 0): its count in the title;
+/// its cause (the group's reason and message; for unscheduled pods without
+/// a condition, lib.jq's words); its first `limit` pods in the result's
+/// order and no other; how many are left; and for unscheduled pods the
+/// FailedScheduling events of the pods named, newest first, and no others.
+fn assert_group_annotation(
+    command: &WorkflowCommand,
+    result: &Value,
+    unscheduled: bool,
+    group: &Value,
+    limit: u64,
+) {
+    assert_eq!(command.name, "error");
+    let count = group["count"].as_u64().unwrap();
+    assert!(
+        command.title().starts_with(&format!("{count} ")),
+        "{command:?} for {group}"
+    );
+    let data = &command.data;
+    let mut cause = Vec::new();
+    if unscheduled && group["reason"].is_null() && group["message"].is_null() {
+        cause.push(lib_words("no_scheduler_condition"));
+    }
+    cause.extend(shown(&group["reason"]));
+    cause.extend(shown(&group["message"]));
+    assert!(
+        data.starts_with(&cause[0]),
+        "{command:?} starts with {cause:?}"
+    );
+    let mut at = find_in_order(data, 0, &cause);
+    let all = members(result, group, unscheduled);
+    assert_eq!(all.len() as u64, count, "{group}");
+    let named = &all[..all.len().min(limit as usize)];
+    assert!(!named.is_empty());
+    // Each named pod on a line of its own, right after the cause and one
+    // another, with its message when the group has none.
+    for pod in named {
+        let mut line = format!("\n{}", as_shown(&pod_ref(pod)));
+        if !unscheduled && group["message"].is_null() {
+            if let Some(message) = shown(&pod["message"]).filter(|m| !m.is_empty()) {
+                line = format!("{line}: {message}");
+            }
+        }
+        assert!(
+            data[at..].starts_with(&line),
+            "{line:?} at byte {at} of {data:?}"
+        );
+        at += line.len();
+        assert!(at == data.len() || data[at..].starts_with('\n'), "{data:?}");
+    }
+    for pod in &all[named.len()..] {
+        assert!(
+            !data.contains(&as_shown(&pod_ref(pod))),
+            "{pod} is not named: {command:?}"
+        );
+    }
+    let left = all.len() - named.len();
+    if left > 0 {
+        let line = data[at..]
+            .strip_prefix('\n')
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap();
+        assert!(line.contains(&left.to_string()), "{left} left in {line:?}");
+        assert!(all.iter().all(|p| !line.contains(&as_shown(&pod_ref(p)))));
+        at += 1 + line.len();
+    }
+    if !unscheduled {
+        return;
+    }
+    let events = result["events"].as_array();
+    let (mine, others): (Vec<&Value>, Vec<&Value>) = events
+        .into_iter()
+        .flatten()
+        .partition(|e| named.iter().any(|p| pod_ref(p) == pod_ref(e)));
+    for e in &mine {
+        at = find_in_order(
+            data,
+            at,
+            &[
+                as_shown(e["last_seen"].as_str().unwrap()),
+                as_shown(&pod_ref(e)),
+                format!("x{}", e["count"]),
+                shown(&e["message"]).unwrap(),
+            ],
+        );
+    }
+    for e in others {
+        assert!(
+            !data.contains(e["last_seen"].as_str().unwrap()),
+            "{e} is not a named pod's event: {command:?}"
+        );
+    }
+}
+
+/// At the limit `limit` (> 0): the verdict, then an error per group (at
+/// most nine), then a warning when groups are left out.
+fn assert_group_annotations(case: &Case, limit: u64) -> Vec<WorkflowCommand> {
     let result = case.result();
-    assert_eq!(case.check("github").status.code(), Some(1));
     let commands = parse_commands(&case.commands());
-    assert!(commands.iter().all(|c| c.name == "error"), "{commands:?}");
+    assert_within_github(&commands);
+    assert_eq!(commands[0].name, "error");
+    // The verdict: the counts and how they were observed, from the result.
+    let verdict: Vec<String> = ["unscheduled", "failed", "attempts", "waited_seconds"]
+        .map(|key| result[key].to_string())
+        .into();
+    find_in_order(&commands[0].data, 0, &verdict);
+    let groups = groups(&result);
+    let shown = groups.len().min(GITHUB_PER_STEP - 1);
+    assert_eq!(errors(&commands).len(), 1 + shown, "{commands:?}");
+    for ((unscheduled, group), command) in groups[..shown].iter().zip(&commands[1..]) {
+        assert_group_annotation(command, &result, *unscheduled, group, limit);
+    }
+    let warned = warnings(&commands);
+    if groups.len() > shown {
+        assert_eq!(warned.len(), 1, "{commands:?}");
+        assert_eq!(commands.last().unwrap().name, "warning");
+        assert!(warned[0].data.contains(&(groups.len() - shown).to_string()));
+    } else {
+        assert!(warned.is_empty(), "{commands:?}");
+    }
+    commands
+}
+
+/// At the limit 0: the verdict, then an error per pod (at most nine) with
+/// its scheduler's words and its events, newest first, then a warning
+/// saying how many pods are left.
+fn assert_pod_annotations(case: &Case) -> Vec<WorkflowCommand> {
+    let result = case.result();
+    let commands = parse_commands(&case.commands());
+    assert_within_github(&commands);
+    assert!(!commands[0].title().is_empty());
     let unscheduled = result["unscheduled_pods"].as_array().unwrap();
     let failed = result["failed_pods"].as_array().unwrap();
-    assert_eq!(commands.len(), 1 + unscheduled.len() + failed.len());
-    assert!(!commands[0].title().is_empty());
-    for (pod, command) in unscheduled.iter().zip(&commands[1..]) {
-        assert!(command.title().contains(&pod_ref(pod)), "{command:?}");
-        let events = result["events"].as_array().unwrap();
-        let mine: Vec<&Value> = events
-            .iter()
-            .filter(|e| pod_ref(e) == pod_ref(pod))
+    let pods: Vec<(bool, &Value)> = unscheduled
+        .iter()
+        .map(|p| (true, p))
+        .chain(failed.iter().map(|p| (false, p)))
+        .collect();
+    let annotated = pods.len().min(GITHUB_PER_STEP - 1);
+    assert_eq!(errors(&commands).len(), 1 + annotated, "{commands:?}");
+    for ((unscheduled, pod), command) in pods[..annotated].iter().zip(&commands[1..]) {
+        assert_eq!(command.name, "error");
+        assert!(
+            command.title().contains(&as_shown(&pod_ref(pod))),
+            "{command:?}"
+        );
+        let words: Vec<String> = [&pod["reason"], &pod["message"]]
+            .into_iter()
+            .filter_map(shown)
             .collect();
-        assert!(!mine.is_empty());
-        let mut at = 0;
-        for e in mine {
-            let found = command.data[at..]
-                .find(e["message"].as_str().unwrap())
-                .unwrap_or_else(|| panic!("{e} not in {command:?} in order"));
-            at += found + 1;
+        let at = find_in_order(&command.data, 0, &words);
+        if *unscheduled {
+            let mine: Vec<String> = result["events"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|e| pod_ref(e) == pod_ref(pod))
+                .map(|e| shown(&e["message"]).unwrap())
+                .collect();
+            find_in_order(&command.data, at, &mine);
         }
+    }
+    let warned = warnings(&commands);
+    if pods.len() > annotated {
+        assert_eq!(warned.len(), 1, "{commands:?}");
+        assert!(warned[0]
+            .data
+            .contains(&(pods.len() - annotated).to_string()));
+    } else {
+        assert!(warned.is_empty(), "{commands:?}");
+    }
+    commands
+}
+
+#[test]
+fn samples_give_the_verdict_first_then_one_error_per_group_with_its_events() {
+    let case = Case::samples();
+    assert_eq!(case.check("github").status.code(), Some(1));
+    let result = case.result();
+    assert!(result["events"].as_array().is_some_and(|e| !e.is_empty()));
+    let commands = assert_group_annotations(&case, default_limit());
+    assert!(commands.iter().all(|c| c.name == "error"), "{commands:?}");
+    // The default is the contract's: the flag and the variable at that
+    // value give the same bytes; another value does not.
+    let default = case.check("github").stdout;
+    let limit = default_limit().to_string();
+    let flag = Case::samples().with_limit(default_limit());
+    assert_eq!(flag.check("github").stdout, default);
+    let env = |value: &str| {
+        verify_pods()
+            .env(options::LIST_LIMIT.env, value)
+            .args(["check", "--format", "github", "--snapshot"])
+            .arg(&case.pods)
+            .arg("--events")
+            .arg(&case.events)
+            .output()
+            .unwrap()
+            .stdout
+    };
+    assert_eq!(env(&limit), default);
+    assert_ne!(env("0"), default);
+}
+
+#[test]
+fn at_the_limit_0_samples_give_one_error_per_pod_with_its_events() {
+    let case = Case::samples().with_limit(0);
+    let result = case.result();
+    let events = result["events"].as_array().unwrap();
+    assert!(!events.is_empty());
+    let commands = assert_pod_annotations(&case);
+    assert!(commands.iter().all(|c| c.name == "error"), "{commands:?}");
+    // Every event of the sample is in its pod's annotation.
+    let data: String = commands.iter().map(|c| c.data.as_str()).collect();
+    for e in events {
+        assert!(data.contains(e["message"].as_str().unwrap()), "{e}");
     }
 }
 
 #[test]
-fn escaping_survives_the_runner_and_nothing_else_becomes_a_command() {
-    let case = nasty();
-    let result = case.result();
-    assert_eq!(result["unscheduled"], 1);
-    assert_eq!(result["failed"], 1);
-    let printed = case.commands();
-    // Every printed line is one command: no raw CR or newline got through.
-    assert!(!printed.contains('\r'));
-    let commands = parse_commands(&printed);
-    assert_eq!(commands.len(), 3, "{commands:?}");
-    let unscheduled = &commands[1];
-    assert_eq!(unscheduled.name, "error");
-    assert!(
-        unscheduled
-            .title()
-            .contains(&as_shown(&format!("{NASTY_NS}/{NASTY_POD}"))),
-        "{unscheduled:?}"
-    );
-    assert!(
-        unscheduled.data.contains(&as_shown(NASTY_MESSAGE)),
-        "{unscheduled:?}"
-    );
-    let newest = unscheduled.data.find("newest %25 first").unwrap();
-    assert!(newest < unscheduled.data.find(&as_shown(NASTY_MESSAGE)).unwrap());
-    let failed = &commands[2];
-    assert!(failed.title().contains("default/oom|1"), "{failed:?}");
-    assert!(failed.data.contains("OOM:Killed"));
-    assert!(failed.data.contains(&as_shown(NASTY_MESSAGE)));
+fn a_crowd_is_named_up_to_the_limit_with_the_named_pods_events() {
+    for limit in [default_limit(), 1] {
+        let case = crowd().with_limit(limit);
+        let result = case.result();
+        // The case has what it tests: a group over the limit, a group
+        // without a condition, failed pods with and without one message.
+        let biggest = result["unscheduled_groups"][0]["count"].as_u64().unwrap();
+        assert!(biggest > limit, "{result}");
+        assert!(groups(&result)
+            .iter()
+            .any(|(u, g)| *u && g["reason"].is_null()));
+        assert!(groups(&result)
+            .iter()
+            .any(|(u, g)| !*u && g["message"].is_null()));
+        assert_group_annotations(&case, limit);
+    }
+    assert_pod_annotations(&crowd().with_limit(0));
 }
 
+#[test]
+fn escaping_survives_the_runner_and_nothing_else_becomes_a_command() {
+    for limit in [None, Some(0)] {
+        let mut case = nasty();
+        if let Some(limit) = limit {
+            case = case.with_limit(limit);
+        }
+        let result = case.result();
+        assert_eq!(result["unscheduled"], 2);
+        assert_eq!(result["failed"], 1);
+        let printed = case.commands();
+        // Every printed line is one command: no raw CR or newline got through.
+        assert!(!printed.contains('\r'));
+        let commands = parse_commands(&printed);
+        assert_eq!(commands.len(), 4, "{commands:?}");
+        let nasty_pod = as_shown(&format!("{NASTY_NS}/{NASTY_POD}"));
+        let unscheduled = commands
+            .iter()
+            .find(|c| c.title().contains(&nasty_pod) || c.data.contains(&nasty_pod))
+            .unwrap_or_else(|| panic!("{commands:?}"));
+        assert_eq!(unscheduled.name, "error");
+        assert!(
+            unscheduled.data.contains(&as_shown(NASTY_MESSAGE)),
+            "{unscheduled:?}"
+        );
+        let newest = unscheduled.data.find("newest %25 first").unwrap();
+        assert!(newest < unscheduled.data.find(&as_shown(NASTY_MESSAGE)).unwrap());
+        let failed = commands
+            .iter()
+            .find(|c| c.data.contains("OOM:Killed"))
+            .unwrap_or_else(|| panic!("{commands:?}"));
+        assert!(failed.data.contains(&as_shown(NASTY_MESSAGE)));
+        let with_reason = commands
+            .iter()
+            .find(|c| c.data.contains(NASTY_REASON))
+            .unwrap_or_else(|| panic!("{commands:?}"));
+        assert!(with_reason.data.contains(&as_shown(NASTY_MESSAGE)));
+        if limit == Some(0) {
+            assert!(unscheduled.title().contains(&nasty_pod), "{unscheduled:?}");
+            assert!(failed.title().contains("default/oom|1"), "{failed:?}");
+            assert_pod_annotations(&case);
+        } else {
+            assert!(failed.data.contains("default/oom|1"), "{failed:?}");
+            assert_group_annotations(&case, default_limit());
+        }
+    }
+}
 #[test]
 fn a_pass_prints_no_command_and_an_empty_cluster_one_warning() {
     let pass = Case::new(
@@ -321,23 +706,58 @@ fn a_pass_prints_no_command_and_an_empty_cluster_one_warning() {
 
 #[test]
 fn many_failing_pods_stay_within_githubs_ten_errors_and_say_how_many_are_left() {
-    let pods = (0..30)
-        .map(|i| pod("team", &format!("p-{i}"), "Pending", None))
-        .collect();
-    let case = Case::new(&list(pods), &list(vec![]));
-    let commands = parse_commands(&case.commands());
-    let errors: Vec<&WorkflowCommand> = commands.iter().filter(|c| c.name == "error").collect();
-    assert_eq!(errors.len(), 10);
-    assert!(
-        !errors[0].title().contains("team/"),
-        "the verdict comes first"
-    );
-    let warnings: Vec<&WorkflowCommand> = commands.iter().filter(|c| c.name == "warning").collect();
-    assert_eq!(warnings.len(), 1);
-    assert!(
-        warnings[0].data.contains(&(30 - 9).to_string()),
-        "{warnings:?}"
-    );
+    // 30 pods of one cause; 30 causes of one pod each, and 12 failed reasons.
+    let one_cause = || {
+        let pods = (0..30)
+            .map(|i| pod("team", &format!("p-{i:02}"), "Pending", None))
+            .collect();
+        Case::new(&list(pods), &list(vec![]))
+    };
+    let many_causes = || {
+        let pods = (0..30)
+            .map(|i| {
+                unschedulable(
+                    "team",
+                    &format!("p-{i:02}"),
+                    "Unschedulable",
+                    &format!("cause {i:02}"),
+                )
+            })
+            .chain(
+                (0..12).map(|i| failed("team", &format!("f-{i:02}"), &format!("Reason{i:02}"), "")),
+            )
+            .collect();
+        Case::new(&list(pods), &list(vec![]))
+    };
+    let limit = default_limit();
+    // Every pod its own error at the limit 0: nine, then how many are left.
+    for case in [one_cause().with_limit(0), many_causes().with_limit(0)] {
+        let commands = assert_pod_annotations(&case);
+        assert_eq!(errors(&commands).len(), GITHUB_PER_STEP);
+        assert_eq!(warnings(&commands).len(), 1);
+        assert!(
+            !errors(&commands)[0].title().contains("team/"),
+            "the verdict comes first"
+        );
+    }
+    // One group: one error naming the first N pods and how many more.
+    let case = one_cause();
+    let result = case.result();
+    assert_eq!(result["unscheduled_groups"].as_array().unwrap().len(), 1);
+    assert!(result["unscheduled"].as_u64().unwrap() > limit);
+    let commands = assert_group_annotations(&case, limit);
+    assert_eq!(commands.len(), 2, "{commands:?}");
+    // More groups than errors: nine groups, then a warning with the rest.
+    let case = many_causes();
+    let result = case.result();
+    let count = groups(&result).len();
+    assert!(count > GITHUB_PER_STEP, "{count}");
+    let commands = assert_group_annotations(&case, limit);
+    assert_eq!(errors(&commands).len(), GITHUB_PER_STEP);
+    assert_eq!(warnings(&commands).len(), 1);
+    assert!(warnings(&commands)[0]
+        .data
+        .contains(&(count - (GITHUB_PER_STEP - 1)).to_string()));
 }
 
 /// The tables of a Markdown document, as rows of cell texts.
@@ -394,7 +814,8 @@ fn body(table: &[Vec<String>], width: usize) -> Vec<Vec<String>> {
         .collect()
 }
 
-fn assert_summary_shows(summary: &str, result: &Value) {
+/// The counts table, first; the other tables.
+fn assert_summary_counts(summary: &str, result: &Value) -> Vec<Vec<Vec<String>>> {
     let tables = tables(summary);
     let counts = body(&tables[0], 9);
     let keys = [
@@ -411,7 +832,30 @@ fn assert_summary_shows(summary: &str, result: &Value) {
         assert_eq!(counts[0][i], cell(&result[key]), "{key}");
     }
     assert!(counts[0][8].starts_with(&cell(&result["waited_seconds"])));
-    let mut rest = tables[1..].iter();
+    tables[1..].to_vec()
+}
+
+/// The events table: every event of the result, newest first.
+fn assert_events_table(table: &[Vec<String>], events: &[Value]) {
+    let rows = body(table, 4);
+    let want: Vec<Vec<String>> = events
+        .iter()
+        .map(|e| {
+            vec![
+                cell(&e["last_seen"]),
+                cell(&json!(pod_ref(e))),
+                cell(&e["count"]),
+                cell(&e["message"]),
+            ]
+        })
+        .collect();
+    assert_eq!(rows, want);
+}
+
+/// At the limit 0: a row per pod, as before the digest.
+fn assert_summary_shows_every_pod(summary: &str, result: &Value) {
+    let tables = assert_summary_counts(summary, result);
+    let mut rest = tables.iter();
     let unscheduled = result["unscheduled_pods"].as_array().unwrap();
     if !unscheduled.is_empty() {
         // The scheduler's reason and message: an empty cell when null.
@@ -430,24 +874,7 @@ fn assert_summary_shows(summary: &str, result: &Value) {
             .collect();
         assert_eq!(rows, want);
         if let Some(events) = result["events"].as_array().filter(|e| !e.is_empty()) {
-            let rows = body(rest.next().unwrap(), 4);
-            let want: Vec<Vec<String>> = events
-                .iter()
-                .map(|e| {
-                    let pod = format!(
-                        "{}/{}",
-                        e["namespace"].as_str().unwrap(),
-                        e["pod"].as_str().unwrap()
-                    );
-                    vec![
-                        cell(&e["last_seen"]),
-                        cell(&json!(pod)),
-                        cell(&e["count"]),
-                        cell(&e["message"]),
-                    ]
-                })
-                .collect();
-            assert_eq!(rows, want);
+            assert_events_table(rest.next().unwrap(), events);
         }
     }
     let failed = result["failed_pods"].as_array().unwrap();
@@ -467,17 +894,123 @@ fn assert_summary_shows(summary: &str, result: &Value) {
     assert!(rest.next().is_none(), "no other table");
 }
 
-#[test]
-fn the_summary_tables_show_the_result_data_exactly() {
-    for case in [Case::samples(), nasty()] {
-        let result = case.result();
-        let summary = case.summary("text");
-        assert_summary_shows(&summary, &result);
+/// A group's "First pods" cell: its first `limit` pods in the result's
+/// order (with their own message when the group has none) and no other,
+/// then how many more.
+fn assert_members_cell(text: &str, result: &Value, unscheduled: bool, group: &Value, limit: u64) {
+    let all = members(result, group, unscheduled);
+    assert_eq!(all.len() as u64, group["count"].as_u64().unwrap());
+    let named = &all[..all.len().min(limit as usize)];
+    let wanted: Vec<String> = named
+        .iter()
+        .map(|p| {
+            let mut shown = cell(&json!(pod_ref(p)));
+            if !unscheduled && group["message"].is_null() {
+                let message = cell(&p["message"]);
+                if !message.is_empty() {
+                    shown = format!("{shown}: {message}");
+                }
+            }
+            shown
+        })
+        .collect();
+    let at = find_in_order(text, 0, &wanted);
+    for p in &all[named.len()..] {
         assert!(
-            summary.ends_with("\n\n"),
-            "a blank line separates appended summaries"
+            !text.contains(&cell(&json!(pod_ref(p)))),
+            "{p} not named in {text:?}"
         );
     }
+    let left = all.len() - named.len();
+    if left > 0 {
+        assert!(
+            text[at..].contains(&left.to_string()),
+            "{left} more in {text:?}"
+        );
+    } else {
+        assert_eq!(at, text.len(), "nothing after the last pod: {text:?}");
+    }
+}
+
+/// At a limit over 0: the digest, a row per group (the first `limit`), with
+/// its count, cause and first pods, then the events; every pod not named
+/// is counted in the last line.
+fn assert_summary_digest(summary: &str, result: &Value, limit: u64) -> [u64; 2] {
+    let tables = assert_summary_counts(summary, result);
+    let mut rest = tables.iter();
+    let or_empty = |v: &Value| if v.is_null() { String::new() } else { cell(v) };
+    let mut named = [0, 0];
+    for (unscheduled, key) in [(true, "unscheduled_groups"), (false, "failed_groups")] {
+        let groups = result[key].as_array().unwrap();
+        if groups.is_empty() {
+            continue;
+        }
+        let rows = body(rest.next().unwrap(), 4);
+        let shown = &groups[..groups.len().min(limit as usize)];
+        assert_eq!(rows.len(), shown.len(), "{rows:?}");
+        for (row, group) in rows.iter().zip(shown) {
+            let reason = if unscheduled && group["reason"].is_null() && group["message"].is_null() {
+                lib_words("no_scheduler_condition")
+            } else {
+                or_empty(&group["reason"])
+            };
+            assert_eq!(
+                row[..3],
+                [cell(&group["count"]), reason, or_empty(&group["message"])]
+            );
+            assert_members_cell(&row[3], result, unscheduled, group, limit);
+            named[usize::from(!unscheduled)] += group["count"].as_u64().unwrap().min(limit);
+        }
+        if unscheduled {
+            if let Some(events) = result["events"].as_array().filter(|e| !e.is_empty()) {
+                assert_events_table(rest.next().unwrap(), events);
+            }
+        }
+    }
+    assert!(rest.next().is_none(), "no other table");
+    let left = [
+        result["unscheduled"].as_u64().unwrap() - named[0],
+        result["failed"].as_u64().unwrap() - named[1],
+    ];
+    if left != [0, 0] {
+        let last = summary.trim_end().lines().last().unwrap();
+        find_in_order(
+            last,
+            0,
+            &[
+                left[0],
+                result["unscheduled"].as_u64().unwrap(),
+                left[1],
+                result["failed"].as_u64().unwrap(),
+            ]
+            .map(|n| n.to_string()),
+        );
+    }
+    left
+}
+
+#[test]
+fn the_summary_tables_show_the_result_data_exactly() {
+    let mut left_out = 0;
+    for make in [Case::samples as fn() -> Case, nasty, crowd] {
+        for limit in [default_limit(), 1, 0] {
+            let case = make().with_limit(limit);
+            let result = case.result();
+            let summary = case.summary("text");
+            if limit == 0 {
+                assert_summary_shows_every_pod(&summary, &result);
+            } else {
+                left_out += assert_summary_digest(&summary, &result, limit)
+                    .iter()
+                    .sum::<u64>();
+            }
+            assert!(
+                summary.ends_with("\n\n"),
+                "a blank line separates appended summaries"
+            );
+        }
+    }
+    assert!(left_out > 0, "some case leaves pods out of the digest");
 }
 
 #[test]
@@ -530,12 +1063,24 @@ fn no_summary_without_the_variable_and_exit_2_when_it_cannot_be_written() {
         .stderr(predicates::str::contains("GITHUB_STEP_SUMMARY"));
 }
 
-/// `jq -r -f PROGRAM` with jq 1.6 (/usr/bin/jq) on a result.
-fn jq16(program: &str, result: &Value, dir: &Path) -> String {
+/// The value a test gives a program's `$variable`: the list limit is the
+/// only one github.jq and summary.jq take (their descriptors say so).
+fn var_value(var: &Var, list_limit: u64) -> String {
+    assert_eq!(
+        var.name(),
+        options::LIST_LIMIT.name,
+        "a variable the test has no value for"
+    );
+    list_limit.to_string()
+}
+
+/// jq 1.6 (/usr/bin/jq) on a result, with the options the program's
+/// descriptor gives (output flag, each variable as its descriptor passes it).
+fn jq16(program: &Program, result: &Value, dir: &Path, list_limit: u64) -> String {
     let prog = dir.join("program.jq");
-    std::fs::write(&prog, program).unwrap();
+    std::fs::write(&prog, program.text).unwrap();
     let out = std::process::Command::new("jq")
-        .arg("-r")
+        .args(program.jq_options(|_, var| var_value(var, list_limit)))
         .arg("-f")
         .arg(&prog)
         .write_stdin_json(result)
@@ -548,16 +1093,36 @@ fn jq16(program: &str, result: &Value, dir: &Path) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-/// The same with libjq 1.8 through the PyPI `jq` module, printed as `jq -r` would.
-fn libjq(program: &str, result: &Value) -> String {
+/// The same with libjq 1.8 through the PyPI `jq` module, the variables
+/// from the descriptor, printed as the descriptor's output flag would.
+fn libjq(program: &Program, result: &Value, list_limit: u64) -> String {
+    let args: serde_json::Map<String, Value> = program
+        .vars
+        .iter()
+        .map(|var| {
+            let text = var_value(var, list_limit);
+            let value = match var.pass {
+                Pass::Arg => Value::String(text),
+                Pass::ArgJson => serde_json::from_str(&text).unwrap(),
+                Pass::SlurpFile => panic!("{} takes a file", var.jaq_name),
+            };
+            (var.name().to_owned(), value)
+        })
+        .collect();
+    let input = json!({
+        "program": program.text,
+        "args": args,
+        "raw": program.output == Output::Lines,
+        "data": result,
+    });
     let script = "import jq, json, sys\n\
-                  program, data = sys.stdin.buffer.read().decode().split('\\0')\n\
-                  for v in jq.compile(program).input_text(data).all():\n\
-                  \x20   line = v if isinstance(v, str) else json.dumps(v)\n\
+                  job = json.load(sys.stdin)\n\
+                  for v in jq.compile(job['program'], args=job['args']).input_value(job['data']).all():\n\
+                  \x20   line = v if job['raw'] and isinstance(v, str) else json.dumps(v, separators=(',', ':'))\n\
                   \x20   sys.stdout.buffer.write((line + '\\n').encode())";
     let out = std::process::Command::new("python3")
         .args(["-c", script])
-        .write_stdin_bytes(format!("{program}\0{result}").into_bytes())
+        .write_stdin_json(&input)
         .expect("python3 runs");
     assert!(
         out.status.success(),
@@ -593,43 +1158,59 @@ impl WriteStdin for std::process::Command {
 
 #[test]
 fn github_and_summary_agree_on_jaq_jq_1_6_and_libjq_1_8() {
-    let pass = Case::new(
-        &list(vec![pod("default", "web-0", "Running", Some("n"))]),
-        &list(vec![]),
-    );
-    let empty = Case::new(&list(vec![]), &list(vec![]));
-    let many = Case::new(
-        &list(
-            (0..12)
-                .map(|i| pod("team", &format!("p-{i}"), "Pending", None))
-                .collect(),
-        ),
-        &list(vec![]),
-    );
-    for case in [Case::samples(), nasty(), pass, empty, many] {
-        let result = case.result();
-        let commands = case.commands();
-        let summary = case.summary("text");
-        let dir = case.dir.path();
-        assert_eq!(
-            jq16(Programs::GITHUB.text, &result, dir),
-            commands,
-            "jq 1.6 github.jq"
-        );
-        assert_eq!(
-            libjq(Programs::GITHUB.text, &result),
-            commands,
-            "libjq 1.8 github.jq"
-        );
-        assert_eq!(
-            jq16(Programs::SUMMARY.text, &result, dir),
-            summary,
-            "jq 1.6 summary.jq"
-        );
-        assert_eq!(
-            libjq(Programs::SUMMARY.text, &result),
-            summary,
-            "libjq 1.8 summary.jq"
-        );
+    let pass = || {
+        Case::new(
+            &list(vec![pod("default", "web-0", "Running", Some("n"))]),
+            &list(vec![]),
+        )
+    };
+    let empty = || Case::new(&list(vec![]), &list(vec![]));
+    let many = || {
+        Case::new(
+            &list(
+                (0..12)
+                    .map(|i| pod("team", &format!("p-{i}"), "Pending", None))
+                    .collect(),
+            ),
+            &list(vec![]),
+        )
+    };
+    for make in [
+        Case::samples as fn() -> Case,
+        nasty,
+        crowd,
+        pass,
+        empty,
+        many,
+    ] {
+        for limit in [default_limit(), 1, 0] {
+            let case = make().with_limit(limit);
+            let result = case.result();
+            let commands = case.commands();
+            let summary = case.summary("text");
+            let dir = case.dir.path();
+            for (program, jaq) in [
+                (&Programs::GITHUB, &commands),
+                (&Programs::SUMMARY, &summary),
+            ] {
+                assert!(
+                    !program.vars.is_empty(),
+                    "{} takes the list limit",
+                    program.name
+                );
+                assert_eq!(
+                    &jq16(program, &result, dir, limit),
+                    jaq,
+                    "jq 1.6 {} at the limit {limit}",
+                    program.file
+                );
+                assert_eq!(
+                    &libjq(program, &result, limit),
+                    jaq,
+                    "libjq 1.8 {} at the limit {limit}",
+                    program.file
+                );
+            }
+        }
     }
 }
