@@ -9,7 +9,7 @@
 
 use assert_cmd::Command;
 use checker::programs::{Output, Pass, Program, Var};
-use checker::{options, Programs};
+use checker::{contract, Programs};
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -56,13 +56,13 @@ impl Case {
     fn command(&self, format: &str) -> Command {
         let mut command = verify_pods();
         command
-            .env_remove(options::LIST_LIMIT.env)
+            .env_remove(contract::LIST_LIMIT.env)
             .args(["check", "--format", format, "--snapshot"])
             .arg(&self.pods)
             .arg("--events")
             .arg(&self.events);
         if let Some(limit) = self.limit {
-            command.args([options::LIST_LIMIT.flag, &limit.to_string()]);
+            command.args([contract::LIST_LIMIT.flag, &limit.to_string()]);
         }
         command
     }
@@ -323,7 +323,7 @@ const GITHUB_PER_STEP: usize = 10;
 
 /// The default list limit, from the contract.
 fn default_limit() -> u64 {
-    options::LIST_LIMIT.default
+    contract::LIST_LIMIT.default
 }
 
 /// A string a lib.jq definition returns: `def NAME: "WORDS";`.
@@ -591,7 +591,7 @@ fn samples_give_the_verdict_first_then_one_error_per_group_with_its_events() {
     assert_eq!(flag.check("github").stdout, default);
     let env = |value: &str| {
         verify_pods()
-            .env(options::LIST_LIMIT.env, value)
+            .env(contract::LIST_LIMIT.env, value)
             .args(["check", "--format", "github", "--snapshot"])
             .arg(&case.pods)
             .arg("--events")
@@ -1068,7 +1068,7 @@ fn no_summary_without_the_variable_and_exit_2_when_it_cannot_be_written() {
 fn var_value(var: &Var, list_limit: u64) -> String {
     assert_eq!(
         var.name(),
-        options::LIST_LIMIT.name,
+        contract::LIST_LIMIT.name,
         "a variable the test has no value for"
     );
     list_limit.to_string()
