@@ -14,6 +14,7 @@ use checker::options::{self, messages, Knob, Level, Message, Piece, Prefix};
 use common::{sample, text, Sandbox};
 use std::path::PathBuf;
 use std::process::{Output, Stdio};
+use verify_pods_tests::code;
 
 /// One bad input for both drivers.
 struct Case {
@@ -237,10 +238,6 @@ fn parse<'a>(message: &Message, line: &'a str) -> Option<Vec<(&'static str, &'a 
         }
     }
     rest.is_empty().then_some(values)
-}
-
-fn code(output: &Output) -> i32 {
-    output.status.code().expect("exited, not killed")
 }
 
 /// The lines of a driver's stderr, each without that driver's prefix for

@@ -11,10 +11,7 @@ use serde_json::{json, Value};
 use std::fs;
 use std::path::Path;
 use std::process::Output;
-
-fn code(output: &Output) -> i32 {
-    output.status.code().expect("exited, not killed")
-}
+use verify_pods_tests::code;
 
 /// Same stdout, same exit code, and the temporary files are gone.
 ///
