@@ -10,6 +10,7 @@ pub mod driver;
 pub mod lint;
 pub mod replay;
 pub mod rng;
+pub mod sandbox;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
