@@ -71,6 +71,12 @@ pub struct Sandbox {
     env: Vec<(String, String)>,
 }
 
+impl Default for Sandbox {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl Sandbox {
     /// A fresh sandbox: the tools, the stub as `kubectl`, its settings.
     pub fn new() -> Self {
