@@ -28,9 +28,11 @@
 
 mod lines;
 mod pattern;
+mod run;
 mod text;
 
 pub use pattern::{Status, StatusPattern};
+pub(crate) use run::run_triage;
 
 use serde::Serialize;
 use std::io::{self, BufRead};

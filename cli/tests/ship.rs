@@ -7,16 +7,13 @@ use assert_cmd::Command;
 use predicates::prelude::*;
 use std::fs;
 use std::path::{Path, PathBuf};
+use verify_pods_tests::text;
 
 const VERIFY_PODS: &str = env!("CARGO_BIN_EXE_verify-pods");
 const PLUGIN: &str = env!("CARGO_BIN_EXE_kubectl-verify_pods");
 
 fn repo(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(path)
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 /// The commit of this checkout, as `git rev-parse` names it; None outside git.

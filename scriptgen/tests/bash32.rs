@@ -10,7 +10,7 @@
 //! the variable is unset and the fallback runs (SECONDS; `date +%s` for
 //! the deadline epoch).
 
-mod common;
+use verify_pods_tests::sandbox;
 
 /// One construct newer than bash 3.2: its name, the first bash that has it,
 /// whether a line (code only) uses it, and an example line that must be
@@ -328,7 +328,7 @@ fn findings(text: &str) -> Vec<String> {
 }
 
 fn generated() -> Vec<(std::path::PathBuf, String)> {
-    [common::function_file(), common::wrapper()]
+    [sandbox::function_file(), sandbox::wrapper()]
         .into_iter()
         .map(|path| {
             let text = std::fs::read_to_string(&path).expect("generated file");

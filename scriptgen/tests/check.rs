@@ -1,8 +1,6 @@
 //! `scriptgen check` and `write` on the repository and on stale copies of
 //! generated/ (always in a temporary root: the real tree is never touched).
 
-mod common;
-
 use assert_cmd::Command;
 use predicates::str::contains;
 use std::fs;
@@ -11,7 +9,7 @@ use std::path::Path;
 fn copy_generated(to: &Path) {
     let dir = to.join("generated");
     fs::create_dir_all(&dir).unwrap();
-    for entry in fs::read_dir(common::root().join("generated")).unwrap() {
+    for entry in fs::read_dir(verify_pods_tests::workspace_root().join("generated")).unwrap() {
         let entry = entry.unwrap();
         fs::copy(entry.path(), dir.join(entry.file_name())).unwrap();
     }
@@ -27,7 +25,7 @@ fn scriptgen(root: &Path, command: &str) -> assert_cmd::assert::Assert {
 }
 
 fn snapshot_of_real_tree() -> Vec<(String, Vec<u8>)> {
-    let mut files: Vec<_> = fs::read_dir(common::root().join("generated"))
+    let mut files: Vec<_> = fs::read_dir(verify_pods_tests::workspace_root().join("generated"))
         .unwrap()
         .map(|e| {
             let e = e.unwrap();
@@ -110,7 +108,12 @@ fn write_into_an_empty_root_creates_both_files() {
     scriptgen(root.path(), "write").success();
     for name in ["verify_pods.sh", "verify-pods.sh"] {
         let written = fs::read(root.path().join("generated").join(name)).unwrap();
-        let committed = fs::read(common::root().join("generated").join(name)).unwrap();
+        let committed = fs::read(
+            verify_pods_tests::workspace_root()
+                .join("generated")
+                .join(name),
+        )
+        .unwrap();
         assert_eq!(written, committed, "{name}");
     }
     scriptgen(root.path(), "check").success();

@@ -8,12 +8,14 @@
 //! JSON parser (jq vs the checker's), the case names those placeholders;
 //! every other placeholder must still agree.
 
-mod common;
+use verify_pods_tests::sandbox;
 
 use checker::contract::{self, messages, Knob, Level, Message, Piece, Prefix};
-use common::{sample, text, Sandbox};
 use std::path::PathBuf;
 use std::process::{Output, Stdio};
+use verify_pods_tests::code;
+use verify_pods_tests::sandbox::{sample, Sandbox};
+use verify_pods_tests::text;
 
 /// One bad input for both drivers.
 struct Case {
@@ -239,10 +241,6 @@ fn parse<'a>(message: &Message, line: &'a str) -> Option<Vec<(&'static str, &'a 
     rest.is_empty().then_some(values)
 }
 
-fn code(output: &Output) -> i32 {
-    output.status.code().expect("exited, not killed")
-}
-
 /// The lines of a driver's stderr, each without that driver's prefix for
 /// the message the case expects there.
 fn said(case: &Case, driver: &str, prefixes: Prefix, output: &Output) -> Vec<String> {
@@ -306,7 +304,7 @@ fn full() -> Stdio {
 
 /// The checker, live (the stub kubectl on PATH) or offline (`--snapshot`).
 fn checker(sandbox: &Sandbox, case: &Case, snapshot: Option<&PathBuf>) -> Output {
-    let mut command = sandbox.command(&common::verify_pods_bin());
+    let mut command = sandbox.command(&sandbox::verify_pods_bin());
     command.arg("check");
     if let Some(snapshot) = snapshot {
         command.arg("--snapshot").arg(snapshot);
@@ -314,15 +312,15 @@ fn checker(sandbox: &Sandbox, case: &Case, snapshot: Option<&PathBuf>) -> Output
     if case.full_stdout {
         command.stdout(full());
     }
-    common::run(&mut command)
+    verify_pods_tests::run(&mut command)
 }
 
 fn bash(sandbox: &Sandbox, case: &Case) -> Output {
-    let mut command = sandbox.command(&common::wrapper());
+    let mut command = sandbox.command(&sandbox::wrapper());
     if case.full_stdout {
         command.stdout(full());
     }
-    common::run(&mut command)
+    verify_pods_tests::run(&mut command)
 }
 
 /// Issue 13, item 1: both drivers, one table of bad inputs, the same exit

@@ -2,19 +2,20 @@
 //! left alone, set -e hosts get the function's status, and jq receives each
 //! canonical program byte for byte.
 
-mod common;
+use verify_pods_tests::sandbox;
 
 use checker::contract::DEADLINE_ENV;
-use common::{fixture, function_file, sample, text, Sandbox};
 use scriptgen::render::USED;
 use std::fs;
 use std::process::Output;
+use verify_pods_tests::sandbox::{function_file, sample, scriptgen_fixture as fixture, Sandbox};
+use verify_pods_tests::text;
 
 fn harness(sandbox: &mut Sandbox, mode: &str) -> Output {
     sandbox
         .set("VERIFY_PODS_SH", function_file().to_str().unwrap())
         .set("HARNESS_MODE", mode);
-    common::run(&mut sandbox.command(&fixture("host-harness.sh")))
+    verify_pods_tests::run(&mut sandbox.command(&fixture("host-harness.sh")))
 }
 
 fn red_sandbox() -> Sandbox {
@@ -118,8 +119,8 @@ fn a_host_with_unusual_shell_settings_gets_the_same_result() {
     assert_eq!(plain.status.code(), Some(0), "{}", text(&plain.stderr));
     assert_eq!(hostile.status.code(), Some(0), "{}", text(&hostile.stderr));
     assert_eq!(
-        common::without_seconds(&text(&hostile.stdout)),
-        common::without_seconds(&text(&plain.stdout))
+        sandbox::without_seconds(&text(&hostile.stdout)),
+        sandbox::without_seconds(&text(&plain.stdout))
     );
 }
 

@@ -5,13 +5,13 @@
 //! of its own, which the job's signal misses. Real processes: bash, timeout
 //! and a stub kubectl that sleeps with a child of its own.
 
-mod common;
+use verify_pods_tests::sandbox;
 
 use checker::contract::DEADLINE_ENV;
-use common::{sample, Sandbox};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+use verify_pods_tests::sandbox::{sample, Sandbox};
 use verify_pods_tests::{read_pid, survivors};
 
 /// The longest a cancelled run may take to end, and to stop its kubectl.
@@ -39,7 +39,7 @@ fn assert_cleanly_cancelled(signal: &str, number: i32, to_group: bool) {
     // The job: the wrapper leading a process group of its own, as a CI
     // runner or an interactive shell starts it.
     let mut job = sandbox
-        .command(&common::wrapper())
+        .command(&sandbox::wrapper())
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .process_group(0)

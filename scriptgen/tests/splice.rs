@@ -4,7 +4,7 @@
 //! exit 2 untouched. `verify-pods bash splice --lib`: the function goes to a
 //! library file and the host changes by a source line.
 
-mod common;
+use verify_pods_tests::sandbox;
 
 use assert_cmd::Command;
 use predicates::prelude::PredicateBooleanExt;
@@ -38,7 +38,7 @@ fn host_copy(dir: &Path, contents: &str) -> PathBuf {
     fs::write(&path, contents).unwrap();
     let lib = dir.join("lib");
     fs::create_dir_all(&lib).unwrap();
-    for entry in fs::read_dir(common::fixture("lib")).unwrap() {
+    for entry in fs::read_dir(sandbox::scriptgen_fixture("lib")).unwrap() {
         let entry = entry.unwrap();
         fs::copy(entry.path(), lib.join(entry.file_name())).unwrap();
     }
@@ -46,7 +46,7 @@ fn host_copy(dir: &Path, contents: &str) -> PathBuf {
 }
 
 fn fixture_text() -> String {
-    fs::read_to_string(common::fixture("validate-scheduling.sh")).unwrap()
+    fs::read_to_string(sandbox::scriptgen_fixture("validate-scheduling.sh")).unwrap()
 }
 
 /// The old definition's byte range, found the simple way: by its first
@@ -60,11 +60,11 @@ fn old_definition_span(script: &str) -> (usize, usize) {
 }
 
 fn bash_parses(path: &Path) {
-    let output = common::run(std::process::Command::new("bash").arg("-n").arg(path));
+    let output = verify_pods_tests::run(std::process::Command::new("bash").arg("-n").arg(path));
     assert!(
         output.status.success(),
         "bash -n: {}",
-        common::text(&output.stderr)
+        verify_pods_tests::text(&output.stderr)
     );
 }
 
@@ -138,28 +138,33 @@ fn runs_like_the_wrapper(script: &Path) {
     let functions = script.with_file_name("functions.sh");
     fs::write(&functions, without_main).unwrap();
 
-    let mut sandbox = common::Sandbox::new();
+    let mut sandbox = sandbox::Sandbox::new();
     sandbox
-        .pods(&[&common::sample("pods.json")])
-        .events(&common::sample("events.json"))
+        .pods(&[&sandbox::sample("pods.json")])
+        .events(&sandbox::sample("events.json"))
         .set(checker::contract::DEADLINE_ENV, "0")
         .set("VERIFY_PODS_SH", functions.to_str().unwrap());
     // The host finds its SCRIPT_DIR with dirname, a tool of its own.
     std::os::unix::fs::symlink(
-        common::find_on_path("dirname"),
+        sandbox::find_on_path("dirname"),
         sandbox.bin().join("dirname"),
     )
     .unwrap();
-    let hosted = common::run(&mut sandbox.command(&common::fixture("host-harness.sh")));
+    let hosted = verify_pods_tests::run(
+        &mut sandbox.command(&sandbox::scriptgen_fixture("host-harness.sh")),
+    );
     let wrapped = sandbox.run_wrapper();
     assert_eq!(
         hosted.status.code(),
         Some(1),
         "{}",
-        common::text(&hosted.stderr)
+        verify_pods_tests::text(&hosted.stderr)
     );
     assert_eq!(hosted.status.code(), wrapped.status.code());
-    assert_eq!(common::text(&hosted.stdout), common::text(&wrapped.stdout));
+    assert_eq!(
+        verify_pods_tests::text(&hosted.stdout),
+        verify_pods_tests::text(&wrapped.stdout)
+    );
 }
 
 #[test]
@@ -215,7 +220,7 @@ const LIB: &str = "lib/verify-pods.sh";
 
 /// `verify-pods bash splice SCRIPT --lib LIB [flag]`.
 fn splice_lib(script: &Path, lib: &str, flag: Option<&str>) -> assert_cmd::assert::Assert {
-    let mut cmd = Command::new(common::verify_pods_bin());
+    let mut cmd = Command::new(sandbox::verify_pods_bin());
     cmd.args(["bash", "splice"])
         .arg(script)
         .args(["--lib", lib]);
@@ -241,9 +246,10 @@ fn changed_lines(old: &str, new: &str) -> (Vec<String>, Vec<String>) {
 }
 
 fn version() -> String {
-    let output =
-        common::run(std::process::Command::new(common::verify_pods_bin()).arg("--version"));
-    common::text(&output.stdout).trim().to_owned()
+    let output = verify_pods_tests::run(
+        std::process::Command::new(sandbox::verify_pods_bin()).arg("--version"),
+    );
+    verify_pods_tests::text(&output.stdout).trim().to_owned()
 }
 
 #[test]
@@ -379,12 +385,12 @@ fn the_host_sourcing_its_library_runs_and_shellcheck_is_no_worse() {
     let dir = tempfile::tempdir().unwrap();
     let script = host_copy(dir.path(), &fixture_text());
     let shellcheck = |file: &str| {
-        let output = common::run(
+        let output = verify_pods_tests::run(
             std::process::Command::new("shellcheck")
                 .args(["-x", "-f", "gcc", file])
                 .current_dir(dir.path()),
         );
-        common::text(&output.stdout)
+        verify_pods_tests::text(&output.stdout)
     };
     let before = shellcheck("validate-scheduling.sh");
     splice_lib(&script, LIB, Some("--write")).success();

@@ -2,19 +2,17 @@
 //! kubectl printing recorded documents, compared with the verify-pods
 //! checker on the same documents.
 
-mod common;
+use verify_pods_tests::sandbox;
 
 use checker::contract::{self, ARTIFACT_DIR_ENV, DEADLINE_ENV, INTERVAL_ENV, KUBECTL_TIMEOUT_ENV};
 use checker::Programs;
-use common::{checker_offline, sample, text, without_seconds, Sandbox};
 use serde_json::{json, Value};
 use std::fs;
 use std::path::Path;
 use std::process::Output;
-
-fn code(output: &Output) -> i32 {
-    output.status.code().expect("exited, not killed")
-}
+use verify_pods_tests::code;
+use verify_pods_tests::sandbox::{checker_offline, sample, without_seconds, Sandbox};
+use verify_pods_tests::text;
 
 /// Same stdout, same exit code, and the temporary files are gone.
 ///
@@ -354,10 +352,10 @@ fn settles_when_the_pods_get_bound() {
 
     // The checker live, against the same stub from its first snapshot.
     fs::remove_file(sandbox.path("kubectl.log")).unwrap();
-    let mut cmd = sandbox.command(&common::verify_pods_bin());
+    let mut cmd = sandbox.command(&sandbox::verify_pods_bin());
     cmd.args(["check", "--kubectl"])
         .arg(sandbox.bin().join("kubectl"));
-    let checker = common::run(&mut cmd);
+    let checker = verify_pods_tests::run(&mut cmd);
     assert_eq!(code(&checker), 0, "stderr: {}", text(&checker.stderr));
     assert_eq!(sandbox.kubectl_calls(), [pods_query.clone(), pods_query]);
     assert_same(&bash, &checker, &sandbox);
@@ -402,7 +400,7 @@ fn keeps_failing_until_the_deadline() {
 #[test]
 fn arguments_are_refused() {
     let sandbox = offline_sandbox(&sample("pods.json"), &sample("events.json"));
-    let bash = common::run(sandbox.command(&common::wrapper()).arg("--deadline"));
+    let bash = verify_pods_tests::run(sandbox.command(&sandbox::wrapper()).arg("--deadline"));
     assert_cannot_observe(&bash, "usage", &sandbox);
 }
 
@@ -411,7 +409,7 @@ fn on_a_terminal(sandbox: &Sandbox, command: &str) -> String {
     let mut cmd = sandbox.command(std::path::Path::new("/usr/bin/script"));
     cmd.args(["-qec", command, "/dev/null"])
         .env("SHELL", sandbox.bin().join("bash"));
-    let output = common::run(&mut cmd);
+    let output = verify_pods_tests::run(&mut cmd);
     text(&output.stdout)
 }
 
@@ -420,14 +418,14 @@ fn colour_only_on_a_terminal_and_never_with_no_color() {
     let (pods, events) = (sample("pods.json"), sample("events.json"));
     let checker_command = format!(
         "{} check --snapshot {} --events {}",
-        common::verify_pods_bin().display(),
+        sandbox::verify_pods_bin().display(),
         pods.display(),
         events.display()
     );
     for no_color in ["", "1"] {
         let mut sandbox = offline_sandbox(&pods, &events);
         sandbox.set("NO_COLOR", no_color);
-        let bash = on_a_terminal(&sandbox, &common::wrapper().display().to_string());
+        let bash = on_a_terminal(&sandbox, &sandbox::wrapper().display().to_string());
         let checker = on_a_terminal(&sandbox, &checker_command);
         assert_eq!(
             without_seconds(&bash),
@@ -454,15 +452,15 @@ fn a_full_stdout_exits_2_in_both_drivers() {
             .open("/dev/full")
             .unwrap()
     };
-    let bash = common::run(sandbox.command(&common::wrapper()).stdout(full()));
-    let mut checker = sandbox.command(&common::verify_pods_bin());
+    let bash = verify_pods_tests::run(sandbox.command(&sandbox::wrapper()).stdout(full()));
+    let mut checker = sandbox.command(&sandbox::verify_pods_bin());
     checker
         .args(["check", "--snapshot"])
         .arg(&pods)
         .arg("--events")
         .arg(&events)
         .stdout(full());
-    let checker = common::run(&mut checker);
+    let checker = verify_pods_tests::run(&mut checker);
     assert_eq!(code(&checker), 2, "{}", text(&checker.stderr));
     assert_eq!(code(&bash), 2, "{}", text(&bash.stderr));
     assert!(text(&bash.stderr).contains("verify_pods: cannot print the result"));
@@ -494,10 +492,10 @@ fn both_drivers_accept_the_same_limits() {
     }
     let bash = sandbox.run_wrapper();
     let checker = checker_offline(&bound, Some(&events), &[]);
-    let mut live = sandbox.command(&common::verify_pods_bin());
+    let mut live = sandbox.command(&sandbox::verify_pods_bin());
     live.args(["check", "--kubectl"])
         .arg(sandbox.bin().join("kubectl"));
-    let live = common::run(&mut live);
+    let live = verify_pods_tests::run(&mut live);
     assert_eq!(code(&bash), 0, "{}", text(&bash.stderr));
     assert_eq!(code(&live), 0, "{}", text(&live.stderr));
     assert_same(&bash, &checker, &sandbox);

@@ -6,14 +6,17 @@
 #![forbid(unsafe_code)]
 
 pub mod corpus;
+pub mod driver;
 pub mod lint;
 pub mod replay;
 pub mod rng;
+pub mod sandbox;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 pub use corpus::{bad_inputs, cases, Case};
+pub use driver::{Driver, DRIVERS};
 
 /// The start line both drivers print first, with its newline (progress.jq
 /// before the first attempt): on stdout in text mode, on stderr with
@@ -100,6 +103,39 @@ pub fn run(cmd: &mut Command) -> Output {
     cmd.stdin(Stdio::null())
         .output()
         .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"))
+}
+
+/// Output bytes as text (invalid UTF-8 shown as U+FFFD).
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// The exit code of a process that exited; panics if a signal killed it.
+pub fn code(output: &Output) -> i32 {
+    output.status.code().expect("exited, not killed")
+}
+
+/// Whole seconds a run may take beyond its schedule on a loaded machine (2
+/// cores shared by every test: `waited` is wall-clock time, the rest of the
+/// output is exact).
+pub const SLOW: u64 = 60;
+
+/// `cmd` without the user's KWOK_VERIFY_PODS_* settings.
+pub fn without_user_settings(cmd: &mut Command) -> &mut Command {
+    for (name, _) in std::env::vars_os() {
+        if name.to_string_lossy().starts_with("KWOK_VERIFY_PODS_") {
+            cmd.env_remove(name);
+        }
+    }
+    cmd
+}
+
+/// The checker with none of the user's KWOK_VERIFY_PODS_* settings, and no
+/// NO_COLOR.
+pub fn checker_command() -> Command {
+    let mut cmd = Command::new(binary("verify-pods"));
+    without_user_settings(&mut cmd).env_remove("NO_COLOR");
+    cmd
 }
 
 // ---------------------------------------------------------------- jq runs
@@ -313,12 +349,8 @@ pub fn run_wrapper_with(
     paths.extend(std::env::split_paths(&path));
     let mut cmd = Command::new("bash");
     cmd.args(["-euo", "pipefail"]).arg(wrapper);
-    for (name, _) in std::env::vars_os() {
-        if name.to_string_lossy().starts_with("KWOK_VERIFY_PODS_") {
-            cmd.env_remove(name);
-        }
-    }
-    cmd.env("PATH", std::env::join_paths(paths).expect("PATH"))
+    without_user_settings(&mut cmd)
+        .env("PATH", std::env::join_paths(paths).expect("PATH"))
         .env(checker::contract::DEADLINE_ENV, "0")
         .env(checker::contract::ARTIFACT_DIR_ENV, artifact_dir)
         .env("STUB_PODS", pods)

@@ -1,5 +1,6 @@
 //! A tiny deterministic PRNG (splitmix64) for the randomised timelines of
-//! race.rs and watch.rs: the same seed, the same timeline.
+//! race.rs and watch.rs and the mutations of projection.rs: the same seed,
+//! the same timeline.
 
 /// splitmix64; the state is the seed.
 pub struct Rng(pub u64);
@@ -25,7 +26,7 @@ impl Rng {
     }
 
     /// One of `items`, each as likely.
-    pub fn pick<T: Copy>(&mut self, items: &[T]) -> T {
-        items[self.below(items.len())]
+    pub fn pick<T: Clone>(&mut self, items: &[T]) -> T {
+        items[self.below(items.len())].clone()
     }
 }

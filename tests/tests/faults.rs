@@ -19,23 +19,10 @@ use verify_pods_tests::replay::{
     coherence, expect, generated_wrapper, in_parallel, kubectl_binary, Fault, FaultRule, KubeEnv,
     KubeOptions, LogEntry, Resource, Server, State, Target,
 };
-use verify_pods_tests::{lines_of, run, KUBECTL_CHUNK_SIZE};
+use verify_pods_tests::{lines_of, run, text, Driver, DRIVERS, KUBECTL_CHUNK_SIZE, SLOW};
 
 /// Items per page when a fault aims at page 2.
 const PAGE: usize = 3;
-/// Whole seconds a run may take on a loaded machine.
-const SLOW: u64 = 60;
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Path {
-    Checker,
-    Wrapper,
-}
-
 /// Nine running pods, then (last in list order) one unschedulable pod.
 fn state() -> State {
     let mut pods: Vec<Value> = (0..9)
@@ -56,7 +43,7 @@ struct Outcome {
 fn run_with(
     rules: &[FaultRule],
     page_size: Option<usize>,
-    path: Path,
+    path: Driver,
     env_vars: &[(&str, &str)],
 ) -> Outcome {
     let mut builder = Server::builder().state(state());
@@ -68,10 +55,7 @@ fn run_with(
     }
     let server = builder.start().expect("server");
     let env = KubeEnv::new(&server.url()).expect("kube env");
-    let mut cmd = match path {
-        Path::Checker => env.checker(),
-        Path::Wrapper => env.wrapper(),
-    };
+    let mut cmd = path.command(&env);
     cmd.env(DEADLINE_ENV, "0");
     if page_size.is_some() {
         // Pages: the drivers ask for more than the server's cap gives.
@@ -91,12 +75,12 @@ fn both_paths(
     rules: Vec<FaultRule>,
     page_size: Option<usize>,
     env_vars: &[(&str, &str)],
-) -> Vec<(Path, Outcome)> {
+) -> Vec<(Driver, Outcome)> {
     assert!(
         generated_wrapper().is_file(),
         "generated/verify-pods.sh is missing"
     );
-    in_parallel(vec![Path::Checker, Path::Wrapper], 2, |path| {
+    in_parallel(DRIVERS.to_vec(), 2, |path| {
         (path, run_with(&rules, page_size, path, env_vars))
     })
 }
@@ -386,8 +370,8 @@ fn both_within(
     env_vars: &[(&str, &str)],
     options: &KubeOptions,
     limit: Duration,
-) -> Vec<(Path, Outcome, Duration)> {
-    in_parallel(vec![Path::Checker, Path::Wrapper], 2, |path| {
+) -> Vec<(Driver, Outcome, Duration)> {
+    in_parallel(DRIVERS.to_vec(), 2, |path| {
         let mut builder = Server::builder().state(state());
         if let Some(n) = page_size {
             builder = builder.page_size(n);
@@ -397,10 +381,7 @@ fn both_within(
         }
         let server = builder.start().expect("server");
         let env = KubeEnv::with_options(&server.url(), options).expect("kube env");
-        let mut cmd = match path {
-            Path::Checker => env.checker(),
-            Path::Wrapper => env.wrapper(),
-        };
+        let mut cmd = path.command(&env);
         if page_size.is_some() {
             cmd.env(CHUNK_SIZE_ENV, KUBECTL_CHUNK_SIZE.to_string());
         }
@@ -560,7 +541,7 @@ fn kubectl_wrapper(dir: &std::path::Path, before: &str) -> KubeOptions {
 #[test]
 fn a_child_kubectl_leaves_behind_does_not_outlive_the_check() {
     let dir = tempfile::tempdir().expect("temp dir");
-    for path in [Path::Checker, Path::Wrapper] {
+    for path in DRIVERS {
         let sub = dir.path().join(format!("{path:?}"));
         std::fs::create_dir(&sub).expect("dir");
         let options = kubectl_wrapper(
@@ -569,10 +550,7 @@ fn a_child_kubectl_leaves_behind_does_not_outlive_the_check() {
         );
         let server = Server::builder().state(state()).start().expect("server");
         let env = KubeEnv::with_options(&server.url(), &options).expect("kube env");
-        let mut cmd = match path {
-            Path::Checker => env.checker(),
-            Path::Wrapper => env.wrapper(),
-        };
+        let mut cmd = path.command(&env);
         cmd.env(DEADLINE_ENV, "0");
         let (output, _) = run_within(&mut cmd, Duration::from_secs(SLOW));
         assert_eq!(output.status.code(), Some(1), "{path:?}: {output:?}");
@@ -612,13 +590,10 @@ fn kubectl_killed_by_a_signal_is_one_line_in_both_drivers() {
     let dir = tempfile::tempdir().expect("temp dir");
     let options = kubectl_wrapper(dir.path(), "kill -s KILL $$");
     let mut lines = Vec::new();
-    for path in [Path::Checker, Path::Wrapper] {
+    for path in DRIVERS {
         let server = Server::builder().state(state()).start().expect("server");
         let env = KubeEnv::with_options(&server.url(), &options).expect("kube env");
-        let mut cmd = match path {
-            Path::Checker => env.checker(),
-            Path::Wrapper => env.wrapper(),
-        };
+        let mut cmd = path.command(&env);
         cmd.env(DEADLINE_ENV, "0");
         let (output, _) = run_within(&mut cmd, Duration::from_secs(SLOW));
         let stderr = text(&output.stderr);
@@ -685,18 +660,15 @@ fn after_command(line: &str) -> String {
 
 /// Both drivers on what a kubectl that exits 0 printed (`print` runs
 /// instead of kubectl): exit code and stderr, without the driver's prefix.
-fn both_on_printed(print: &str) -> Vec<(Path, Option<i32>, String)> {
+fn both_on_printed(print: &str) -> Vec<(Driver, Option<i32>, String)> {
     let dir = tempfile::tempdir().expect("temp dir");
     let options = kubectl_wrapper(dir.path(), &format!("{print}\nexit 0"));
-    [Path::Checker, Path::Wrapper]
+    DRIVERS
         .into_iter()
         .map(|path| {
             let server = Server::builder().state(state()).start().expect("server");
             let env = KubeEnv::with_options(&server.url(), &options).expect("kube env");
-            let mut cmd = match path {
-                Path::Checker => env.checker(),
-                Path::Wrapper => env.wrapper(),
-            };
+            let mut cmd = path.command(&env);
             cmd.env(DEADLINE_ENV, "0");
             let (output, _) = run_within(&mut cmd, Duration::from_secs(SLOW));
             let stderr = text(&output.stderr);

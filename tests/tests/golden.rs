@@ -14,7 +14,7 @@ use std::fs;
 use std::path::Path;
 use std::process::{Command, Output};
 use verify_pods_tests::corpus::{self, Case, EXPECTED_EXIT, EXPECTED_JSON, EXPECTED_TXT};
-use verify_pods_tests::{binary, run, workspace_root};
+use verify_pods_tests::{checker_command, run, workspace_root};
 
 const BLESS_ENV: &str = "VERIFY_PODS_BLESS";
 
@@ -25,7 +25,7 @@ fn blessing() -> bool {
 /// `verify-pods check --snapshot pods.json --events events.json [extra]` at
 /// the case's list limit, run from the case folder so messages carry the same relative names everywhere.
 fn check(case: &Case, extra: &[&str]) -> Output {
-    run(verify_pods()
+    run(checker_command()
         .current_dir(&case.dir)
         .envs(case.env())
         .args([
@@ -36,18 +36,6 @@ fn check(case: &Case, extra: &[&str]) -> Output {
             "events.json",
         ])
         .args(extra))
-}
-
-/// The checker with none of the user's KWOK_VERIFY_PODS_* settings.
-fn verify_pods() -> Command {
-    let mut cmd = Command::new(binary("verify-pods"));
-    for (name, _) in std::env::vars_os() {
-        if name.to_string_lossy().starts_with("KWOK_VERIFY_PODS_") {
-            cmd.env_remove(name);
-        }
-    }
-    cmd.env_remove("NO_COLOR");
-    cmd
 }
 
 /// The three goldens as the checker produces them now.
@@ -258,7 +246,7 @@ fn podlist_and_list_give_the_same_goldens() {
 /// no verdict: only the start line on stdout, printed before the snapshot
 /// is read); `fragment` must appear in it after the file's path.
 fn refuse(args: &[&str], path_arg: &str, fragment: &str) {
-    let out = run(verify_pods()
+    let out = run(checker_command()
         .current_dir(corpus::corpus_dir())
         .arg("check")
         .args(args));

@@ -12,31 +12,13 @@ use verify_pods_tests::replay::fixtures::{self, Pod};
 use verify_pods_tests::replay::{
     generated_wrapper, in_parallel, FaultRule, KubeEnv, Resource, Server, State,
 };
-use verify_pods_tests::{run, KUBECTL_CHUNK_SIZE};
+use verify_pods_tests::{code, run, text, Driver, KUBECTL_CHUNK_SIZE, SLOW};
 
 /// Two cores: two cases at a time.
 const WORKERS: usize = 2;
 
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn code(output: &Output) -> i32 {
-    output.status.code().unwrap_or(-1)
-}
-
-/// Which path of the product a run goes through.
-#[derive(Debug, Clone, Copy)]
-enum Path {
-    Checker,
-    Wrapper,
-}
-
-fn command(env: &KubeEnv, path: Path) -> Command {
-    let mut cmd = match path {
-        Path::Checker => env.checker(),
-        Path::Wrapper => env.wrapper(),
-    };
+fn command(env: &KubeEnv, path: Driver) -> Command {
+    let mut cmd = path.command(env);
     cmd.env(DEADLINE_ENV, "0");
     cmd
 }
@@ -46,10 +28,6 @@ fn expects_events(case: &Case) -> bool {
     let result: Value = serde_json::from_slice(&case.read(EXPECTED_JSON)).expect("expected.json");
     result["unscheduled"].as_u64().unwrap_or(0) > 0
 }
-
-/// Seconds a live attempt may take on a loaded machine (2 cores shared by
-/// every test: `waited` is wall-clock time, the rest of the output is exact).
-const SLOW: u64 = 60;
 
 /// Whether `live` is the offline output `offline` of `state` read at
 /// `offline_at` (its resourceVersion, "" for none), except that the live
@@ -97,7 +75,7 @@ fn golden_version(case: &Case) -> String {
 
 /// One case through one path: golden text, golden exit code, one pods list,
 /// events listed only when pods are unscheduled. Err = what differs.
-fn check_case(case: &Case, path: Path) -> Result<(), String> {
+fn check_case(case: &Case, path: Driver) -> Result<(), String> {
     let state = State::from_case_dir(&case.dir).map_err(|e| format!("{}: {e}", case.name))?;
     let server = Server::serve(state.clone()).expect("server starts");
     let env = KubeEnv::new(&server.url()).expect("kube env");
@@ -147,7 +125,7 @@ fn check_case(case: &Case, path: Path) -> Result<(), String> {
     }
 }
 
-fn check_every_case(path: Path) {
+fn check_every_case(path: Driver) {
     let cases = corpus::cases();
     assert!(cases.len() >= 25, "the corpus has {} cases", cases.len());
     let failures: Vec<String> = in_parallel(cases, WORKERS, |case| check_case(&case, path))
@@ -159,7 +137,7 @@ fn check_every_case(path: Path) {
 
 #[test]
 fn checker_live_gives_the_golden_output_for_every_case() {
-    check_every_case(Path::Checker);
+    check_every_case(Driver::Checker);
 }
 
 #[test]
@@ -168,7 +146,7 @@ fn generated_wrapper_live_gives_the_golden_output_for_every_case() {
         generated_wrapper().is_file(),
         "generated/verify-pods.sh is missing"
     );
-    check_every_case(Path::Wrapper);
+    check_every_case(Driver::Wrapper);
 }
 
 #[test]
@@ -177,7 +155,7 @@ fn checker_live_json_equals_the_golden_json() {
         let server =
             Server::serve(State::from_case_dir(&case.dir).expect("state")).expect("server");
         let env = KubeEnv::new(&server.url()).expect("kube env");
-        let output = run(command(&env, Path::Checker)
+        let output = run(command(&env, Driver::Checker)
             .envs(case.env())
             .args(["--format", "json"]));
         let expected = text(&case.read(EXPECTED_JSON));
@@ -225,7 +203,7 @@ fn kubectl_on_path_gives_the_golden_output() {
     let case = corpus::case("seed-one-unscheduled");
     let server = Server::serve(State::from_case_dir(&case.dir).expect("state")).expect("server");
     let env = KubeEnv::with_kubectl(&server.url(), &system_kubectl).expect("kube env");
-    let output = run(command(&env, Path::Checker).envs(case.env()));
+    let output = run(command(&env, Driver::Checker).envs(case.env()));
     let state = State::from_case_dir(&case.dir).expect("state");
     let (golden, live) = (text(&case.read(EXPECTED_TXT)), text(&output.stdout));
     assert!(
@@ -286,7 +264,7 @@ fn offline(state: &State) -> Output {
         .env("NO_COLOR", "1"))
 }
 
-fn paginated_equals_offline(path: Path) {
+fn paginated_equals_offline(path: Driver) {
     let state = big_state();
     let expected = offline(&state);
     assert_eq!(
@@ -323,7 +301,7 @@ fn paginated_equals_offline(path: Path) {
 
 #[test]
 fn checker_live_on_three_pages_equals_offline() {
-    paginated_equals_offline(Path::Checker);
+    paginated_equals_offline(Driver::Checker);
 }
 
 #[test]
@@ -332,7 +310,7 @@ fn generated_wrapper_live_on_three_pages_equals_offline() {
         generated_wrapper().is_file(),
         "generated/verify-pods.sh is missing"
     );
-    paginated_equals_offline(Path::Wrapper);
+    paginated_equals_offline(Driver::Wrapper);
 }
 
 /// A page cap smaller than kubectl's limit: kubectl follows `continue`

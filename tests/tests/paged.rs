@@ -26,32 +26,17 @@ use std::process::{Command, Output};
 use std::time::Duration;
 use verify_pods_tests::replay::fixtures::{failed_scheduling_event, Phase, Pod};
 use verify_pods_tests::replay::{
-    expect, generated_wrapper, in_parallel, ExecPlugin, Fault, FaultRule, KubeEnv, KubeOptions,
-    LogEntry, Resource, Server, State, Target,
+    expect, in_parallel, ExecPlugin, Fault, FaultRule, KubeEnv, KubeOptions, LogEntry, Resource,
+    Server, State, Target,
 };
-use verify_pods_tests::{lines_of, run, KUBECTL_CHUNK_SIZE};
+use verify_pods_tests::{lines_of, run, text, Driver, DRIVERS, KUBECTL_CHUNK_SIZE, SLOW};
 
 /// Items per page in the cases: the 11 pods are 4 pages.
 const CHUNK: usize = 3;
-/// Whole seconds a run may take on a loaded machine (`waited` in the text).
-const SLOW: u64 = 60;
 /// A deadline no case reaches when a fault fires once.
 const ROOMY: u64 = 60;
 /// A deadline that "always" faults reach after two lists or more.
 const SHORT: u64 = 5;
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-/// Which driver a run goes through.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Driver {
-    Checker,
-    Bash,
-}
-
-const DRIVERS: [Driver; 2] = [Driver::Checker, Driver::Bash];
 
 /// Nine running pods, then (last in list order) an unschedulable pod and a
 /// failed one: a list without its last page passes, the whole list fails
@@ -74,16 +59,7 @@ fn state() -> State {
 /// The driver's command against `env`, with the knobs (environment
 /// variables, which both drivers read) of a case.
 fn command(env: &KubeEnv, driver: Driver, knobs: &[(&str, String)]) -> Command {
-    let mut cmd = match driver {
-        Driver::Checker => env.checker(),
-        Driver::Bash => {
-            assert!(
-                generated_wrapper().is_file(),
-                "generated/verify-pods.sh is missing"
-            );
-            env.wrapper()
-        }
-    };
+    let mut cmd = driver.command(env);
     cmd.env(INTERVAL_ENV, "1");
     for (name, value) in knobs {
         cmd.env(name, value);

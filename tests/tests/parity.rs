@@ -21,14 +21,14 @@ use checker::{contract, snapshot, Engine, Programs, Report};
 use jaq_json::Val;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use verify_pods_tests::corpus::{self, Case, EXPECTED_EXIT, EXPECTED_JSON, EXPECTED_TXT};
 use verify_pods_tests::{
-    binary, generated_wrapper, install_stub_kubectl, jq, jq_version, libjq, run, run_wrapper_with,
-    stub_kubectl_env, JqRun, ToolOutput,
+    checker_command, generated_wrapper, install_stub_kubectl, jq, jq_version, libjq, run,
+    run_wrapper_with, stub_kubectl_env, JqRun, ToolOutput,
 };
 
 /// The programs in the order their inputs become available.
@@ -410,18 +410,6 @@ fn programs_agree_under_jaq_jq_and_libjq() {
 }
 
 // ---------------------------------------------------------------- generated bash
-
-/// The checker with none of the user's KWOK_VERIFY_PODS_* settings.
-fn checker_command() -> Command {
-    let mut cmd = Command::new(binary("verify-pods"));
-    for (name, _) in std::env::vars_os() {
-        if name.to_string_lossy().starts_with("KWOK_VERIFY_PODS_") {
-            cmd.env_remove(name);
-        }
-    }
-    cmd.env_remove("NO_COLOR");
-    cmd
-}
 
 /// What one driver printed in live mode through the stub kubectl.
 struct LiveRun {

@@ -305,30 +305,7 @@ fn the_pipeline_runs_every_program() {
 
 // ------------------------------------------------------------ random mutation
 
-/// splitmix64: deterministic, tiny, good enough to pick mutations.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
-
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
-}
+use verify_pods_tests::rng::Rng;
 
 /// Key names worth planting: the projected ones (in the wrong places too),
 /// and ones nobody reads.
@@ -379,7 +356,7 @@ fn junk(rng: &mut Rng, depth: u32) -> Value {
         0 => Value::Null,
         1 => Value::Bool(rng.chance(50)),
         2 => json!(rng.below(1000) as i64 - 500),
-        3 => json!(*rng.pick(&[0.5, -0.0, 1e300, 3.0, 1.25e-7])),
+        3 => json!(rng.pick(&[0.5, -0.0, 1e300, 3.0, 1.25e-7])),
         4 | 5 => Value::String(rng.pick(&meaningful).to_string()),
         6 => Value::Array((0..rng.below(3)).map(|_| junk(rng, depth + 1)).collect()),
         7 => junk_object(rng, depth + 1),
@@ -1515,8 +1492,8 @@ fn byte_mutations_are_read_alike_by_every_mode() {
             let span = (at + 1 + rng.below(16)).min(doc.len());
             match rng.below(6) {
                 0 => drop(doc.remove(at)),
-                1 => doc.insert(at, *rng.pick(BYTES)),
-                2 => doc[at] = *rng.pick(BYTES),
+                1 => doc.insert(at, rng.pick(BYTES)),
+                2 => doc[at] = rng.pick(BYTES),
                 3 => drop(doc.drain(at..span)),
                 4 => {
                     let copy = doc[at..span].to_vec();

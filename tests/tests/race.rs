@@ -15,13 +15,13 @@
 use checker::contract::{CHUNK_SIZE_ENV, DEADLINE_ENV, INTERVAL_ENV, WATCH};
 use checker::{Engine, Programs};
 use serde_json::Value;
-use std::process::{Command, Output};
 use std::time::Instant;
 use verify_pods_tests::replay::coherence::{self, Counts};
 use verify_pods_tests::replay::expect;
 use verify_pods_tests::replay::fixtures::{failed_scheduling_event, Phase, Pod};
 use verify_pods_tests::replay::{generated_wrapper, KubeEnv, Server, State};
-use verify_pods_tests::{run, workspace_root, KUBECTL_CHUNK_SIZE};
+use verify_pods_tests::rng::Rng;
+use verify_pods_tests::{code, run, text, Driver, KUBECTL_CHUNK_SIZE, SLOW};
 
 /// Random timelines checked through both paths in `make test`: 48 (about a
 /// quarter of the test's old cost) keep three quarters racy, which the test
@@ -46,45 +46,7 @@ const LEGACY_CONTROLS: u64 = 8;
 /// Parallel workers: most of their time is spent waiting for processes or
 /// for the settle interval, so more than the two cores.
 const WORKERS: usize = 6;
-/// Whole seconds a settle run may take beyond its intervals on a loaded machine.
-const SLOW: u64 = 60;
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn code(output: &Output) -> i32 {
-    output.status.code().unwrap_or(-1)
-}
-
-/// Which program prints the status.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Path {
-    Checker,
-    Wrapper,
-    Legacy,
-}
-
-fn command(env: &KubeEnv, path: Path) -> Command {
-    match path {
-        Path::Checker => env.checker(),
-        Path::Wrapper => env.wrapper(),
-        Path::Legacy => {
-            let mut cmd = Command::new("bash");
-            env.apply(&mut cmd)
-                .arg(workspace_root().join("tests/scripts/legacy-verify-pods.sh"))
-                .env(
-                    "EXCLUDED",
-                    Programs::default_excluded_namespaces().join(","),
-                );
-            cmd
-        }
-    }
-}
-
 // ------------------------------------------------------------ timelines
-
-use verify_pods_tests::rng::Rng;
 
 /// How one random run is set up.
 #[derive(Debug, Clone)]
@@ -228,10 +190,10 @@ struct Run {
     seen: Vec<usize>,
 }
 
-fn run_on(server: &Server, env: &KubeEnv, timeline: &Timeline, path: Path) -> Run {
+fn run_on(server: &Server, env: &KubeEnv, timeline: &Timeline, path: Driver) -> Run {
     server.reset(timeline.states.clone(), vec![]);
     server.set_page_size(timeline.page_size);
-    let mut cmd = command(env, path);
+    let mut cmd = path.command(env);
     // The settle these runs check is the polling one both drivers share
     // (tests/tests/watch.rs races the checker's watch).
     cmd.env(DEADLINE_ENV, timeline.deadline.to_string())
@@ -252,7 +214,7 @@ fn run_on(server: &Server, env: &KubeEnv, timeline: &Timeline, path: Path) -> Ru
 
 /// Run every (timeline, path) pair on `WORKERS` threads, each with its own
 /// server (reset per run, so kubectl's discovery cache stays warm).
-fn run_all(jobs: Vec<(Timeline, Path)>) -> Vec<(Timeline, Path, Run)> {
+fn run_all(jobs: Vec<(Timeline, Driver)>) -> Vec<(Timeline, Driver, Run)> {
     let queue = std::sync::Mutex::new(jobs.into_iter());
     let results = std::sync::Mutex::new(Vec::new());
     std::thread::scope(|scope| {
@@ -332,7 +294,7 @@ fn legacy_pattern_prints_the_impossible_status_every_run() {
     let env = KubeEnv::new(&server.url()).expect("kube env");
     for attempt in 0..2 {
         server.reset(timeline.clone(), vec![]);
-        let output = run(&mut command(&env, Path::Legacy));
+        let output = run(&mut Driver::Legacy.command(&env));
         let stdout = text(&output.stdout);
         let observed = coherence::parse(&stdout);
         let impossible = Counts {
@@ -369,7 +331,7 @@ fn legacy_pattern_is_coherent_without_a_race() {
     let reports = coherence::reports(&engine, std::slice::from_ref(&t1));
     let server = Server::serve(t1).expect("server");
     let env = KubeEnv::new(&server.url()).expect("kube env");
-    let output = run(&mut command(&env, Path::Legacy));
+    let output = run(&mut Driver::Legacy.command(&env));
     let stdout = text(&output.stdout);
     assert_eq!(
         coherence::explain(&stdout, &reports),
@@ -393,7 +355,7 @@ fn both_paths_are_coherent_on_the_brief_timeline() {
     let reports = coherence::reports(&engine, &timeline.states);
     let server = Server::builder().start().expect("server");
     let env = KubeEnv::new(&server.url()).expect("kube env");
-    for path in [Path::Checker, Path::Wrapper] {
+    for path in [Driver::Checker, Driver::Wrapper] {
         let outcome = run_on(&server, &env, &timeline, path);
         assert_eq!(
             coherence_problem(&reports, &outcome),
@@ -431,7 +393,7 @@ fn random_timelines_never_give_an_incoherent_status() {
     );
     let jobs = timelines
         .iter()
-        .flat_map(|t| [(t.clone(), Path::Checker), (t.clone(), Path::Wrapper)])
+        .flat_map(|t| [(t.clone(), Driver::Checker), (t.clone(), Driver::Wrapper)])
         .collect();
     let results = run_all(jobs);
     let mut problems = Vec::new();
@@ -440,7 +402,7 @@ fn random_timelines_never_give_an_incoherent_status() {
             unreachable!()
         };
         let reports = coherence::reports(&engine, &timeline.states);
-        for (path, outcome) in [(Path::Checker, checker), (Path::Wrapper, wrapper)] {
+        for (path, outcome) in [(Driver::Checker, checker), (Driver::Wrapper, wrapper)] {
             if let Some(why) = coherence_problem(&reports, outcome) {
                 problems.push(format!(
                     "seed {} {path:?} (deadline {}, page {:?}, seen {:?}): {why}\n{}{}",
@@ -491,8 +453,8 @@ fn the_coherence_check_catches_the_legacy_pattern_on_random_timelines() {
             racy.deadline = 0;
             let mut calm = racy.clone();
             calm.states.truncate(1);
-            let control = (seed <= LEGACY_CONTROLS).then_some((calm, Path::Legacy));
-            std::iter::once((racy, Path::Legacy)).chain(control)
+            let control = (seed <= LEGACY_CONTROLS).then_some((calm, Driver::Legacy));
+            std::iter::once((racy, Driver::Legacy)).chain(control)
         })
         .collect();
     let results = run_all(jobs);
@@ -522,7 +484,7 @@ fn the_coherence_check_catches_the_legacy_pattern_on_random_timelines() {
 
 /// A pod that binds during the deadline: the first attempt fails, the
 /// second one (a new snapshot, one interval later) passes.
-fn settle(path: Path) {
+fn settle(path: Driver) {
     let waiting = Pod::unschedulable("ml", "trainer-0");
     let mut bound = waiting.clone();
     bound.node = Some(NODES[2].to_owned());
@@ -541,7 +503,8 @@ fn settle(path: Path) {
         .start()
         .expect("server");
     let env = KubeEnv::new(&server.url()).expect("kube env");
-    let output = run(command(&env, path)
+    let output = run(path
+        .command(&env)
         .env(DEADLINE_ENV, "3")
         .env(INTERVAL_ENV, "1")
         .env(WATCH.env, "false"));
@@ -576,7 +539,7 @@ fn settle(path: Path) {
 
 #[test]
 fn checker_settles_when_the_pod_binds_within_the_deadline() {
-    settle(Path::Checker);
+    settle(Driver::Checker);
 }
 
 #[test]
@@ -585,5 +548,5 @@ fn generated_wrapper_settles_when_the_pod_binds_within_the_deadline() {
         generated_wrapper().is_file(),
         "generated/verify-pods.sh is missing"
     );
-    settle(Path::Wrapper);
+    settle(Driver::Wrapper);
 }

@@ -13,11 +13,7 @@ use verify_pods_tests::replay::{
     ExecPlugin, Fault, FaultRule, KubeEnv, KubeOptions, LogEntry, Object, Resource, Server, State,
     Target,
 };
-use verify_pods_tests::run;
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use verify_pods_tests::{run, text};
 
 /// `n` running pods.
 fn pods(n: usize) -> State {

@@ -17,14 +17,7 @@ use verify_pods_tests::replay::fixtures::{Phase, Pod};
 use verify_pods_tests::replay::{
     Advance, Fault, FaultRule, KubeEnv, LogEntry, Server, State, Target, WatchEnd,
 };
-use verify_pods_tests::{lines_of, run};
-
-/// Whole seconds a run may take beyond its schedule on a loaded machine.
-const SLOW: u64 = 60;
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use verify_pods_tests::{lines_of, run, text, SLOW};
 
 fn shown(output: &Output) -> String {
     format!(

@@ -185,11 +185,7 @@ impl KubeEnv {
     /// first on PATH, no colour, none of the caller's KWOK_VERIFY_PODS_*,
     /// and Go runtime settings that make kubectl cheaper.
     pub fn apply<'a>(&self, cmd: &'a mut Command) -> &'a mut Command {
-        for (name, _) in env::vars_os() {
-            if name.to_string_lossy().starts_with("KWOK_VERIFY_PODS_") {
-                cmd.env_remove(name);
-            }
-        }
+        crate::without_user_settings(cmd);
         let mut path = OsString::from(&self.bin_dir);
         if let Some(rest) = env::var_os("PATH") {
             path.push(":");

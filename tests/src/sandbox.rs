@@ -1,43 +1,39 @@
-//! Shared by the integration tests: paths, the verify-pods binary, and a
-//! hermetic PATH holding only the tools the generated bash needs plus the stub
-//! kubectl (tests/fixtures/kubectl-stub, from the test-support library).
-#![allow(dead_code)] // each test file uses a different part
+//! The wrapper sandbox: a hermetic PATH holding only the tools the
+//! generated bash needs plus the stub kubectl (tests/fixtures/kubectl-stub),
+//! an empty TMPDIR, and the paths of the generated files and samples.
+//! ([`run_wrapper`](crate::run_wrapper) runs the wrapper with the caller's
+//! PATH instead, for the golden and parity cases.)
 
+use crate::{binary, install_stub_kubectl, run, stub_kubectl_env, workspace_root};
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 use tempfile::TempDir;
 
-/// The repository root.
-pub fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("scriptgen/ lives in the repository")
-        .to_owned()
+/// A file of scriptgen's own fixtures (scriptgen/tests/fixtures).
+pub fn scriptgen_fixture(name: &str) -> PathBuf {
+    workspace_root().join("scriptgen/tests/fixtures").join(name)
 }
 
-pub fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(name)
-}
-
+/// A recorded snapshot of samples/.
 pub fn sample(name: &str) -> PathBuf {
-    root().join("samples").join(name)
+    workspace_root().join("samples").join(name)
 }
 
+/// The runnable wrapper, generated/verify-pods.sh.
 pub fn wrapper() -> PathBuf {
-    root().join("generated/verify-pods.sh")
+    workspace_root().join("generated/verify-pods.sh")
 }
 
+/// The function alone, generated/verify_pods.sh.
 pub fn function_file() -> PathBuf {
-    root().join("generated/verify_pods.sh")
+    workspace_root().join("generated/verify_pods.sh")
 }
 
 /// The `verify-pods` binary, built by `make build` before the tests run
-/// (this package's tests cannot name another package's binary).
+/// (scriptgen's tests cannot name another package's binary).
 pub fn verify_pods_bin() -> PathBuf {
-    verify_pods_tests::binary("verify-pods")
+    binary("verify-pods")
 }
 
 /// What the checker prints for a saved snapshot (and events).
@@ -53,21 +49,12 @@ pub fn checker_offline(pods: &Path, events: Option<&Path>, extra: &[&str]) -> Ou
     run(&mut cmd)
 }
 
-pub fn run(cmd: &mut Command) -> Output {
-    cmd.stdin(Stdio::null())
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"))
-}
-
-pub fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
 /// The tools the generated bash (and the stub) run, besides kubectl.
 const TOOLS: [&str; 10] = [
     "bash", "env", "jq", "timeout", "mktemp", "rm", "mkdir", "cp", "sleep", "cat",
 ];
 
+/// A tool's path on the caller's PATH.
 pub fn find_on_path(tool: &str) -> PathBuf {
     let path = std::env::var_os("PATH").unwrap_or_default();
     std::env::split_paths(&path)
@@ -84,7 +71,14 @@ pub struct Sandbox {
     env: Vec<(String, String)>,
 }
 
+impl Default for Sandbox {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl Sandbox {
+    /// A fresh sandbox: the tools, the stub as `kubectl`, its settings.
     pub fn new() -> Self {
         let dir = tempfile::tempdir().expect("temp dir");
         let bin = dir.path().join("bin");
@@ -93,12 +87,12 @@ impl Sandbox {
         for tool in TOOLS {
             std::os::unix::fs::symlink(find_on_path(tool), bin.join(tool)).unwrap();
         }
-        verify_pods_tests::install_stub_kubectl(&bin);
+        install_stub_kubectl(&bin);
         let mut sandbox = Self {
             dir,
             env: Vec::new(),
         };
-        for (name, value) in verify_pods_tests::stub_kubectl_env() {
+        for (name, value) in stub_kubectl_env() {
             sandbox.set(name, &value);
         }
         let log = sandbox.path("kubectl.log");

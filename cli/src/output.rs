@@ -1,0 +1,121 @@
+//! What `check` prints: the text, JSON or GitHub lines (in colour on a
+//! terminal), and the GitHub step summary.
+
+use crate::flags::Format;
+use crate::{fail, refuse};
+use checker::contract::{self, STEP_SUMMARY_ENV};
+use checker::engine::to_raw;
+use checker::programs::Program;
+use checker::{Engine, Programs};
+use jaq_json::Val;
+use std::fs;
+use std::io::{self, IsTerminal, Write};
+use std::path::PathBuf;
+
+/// What `check` prints: (level, text) lines, a level of `None` for text
+/// printed as is (JSON, GitHub workflow commands).
+pub(crate) type Lines = Vec<(Option<String>, String)>;
+
+pub(crate) fn render_result(
+    engine: &Engine,
+    result: &Val,
+    format: Format,
+    list_limit: u64,
+) -> Result<Lines, String> {
+    if format == Format::Json {
+        return Ok(vec![(None, checker::engine::to_json(result) + "\n")]);
+    }
+    let rendered = engine
+        .render(result, list_limit)
+        .map_err(|e| e.to_string())?;
+    let mut lines: Lines = rendered
+        .into_iter()
+        .map(|(level, text)| (Some(level), text))
+        .collect();
+    if format == Format::Github {
+        let commands = raw_lines(engine, Programs::GITHUB, result, list_limit)?;
+        lines.extend(commands.into_iter().map(|line| (None, line)));
+    }
+    Ok(lines)
+}
+
+pub(crate) fn print_lines(lines: &Lines, colour: Colour) -> io::Result<()> {
+    let mut out = io::stdout().lock();
+    for (level, text) in lines {
+        match level {
+            Some(level) => colour.print_line(&mut out, level, text)?,
+            None => out.write_all(text.as_bytes())?,
+        }
+    }
+    Ok(())
+}
+
+/// A program's outputs as `jq -r` prints them: each raw, newline-terminated
+/// (github.jq, summary.jq: their one variable is the list limit).
+pub(crate) fn raw_lines(
+    engine: &Engine,
+    program: Program,
+    result: &Val,
+    list_limit: u64,
+) -> Result<Vec<String>, String> {
+    let values = engine
+        .run(
+            program,
+            result.clone(),
+            vec![checker::engine::number(list_limit)],
+        )
+        .map_err(|e| e.to_string())?;
+    Ok(values.iter().map(|v| to_raw(v) + "\n").collect())
+}
+
+/// Append summary.jq's Markdown to the file named by GITHUB_STEP_SUMMARY,
+/// if any; the exit code of the error line printed otherwise.
+pub(crate) fn append_step_summary(
+    engine: &Engine,
+    result: &Val,
+    list_limit: u64,
+) -> Result<(), u8> {
+    let Some(path) = std::env::var_os(STEP_SUMMARY_ENV).filter(|p| !p.is_empty()) else {
+        return Ok(());
+    };
+    let markdown: String = raw_lines(engine, Programs::SUMMARY, result, list_limit)
+        .map_err(fail)?
+        .concat();
+    let path = PathBuf::from(path);
+    fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(&path)
+        .and_then(|mut file| file.write_all(markdown.as_bytes()))
+        .map_err(|e| {
+            refuse(contract::messages::STEP_SUMMARY.say(&[
+                ("env", &STEP_SUMMARY_ENV),
+                ("file", &path.display()),
+                ("why", &contract::io_words(&e)),
+            ]))
+        })
+}
+
+/// Colour only on a terminal, and never with NO_COLOR (https://no-color.org).
+#[derive(Clone, Copy)]
+pub(crate) struct Colour(bool);
+
+impl Colour {
+    pub(crate) fn detect() -> Self {
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        Colour(io::stdout().is_terminal() && !no_color)
+    }
+
+    pub(crate) fn print_line(self, out: &mut dyn Write, level: &str, text: &str) -> io::Result<()> {
+        let code = match level {
+            "error" => "31",
+            "warn" => "33",
+            _ => "",
+        };
+        if self.0 && !code.is_empty() {
+            writeln!(out, "\x1b[{code}m{text}\x1b[0m")
+        } else {
+            writeln!(out, "{text}")
+        }
+    }
+}
