@@ -383,3 +383,34 @@ fn every_bad_input_is_in_the_table() {
     }
     assert!(Path::new(&corpus::bad_dir()).is_dir());
 }
+
+/// The README's text example is executed: it names its case, and each of its
+/// lines must stand in that case's golden in the same order. A line `  …`
+/// stands for lines left out; a line ending in ` …` is a golden line cut short.
+#[test]
+fn readme_text_example_is_a_golden() {
+    let readme = fs::read_to_string(workspace_root().join("README.md")).unwrap();
+    let section = &readme[readme.find("### Text").expect("README has a Text section")..];
+    let case_name = section
+        .split("`tests/corpus/")
+        .nth(1)
+        .and_then(|rest| rest.split('`').next())
+        .expect("the example names its case as `tests/corpus/NAME`");
+    let example = section
+        .split("```\n")
+        .nth(1)
+        .expect("the Text section has a code block");
+    let golden =
+        fs::read_to_string(corpus::corpus_dir().join(case_name).join(EXPECTED_TXT)).unwrap();
+    let mut golden_lines = golden.lines();
+    for line in example.lines().filter(|line| line.trim() != "…") {
+        let found = match line.strip_suffix(" …") {
+            Some(cut) => golden_lines.any(|g| g.starts_with(cut)),
+            None => golden_lines.any(|g| g == line),
+        };
+        assert!(
+            found,
+            "README's example line is not in {case_name}'s golden, in order: {line}"
+        );
+    }
+}
