@@ -1,5 +1,6 @@
 """What every part of the bench shares: the repository's paths, failing
-loudly, the load and the units, the default excluded namespaces, the
+loudly, the load and the units, the default excluded namespaces and owner
+kinds, the
 snapshot cache, the counts of a checker's JSON and the drivers' environment.
 
 The bench's modules import downwards only, never back:
@@ -15,7 +16,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CHECKER = os.path.join(ROOT, "target", "release", "verify-pods")
 SERVER = os.path.join(ROOT, "target", "release", "replay-server")
 WRAPPER = os.path.join(ROOT, "generated", "verify-pods.sh")
-EXCLUDED_FILE = os.path.join(ROOT, "checker", "programs", "excluded-namespaces")
+PROGRAMS = os.path.join(ROOT, "checker", "programs")
 
 COUNTS = ("total", "running", "pending", "failed", "succeeded", "unscheduled")
 
@@ -26,9 +27,19 @@ def fail(message):
 
 
 def excluded_namespaces():
-    """The default list, read from its only source (comments and blanks dropped)."""
+    """The default excluded namespaces, from their only source."""
+    return _program_list("excluded-namespaces")
+
+
+def excluded_owner_kinds():
+    """The default excluded owner kinds, from their only source."""
+    return _program_list("excluded-owner-kinds")
+
+
+def _program_list(name):
+    """A list file of checker/programs (comments and blanks dropped)."""
     names = []
-    with open(EXCLUDED_FILE, encoding="utf-8") as f:
+    with open(os.path.join(PROGRAMS, name), encoding="utf-8") as f:
         for line in f:
             name = line.split("#", 1)[0].strip()
             if name:

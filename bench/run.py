@@ -58,7 +58,7 @@ import tempfile
 import live
 import replay
 from common import (  # noqa: F401 (settle.py reads these through run)
-    CHECKER, ROOT, SERVER, WRAPPER, cache_dir, counts_of, driver_env, excluded_namespaces, fail, load, mb,
+    CHECKER, ROOT, SERVER, WRAPPER, cache_dir, counts_of, driver_env, excluded_namespaces, excluded_owner_kinds, fail, load, mb,
 )
 from measure import HAVE_TIME, Live, json_counts, measure
 from snapshots import ESCAPE_VARIANTS, KUBECTL_FORM, VARIANTS, expected_counts, generator_version, snapshot  # noqa: F401
@@ -126,7 +126,18 @@ def jq_command(name, program_file, values):
     words = shlex.split(listing[at + 1])
     if words[0] != "jq" or words[-2:] != ["-f", f"{name}.jq"]:
         fail(f"unexpected jq command for {name}: {listing[at + 1].strip()}")
-    return ["jq"] + [values.get(w, w) for w in words[1:-2]] + ["-f", program_file]
+    argv = [values.get(w, w) for w in words[1:-2]]
+    # A placeholder left unfilled would reach jq as a value and change the
+    # verdict quietly (an owner kind named EXCLUDED_OWNER_KINDS).
+    unfilled = [w for w in argv if w.isupper() and w.replace("_", "").isalpha()]
+    if unfilled:
+        fail(f"jq command for {name}: no value for {', '.join(unfilled)}")
+    return ["jq"] + argv + ["-f", program_file]
+
+
+def report_values(excluded):
+    """The placeholders of report.jq's command line: the default lists."""
+    return {"EXCLUDED_NAMESPACES": ",".join(excluded), "EXCLUDED_OWNER_KINDS": ",".join(excluded_owner_kinds())}
 
 
 def contenders(pods_file, events_file, excluded, work, have_wrapper, compare=()):
@@ -161,7 +172,7 @@ def contenders(pods_file, events_file, excluded, work, have_wrapper, compare=())
                                [binary, "check", "--snapshot", pods_file, "--events", events_file, "--format", "json"], env))
     found += [
         Contender("jq", "jq report.jq (one pass)",
-                  jq_command("report", report_program, {"EXCLUDED_NAMESPACES": ",".join(excluded)}) + [pods_file]),
+                  jq_command("report", report_program, report_values(excluded)) + [pods_file]),
     ]
     if have_wrapper:
         found.append(Contender("generated", "generated bash (verify-pods.sh, stub kubectl)", ["bash", WRAPPER], env))
@@ -350,7 +361,7 @@ def run_live(size, cache, excluded, work, have_wrapper, compare, reps):
         report_program = os.path.join(work, "report.jq")
         with open(report_program, "wb") as f:
             f.write(subprocess.run([CHECKER, "programs", "report"], check=True, capture_output=True).stdout)
-        jq_argv = jq_command("report", report_program, {"EXCLUDED_NAMESPACES": ",".join(excluded)})
+        jq_argv = jq_command("report", report_program, report_values(excluded))
         pages = replay.download_pages(kubeconfigs["plain"], env, os.path.join(work, f"pages-{size}.json"))
         served_text = replay.served_text(CHECKER, pages, events_file)
         wrappers = (WRAPPER, live.ojson_wrapper(cache)) if have_wrapper else None
