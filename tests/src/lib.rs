@@ -120,17 +120,26 @@ pub fn code(output: &Output) -> i32 {
 /// output is exact).
 pub const SLOW: u64 = 60;
 
-/// `cmd` without the user's KWOK_VERIFY_PODS_* settings.
+/// The environment variables a user configures either driver with: every
+/// knob's and every other setting's, from the contract
+/// (checker/programs/contract.json).
+pub fn user_settings() -> impl Iterator<Item = &'static str> {
+    use checker::contract::{KNOBS, SETTINGS};
+    KNOBS
+        .into_iter()
+        .map(|knob| knob.env)
+        .chain(SETTINGS.into_iter().map(|setting| setting.env))
+}
+
+/// `cmd` without the user's settings ([`user_settings`]).
 pub fn without_user_settings(cmd: &mut Command) -> &mut Command {
-    for (name, _) in std::env::vars_os() {
-        if name.to_string_lossy().starts_with("KWOK_VERIFY_PODS_") {
-            cmd.env_remove(name);
-        }
+    for name in user_settings() {
+        cmd.env_remove(name);
     }
     cmd
 }
 
-/// The checker with none of the user's KWOK_VERIFY_PODS_* settings, and no
+/// The checker with none of the user's settings ([`user_settings`]), and no
 /// NO_COLOR.
 pub fn checker_command() -> Command {
     let mut cmd = Command::new(binary("verify-pods"));
