@@ -318,68 +318,6 @@ pub fn first_page(list: checker::api::List) -> String {
     list.args(KUBECTL_CHUNK_SIZE, None).join(" ")
 }
 
-/// One offline run of the generated wrapper against recorded files.
-pub struct WrapperRun {
-    /// What bash printed and its exit status.
-    pub output: Output,
-    /// The kubectl calls, one line each (`get pods --all-namespaces -o json`).
-    pub kubectl_calls: Vec<String>,
-}
-
-/// Run `generated/verify-pods.sh` under `bash -euo pipefail` with the stub
-/// kubectl first on PATH serving `pods`/`events`, no settle deadline
-/// (`KWOK_VERIFY_PODS_DEADLINE=0`), artifacts (on failure) in `artifact_dir`.
-/// `scratch` holds the stub and its call log.
-pub fn run_wrapper(
-    wrapper: &Path,
-    pods: &Path,
-    events: &Path,
-    artifact_dir: &Path,
-    scratch: &Path,
-) -> WrapperRun {
-    run_wrapper_with(wrapper, pods, events, artifact_dir, scratch, &[])
-}
-
-/// [`run_wrapper`] with more environment variables (a knob of the case).
-pub fn run_wrapper_with(
-    wrapper: &Path,
-    pods: &Path,
-    events: &Path,
-    artifact_dir: &Path,
-    scratch: &Path,
-    env: &[(&str, String)],
-) -> WrapperRun {
-    let stub_dir = scratch.join("stub-bin");
-    install_stub_kubectl(&stub_dir);
-    let log = scratch.join("kubectl-calls.log");
-    let _ = std::fs::remove_file(&log);
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    let mut paths = vec![stub_dir];
-    paths.extend(std::env::split_paths(&path));
-    let mut cmd = Command::new("bash");
-    cmd.args(["-euo", "pipefail"]).arg(wrapper);
-    without_user_settings(&mut cmd)
-        .env("PATH", std::env::join_paths(paths).expect("PATH"))
-        .env(checker::contract::DEADLINE_ENV, "0")
-        .env(checker::contract::ARTIFACT_DIR_ENV, artifact_dir)
-        .env("STUB_PODS", pods)
-        .env("STUB_EVENTS", events)
-        .env("STUB_LOG", &log)
-        .envs(stub_kubectl_env())
-        .envs(env.iter().map(|(name, value)| (name, value)))
-        .env_remove("NO_COLOR");
-    let output = run(&mut cmd);
-    let kubectl_calls = std::fs::read_to_string(&log)
-        .unwrap_or_default()
-        .lines()
-        .map(str::to_owned)
-        .collect();
-    WrapperRun {
-        output,
-        kubectl_calls,
-    }
-}
-
 // ---------------------------------------------------------------- processes
 
 /// Whether `pid` is a running process (a zombie has stopped running).

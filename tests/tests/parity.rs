@@ -26,9 +26,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use verify_pods_tests::corpus::{self, Case, EXPECTED_EXIT, EXPECTED_JSON, EXPECTED_TXT};
+use verify_pods_tests::sandbox::Sandbox;
 use verify_pods_tests::{
     checker_command, generated_wrapper, install_stub_kubectl, jq, jq_version, libjq, run,
-    run_wrapper_with, stub_kubectl_env, JqRun, ToolOutput,
+    stub_kubectl_env, JqRun, ToolOutput,
 };
 
 /// The programs in the order their inputs become available.
@@ -442,25 +443,36 @@ impl Served {
     }
 }
 
+/// The generated wrapper in a [`Sandbox`] whose stub kubectl serves
+/// `served`, no settle deadline, artifacts (on failure) in `scratch`.
 /// `env`: the case's settings (Case::env), none for the defaults.
 fn bash_live(wrapper: &Path, served: &Served, scratch: &Path, env: &[(&str, String)]) -> LiveRun {
     let artifacts = scratch.join("bash-artifacts");
+    let mut sandbox = Sandbox::new();
+    // As the live checker does, the bash ends a saved page with a newline
+    // where it lacks one, with tail.
+    sandbox
+        .with_tool("tail")
+        .set("STUB_PODS", path_text(&served.pods))
+        .events(&served.events)
+        .set(contract::DEADLINE_ENV, "0")
+        .set(contract::ARTIFACT_DIR_ENV, path_text(&artifacts));
+    for (name, value) in env {
+        sandbox.set(name, value);
+    }
     let started = Instant::now();
-    let bash = run_wrapper_with(
-        wrapper,
-        &served.pods,
-        &served.events,
-        &artifacts,
-        scratch,
-        env,
-    );
+    let output = run(&mut sandbox.command(wrapper));
     LiveRun {
         who: "bash",
-        output: bash.output,
-        kubectl_calls: bash.kubectl_calls,
+        output,
+        kubectl_calls: sandbox.kubectl_calls(),
         artifacts,
         took: started.elapsed(),
     }
+}
+
+fn path_text(path: &Path) -> &str {
+    path.to_str().expect("a UTF-8 path")
 }
 
 /// `verify-pods check` (live) through the same stub kubectl as the bash.
