@@ -20,6 +20,7 @@ use verify_pods_tests::replay::{
     KubeOptions, LogEntry, Resource, Server, State, Target,
 };
 use verify_pods_tests::{lines_of, run, text, Driver, DRIVERS, KUBECTL_CHUNK_SIZE, SLOW};
+use Target::{PodsList, PodsPage};
 
 /// Items per page when a fault aims at page 2.
 const PAGE: usize = 3;
@@ -40,12 +41,8 @@ struct Outcome {
     log: Vec<LogEntry>,
 }
 
-fn run_with(
-    rules: &[FaultRule],
-    page_size: Option<usize>,
-    path: Driver,
-    env_vars: &[(&str, &str)],
-) -> Outcome {
+/// The server of [`state`] with `rules`, its pages capped at `page_size`.
+fn server(rules: &[FaultRule], page_size: Option<usize>) -> Server {
     let mut builder = Server::builder().state(state());
     if let Some(n) = page_size {
         builder = builder.page_size(n);
@@ -53,10 +50,17 @@ fn run_with(
     for rule in rules {
         builder = builder.fault(rule.clone());
     }
-    let server = builder.start().expect("server");
-    let env = KubeEnv::new(&server.url()).expect("kube env");
-    let mut cmd = path.command(&env);
-    cmd.env(DEADLINE_ENV, "0");
+    builder.start().expect("server")
+}
+
+/// The driver `path` against `env` with `env_vars`.
+fn command(
+    path: Driver,
+    env: &KubeEnv,
+    page_size: Option<usize>,
+    env_vars: &[(&str, &str)],
+) -> std::process::Command {
+    let mut cmd = path.command(env);
     if page_size.is_some() {
         // Pages: the drivers ask for more than the server's cap gives.
         cmd.env(CHUNK_SIZE_ENV, KUBECTL_CHUNK_SIZE.to_string());
@@ -64,7 +68,20 @@ fn run_with(
     for (name, value) in env_vars {
         cmd.env(name, value);
     }
-    let output = run(&mut cmd);
+    cmd
+}
+
+fn run_with(
+    rules: &[FaultRule],
+    page_size: Option<usize>,
+    path: Driver,
+    env_vars: &[(&str, &str)],
+) -> Outcome {
+    let server = server(rules, page_size);
+    let env = KubeEnv::new(&server.url()).expect("kube env");
+    // No settling, unless the case says otherwise.
+    let env_vars = [&[(DEADLINE_ENV, "0")], env_vars].concat();
+    let output = run(&mut command(path, &env, page_size, &env_vars));
     Outcome {
         output,
         log: server.log(),
@@ -176,127 +193,48 @@ fn assert_retried_and_checked(rules: Vec<FaultRule>) {
     }
 }
 
-#[test]
-fn expired_continue_token_on_page_2_exits_2() {
-    assert_cannot_observe(
-        vec![FaultRule::always(Target::PodsPage(2), Fault::expired())],
-        Some(PAGE),
-        &[],
-    );
+/// One test a line: `name: rule, page size (Some when the rule aims past
+/// page 1), settings;` under which both drivers cannot observe (exit 2).
+macro_rules! cannot_observe {
+    ($($(#[$doc:meta])* $name:ident: $rule:expr, $pages:expr, $env:expr;)*) => {$(
+        $(#[$doc])*
+        #[test]
+        fn $name() {
+            assert_cannot_observe(vec![$rule], $pages, $env);
+        }
+    )*};
 }
 
-#[test]
-fn internal_error_on_page_1_exits_2() {
-    assert_cannot_observe(
-        vec![FaultRule::always(
-            Target::PodsPage(1),
-            Fault::internal_error(),
-        )],
-        None,
-        &[],
-    );
+/// One test a line: `name: rule;`, a fault kubectl retries by itself.
+macro_rules! retried_and_checked {
+    ($($name:ident: $rule:expr;)*) => {$(
+        #[test]
+        fn $name() {
+            assert_retried_and_checked(vec![$rule]);
+        }
+    )*};
 }
 
-#[test]
-fn internal_error_on_page_2_exits_2() {
-    assert_cannot_observe(
-        vec![FaultRule::always(
-            Target::PodsPage(2),
-            Fault::internal_error(),
-        )],
-        Some(PAGE),
-        &[],
-    );
+cannot_observe! {
+    expired_continue_token_on_page_2_exits_2: FaultRule::always(PodsPage(2), Fault::expired()), Some(PAGE), &[];
+    internal_error_on_page_1_exits_2: FaultRule::always(PodsPage(1), Fault::internal_error()), None, &[];
+    internal_error_on_page_2_exits_2: FaultRule::always(PodsPage(2), Fault::internal_error()), Some(PAGE), &[];
+    /// kubectl retries a 503 with Retry-After for about ten seconds, then fails.
+    service_unavailable_every_time_exits_2: FaultRule::always(PodsList, Fault::unavailable(1)), None, &[];
+    /// kubectl retries a connection closed before any header, then fails.
+    connection_closed_before_headers_every_time_exits_2: FaultRule::always(PodsList, Fault::CloseBeforeHeaders), None, &[];
+    connection_closed_mid_body_on_page_1_exits_2: FaultRule::always(PodsPage(1), Fault::CloseMidBody), None, &[];
+    connection_closed_mid_body_on_page_2_exits_2: FaultRule::always(PodsPage(2), Fault::CloseMidBody), Some(PAGE), &[];
+    truncated_json_on_page_1_exits_2: FaultRule::always(PodsPage(1), Fault::TruncatedBody), None, &[];
+    truncated_json_on_page_2_exits_2: FaultRule::always(PodsPage(2), Fault::TruncatedBody), Some(PAGE), &[];
+    /// An answer slower than the kubectl timeout: kubectl is killed, exit 2.
+    answer_slower_than_the_kubectl_timeout_exits_2: FaultRule::always(PodsList, Fault::Delay(Duration::from_secs(4))), None, &[(KUBECTL_TIMEOUT_ENV, "1")];
 }
 
-/// kubectl retries a 503 with Retry-After for about ten seconds, then fails.
-#[test]
-fn service_unavailable_every_time_exits_2() {
-    assert_cannot_observe(
-        vec![FaultRule::always(Target::PodsList, Fault::unavailable(1))],
-        None,
-        &[],
-    );
-}
-
-/// kubectl retries a connection closed before any header, then fails.
-#[test]
-fn connection_closed_before_headers_every_time_exits_2() {
-    assert_cannot_observe(
-        vec![FaultRule::always(
-            Target::PodsList,
-            Fault::CloseBeforeHeaders,
-        )],
-        None,
-        &[],
-    );
-}
-
-#[test]
-fn connection_closed_mid_body_on_page_1_exits_2() {
-    assert_cannot_observe(
-        vec![FaultRule::always(Target::PodsPage(1), Fault::CloseMidBody)],
-        None,
-        &[],
-    );
-}
-
-#[test]
-fn connection_closed_mid_body_on_page_2_exits_2() {
-    assert_cannot_observe(
-        vec![FaultRule::always(Target::PodsPage(2), Fault::CloseMidBody)],
-        Some(PAGE),
-        &[],
-    );
-}
-
-#[test]
-fn truncated_json_on_page_1_exits_2() {
-    assert_cannot_observe(
-        vec![FaultRule::always(Target::PodsPage(1), Fault::TruncatedBody)],
-        None,
-        &[],
-    );
-}
-
-#[test]
-fn truncated_json_on_page_2_exits_2() {
-    assert_cannot_observe(
-        vec![FaultRule::always(Target::PodsPage(2), Fault::TruncatedBody)],
-        Some(PAGE),
-        &[],
-    );
-}
-
-/// An answer slower than the kubectl timeout: kubectl is killed, exit 2.
-#[test]
-fn answer_slower_than_the_kubectl_timeout_exits_2() {
-    let slow = FaultRule::always(Target::PodsList, Fault::Delay(Duration::from_secs(4)));
-    assert_cannot_observe(vec![slow], None, &[(KUBECTL_TIMEOUT_ENV, "1")]);
-}
-
-#[test]
-fn service_unavailable_once_is_retried_and_checked() {
-    assert_retried_and_checked(vec![FaultRule::once(
-        Target::PodsList,
-        Fault::unavailable(1),
-    )]);
-}
-
-#[test]
-fn too_many_requests_once_is_retried_and_checked() {
-    assert_retried_and_checked(vec![FaultRule::once(
-        Target::PodsList,
-        Fault::too_many_requests(1),
-    )]);
-}
-
-#[test]
-fn connection_closed_before_headers_once_is_retried_and_checked() {
-    assert_retried_and_checked(vec![FaultRule::once(
-        Target::PodsList,
-        Fault::CloseBeforeHeaders,
-    )]);
+retried_and_checked! {
+    service_unavailable_once_is_retried_and_checked: FaultRule::once(PodsList, Fault::unavailable(1));
+    too_many_requests_once_is_retried_and_checked: FaultRule::once(PodsList, Fault::too_many_requests(1));
+    connection_closed_before_headers_once_is_retried_and_checked: FaultRule::once(PodsList, Fault::CloseBeforeHeaders);
 }
 
 /// Events are diagnostics: when they cannot be listed, the pods verdict
@@ -372,23 +310,9 @@ fn both_within(
     limit: Duration,
 ) -> Vec<(Driver, Outcome, Duration)> {
     in_parallel(DRIVERS.to_vec(), 2, |path| {
-        let mut builder = Server::builder().state(state());
-        if let Some(n) = page_size {
-            builder = builder.page_size(n);
-        }
-        for rule in rules {
-            builder = builder.fault(rule.clone());
-        }
-        let server = builder.start().expect("server");
+        let server = server(rules, page_size);
         let env = KubeEnv::with_options(&server.url(), options).expect("kube env");
-        let mut cmd = path.command(&env);
-        if page_size.is_some() {
-            cmd.env(CHUNK_SIZE_ENV, KUBECTL_CHUNK_SIZE.to_string());
-        }
-        for (name, value) in env_vars {
-            cmd.env(name, value);
-        }
-        let (output, took) = run_within(&mut cmd, limit);
+        let (output, took) = run_within(&mut command(path, &env, page_size, env_vars), limit);
         let log = server.log();
         (path, Outcome { output, log }, took)
     })
@@ -399,27 +323,51 @@ fn bound(deadline: u64, kubectl_timeout: u64) -> Duration {
     Duration::from_secs(deadline + kubectl_timeout + 2)
 }
 
+/// Both drivers against `rules` (pages of [`PAGE`]) with `deadline` and
+/// `kubectl_timeout`: each ends within [`bound`] of them, exits `exit` and
+/// says `message` once on stderr. The outcomes, for more checks.
+fn assert_bounded(
+    rules: &[FaultRule],
+    (deadline, kubectl_timeout): (u64, u64),
+    exit: i32,
+    message: &checker::contract::Message,
+) -> Vec<(Driver, Outcome)> {
+    let (deadline_text, timeout_text) = (deadline.to_string(), kubectl_timeout.to_string());
+    let env_vars = [
+        (DEADLINE_ENV, deadline_text.as_str()),
+        (KUBECTL_TIMEOUT_ENV, timeout_text.as_str()),
+    ];
+    let bound = bound(deadline, kubectl_timeout);
+    let limit = bound + Duration::from_secs(SLOW);
+    let options = KubeOptions::default();
+    let outcomes = both_within(rules, Some(PAGE), &env_vars, &options, limit);
+    for (path, outcome, took) in &outcomes {
+        let what = describe(path, outcome);
+        assert!(*took < bound, "took {took:?}: {what}");
+        assert_eq!(outcome.output.status.code(), Some(exit), "{what}");
+        let stderr = text(&outcome.output.stderr);
+        assert_eq!(lines_of(&stderr, message), 1, "{what}");
+    }
+    outcomes
+        .into_iter()
+        .map(|(path, outcome, _)| (path, outcome))
+        .collect()
+}
+
 /// A server that hands out a new continue token on every page: both drivers
 /// stop paging at the deadline plus the kubectl timeout, exit 2 with the one
 /// line that says so (today: they page forever, even with --deadline 0).
 #[test]
 fn an_endless_pods_list_ends_by_the_deadline_plus_the_kubectl_timeout() {
-    let rules = [FaultRule::always(Target::PodsList, Fault::Endless)];
-    let env_vars = [(DEADLINE_ENV, "1"), (KUBECTL_TIMEOUT_ENV, "3")];
-    let limit = bound(1, 3) + Duration::from_secs(SLOW);
-    for (path, outcome, took) in both_within(
-        &rules,
-        Some(PAGE),
-        &env_vars,
-        &KubeOptions::default(),
-        limit,
-    ) {
-        let what = describe(path, &outcome);
-        assert!(took < bound(1, 3), "took {took:?}: {what}");
-        assert_eq!(outcome.output.status.code(), Some(2), "{what}");
+    let rules = [FaultRule::always(PodsList, Fault::Endless)];
+    for (path, outcome) in assert_bounded(&rules, (1, 3), 2, &messages::LIST_UNFINISHED) {
         let stderr = text(&outcome.output.stderr);
-        assert_eq!(lines_of(&stderr, &messages::LIST_UNFINISHED), 1, "{what}");
-        assert_eq!(stderr.lines().count(), 1, "one line: {what}");
+        assert_eq!(
+            stderr.lines().count(),
+            1,
+            "one line: {}",
+            describe(path, &outcome)
+        );
     }
 }
 
@@ -429,22 +377,8 @@ fn an_endless_pods_list_ends_by_the_deadline_plus_the_kubectl_timeout() {
 #[test]
 fn slow_pages_end_by_the_deadline_plus_the_kubectl_timeout() {
     let slow = Fault::Delay(Duration::from_millis(1500));
-    let rules = [FaultRule::always(Target::PodsList, slow)];
-    let env_vars = [(DEADLINE_ENV, "0"), (KUBECTL_TIMEOUT_ENV, "3")];
-    let limit = bound(0, 3) + Duration::from_secs(SLOW);
-    for (path, outcome, took) in both_within(
-        &rules,
-        Some(PAGE),
-        &env_vars,
-        &KubeOptions::default(),
-        limit,
-    ) {
-        let what = describe(path, &outcome);
-        assert!(took < bound(0, 3), "took {took:?}: {what}");
-        assert_eq!(outcome.output.status.code(), Some(2), "{what}");
-        let stderr = text(&outcome.output.stderr);
-        assert_eq!(lines_of(&stderr, &messages::LIST_UNFINISHED), 1, "{what}");
-    }
+    let rules = [FaultRule::always(PodsList, slow)];
+    assert_bounded(&rules, (0, 3), 2, &messages::LIST_UNFINISHED);
 }
 
 /// An endless events list: the verdict is known, so it still prints
@@ -453,27 +387,12 @@ fn slow_pages_end_by_the_deadline_plus_the_kubectl_timeout() {
 #[test]
 fn an_endless_events_list_keeps_the_verdict_within_its_budget() {
     let rules = [FaultRule::always(Target::EventsList, Fault::Endless)];
-    let env_vars = [(DEADLINE_ENV, "0"), (KUBECTL_TIMEOUT_ENV, "3")];
-    let limit = bound(0, 3) + Duration::from_secs(SLOW);
-    for (path, outcome, took) in both_within(
-        &rules,
-        Some(PAGE),
-        &env_vars,
-        &KubeOptions::default(),
-        limit,
-    ) {
-        let what = describe(path, &outcome);
-        assert!(took < bound(0, 3), "took {took:?}: {what}");
-        assert_eq!(outcome.output.status.code(), Some(1), "{what}");
-        let stderr = text(&outcome.output.stderr);
-        assert_eq!(
-            lines_of(&stderr, &messages::EVENTS_NOT_COLLECTED),
-            1,
-            "{what}"
-        );
+    let said = assert_bounded(&rules, (0, 3), 1, &messages::EVENTS_NOT_COLLECTED);
+    for (path, outcome) in said {
         assert!(
             text(&outcome.output.stdout).contains("not collected"),
-            "{what}"
+            "{}",
+            describe(path, &outcome)
         );
     }
 }
