@@ -170,6 +170,15 @@ pub fn only_progress(
     Ok(())
 }
 
+/// The words progress.jq begins a line before another attempt with (what
+/// stands before its first number), which no line of a result begins with.
+pub fn progress_words(engine: &Engine) -> String {
+    let empty = report(engine, &State::new(vec![], vec![]), &served(0));
+    let (_, line) = engine.progress(&empty, 1, 0, 0).expect("progress.jq runs");
+    let words = line.split(|c: char| c.is_ascii_digit()).next();
+    words.unwrap_or_default().to_owned()
+}
+
 /// The start line both drivers print before the first attempt (progress.jq,
 /// null, `$attempts` 0), with its newline.
 pub fn start_line(engine: &Engine) -> String {
