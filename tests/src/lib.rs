@@ -254,12 +254,7 @@ pub fn libjq(runs: &[JqRun]) -> Vec<ToolOutput> {
 }
 
 // ---------------------------------------------------------------- generated bash
-
-/// `generated/verify-pods.sh`, the runnable wrapper, if scriptgen wrote it.
-pub fn generated_wrapper() -> Option<PathBuf> {
-    let path = workspace_root().join("generated/verify-pods.sh");
-    path.is_file().then_some(path)
-}
+// (the one runner of the generated wrapper is the sandbox: [`sandbox::Sandbox`])
 
 // ---------------------------------------------------------------- stub kubectl
 

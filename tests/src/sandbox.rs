@@ -162,7 +162,13 @@ impl Sandbox {
 
     /// Run the generated wrapper, executed through its shebang.
     pub fn run_wrapper(&self) -> Output {
-        run(&mut self.command(&wrapper()))
+        let wrapper = wrapper();
+        assert!(
+            wrapper.is_file(),
+            "{} is missing: run `make generate`",
+            wrapper.display()
+        );
+        run(&mut self.command(&wrapper))
     }
 
     /// Lines the stub logged: one per kubectl call.
