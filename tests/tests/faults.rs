@@ -11,10 +11,9 @@ use checker::contract::{
     messages, CHUNK_SIZE_ENV, DEADLINE_ENV, DEADLINE_EPOCH, INTERVAL_ENV, KUBECTL_TIMEOUT_ENV,
 };
 use checker::Engine;
-use serde_json::Value;
 use std::process::Output;
 use std::time::Duration;
-use verify_pods_tests::replay::fixtures::{failed_scheduling_event, Pod};
+use verify_pods_tests::replay::fixtures::{failed_scheduling_event, web_pods, Pod};
 use verify_pods_tests::replay::{
     coherence, expect, generated_wrapper, in_parallel, kubectl_binary, Fault, FaultRule, KubeEnv,
     KubeOptions, LogEntry, Resource, Server, State, Target,
@@ -26,11 +25,7 @@ use Target::{PodsList, PodsPage};
 const PAGE: usize = 3;
 /// Nine running pods, then (last in list order) one unschedulable pod.
 fn state() -> State {
-    let mut pods: Vec<Value> = (0..9)
-        .map(|i| {
-            Pod::running("apps", &format!("web-{i}"), &format!("kwok-node-{}", i % 3)).to_json()
-        })
-        .collect();
+    let mut pods = web_pods(9);
     let waiting = Pod::unschedulable("zz-training", "trainer-0");
     pods.push(waiting.to_json());
     State::new(pods, vec![failed_scheduling_event(&waiting, 90, 4)])
