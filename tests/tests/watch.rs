@@ -263,12 +263,17 @@ fn falls_back_to_a_fresh_list(fault: Fault, end: WatchEnd, warning: &str) {
     let stderr = text(&output.stderr);
     assert!(stderr.contains(warning), "{stderr}");
     assert!(lines_of(&stderr, &messages::WATCH_AGAIN) >= 1, "{stderr}");
+    assert_result_of(&output, &states, 2);
+}
+
+/// The printed result is that of `states[state]`, and of no other state.
+fn assert_result_of(output: &Output, states: &[State], state: usize) {
     let engine = Engine::new().expect("engine");
     let stdout = text(&output.stdout);
-    let reports = coherence::reports(&engine, &states);
+    let reports = coherence::reports(&engine, states);
     assert_eq!(
         coherence::explain(&stdout, &reports),
-        Ok(vec![2]),
+        Ok(vec![state]),
         "{stdout}"
     );
 }
@@ -328,14 +333,7 @@ fn a_watch_cut_mid_stream_watches_again_from_the_last_whole_version() {
     let stderr = text(&output.stderr);
     assert!(stderr.contains("unexpected EOF"), "{stderr}");
     assert_eq!(lines_of(&stderr, &messages::WATCH_RETRY), 1, "{stderr}");
-    let engine = Engine::new().expect("engine");
-    let stdout = text(&output.stdout);
-    let reports = coherence::reports(&engine, &states);
-    assert_eq!(
-        coherence::explain(&stdout, &reports),
-        Ok(vec![2]),
-        "{stdout}"
-    );
+    assert_result_of(&output, &states, 2);
 }
 
 /// An ERROR event with a 410 Status after 1 event (kubectl exits 0 and
