@@ -88,15 +88,26 @@ fn knobs(out: &mut String, table: &Value) {
         );
         names.push(constant(name));
     }
+    array(
+        out,
+        "Every knob, in the order both drivers validate them.",
+        ("KNOBS", "Knob"),
+        &names,
+    );
+}
+
+/// `pub const NAME: [TYPE; N] = [the constants names];`, documented.
+fn array(out: &mut String, doc: &str, (name, element): (&str, &str), names: &[String]) {
     let _ = writeln!(
         out,
-        "/// Every knob, in the order both drivers validate them.\npub const KNOBS: [Knob; {}] = [{}];",
+        "/// {doc}\npub const {name}: [{element}; {}] = [{}];",
         names.len(),
         names.join(", ")
     );
 }
 
 fn settings(out: &mut String, table: &Value) {
+    let mut names = Vec::new();
     for (name, setting) in object(table, "settings") {
         let flag = setting["flag"].as_str();
         let _ = writeln!(
@@ -106,7 +117,10 @@ fn settings(out: &mut String, table: &Value) {
             c = constant(name),
             env = string(setting, "env"),
         );
+        names.push(constant(name));
     }
+    let doc = "Every setting that is not a knob.";
+    array(out, doc, ("SETTINGS", "Setting"), &names);
 }
 
 fn messages(out: &mut String, module: &str, table: &Map<String, Value>, with_level: bool) {

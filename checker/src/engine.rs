@@ -81,7 +81,8 @@ impl Report {
     }
 }
 
-fn field<'a>(v: &'a Val, key: &str) -> Option<&'a Val> {
+/// An object's value at `key`; `None` for a missing key or a non-object.
+pub(crate) fn field<'a>(v: &'a Val, key: &str) -> Option<&'a Val> {
     match v {
         Val::Obj(map) => map.get(&Val::from(key.to_owned())),
         _ => None,

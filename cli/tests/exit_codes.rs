@@ -7,17 +7,9 @@ use predicates::prelude::*;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+/// The checker without the user's settings (the tests' one scrubbed command).
 fn verify_pods() -> Command {
-    let mut cmd = Command::cargo_bin("verify-pods").unwrap();
-    for var in [
-        "KWOK_VERIFY_PODS_DEADLINE",
-        "KWOK_VERIFY_PODS_INTERVAL",
-        "KWOK_VERIFY_PODS_ARTIFACT_DIR",
-        "KWOK_VERIFY_PODS_KUBECTL_TIMEOUT",
-    ] {
-        cmd.env_remove(var);
-    }
-    cmd
+    Command::from_std(verify_pods_tests::checker_command())
 }
 
 fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {

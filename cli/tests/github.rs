@@ -14,8 +14,10 @@ use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
+/// The checker without the user's settings (GITHUB_STEP_SUMMARY among
+/// them) and without NO_COLOR.
 fn verify_pods() -> Command {
-    Command::cargo_bin("verify-pods").unwrap()
+    Command::from_std(verify_pods_tests::checker_command())
 }
 
 fn sample(name: &str) -> PathBuf {
@@ -56,7 +58,6 @@ impl Case {
     fn command(&self, format: &str) -> Command {
         let mut command = verify_pods();
         command
-            .env_remove(contract::LIST_LIMIT.env)
             .args(["check", "--format", format, "--snapshot"])
             .arg(&self.pods)
             .arg("--events")
@@ -74,11 +75,7 @@ impl Case {
 
     /// `check --snapshot … --events … --format FORMAT`, GITHUB_STEP_SUMMARY unset.
     fn check(&self, format: &str) -> std::process::Output {
-        self.command(format)
-            .env_remove("GITHUB_STEP_SUMMARY")
-            .env_remove("NO_COLOR")
-            .output()
-            .unwrap()
+        self.command(format).output().unwrap()
     }
 
     fn result(&self) -> Value {

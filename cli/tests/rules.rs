@@ -29,7 +29,7 @@ fn check(snapshot: &Value, events: Option<&Value>, extra: &[&str]) -> (Value, i3
     let dir = tempfile::tempdir().unwrap();
     let pods = dir.path().join("pods.json");
     std::fs::write(&pods, snapshot.to_string()).unwrap();
-    let mut cmd = Command::cargo_bin("verify-pods").unwrap();
+    let mut cmd = Command::from_std(verify_pods_tests::checker_command());
     cmd.arg("check")
         .arg("--snapshot")
         .arg(&pods)
@@ -356,8 +356,7 @@ fn text_output_keeps_the_upstream_status_line() {
         .unwrap()
         .write_all(snapshot.to_string().as_bytes())
         .unwrap();
-    let out = Command::cargo_bin("verify-pods")
-        .unwrap()
+    let out = Command::from_std(verify_pods_tests::checker_command())
         .arg("check")
         .arg("--snapshot")
         .arg(&path)

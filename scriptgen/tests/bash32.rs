@@ -58,177 +58,55 @@ fn expansion_ops(line: &str) -> Vec<String> {
     ops
 }
 
-const CONSTRUCTS: &[Construct] = &[
-    Construct {
-        name: "mapfile",
-        since: "4.0",
-        uses: |l| word(l, "mapfile"),
-        example: "mapfile -t lines <file",
-    },
-    Construct {
-        name: "readarray",
-        since: "4.0",
-        uses: |l| word(l, "readarray"),
-        example: "readarray -t lines <file",
-    },
-    Construct {
-        name: "associative array (declare -A)",
-        since: "4.0",
-        uses: |l| declares(l, 'A'),
-        example: "local -A seen=()",
-    },
-    Construct {
-        name: "case attribute (declare -l / -u)",
-        since: "4.0",
-        uses: |l| declares(l, 'l') || declares(l, 'u'),
-        example: "declare -l lower",
-    },
-    Construct {
-        name: "case modification ${x,,} ${x^^}",
-        since: "4.0",
-        uses: |l| {
-            expansion_ops(l)
-                .iter()
-                .any(|op| op.starts_with(',') || op.starts_with('^'))
-        },
-        example: "kind=${kind,,}",
-    },
-    Construct {
-        name: "&>> append both",
-        since: "4.0",
-        uses: |l| l.contains("&>>"),
-        example: "kubectl get pods &>>log",
-    },
-    Construct {
-        name: "|& pipe both",
-        since: "4.0",
-        uses: |l| l.contains("|&"),
-        example: "kubectl get pods |& tail -1",
-    },
-    Construct {
-        name: "coproc",
-        since: "4.0",
-        uses: |l| word(l, "coproc"),
-        example: "coproc kubectl get pods",
-    },
-    Construct {
-        name: "$BASHPID",
-        since: "4.0",
-        uses: |l| l.contains("$BASHPID") || l.contains("${BASHPID"),
-        example: "kill \"$BASHPID\"",
-    },
-    Construct {
-        name: ";& / ;;& case fall-through",
-        since: "4.0",
-        uses: |l| l.contains(";&"),
-        example: "a) x ;&",
-    },
-    Construct {
-        name: "globstar **",
-        since: "4.0",
-        uses: |l| word(l, "globstar"),
-        example: "shopt -s globstar",
-    },
-    Construct {
-        name: "read -i / -N",
-        since: "4.0 / 4.1",
-        uses: |l| word(l, "read") && (word(l, "-i") || word(l, "-N")),
-        example: "read -N 4 x",
-    },
-    Construct {
-        name: "{var}> fd allocation",
-        since: "4.1",
-        uses: |l| l.contains("}>") || l.contains("}<"),
-        example: "exec {fd}>file",
-    },
-    Construct {
-        name: "declare -g",
-        since: "4.2",
-        uses: |l| declares(l, 'g'),
-        example: "declare -g x=1",
-    },
-    Construct {
-        name: "test -v / [[ -v",
-        since: "4.2",
-        uses: |l| word(l, "-v") && (l.contains("[[") || word(l, "test") || l.contains("[ ")),
-        example: "[[ -v name ]]",
-    },
-    Construct {
-        name: "negative subscript ${a[-1]}",
-        since: "4.2",
-        uses: |l| l.contains("[-"),
-        example: "last=${lines[-1]}",
-    },
-    Construct {
-        name: "negative length ${x:0:-1}",
-        since: "4.2",
-        uses: negative_length,
-        example: "x=${x:0:-1}",
-    },
-    Construct {
-        name: "printf %(…)T",
-        since: "4.2",
-        uses: |l| l.contains("%("),
-        example: "printf '%(%s)T' -1",
-    },
-    Construct {
-        name: "shopt lastpipe / inherit_errexit",
-        since: "4.2 / 4.4",
-        uses: |l| word(l, "lastpipe") || word(l, "inherit_errexit"),
-        example: "shopt -s lastpipe",
-    },
-    Construct {
-        name: "nameref (declare -n)",
-        since: "4.3",
-        uses: |l| declares(l, 'n'),
-        example: "local -n out=$1",
-    },
-    Construct {
-        name: "wait -n / -f / -p",
-        since: "4.3 / 5.0 / 5.1",
-        uses: |l| word(l, "wait") && (word(l, "-n") || word(l, "-f") || word(l, "-p")),
-        example: "wait -n",
-    },
-    Construct {
-        name: "${x@Q} transformations",
-        since: "4.4",
-        uses: |l| {
-            expansion_ops(l)
-                .iter()
-                .any(|op| op.starts_with('@') && op.len() > 1)
-        },
-        example: "printf '%s' \"${x@Q}\"",
-    },
-    Construct {
-        name: "local -",
-        since: "4.4",
-        uses: |l| {
-            l.split_whitespace()
-                .collect::<Vec<_>>()
-                .windows(2)
-                .any(|p| p == ["local", "-"])
-        },
-        example: "local -",
-    },
-    Construct {
-        name: "$EPOCHSECONDS / $EPOCHREALTIME without a fallback",
-        since: "5.0",
-        uses: |l| epoch_unguarded(l),
-        example: "now=$EPOCHSECONDS",
-    },
-    Construct {
-        name: "$SRANDOM / BASH_ARGV0",
-        since: "5.1 / 5.0",
-        uses: |l| l.contains("SRANDOM") || l.contains("BASH_ARGV0"),
-        example: "r=$SRANDOM",
-    },
-    Construct {
-        name: "unguarded \"${a[@]}\" (unbound under set -u before 4.4 when empty)",
-        since: "4.4",
-        uses: array_unguarded,
-        example: "cp \"${files[@]}\" dir",
-    },
-];
+/// One construct a line: `NAME, SINCE, USES, EXAMPLE;` (see [`Construct`]).
+macro_rules! constructs {
+    ($($name:literal, $since:literal, $uses:expr, $example:literal;)*) => {
+        &[$(Construct { name: $name, since: $since, uses: $uses, example: $example }),*]
+    };
+}
+
+#[rustfmt::skip]
+const CONSTRUCTS: &[Construct] = constructs! {
+    "mapfile", "4.0", |l| word(l, "mapfile"), "mapfile -t lines <file";
+    "readarray", "4.0", |l| word(l, "readarray"), "readarray -t lines <file";
+    "associative array (declare -A)", "4.0", |l| declares(l, 'A'), "local -A seen=()";
+    "case attribute (declare -l / -u)", "4.0", |l| declares(l, 'l') || declares(l, 'u'), "declare -l lower";
+    "case modification ${x,,} ${x^^}", "4.0", |l| expansion_op(l, |op| op.starts_with(',') || op.starts_with('^')), "kind=${kind,,}";
+    "&>> append both", "4.0", |l| l.contains("&>>"), "kubectl get pods &>>log";
+    "|& pipe both", "4.0", |l| l.contains("|&"), "kubectl get pods |& tail -1";
+    "coproc", "4.0", |l| word(l, "coproc"), "coproc kubectl get pods";
+    "$BASHPID", "4.0", |l| l.contains("$BASHPID") || l.contains("${BASHPID"), "kill \"$BASHPID\"";
+    ";& / ;;& case fall-through", "4.0", |l| l.contains(";&"), "a) x ;&";
+    "globstar **", "4.0", |l| word(l, "globstar"), "shopt -s globstar";
+    "read -i / -N", "4.0 / 4.1", |l| word(l, "read") && (word(l, "-i") || word(l, "-N")), "read -N 4 x";
+    "{var}> fd allocation", "4.1", |l| l.contains("}>") || l.contains("}<"), "exec {fd}>file";
+    "declare -g", "4.2", |l| declares(l, 'g'), "declare -g x=1";
+    "test -v / [[ -v", "4.2", |l| word(l, "-v") && (l.contains("[[") || word(l, "test") || l.contains("[ ")), "[[ -v name ]]";
+    "negative subscript ${a[-1]}", "4.2", |l| l.contains("[-"), "last=${lines[-1]}";
+    "negative length ${x:0:-1}", "4.2", negative_length, "x=${x:0:-1}";
+    "printf %(…)T", "4.2", |l| l.contains("%("), "printf '%(%s)T' -1";
+    "shopt lastpipe / inherit_errexit", "4.2 / 4.4", |l| word(l, "lastpipe") || word(l, "inherit_errexit"), "shopt -s lastpipe";
+    "nameref (declare -n)", "4.3", |l| declares(l, 'n'), "local -n out=$1";
+    "wait -n / -f / -p", "4.3 / 5.0 / 5.1", |l| word(l, "wait") && (word(l, "-n") || word(l, "-f") || word(l, "-p")), "wait -n";
+    "${x@Q} transformations", "4.4", |l| expansion_op(l, |op| op.starts_with('@') && op.len() > 1), "printf '%s' \"${x@Q}\"";
+    "local -", "4.4", local_dash, "local -";
+    "$EPOCHSECONDS / $EPOCHREALTIME without a fallback", "5.0", epoch_unguarded, "now=$EPOCHSECONDS";
+    "$SRANDOM / BASH_ARGV0", "5.1 / 5.0", |l| l.contains("SRANDOM") || l.contains("BASH_ARGV0"), "r=$SRANDOM";
+    "unguarded \"${a[@]}\" (unbound under set -u before 4.4 when empty)", "4.4", array_unguarded, "cp \"${files[@]}\" dir";
+};
+
+/// Whether an operator of `${…}` in `line` ([`expansion_ops`]) is one `is`.
+fn expansion_op(line: &str, is: fn(&str) -> bool) -> bool {
+    expansion_ops(line).iter().any(|op| is(op))
+}
+
+/// `local -` (a local copy of the shell options).
+fn local_dash(line: &str) -> bool {
+    line.split_whitespace()
+        .collect::<Vec<_>>()
+        .windows(2)
+        .any(|p| p == ["local", "-"])
+}
 
 /// `${name:offset:-length}`.
 fn negative_length(line: &str) -> bool {

@@ -82,17 +82,23 @@ fn sample_red_run_prints_what_the_checker_prints() {
     );
 }
 
-#[test]
-fn zero_pods_is_empty_and_passes() {
-    let mut sandbox = Sandbox::new();
-    let pods = write_json(&sandbox, "pods.json", &empty_list());
-    let events = write_json(&sandbox, "events.json", &empty_list());
+/// The wrapper (no settling) and the offline checker on the same pods and
+/// events documents, written into `sandbox`: (bash, checker).
+fn both_on(sandbox: &mut Sandbox, pods: &Value, events: &Value) -> (Output, Output) {
+    let pods = write_json(sandbox, "pods.json", pods);
+    let events = write_json(sandbox, "events.json", events);
     sandbox
         .pods(&[&pods])
         .events(&events)
         .set(DEADLINE_ENV, "0");
-    let bash = sandbox.run_wrapper();
     let checker = checker_offline(&pods, Some(&events), &[]);
+    (sandbox.run_wrapper(), checker)
+}
+
+#[test]
+fn zero_pods_is_empty_and_passes() {
+    let mut sandbox = Sandbox::new();
+    let (bash, checker) = both_on(&mut sandbox, &empty_list(), &empty_list());
     assert_eq!(code(&checker), 0);
     assert_same(&bash, &checker, &sandbox);
     assert_eq!(sandbox.kubectl_calls().len(), 1, "no events query");
@@ -108,19 +114,9 @@ fn pods_only_in_excluded_namespaces_are_empty_and_pass() {
                    "spec": {}, "status": {"phase": "Pending"}})
         })
         .collect();
+    let pods = json!({"kind": "List", "items": items});
     let mut sandbox = Sandbox::new();
-    let pods = write_json(
-        &sandbox,
-        "pods.json",
-        &json!({"kind": "List", "items": items}),
-    );
-    let events = write_json(&sandbox, "events.json", &empty_list());
-    sandbox
-        .pods(&[&pods])
-        .events(&events)
-        .set(DEADLINE_ENV, "0");
-    let bash = sandbox.run_wrapper();
-    let checker = checker_offline(&pods, Some(&events), &[]);
+    let (bash, checker) = both_on(&mut sandbox, &pods, &empty_list());
     assert_eq!(code(&checker), 0);
     assert_same(&bash, &checker, &sandbox);
 }

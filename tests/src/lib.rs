@@ -120,17 +120,26 @@ pub fn code(output: &Output) -> i32 {
 /// output is exact).
 pub const SLOW: u64 = 60;
 
-/// `cmd` without the user's KWOK_VERIFY_PODS_* settings.
+/// The environment variables a user configures either driver with: every
+/// knob's and every other setting's, from the contract
+/// (checker/programs/contract.json).
+pub fn user_settings() -> impl Iterator<Item = &'static str> {
+    use checker::contract::{KNOBS, SETTINGS};
+    KNOBS
+        .into_iter()
+        .map(|knob| knob.env)
+        .chain(SETTINGS.into_iter().map(|setting| setting.env))
+}
+
+/// `cmd` without the user's settings ([`user_settings`]).
 pub fn without_user_settings(cmd: &mut Command) -> &mut Command {
-    for (name, _) in std::env::vars_os() {
-        if name.to_string_lossy().starts_with("KWOK_VERIFY_PODS_") {
-            cmd.env_remove(name);
-        }
+    for name in user_settings() {
+        cmd.env_remove(name);
     }
     cmd
 }
 
-/// The checker with none of the user's KWOK_VERIFY_PODS_* settings, and no
+/// The checker with none of the user's settings ([`user_settings`]), and no
 /// NO_COLOR.
 pub fn checker_command() -> Command {
     let mut cmd = Command::new(binary("verify-pods"));
@@ -245,12 +254,7 @@ pub fn libjq(runs: &[JqRun]) -> Vec<ToolOutput> {
 }
 
 // ---------------------------------------------------------------- generated bash
-
-/// `generated/verify-pods.sh`, the runnable wrapper, if scriptgen wrote it.
-pub fn generated_wrapper() -> Option<PathBuf> {
-    let path = workspace_root().join("generated/verify-pods.sh");
-    path.is_file().then_some(path)
-}
+// (the one runner of the generated wrapper is the sandbox: [`sandbox::Sandbox`])
 
 // ---------------------------------------------------------------- stub kubectl
 
@@ -307,68 +311,6 @@ pub const KUBECTL_CHUNK_SIZE: usize = 500;
 /// size ([`stub_kubectl_env`]): the stub answers it with the first page.
 pub fn first_page(list: checker::api::List) -> String {
     list.args(KUBECTL_CHUNK_SIZE, None).join(" ")
-}
-
-/// One offline run of the generated wrapper against recorded files.
-pub struct WrapperRun {
-    /// What bash printed and its exit status.
-    pub output: Output,
-    /// The kubectl calls, one line each (`get pods --all-namespaces -o json`).
-    pub kubectl_calls: Vec<String>,
-}
-
-/// Run `generated/verify-pods.sh` under `bash -euo pipefail` with the stub
-/// kubectl first on PATH serving `pods`/`events`, no settle deadline
-/// (`KWOK_VERIFY_PODS_DEADLINE=0`), artifacts (on failure) in `artifact_dir`.
-/// `scratch` holds the stub and its call log.
-pub fn run_wrapper(
-    wrapper: &Path,
-    pods: &Path,
-    events: &Path,
-    artifact_dir: &Path,
-    scratch: &Path,
-) -> WrapperRun {
-    run_wrapper_with(wrapper, pods, events, artifact_dir, scratch, &[])
-}
-
-/// [`run_wrapper`] with more environment variables (a knob of the case).
-pub fn run_wrapper_with(
-    wrapper: &Path,
-    pods: &Path,
-    events: &Path,
-    artifact_dir: &Path,
-    scratch: &Path,
-    env: &[(&str, String)],
-) -> WrapperRun {
-    let stub_dir = scratch.join("stub-bin");
-    install_stub_kubectl(&stub_dir);
-    let log = scratch.join("kubectl-calls.log");
-    let _ = std::fs::remove_file(&log);
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    let mut paths = vec![stub_dir];
-    paths.extend(std::env::split_paths(&path));
-    let mut cmd = Command::new("bash");
-    cmd.args(["-euo", "pipefail"]).arg(wrapper);
-    without_user_settings(&mut cmd)
-        .env("PATH", std::env::join_paths(paths).expect("PATH"))
-        .env(checker::contract::DEADLINE_ENV, "0")
-        .env(checker::contract::ARTIFACT_DIR_ENV, artifact_dir)
-        .env("STUB_PODS", pods)
-        .env("STUB_EVENTS", events)
-        .env("STUB_LOG", &log)
-        .envs(stub_kubectl_env())
-        .envs(env.iter().map(|(name, value)| (name, value)))
-        .env_remove("NO_COLOR");
-    let output = run(&mut cmd);
-    let kubectl_calls = std::fs::read_to_string(&log)
-        .unwrap_or_default()
-        .lines()
-        .map(str::to_owned)
-        .collect();
-    WrapperRun {
-        output,
-        kubectl_calls,
-    }
 }
 
 // ---------------------------------------------------------------- processes

@@ -1,8 +1,7 @@
 //! The wrapper sandbox: a hermetic PATH holding only the tools the
 //! generated bash needs plus the stub kubectl (tests/fixtures/kubectl-stub),
-//! an empty TMPDIR, and the paths of the generated files and samples.
-//! ([`run_wrapper`](crate::run_wrapper) runs the wrapper with the caller's
-//! PATH instead, for the golden and parity cases.)
+//! an empty TMPDIR, and the paths of the generated files and samples. It is
+//! the tests' one runner of the generated bash.
 
 use crate::{binary, install_stub_kubectl, run, stub_kubectl_env, workspace_root};
 use std::fs;
@@ -50,6 +49,7 @@ pub fn checker_offline(pods: &Path, events: Option<&Path>, extra: &[&str]) -> Ou
 }
 
 /// The tools the generated bash (and the stub) run, besides kubectl.
+/// (Not tail: the function does without it, see [`Sandbox::with_tool`].)
 const TOOLS: [&str; 10] = [
     "bash", "env", "jq", "timeout", "mktemp", "rm", "mkdir", "cp", "sleep", "cat",
 ];
@@ -131,6 +131,15 @@ impl Sandbox {
         self
     }
 
+    /// Put another tool of the caller's PATH on the sandbox's PATH. The
+    /// function runs without tail; with it (as on any system with
+    /// coreutils), a saved page that does not end with a newline gets one,
+    /// as the live checker saves it.
+    pub fn with_tool(&mut self, tool: &str) -> &mut Self {
+        std::os::unix::fs::symlink(find_on_path(tool), self.bin().join(tool)).unwrap();
+        self
+    }
+
     /// Write a file into the sandbox and return its path.
     pub fn file(&self, name: &str, contents: &str) -> PathBuf {
         let path = self.path(name);
@@ -153,7 +162,13 @@ impl Sandbox {
 
     /// Run the generated wrapper, executed through its shebang.
     pub fn run_wrapper(&self) -> Output {
-        run(&mut self.command(&wrapper()))
+        let wrapper = wrapper();
+        assert!(
+            wrapper.is_file(),
+            "{} is missing: run `make generate`",
+            wrapper.display()
+        );
+        run(&mut self.command(&wrapper))
     }
 
     /// Lines the stub logged: one per kubectl call.

@@ -11,25 +11,21 @@ use checker::contract::{
     messages, CHUNK_SIZE_ENV, DEADLINE_ENV, DEADLINE_EPOCH, INTERVAL_ENV, KUBECTL_TIMEOUT_ENV,
 };
 use checker::Engine;
-use serde_json::Value;
 use std::process::Output;
 use std::time::Duration;
-use verify_pods_tests::replay::fixtures::{failed_scheduling_event, Pod};
+use verify_pods_tests::replay::fixtures::{failed_scheduling_event, web_pods, Pod};
 use verify_pods_tests::replay::{
     coherence, expect, generated_wrapper, in_parallel, kubectl_binary, Fault, FaultRule, KubeEnv,
     KubeOptions, LogEntry, Resource, Server, State, Target,
 };
 use verify_pods_tests::{lines_of, run, text, Driver, DRIVERS, KUBECTL_CHUNK_SIZE, SLOW};
+use Target::{PodsList, PodsPage};
 
 /// Items per page when a fault aims at page 2.
 const PAGE: usize = 3;
 /// Nine running pods, then (last in list order) one unschedulable pod.
 fn state() -> State {
-    let mut pods: Vec<Value> = (0..9)
-        .map(|i| {
-            Pod::running("apps", &format!("web-{i}"), &format!("kwok-node-{}", i % 3)).to_json()
-        })
-        .collect();
+    let mut pods = web_pods(9);
     let waiting = Pod::unschedulable("zz-training", "trainer-0");
     pods.push(waiting.to_json());
     State::new(pods, vec![failed_scheduling_event(&waiting, 90, 4)])
@@ -40,12 +36,8 @@ struct Outcome {
     log: Vec<LogEntry>,
 }
 
-fn run_with(
-    rules: &[FaultRule],
-    page_size: Option<usize>,
-    path: Driver,
-    env_vars: &[(&str, &str)],
-) -> Outcome {
+/// The server of [`state`] with `rules`, its pages capped at `page_size`.
+fn server(rules: &[FaultRule], page_size: Option<usize>) -> Server {
     let mut builder = Server::builder().state(state());
     if let Some(n) = page_size {
         builder = builder.page_size(n);
@@ -53,10 +45,17 @@ fn run_with(
     for rule in rules {
         builder = builder.fault(rule.clone());
     }
-    let server = builder.start().expect("server");
-    let env = KubeEnv::new(&server.url()).expect("kube env");
-    let mut cmd = path.command(&env);
-    cmd.env(DEADLINE_ENV, "0");
+    builder.start().expect("server")
+}
+
+/// The driver `path` against `env` with `env_vars`.
+fn command(
+    path: Driver,
+    env: &KubeEnv,
+    page_size: Option<usize>,
+    env_vars: &[(&str, &str)],
+) -> std::process::Command {
+    let mut cmd = path.command(env);
     if page_size.is_some() {
         // Pages: the drivers ask for more than the server's cap gives.
         cmd.env(CHUNK_SIZE_ENV, KUBECTL_CHUNK_SIZE.to_string());
@@ -64,7 +63,20 @@ fn run_with(
     for (name, value) in env_vars {
         cmd.env(name, value);
     }
-    let output = run(&mut cmd);
+    cmd
+}
+
+fn run_with(
+    rules: &[FaultRule],
+    page_size: Option<usize>,
+    path: Driver,
+    env_vars: &[(&str, &str)],
+) -> Outcome {
+    let server = server(rules, page_size);
+    let env = KubeEnv::new(&server.url()).expect("kube env");
+    // No settling, unless the case says otherwise.
+    let env_vars = [&[(DEADLINE_ENV, "0")], env_vars].concat();
+    let output = run(&mut command(path, &env, page_size, &env_vars));
     Outcome {
         output,
         log: server.log(),
@@ -176,127 +188,48 @@ fn assert_retried_and_checked(rules: Vec<FaultRule>) {
     }
 }
 
-#[test]
-fn expired_continue_token_on_page_2_exits_2() {
-    assert_cannot_observe(
-        vec![FaultRule::always(Target::PodsPage(2), Fault::expired())],
-        Some(PAGE),
-        &[],
-    );
+/// One test a line: `name: rule, page size (Some when the rule aims past
+/// page 1), settings;` under which both drivers cannot observe (exit 2).
+macro_rules! cannot_observe {
+    ($($(#[$doc:meta])* $name:ident: $rule:expr, $pages:expr, $env:expr;)*) => {$(
+        $(#[$doc])*
+        #[test]
+        fn $name() {
+            assert_cannot_observe(vec![$rule], $pages, $env);
+        }
+    )*};
 }
 
-#[test]
-fn internal_error_on_page_1_exits_2() {
-    assert_cannot_observe(
-        vec![FaultRule::always(
-            Target::PodsPage(1),
-            Fault::internal_error(),
-        )],
-        None,
-        &[],
-    );
+/// One test a line: `name: rule;`, a fault kubectl retries by itself.
+macro_rules! retried_and_checked {
+    ($($name:ident: $rule:expr;)*) => {$(
+        #[test]
+        fn $name() {
+            assert_retried_and_checked(vec![$rule]);
+        }
+    )*};
 }
 
-#[test]
-fn internal_error_on_page_2_exits_2() {
-    assert_cannot_observe(
-        vec![FaultRule::always(
-            Target::PodsPage(2),
-            Fault::internal_error(),
-        )],
-        Some(PAGE),
-        &[],
-    );
+cannot_observe! {
+    expired_continue_token_on_page_2_exits_2: FaultRule::always(PodsPage(2), Fault::expired()), Some(PAGE), &[];
+    internal_error_on_page_1_exits_2: FaultRule::always(PodsPage(1), Fault::internal_error()), None, &[];
+    internal_error_on_page_2_exits_2: FaultRule::always(PodsPage(2), Fault::internal_error()), Some(PAGE), &[];
+    /// kubectl retries a 503 with Retry-After for about ten seconds, then fails.
+    service_unavailable_every_time_exits_2: FaultRule::always(PodsList, Fault::unavailable(1)), None, &[];
+    /// kubectl retries a connection closed before any header, then fails.
+    connection_closed_before_headers_every_time_exits_2: FaultRule::always(PodsList, Fault::CloseBeforeHeaders), None, &[];
+    connection_closed_mid_body_on_page_1_exits_2: FaultRule::always(PodsPage(1), Fault::CloseMidBody), None, &[];
+    connection_closed_mid_body_on_page_2_exits_2: FaultRule::always(PodsPage(2), Fault::CloseMidBody), Some(PAGE), &[];
+    truncated_json_on_page_1_exits_2: FaultRule::always(PodsPage(1), Fault::TruncatedBody), None, &[];
+    truncated_json_on_page_2_exits_2: FaultRule::always(PodsPage(2), Fault::TruncatedBody), Some(PAGE), &[];
+    /// An answer slower than the kubectl timeout: kubectl is killed, exit 2.
+    answer_slower_than_the_kubectl_timeout_exits_2: FaultRule::always(PodsList, Fault::Delay(Duration::from_secs(4))), None, &[(KUBECTL_TIMEOUT_ENV, "1")];
 }
 
-/// kubectl retries a 503 with Retry-After for about ten seconds, then fails.
-#[test]
-fn service_unavailable_every_time_exits_2() {
-    assert_cannot_observe(
-        vec![FaultRule::always(Target::PodsList, Fault::unavailable(1))],
-        None,
-        &[],
-    );
-}
-
-/// kubectl retries a connection closed before any header, then fails.
-#[test]
-fn connection_closed_before_headers_every_time_exits_2() {
-    assert_cannot_observe(
-        vec![FaultRule::always(
-            Target::PodsList,
-            Fault::CloseBeforeHeaders,
-        )],
-        None,
-        &[],
-    );
-}
-
-#[test]
-fn connection_closed_mid_body_on_page_1_exits_2() {
-    assert_cannot_observe(
-        vec![FaultRule::always(Target::PodsPage(1), Fault::CloseMidBody)],
-        None,
-        &[],
-    );
-}
-
-#[test]
-fn connection_closed_mid_body_on_page_2_exits_2() {
-    assert_cannot_observe(
-        vec![FaultRule::always(Target::PodsPage(2), Fault::CloseMidBody)],
-        Some(PAGE),
-        &[],
-    );
-}
-
-#[test]
-fn truncated_json_on_page_1_exits_2() {
-    assert_cannot_observe(
-        vec![FaultRule::always(Target::PodsPage(1), Fault::TruncatedBody)],
-        None,
-        &[],
-    );
-}
-
-#[test]
-fn truncated_json_on_page_2_exits_2() {
-    assert_cannot_observe(
-        vec![FaultRule::always(Target::PodsPage(2), Fault::TruncatedBody)],
-        Some(PAGE),
-        &[],
-    );
-}
-
-/// An answer slower than the kubectl timeout: kubectl is killed, exit 2.
-#[test]
-fn answer_slower_than_the_kubectl_timeout_exits_2() {
-    let slow = FaultRule::always(Target::PodsList, Fault::Delay(Duration::from_secs(4)));
-    assert_cannot_observe(vec![slow], None, &[(KUBECTL_TIMEOUT_ENV, "1")]);
-}
-
-#[test]
-fn service_unavailable_once_is_retried_and_checked() {
-    assert_retried_and_checked(vec![FaultRule::once(
-        Target::PodsList,
-        Fault::unavailable(1),
-    )]);
-}
-
-#[test]
-fn too_many_requests_once_is_retried_and_checked() {
-    assert_retried_and_checked(vec![FaultRule::once(
-        Target::PodsList,
-        Fault::too_many_requests(1),
-    )]);
-}
-
-#[test]
-fn connection_closed_before_headers_once_is_retried_and_checked() {
-    assert_retried_and_checked(vec![FaultRule::once(
-        Target::PodsList,
-        Fault::CloseBeforeHeaders,
-    )]);
+retried_and_checked! {
+    service_unavailable_once_is_retried_and_checked: FaultRule::once(PodsList, Fault::unavailable(1));
+    too_many_requests_once_is_retried_and_checked: FaultRule::once(PodsList, Fault::too_many_requests(1));
+    connection_closed_before_headers_once_is_retried_and_checked: FaultRule::once(PodsList, Fault::CloseBeforeHeaders);
 }
 
 /// Events are diagnostics: when they cannot be listed, the pods verdict
@@ -372,23 +305,9 @@ fn both_within(
     limit: Duration,
 ) -> Vec<(Driver, Outcome, Duration)> {
     in_parallel(DRIVERS.to_vec(), 2, |path| {
-        let mut builder = Server::builder().state(state());
-        if let Some(n) = page_size {
-            builder = builder.page_size(n);
-        }
-        for rule in rules {
-            builder = builder.fault(rule.clone());
-        }
-        let server = builder.start().expect("server");
+        let server = server(rules, page_size);
         let env = KubeEnv::with_options(&server.url(), options).expect("kube env");
-        let mut cmd = path.command(&env);
-        if page_size.is_some() {
-            cmd.env(CHUNK_SIZE_ENV, KUBECTL_CHUNK_SIZE.to_string());
-        }
-        for (name, value) in env_vars {
-            cmd.env(name, value);
-        }
-        let (output, took) = run_within(&mut cmd, limit);
+        let (output, took) = run_within(&mut command(path, &env, page_size, env_vars), limit);
         let log = server.log();
         (path, Outcome { output, log }, took)
     })
@@ -399,27 +318,51 @@ fn bound(deadline: u64, kubectl_timeout: u64) -> Duration {
     Duration::from_secs(deadline + kubectl_timeout + 2)
 }
 
+/// Both drivers against `rules` (pages of [`PAGE`]) with `deadline` and
+/// `kubectl_timeout`: each ends within [`bound`] of them, exits `exit` and
+/// says `message` once on stderr. The outcomes, for more checks.
+fn assert_bounded(
+    rules: &[FaultRule],
+    (deadline, kubectl_timeout): (u64, u64),
+    exit: i32,
+    message: &checker::contract::Message,
+) -> Vec<(Driver, Outcome)> {
+    let (deadline_text, timeout_text) = (deadline.to_string(), kubectl_timeout.to_string());
+    let env_vars = [
+        (DEADLINE_ENV, deadline_text.as_str()),
+        (KUBECTL_TIMEOUT_ENV, timeout_text.as_str()),
+    ];
+    let bound = bound(deadline, kubectl_timeout);
+    let limit = bound + Duration::from_secs(SLOW);
+    let options = KubeOptions::default();
+    let outcomes = both_within(rules, Some(PAGE), &env_vars, &options, limit);
+    for (path, outcome, took) in &outcomes {
+        let what = describe(path, outcome);
+        assert!(*took < bound, "took {took:?}: {what}");
+        assert_eq!(outcome.output.status.code(), Some(exit), "{what}");
+        let stderr = text(&outcome.output.stderr);
+        assert_eq!(lines_of(&stderr, message), 1, "{what}");
+    }
+    outcomes
+        .into_iter()
+        .map(|(path, outcome, _)| (path, outcome))
+        .collect()
+}
+
 /// A server that hands out a new continue token on every page: both drivers
 /// stop paging at the deadline plus the kubectl timeout, exit 2 with the one
 /// line that says so (today: they page forever, even with --deadline 0).
 #[test]
 fn an_endless_pods_list_ends_by_the_deadline_plus_the_kubectl_timeout() {
-    let rules = [FaultRule::always(Target::PodsList, Fault::Endless)];
-    let env_vars = [(DEADLINE_ENV, "1"), (KUBECTL_TIMEOUT_ENV, "3")];
-    let limit = bound(1, 3) + Duration::from_secs(SLOW);
-    for (path, outcome, took) in both_within(
-        &rules,
-        Some(PAGE),
-        &env_vars,
-        &KubeOptions::default(),
-        limit,
-    ) {
-        let what = describe(path, &outcome);
-        assert!(took < bound(1, 3), "took {took:?}: {what}");
-        assert_eq!(outcome.output.status.code(), Some(2), "{what}");
+    let rules = [FaultRule::always(PodsList, Fault::Endless)];
+    for (path, outcome) in assert_bounded(&rules, (1, 3), 2, &messages::LIST_UNFINISHED) {
         let stderr = text(&outcome.output.stderr);
-        assert_eq!(lines_of(&stderr, &messages::LIST_UNFINISHED), 1, "{what}");
-        assert_eq!(stderr.lines().count(), 1, "one line: {what}");
+        assert_eq!(
+            stderr.lines().count(),
+            1,
+            "one line: {}",
+            describe(path, &outcome)
+        );
     }
 }
 
@@ -429,22 +372,8 @@ fn an_endless_pods_list_ends_by_the_deadline_plus_the_kubectl_timeout() {
 #[test]
 fn slow_pages_end_by_the_deadline_plus_the_kubectl_timeout() {
     let slow = Fault::Delay(Duration::from_millis(1500));
-    let rules = [FaultRule::always(Target::PodsList, slow)];
-    let env_vars = [(DEADLINE_ENV, "0"), (KUBECTL_TIMEOUT_ENV, "3")];
-    let limit = bound(0, 3) + Duration::from_secs(SLOW);
-    for (path, outcome, took) in both_within(
-        &rules,
-        Some(PAGE),
-        &env_vars,
-        &KubeOptions::default(),
-        limit,
-    ) {
-        let what = describe(path, &outcome);
-        assert!(took < bound(0, 3), "took {took:?}: {what}");
-        assert_eq!(outcome.output.status.code(), Some(2), "{what}");
-        let stderr = text(&outcome.output.stderr);
-        assert_eq!(lines_of(&stderr, &messages::LIST_UNFINISHED), 1, "{what}");
-    }
+    let rules = [FaultRule::always(PodsList, slow)];
+    assert_bounded(&rules, (0, 3), 2, &messages::LIST_UNFINISHED);
 }
 
 /// An endless events list: the verdict is known, so it still prints
@@ -453,27 +382,12 @@ fn slow_pages_end_by_the_deadline_plus_the_kubectl_timeout() {
 #[test]
 fn an_endless_events_list_keeps_the_verdict_within_its_budget() {
     let rules = [FaultRule::always(Target::EventsList, Fault::Endless)];
-    let env_vars = [(DEADLINE_ENV, "0"), (KUBECTL_TIMEOUT_ENV, "3")];
-    let limit = bound(0, 3) + Duration::from_secs(SLOW);
-    for (path, outcome, took) in both_within(
-        &rules,
-        Some(PAGE),
-        &env_vars,
-        &KubeOptions::default(),
-        limit,
-    ) {
-        let what = describe(path, &outcome);
-        assert!(took < bound(0, 3), "took {took:?}: {what}");
-        assert_eq!(outcome.output.status.code(), Some(1), "{what}");
-        let stderr = text(&outcome.output.stderr);
-        assert_eq!(
-            lines_of(&stderr, &messages::EVENTS_NOT_COLLECTED),
-            1,
-            "{what}"
-        );
+    let said = assert_bounded(&rules, (0, 3), 1, &messages::EVENTS_NOT_COLLECTED);
+    for (path, outcome) in said {
         assert!(
             text(&outcome.output.stdout).contains("not collected"),
-            "{what}"
+            "{}",
+            describe(path, &outcome)
         );
     }
 }
@@ -717,22 +631,44 @@ fn epoch_in(seconds: i64) -> String {
     now.saturating_add_signed(seconds).to_string()
 }
 
+/// Both drivers with the deadline epoch `seconds` from now besides
+/// `env_vars`, against `rules` (pages capped at `page_size`), each killed
+/// after `limit`: each exits `exit` with `epoch_lines` lines of the
+/// epoch's message on stderr. The epoch, and each run for more checks
+/// (with its description).
+fn with_epoch(
+    seconds: i64,
+    (rules, page_size): (&[FaultRule], Option<usize>),
+    env_vars: &[(&str, &str)],
+    limit: Duration,
+    (exit, epoch_lines): (i32, usize),
+) -> (String, Vec<(Outcome, Duration, String)>) {
+    let epoch = epoch_in(seconds);
+    let env_vars = [&[(DEADLINE_EPOCH.env, epoch.as_str())], env_vars].concat();
+    let options = KubeOptions::default();
+    let runs = both_within(rules, page_size, &env_vars, &options, limit);
+    let runs = runs
+        .into_iter()
+        .map(|(path, outcome, took)| {
+            let what = describe(path, &outcome);
+            assert_eq!(outcome.output.status.code(), Some(exit), "{what}");
+            let stderr = text(&outcome.output.stderr);
+            let said = lines_of(&stderr, &messages::DEADLINE_EPOCH_PASSED);
+            assert_eq!(said, epoch_lines, "{what}");
+            (outcome, took, what)
+        })
+        .collect();
+    (epoch, runs)
+}
+
 /// A deadline epoch already past: both drivers exit 2 at once, with the
 /// one line that says so, before any list.
 #[test]
 fn a_deadline_epoch_in_the_past_exits_2_at_once() {
-    let past = epoch_in(-5);
-    let env_vars = [(DEADLINE_EPOCH.env, past.as_str())];
     let limit = Duration::from_secs(SLOW);
-    for (path, outcome, took) in both_within(&[], None, &env_vars, &KubeOptions::default(), limit) {
-        let what = describe(path, &outcome);
-        assert_eq!(outcome.output.status.code(), Some(2), "{what}");
+    let (past, runs) = with_epoch(-5, (&[], None), &[], limit, (2, 1));
+    for (outcome, took, what) in runs {
         let stderr = text(&outcome.output.stderr);
-        assert_eq!(
-            lines_of(&stderr, &messages::DEADLINE_EPOCH_PASSED),
-            1,
-            "{what}"
-        );
         assert!(
             stderr.contains(&format!("epoch {past} passed after 0s")),
             "{what}"
@@ -745,34 +681,39 @@ fn a_deadline_epoch_in_the_past_exits_2_at_once() {
     }
 }
 
+/// More attempts than a run of a few seconds evaluates: the checker's watch
+/// evaluates at least once an interval, and after each burst of events.
+const MAX_ATTEMPTS: usize = 50;
+
 /// A cluster that never settles, a 60 s deadline, an epoch 4 s ahead: both
 /// drivers (the checker watching, the bash polling) end by the epoch, exit
 /// 2 with its line and no verdict.
 #[test]
 fn a_deadline_epoch_ahead_cuts_settling_short() {
-    let ahead = epoch_in(4);
-    let env_vars = [
-        (DEADLINE_EPOCH.env, ahead.as_str()),
-        (DEADLINE_ENV, "60"),
-        (INTERVAL_ENV, "1"),
-    ];
+    let (engine, state) = (Engine::new().expect("engine"), state());
+    let lead: u64 = 4;
+    let env_vars = [(DEADLINE_ENV, "60"), (INTERVAL_ENV, "1")];
     let limit = Duration::from_secs(60 + SLOW);
-    for (path, outcome, took) in both_within(&[], None, &env_vars, &KubeOptions::default(), limit) {
-        let what = describe(path, &outcome);
-        assert!(took < Duration::from_secs(4 + 3), "took {took:?}: {what}");
-        assert!(took >= Duration::from_secs(2), "took {took:?}: {what}");
-        assert_eq!(outcome.output.status.code(), Some(2), "{what}");
-        let stderr = text(&outcome.output.stderr);
-        assert_eq!(
-            lines_of(&stderr, &messages::DEADLINE_EPOCH_PASSED),
-            1,
-            "{what}"
-        );
-        let stdout = text(&outcome.output.stdout);
+    let (_, runs) = with_epoch(lead as i64, (&[], None), &env_vars, limit, (2, 1));
+    for (outcome, took, what) in runs {
         assert!(
-            !stdout.contains("Scheduling validation"),
-            "no verdict: {what}"
+            took < Duration::from_secs(lead + 3),
+            "took {took:?}: {what}"
         );
+        assert!(took >= Duration::from_secs(2), "took {took:?}: {what}");
+        // No verdict: the start line, then progress lines only, whose
+        // deadline is the time left to the epoch.
+        let stdout = text(&outcome.output.stdout);
+        let progress = expect::only_progress(
+            &engine,
+            &state,
+            &expect::served(0),
+            &stdout,
+            0..=lead,
+            MAX_ATTEMPTS,
+            took.as_secs(),
+        );
+        assert_eq!(progress, Ok(()), "no verdict: {what}");
     }
 }
 
@@ -780,56 +721,37 @@ fn a_deadline_epoch_ahead_cuts_settling_short() {
 /// that the epoch interrupts ends by it too, with the epoch's line.
 #[test]
 fn a_deadline_epoch_ahead_cuts_a_slow_list_short() {
-    let ahead = epoch_in(3);
     let slow = Fault::Delay(Duration::from_millis(2000));
-    let rules = [FaultRule::always(Target::PodsList, slow)];
-    let env_vars = [
-        (DEADLINE_EPOCH.env, ahead.as_str()),
-        (DEADLINE_ENV, "60"),
-        (KUBECTL_TIMEOUT_ENV, "60"),
-    ];
+    let rules = [FaultRule::always(PodsList, slow)];
+    let env_vars = [(DEADLINE_ENV, "60"), (KUBECTL_TIMEOUT_ENV, "60")];
     let limit = Duration::from_secs(60 + SLOW);
-    for (path, outcome, took) in both_within(
-        &rules,
-        Some(PAGE),
-        &env_vars,
-        &KubeOptions::default(),
-        limit,
-    ) {
-        let what = describe(path, &outcome);
+    let (_, runs) = with_epoch(3, (&rules, Some(PAGE)), &env_vars, limit, (2, 1));
+    for (outcome, took, what) in runs {
         assert!(took < Duration::from_secs(3 + 3), "took {took:?}: {what}");
-        assert_eq!(outcome.output.status.code(), Some(2), "{what}");
         let stderr = text(&outcome.output.stderr);
-        assert_eq!(
-            lines_of(&stderr, &messages::DEADLINE_EPOCH_PASSED),
-            1,
-            "{what}"
-        );
         assert_eq!(stderr.lines().count(), 1, "one line: {what}");
     }
 }
 
 /// An epoch later than the deadline: the deadline governs, as without it
-/// (exit 1, the verdict after 2 s, no epoch line).
+/// (exit 1, the verdict after 2 s, no epoch line; the first progress line
+/// shows the deadline's 2 s, not the epoch's 600).
 #[test]
 fn a_deadline_epoch_after_the_deadline_leaves_it_in_charge() {
-    let later = epoch_in(600);
-    let env_vars = [
-        (DEADLINE_EPOCH.env, later.as_str()),
-        (DEADLINE_ENV, "2"),
-        (INTERVAL_ENV, "1"),
-    ];
+    let (engine, state) = (Engine::new().expect("engine"), state());
+    let env_vars = [(DEADLINE_ENV, "2"), (INTERVAL_ENV, "1")];
     let limit = Duration::from_secs(SLOW);
-    for (path, outcome, took) in both_within(&[], None, &env_vars, &KubeOptions::default(), limit) {
-        let what = describe(path, &outcome);
-        assert_eq!(outcome.output.status.code(), Some(1), "{what}");
-        let stderr = text(&outcome.output.stderr);
-        assert_eq!(
-            lines_of(&stderr, &messages::DEADLINE_EPOCH_PASSED),
-            0,
+    let (_, runs) = with_epoch(600, (&[], None), &env_vars, limit, (1, 0));
+    for (outcome, took, what) in runs {
+        assert!(took < Duration::from_secs(2 + 5), "took {took:?}: {what}");
+        let stdout = text(&outcome.output.stdout);
+        let first_attempt = |waited| {
+            expect::start_line(&engine)
+                + &expect::progress_text(&engine, &state, &expect::served(0), 1, waited, 2)
+        };
+        assert!(
+            (0..=SLOW).any(|waited| stdout.starts_with(&first_attempt(waited))),
             "{what}"
         );
-        assert!(took < Duration::from_secs(2 + 5), "took {took:?}: {what}");
-        assert!(text(&outcome.output.stdout).contains("/2s)"), "{what}");
     }
 }

@@ -5,52 +5,44 @@
 
 use checker::contract::{DEADLINE_ENV, STEP_SUMMARY_ENV};
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
-use verify_pods_tests::{binary, cases, install_stub_kubectl, stub_kubectl_env, workspace_root};
+use verify_pods_tests::sandbox::{sample, Sandbox};
+use verify_pods_tests::{cases, checker_command};
 
+/// `command` (the checker without the user's settings) appending its
+/// summary to `summary`, or with GITHUB_STEP_SUMMARY unset.
 fn with_summary(command: &mut Command, summary: Option<&Path>) -> Output {
-    match summary {
-        Some(path) => command.env(STEP_SUMMARY_ENV, path),
-        None => command.env_remove(STEP_SUMMARY_ENV),
-    };
-    command
-        .env_remove("NO_COLOR")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
+    if let Some(path) = summary {
+        command.env(STEP_SUMMARY_ENV, path);
+    }
+    command.stdin(Stdio::null()).output().unwrap()
 }
 
-/// generated/verify-pods.sh, one attempt, through the stub.
-fn bash(dir: &Path, pods: &Path, events: &Path, summary: Option<&Path>) -> Output {
-    let path = format!(
-        "{}:{}",
-        install_stub_kubectl(&dir.join("bin"))
-            .parent()
-            .unwrap()
-            .display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+/// generated/verify-pods.sh in `sandbox`, one attempt, through the stub;
+/// GITHUB_STEP_SUMMARY is `summary`, unset when None.
+fn bash_in(sandbox: &mut Sandbox, pods: &Path, events: &Path, summary: Option<&Path>) -> Output {
     // A paged case is served page by page (the stub counts later pages in
-    // its log); any other run writes nothing but the stub.
-    let (served, pages) = verify_pods_tests::corpus::stub_pages(pods, dir);
-    let mut command = Command::new("bash");
-    if pages > 1 {
-        command.env("STUB_LOG", dir.join("kubectl-calls.log"));
+    // its log).
+    let (served, _) = verify_pods_tests::corpus::stub_pages(pods, sandbox.dir.path());
+    sandbox
+        .set("STUB_PODS", served.to_str().unwrap())
+        .events(events)
+        .set(DEADLINE_ENV, "0");
+    if let Some(path) = summary {
+        sandbox.set(STEP_SUMMARY_ENV, path.to_str().unwrap());
     }
-    command
-        .arg(workspace_root().join("generated/verify-pods.sh"))
-        .env("PATH", path)
-        .env("STUB_PODS", served)
-        .env("STUB_EVENTS", events)
-        .envs(stub_kubectl_env())
-        .env(DEADLINE_ENV, "0");
-    with_summary(&mut command, summary)
+    sandbox.run_wrapper()
+}
+
+/// [`bash_in`] a sandbox of its own.
+fn bash(pods: &Path, events: &Path, summary: Option<&Path>) -> Output {
+    bash_in(&mut Sandbox::new(), pods, events, summary)
 }
 
 /// `verify-pods check --snapshot PODS --events EVENTS`.
 fn checker(pods: &Path, events: &Path, summary: Option<&Path>) -> Output {
-    let mut command = Command::new(binary("verify-pods"));
+    let mut command = checker_command();
     command
         .args(["check", "--snapshot"])
         .arg(pods)
@@ -68,7 +60,7 @@ fn both(pods: &Path, events: &Path) -> ((Option<String>, i32), (Option<String>, 
         let summary = fs::read_to_string(&file).ok();
         (summary, out.status.code().unwrap())
     };
-    let from_bash = run("bash.md", &|f| bash(dir.path(), pods, events, Some(f)));
+    let from_bash = run("bash.md", &|f| bash(pods, events, Some(f)));
     let from_checker = run("checker.md", &|f| checker(pods, events, Some(f)));
     (from_bash, from_checker)
 }
@@ -92,10 +84,6 @@ fn assert_same_summary(name: &str, pods: &Path, events: &Path) -> Option<String>
         bash.unwrap_or_default(),
         checker.unwrap_or_default()
     );
-}
-
-fn sample(name: &str) -> PathBuf {
-    workspace_root().join("samples").join(name)
 }
 
 #[test]
@@ -132,10 +120,7 @@ fn bash_appends_and_keeps_what_earlier_steps_wrote() {
     fs::write(&file, "## an earlier step\n").unwrap();
     let (pods, events) = (sample("pods.json"), sample("events.json"));
     for _ in 0..2 {
-        assert_eq!(
-            bash(dir.path(), &pods, &events, Some(&file)).status.code(),
-            Some(1)
-        );
+        assert_eq!(bash(&pods, &events, Some(&file)).status.code(), Some(1));
     }
     let once = fs::read_to_string(&file).unwrap();
     let from_checker = dir.path().join("checker.md");
@@ -147,21 +132,30 @@ fn bash_appends_and_keeps_what_earlier_steps_wrote() {
 
 #[test]
 fn no_summary_when_unset_or_empty_and_exit_2_when_it_cannot_be_written() {
-    let dir = tempfile::tempdir().unwrap();
     let (pods, events) = (sample("pods.json"), sample("events.json"));
-    let unset = bash(dir.path(), &pods, &events, None);
+    let mut sandbox = Sandbox::new();
+    let unset = bash_in(&mut sandbox, &pods, &events, None);
     assert_eq!(unset.status.code(), Some(1));
-    let empty = bash(dir.path(), &pods, &events, Some(Path::new("")));
+    let empty = bash_in(&mut sandbox, &pods, &events, Some(Path::new("")));
     assert_eq!(empty.status.code(), Some(1));
     assert_eq!(unset.stdout, empty.stdout);
-    let entries: Vec<_> = fs::read_dir(dir.path())
+    // In the directory the wrapper ran in: the sandbox's tools, its
+    // TMPDIR (left empty) and the stub's log; no summary anywhere.
+    let mut entries: Vec<_> = fs::read_dir(sandbox.dir.path())
         .unwrap()
         .map(|e| e.unwrap().file_name())
         .collect();
-    assert_eq!(entries, ["bin"], "nothing but the stub was written");
+    entries.sort();
+    assert_eq!(
+        entries,
+        ["bin", "kubectl.log", "tmp"],
+        "nothing else written"
+    );
+    assert_eq!(sandbox.leftovers(), Vec::<String>::new());
 
+    let dir = tempfile::tempdir().unwrap();
     let not_a_file = dir.path();
-    let from_bash = bash(dir.path(), &pods, &events, Some(not_a_file));
+    let from_bash = bash(&pods, &events, Some(not_a_file));
     let from_checker = checker(&pods, &events, Some(not_a_file));
     assert_eq!(from_bash.status.code(), Some(2));
     assert_eq!(from_checker.status.code(), Some(2));
@@ -206,7 +200,7 @@ fn no_line_annotation_or_summary_cell_ends_with_whitespace() {
     let dir = tempfile::tempdir().unwrap();
     for case in cases() {
         let summary = dir.path().join(format!("{}.md", case.name));
-        let mut command = Command::new(binary("verify-pods"));
+        let mut command = checker_command();
         command
             .args(["check", "--format", "github", "--snapshot"])
             .arg(case.pods())

@@ -275,99 +275,61 @@ fn refuse(args: &[&str], path_arg: &str, fragment: &str) {
     );
 }
 
+/// One test a line: `name: file of bad/, what stderr says after its name;`.
 macro_rules! bad_snapshot {
-    ($name:ident, $file:literal, $fragment:expr) => {
+    ($($name:ident: $file:literal, $fragment:expr;)*) => {$(
         #[test]
         fn $name() {
             let path = concat!("bad/", $file);
             refuse(&["--snapshot", path], path, $fragment);
         }
-    };
+    )*};
 }
 
+/// One test a line, the bad file as the events of the seed case (events
+/// are read when something is unscheduled).
 macro_rules! bad_events {
-    ($name:ident, $file:literal, $fragment:literal) => {
+    ($($name:ident: $file:literal, $fragment:expr;)*) => {$(
         #[test]
         fn $name() {
-            // Events are read when something is unscheduled: the seed case.
             let path = concat!("bad/", $file);
             let pods = "seed-one-unscheduled/pods.json";
             refuse(&["--snapshot", pods, "--events", path], path, $fragment);
         }
-    };
+    )*};
 }
 
 // Positions were counted by hand in the files (line:column, column 1-based; at
 // the end of input, the length of the last line).
-bad_snapshot!(malformed_json, "malformed.json", ":4:63: invalid JSON");
-bad_snapshot!(truncated_json, "truncated.json", ":188:12: invalid JSON");
-bad_snapshot!(empty_file, "empty.json", ": empty input");
-bad_snapshot!(
-    whitespace_only,
-    "whitespace-only.json",
-    ":3:0: invalid JSON"
-);
-bad_snapshot!(
-    no_items,
-    "empty-object.json",
-    ": snapshot has no items array"
-);
-bad_snapshot!(
-    items_object,
-    "items-object.json",
-    ": snapshot has no items array"
-);
-bad_snapshot!(
-    items_null,
-    "items-null.json",
-    ": snapshot has no items array"
-);
-bad_snapshot!(
-    top_level_array,
-    "top-level-array.json",
-    checker::contract::words::FOUND_ARRAY.text
-);
-bad_snapshot!(top_level_null, "null.json", ": snapshot has no items array");
-bad_snapshot!(non_utf8, "non-utf8.json", ":1:58: invalid JSON");
-// Two Lists are read as the pages of one list: refused when their
-// resourceVersions differ (lib.jq's list_items).
-bad_snapshot!(
-    two_documents,
-    "two-documents.json",
-    ": snapshot mixes pages of resourceVersion \"\" and \"1001\": not one list"
-);
-// The raw pages of a paged list (make_corpus.py's BAD_PAGES): the last page
-// from another version, or a list that stops before its last page.
-bad_snapshot!(
-    pages_mixed_versions,
-    "pages-mixed-versions.json",
-    ": snapshot mixes pages of resourceVersion \"48213\" and \"48290\": not one list"
-);
-bad_snapshot!(
-    pages_trailing_continue,
-    "pages-trailing-continue.json",
-    ": snapshot is incomplete: its last page has a continue token"
-);
-bad_snapshot!(
-    kubectl_error_text,
-    "kubectl-error-text.json",
-    ":1:1: invalid JSON"
-);
-bad_snapshot!(missing_file, "does-not-exist.json", ": cannot open");
-bad_events!(events_malformed, "malformed.json", ":4:63: invalid JSON");
-bad_events!(events_empty, "empty.json", ": empty input");
-bad_events!(events_no_items, "empty-object.json", "no items array");
-bad_events!(
-    events_non_utf8,
-    "events-non-utf8.json",
-    ":1:122: invalid JSON"
-);
-
-#[test]
-fn non_utf8_in_an_unread_field() {
+bad_snapshot! {
+    malformed_json: "malformed.json", ":4:63: invalid JSON";
+    truncated_json: "truncated.json", ":188:12: invalid JSON";
+    empty_file: "empty.json", ": empty input";
+    whitespace_only: "whitespace-only.json", ":3:0: invalid JSON";
+    no_items: "empty-object.json", ": snapshot has no items array";
+    items_object: "items-object.json", ": snapshot has no items array";
+    items_null: "items-null.json", ": snapshot has no items array";
+    top_level_array: "top-level-array.json", checker::contract::words::FOUND_ARRAY.text;
+    top_level_null: "null.json", ": snapshot has no items array";
+    non_utf8: "non-utf8.json", ":1:58: invalid JSON";
     // The invalid byte sits in a label, which no program reads.
-    let path = "bad/non-utf8-unread-field.json";
-    refuse(&["--snapshot", path], path, ": invalid JSON");
+    non_utf8_in_an_unread_field: "non-utf8-unread-field.json", ": invalid JSON";
+    // Two Lists are read as the pages of one list: refused when their
+    // resourceVersions differ (lib.jq's list_items).
+    two_documents: "two-documents.json", ": snapshot mixes pages of resourceVersion \"\" and \"1001\": not one list";
+    // The raw pages of a paged list (make_corpus.py's BAD_PAGES): the last page
+    // from another version, or a list that stops before its last page.
+    pages_mixed_versions: "pages-mixed-versions.json", ": snapshot mixes pages of resourceVersion \"48213\" and \"48290\": not one list";
+    pages_trailing_continue: "pages-trailing-continue.json", ": snapshot is incomplete: its last page has a continue token";
+    kubectl_error_text: "kubectl-error-text.json", ":1:1: invalid JSON";
+    missing_file: "does-not-exist.json", ": cannot open";
+}
+
+bad_events! {
+    events_malformed: "malformed.json", ":4:63: invalid JSON";
+    events_empty: "empty.json", ": empty input";
+    events_no_items: "empty-object.json", "no items array";
+    events_non_utf8: "events-non-utf8.json", ":1:122: invalid JSON";
 }
 
 #[test]

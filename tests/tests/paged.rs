@@ -24,7 +24,7 @@ use serde_json::Value;
 use std::path::Path as FsPath;
 use std::process::{Command, Output};
 use std::time::Duration;
-use verify_pods_tests::replay::fixtures::{failed_scheduling_event, Phase, Pod};
+use verify_pods_tests::replay::fixtures::{failed_scheduling_event, web_pods, Phase, Pod};
 use verify_pods_tests::replay::{
     expect, in_parallel, ExecPlugin, Fault, FaultRule, KubeEnv, KubeOptions, LogEntry, Resource,
     Server, State, Target,
@@ -42,11 +42,7 @@ const SHORT: u64 = 5;
 /// failed one: a list without its last page passes, the whole list fails
 /// at once (a failed pod never recovers, so no settling).
 fn state() -> State {
-    let mut pods: Vec<Value> = (0..9)
-        .map(|i| {
-            Pod::running("apps", &format!("web-{i}"), &format!("kwok-node-{}", i % 3)).to_json()
-        })
-        .collect();
+    let mut pods = web_pods(9);
     let waiting = Pod::unschedulable("zz-training", "trainer-0");
     let mut failed = Pod::running("zz-web", "api-9", "kwok-node-1");
     failed.phase = Phase::Failed;

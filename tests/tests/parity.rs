@@ -26,9 +26,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use verify_pods_tests::corpus::{self, Case, EXPECTED_EXIT, EXPECTED_JSON, EXPECTED_TXT};
+use verify_pods_tests::sandbox::Sandbox;
 use verify_pods_tests::{
-    checker_command, generated_wrapper, install_stub_kubectl, jq, jq_version, libjq, run,
-    run_wrapper_with, stub_kubectl_env, JqRun, ToolOutput,
+    checker_command, install_stub_kubectl, jq, jq_version, libjq, run, stub_kubectl_env, JqRun,
+    ToolOutput,
 };
 
 /// The programs in the order their inputs become available.
@@ -442,25 +443,36 @@ impl Served {
     }
 }
 
+/// The generated wrapper in a [`Sandbox`] whose stub kubectl serves
+/// `served`, no settle deadline, artifacts (on failure) in `scratch`.
 /// `env`: the case's settings (Case::env), none for the defaults.
-fn bash_live(wrapper: &Path, served: &Served, scratch: &Path, env: &[(&str, String)]) -> LiveRun {
+fn bash_live(served: &Served, scratch: &Path, env: &[(&str, String)]) -> LiveRun {
     let artifacts = scratch.join("bash-artifacts");
+    let mut sandbox = Sandbox::new();
+    // As the live checker does, the bash ends a saved page with a newline
+    // where it lacks one, with tail.
+    sandbox
+        .with_tool("tail")
+        .set("STUB_PODS", path_text(&served.pods))
+        .events(&served.events)
+        .set(contract::DEADLINE_ENV, "0")
+        .set(contract::ARTIFACT_DIR_ENV, path_text(&artifacts));
+    for (name, value) in env {
+        sandbox.set(name, value);
+    }
     let started = Instant::now();
-    let bash = run_wrapper_with(
-        wrapper,
-        &served.pods,
-        &served.events,
-        &artifacts,
-        scratch,
-        env,
-    );
+    let output = sandbox.run_wrapper();
     LiveRun {
         who: "bash",
-        output: bash.output,
-        kubectl_calls: bash.kubectl_calls,
+        output,
+        kubectl_calls: sandbox.kubectl_calls(),
         artifacts,
         took: started.elapsed(),
     }
+}
+
+fn path_text(path: &Path) -> &str {
+    path.to_str().expect("a UTF-8 path")
 }
 
 /// `verify-pods check` (live) through the same stub kubectl as the bash.
@@ -668,14 +680,11 @@ fn goldens_rederive_with_result_and_render() {
 
 #[test]
 fn generated_bash_matches_checker_and_goldens() {
-    let Some(wrapper) = generated_wrapper() else {
-        panic!("generated/verify-pods.sh is missing: run `make generate`");
-    };
     let problems: Vec<String> = for_each_case(|case| {
         let engine = Engine::new().expect("programs compile");
         let scratch = tempfile::tempdir().expect("scratch");
         let (served, pages) = Served::case_in_pages(case, scratch.path());
-        let bash = bash_live(&wrapper, &served, scratch.path(), &case.env());
+        let bash = bash_live(&served, scratch.path(), &case.env());
         let checker = checker_live(&served, scratch.path(), &case.env());
         let mut problems = live_run_agrees(&engine, case, &bash, pages);
         problems.extend(live_run_agrees(&engine, case, &checker, pages));
@@ -730,11 +739,11 @@ fn saved_report(engine: &Engine, live: &LiveRun, list_limit: u64) -> Option<(Vec
 /// but the start line);
 /// bad events documents lead both to the same exit code and, when the
 /// verdict stands, the same text and report.
-fn bad_output_parity(wrapper: &Path, served: &Served, must_refuse: bool) -> Vec<String> {
+fn bad_output_parity(served: &Served, must_refuse: bool) -> Vec<String> {
     let engine = Engine::new().expect("programs compile");
     let scratch = tempfile::tempdir().expect("scratch");
     let limit = contract::LIST_LIMIT.default;
-    let bash = bash_live(wrapper, served, scratch.path(), &[]);
+    let bash = bash_live(served, scratch.path(), &[]);
     let checker = checker_live(served, scratch.path(), &[]);
     let name = format!(
         "pods={} events={}",
@@ -803,9 +812,6 @@ const NON_UTF8: [&str; 3] = [
 
 #[test]
 fn bad_kubectl_output_is_handled_alike_by_bash_and_checker() {
-    let Some(wrapper) = generated_wrapper() else {
-        panic!("generated/verify-pods.sh is missing: run `make generate`");
-    };
     let seed = corpus::case("seed-one-unscheduled");
     let no_events = corpus::case("empty-list").events();
     let mut served = Vec::new();
@@ -827,7 +833,7 @@ fn bad_kubectl_output_is_handled_alike_by_bash_and_checker() {
     }
     let problems: Vec<String> = served
         .iter()
-        .flat_map(|s| bad_output_parity(&wrapper, s, s.pods != seed.pods()))
+        .flat_map(|s| bad_output_parity(s, s.pods != seed.pods()))
         .collect();
     assert_no_problems("bad kubectl output", &problems);
 }
@@ -839,7 +845,6 @@ fn bad_kubectl_output_is_handled_alike_by_bash_and_checker() {
 /// such events it cannot collect (a warning), and its verdict stands.
 #[test]
 fn non_utf8_is_refused_by_the_checker_and_read_by_jq() {
-    let wrapper = generated_wrapper().expect("generated/verify-pods.sh");
     let seed = corpus::case("seed-one-unscheduled");
     let bad = |name: &str| corpus::bad_dir().join(name);
     let no_events = corpus::case("empty-list").events();
@@ -903,7 +908,7 @@ fn non_utf8_is_refused_by_the_checker_and_read_by_jq() {
                 code(&checker.output)
             ));
         }
-        let bash = bash_live(&wrapper, s, &at.join("bash"), &env);
+        let bash = bash_live(s, &at.join("bash"), &env);
         if !matches!(code(&verdict.output), 0 | 1)
             || code(&bash.output) != code(&verdict.output)
             || after_start(&bash.output.stdout).is_none_or(|verdict| verdict.is_empty())
@@ -998,7 +1003,6 @@ fn documents_jq_reads() -> Vec<(&'static str, Vec<u8>, Outcome, Outcome)> {
 /// same text and report in both drivers), exit 2 where jq refuses it.
 #[test]
 fn json_that_jq_reads_is_read_alike_and_json_it_refuses_is_refused() {
-    let wrapper = generated_wrapper().expect("generated/verify-pods.sh");
     let scratch = tempfile::tempdir().expect("scratch");
     let no_events = corpus::case("empty-list").events();
     let excluded = Programs::default_excluded_namespaces().join(",");
@@ -1012,7 +1016,7 @@ fn json_that_jq_reads_is_read_alike_and_json_it_refuses_is_refused() {
             pods: pods.clone(),
             events: no_events.clone(),
         };
-        let found = bad_output_parity(&wrapper, &served, *jq16 == Outcome::Refused);
+        let found = bad_output_parity(&served, *jq16 == Outcome::Refused);
         // Written for bad input, it wants a reason on stderr; a verdict has none.
         let found = found
             .into_iter()

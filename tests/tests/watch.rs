@@ -263,12 +263,17 @@ fn falls_back_to_a_fresh_list(fault: Fault, end: WatchEnd, warning: &str) {
     let stderr = text(&output.stderr);
     assert!(stderr.contains(warning), "{stderr}");
     assert!(lines_of(&stderr, &messages::WATCH_AGAIN) >= 1, "{stderr}");
+    assert_result_of(&output, &states, 2);
+}
+
+/// The printed result is that of `states[state]`, and of no other state.
+fn assert_result_of(output: &Output, states: &[State], state: usize) {
     let engine = Engine::new().expect("engine");
     let stdout = text(&output.stdout);
-    let reports = coherence::reports(&engine, &states);
+    let reports = coherence::reports(&engine, states);
     assert_eq!(
         coherence::explain(&stdout, &reports),
-        Ok(vec![2]),
+        Ok(vec![state]),
         "{stdout}"
     );
 }
@@ -328,14 +333,7 @@ fn a_watch_cut_mid_stream_watches_again_from_the_last_whole_version() {
     let stderr = text(&output.stderr);
     assert!(stderr.contains("unexpected EOF"), "{stderr}");
     assert_eq!(lines_of(&stderr, &messages::WATCH_RETRY), 1, "{stderr}");
-    let engine = Engine::new().expect("engine");
-    let stdout = text(&output.stdout);
-    let reports = coherence::reports(&engine, &states);
-    assert_eq!(
-        coherence::explain(&stdout, &reports),
-        Ok(vec![2]),
-        "{stdout}"
-    );
+    assert_result_of(&output, &states, 2);
 }
 
 /// An ERROR event with a 410 Status after 1 event (kubectl exits 0 and
@@ -370,27 +368,6 @@ fn a_watch_failing_with_500_is_watched_again() {
     let stderr = text(&output.stderr);
     assert_eq!(lines_of(&stderr, &messages::WATCH_RETRY), 1, "{stderr}");
     assert_eq!(lines_of(&stderr, &messages::WATCH_REFUSED), 0, "{stderr}");
-}
-
-/// 403 Forbidden on the watch: the server will not let this user watch,
-/// as with 405 the checker gives up the watch at once and polls.
-#[test]
-fn a_forbidden_watch_is_polled() {
-    let states = bind_timeline();
-    let forbidden = Fault::Status {
-        code: 403,
-        reason: "Forbidden".into(),
-        message: "pods is forbidden: User \"ci\" cannot watch resource \"pods\"".into(),
-        retry_after: None,
-    };
-    let rule = FaultRule::always(Target::PodsWatch, forbidden);
-    let (server, env) = server(states, Duration::from_secs(1), vec![rule]);
-    let (output, _) = check(&env, 20, 2, &[]);
-    assert_eq!(output.status.code(), Some(0), "{}", shown(&output));
-    assert_eq!(server.watches().len(), 1, "asked once: {}", shown(&output));
-    let stderr = text(&output.stderr);
-    assert_eq!(lines_of(&stderr, &messages::WATCH_REFUSED), 1, "{stderr}");
-    assert_eq!(lines_of(&stderr, &messages::WATCH_RETRY), 0, "{stderr}");
 }
 
 /// A stream that never goes quiet: `trainer-0` binds 1 s in, and from
@@ -431,26 +408,54 @@ fn a_busy_stream_still_decides_soon_after_the_bind() {
     );
 }
 
-/// A server that cannot watch (405): the checker says so once and polls.
-#[test]
-fn a_server_that_cannot_watch_is_polled() {
+/// A server that will not watch (`fault` on every watch, its reason in
+/// stderr): the checker asks once, says so once, does not retry the watch,
+/// and polls to the settled text.
+fn refused_watch_is_polled(fault: Fault, reason: &str) {
     let states = bind_timeline();
-    let rule = FaultRule::always(Target::PodsWatch, Fault::method_not_allowed());
+    let rule = FaultRule::always(Target::PodsWatch, fault);
     let (server, env) = server(states.clone(), Duration::from_secs(1), vec![rule]);
     let (output, _) = check(&env, 20, 2, &[]);
     assert_eq!(output.status.code(), Some(0), "{}", shown(&output));
     assert_eq!(server.watches().len(), 1, "asked once: {}", shown(&output));
-    assert!(server.pods_lists().len() >= 2, "polled");
+    assert!(server.pods_lists().len() >= 2, "polled: {}", shown(&output));
     let stderr = text(&output.stderr);
-    assert!(
-        lines_of(&stderr, &messages::WATCH_REFUSED) >= 1 && stderr.contains("MethodNotAllowed"),
-        "{stderr}"
-    );
+    assert_eq!(lines_of(&stderr, &messages::WATCH_REFUSED), 1, "{stderr}");
+    assert_eq!(lines_of(&stderr, &messages::WATCH_RETRY), 0, "{stderr}");
+    assert!(stderr.contains(reason), "{stderr}");
     assert!(
         settled_text(&text(&output.stdout), &states, (0, 1), 2, 20),
         "{}",
         shown(&output)
     );
+}
+
+/// One test a line: `name: fault, the reason stderr names;`.
+macro_rules! refused_watch_is_polled {
+    ($($(#[$doc:meta])* $name:ident: $fault:expr, $reason:expr;)*) => {$(
+        $(#[$doc])*
+        #[test]
+        fn $name() {
+            refused_watch_is_polled($fault, $reason);
+        }
+    )*};
+}
+
+refused_watch_is_polled! {
+    /// 403 Forbidden: the server will not let this user watch.
+    a_forbidden_watch_is_polled: forbidden(), "Forbidden";
+    /// 405: a server that cannot watch.
+    a_server_that_cannot_watch_is_polled: Fault::method_not_allowed(), "MethodNotAllowed";
+}
+
+/// 403 Forbidden on the watch, as the API server words it.
+fn forbidden() -> Fault {
+    Fault::Status {
+        code: 403,
+        reason: "Forbidden".into(),
+        message: "pods is forbidden: User \"ci\" cannot watch resource \"pods\"".into(),
+        retry_after: None,
+    }
 }
 
 // ------------------------------------------------------------ race on watch
@@ -636,9 +641,11 @@ fn a_busy_stream_prints_at_most_a_progress_line_an_interval() {
     let (_server, env) = server(states, period, vec![]);
     let (output, _) = check(&env, 30, 2, &[]);
     assert_eq!(output.status.code(), Some(0), "{}", shown(&output));
+    let words = expect::progress_words(&Engine::new().expect("engine"));
+    assert!(!words.is_empty(), "progress.jq's line begins with words");
     let progress = text(&output.stdout)
         .lines()
-        .filter(|l| l.starts_with("Attempt "))
+        .filter(|l| l.starts_with(&words))
         .count();
     // The first list's line, then at most one per 2 s of the 4.5 s churn
     // (and one when it goes quiet).

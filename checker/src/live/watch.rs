@@ -27,7 +27,7 @@ use super::kubectl::{Kubectl, KubectlError, Stop};
 use crate::api;
 use crate::contract::messages;
 use crate::engine::Engine;
-use crate::engine::{to_raw, Decision, EvalError, Report};
+use crate::engine::{field, to_raw, Decision, EvalError, Report};
 use crate::reader::snapshot::{self, ReadOptions};
 use crate::reader::{Projection, Shape};
 use jaq_json::{Map, Rc, Val};
@@ -167,13 +167,6 @@ fn status_words(status: &Val) -> String {
         part("reason"),
         part("message")
     )
-}
-
-fn field<'a>(v: &'a Val, key: &str) -> Option<&'a Val> {
-    match v {
-        Val::Obj(map) => map.get(&Val::from(key.to_owned())),
-        _ => None,
-    }
 }
 
 fn text(v: &Val, key: &str) -> Option<String> {

@@ -26,3 +26,7 @@ mod shape;
 pub mod snapshot;
 
 pub use shape::{Projection, Shape};
+
+/// The UTF-8 byte order mark: read past before a document's first byte, as
+/// jq reads past it (`snapshot.rs`, and `page.rs` for a raw page's head).
+const BOM: &[u8] = b"\xef\xbb\xbf";

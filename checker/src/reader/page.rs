@@ -9,6 +9,7 @@
 //! stops after each value; the walk ends at `items` once `metadata` has been
 //! seen (a page that writes `items` first is still read right, only slower).
 
+use super::BOM;
 use serde::de::IgnoredAny;
 use serde::Deserialize;
 
@@ -73,9 +74,6 @@ pub fn head(page: &[u8]) -> Result<PageHead, String> {
     }
     Ok(found.unwrap_or_default())
 }
-
-/// The UTF-8 byte order mark.
-const BOM: &[u8] = b"\xef\xbb\xbf";
 
 /// The value at the start of `data` and the bytes it took.
 fn one<'de, T: Deserialize<'de>>(data: &'de [u8]) -> Result<(T, usize), String> {

@@ -20,6 +20,7 @@ use super::batch::{self, Lane};
 use super::fast_parser::{parse_fast, parse_key, Stop, Workspace};
 use super::serde_fallback::{Key, KeySeed, Planned};
 use super::shape::{key_val, Plan, Shape};
+use super::BOM;
 use crate::contract::words;
 use jaq_json::{Map, Val};
 use serde::de::{DeserializeSeed, IgnoredAny};
@@ -504,7 +505,6 @@ impl<R: Read> Input<R> {
     /// (Windows editors and PowerShell write one). Columns still count its
     /// bytes, as they count every byte.
     fn skip_bom(&mut self) -> Result<(), Fault> {
-        const BOM: &[u8] = b"\xef\xbb\xbf";
         while self.end - self.start < BOM.len() && self.fill()? {}
         if self.buf[self.start..self.end].starts_with(BOM) {
             self.consume(BOM.len());

@@ -129,6 +129,56 @@ pub fn progress_text(
     text + "\n"
 }
 
+/// Why `output` is not the start line followed by progress lines only (no
+/// verdict), if it is not: each line after the start line must be what
+/// progress.jq prints for `state` read at `version`, some attempt from its
+/// own place on up to `max_attempts`, after at most `up_to` whole seconds
+/// of a deadline in `deadlines` (a deadline epoch nearer than the deadline
+/// shortens it).
+pub fn only_progress(
+    engine: &Engine,
+    state: &State,
+    version: &str,
+    output: &str,
+    deadlines: std::ops::RangeInclusive<u64>,
+    max_attempts: usize,
+    up_to: u64,
+) -> Result<(), String> {
+    let start = start_line(engine);
+    let rest = output
+        .strip_prefix(&start)
+        .ok_or_else(|| format!("does not begin with the start line {start:?}"))?;
+    let report = report(engine, state, version);
+    let progress = |attempts, waited, deadline| {
+        engine
+            .progress(&report, attempts, waited, deadline)
+            .expect("progress.jq runs")
+            .1
+    };
+    for (i, line) in rest.lines().enumerate() {
+        let explained = (i + 1..=max_attempts).any(|attempts| {
+            (0..=up_to).any(|waited| {
+                deadlines
+                    .clone()
+                    .any(|deadline| progress(attempts, waited, deadline) == line)
+            })
+        });
+        if !explained {
+            return Err(format!("line {} is not a progress line: {line:?}", i + 2));
+        }
+    }
+    Ok(())
+}
+
+/// The words progress.jq begins a line before another attempt with (what
+/// stands before its first number), which no line of a result begins with.
+pub fn progress_words(engine: &Engine) -> String {
+    let empty = report(engine, &State::new(vec![], vec![]), &served(0));
+    let (_, line) = engine.progress(&empty, 1, 0, 0).expect("progress.jq runs");
+    let words = line.split(|c: char| c.is_ascii_digit()).next();
+    words.unwrap_or_default().to_owned()
+}
+
 /// The start line both drivers print before the first attempt (progress.jq,
 /// null, `$attempts` 0), with its newline.
 pub fn start_line(engine: &Engine) -> String {

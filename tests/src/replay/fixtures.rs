@@ -218,3 +218,13 @@ pub fn many_running_pods(n: usize) -> Vec<Pod> {
         })
         .collect()
 }
+
+/// `n` running pods `apps/web-I` on three nodes: the healthy front of a
+/// list whose last items (in namespaces after `apps`) decide the verdict.
+pub fn web_pods(n: usize) -> Vec<Value> {
+    (0..n)
+        .map(|i| {
+            Pod::running("apps", &format!("web-{i}"), &format!("kwok-node-{}", i % 3)).to_json()
+        })
+        .collect()
+}
