@@ -46,7 +46,7 @@ import os
 import subprocess
 
 from common import ROOT, driver_env  # noqa: F401 (settle.py reads live.driver_env)
-from measure import Live, items_printed, json_counts, raw_pages_hold, text_same
+from measure import Live, items_printed, json_counts, raw_pages_hold, status_same, text_same
 from replay import PLUGIN_MS
 
 RAW_PAGES = os.path.join(ROOT, "bench", "raw-pages.sh")
@@ -125,5 +125,5 @@ def contenders(work, checker, wrappers, kubeconfigs, base_env, expected, text_go
                       ["kubectl", "get", "pods", "-A", "-o", "json"], env, items_printed(total), once=True))
     if wrappers and wrappers[1]:
         found.append(Live("generated live -o json", f"generated bash live of {OJSON_COMMIT[:7]}, `-o json` (1 run)",
-                          ["bash", wrappers[1]], slow_env, text_same(ojson_text), once=True))
+                          ["bash", wrappers[1]], slow_env, status_same(ojson_text), once=True))
     return found

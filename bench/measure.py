@@ -154,6 +154,27 @@ def text_same(golden):
     return check
 
 
+STATUS_COUNT = re.compile(rb"(\d+) (total|running|pending|failed|unscheduled)")
+
+
+def status_counts(text):
+    """The counts of a text's `Pod status:` line, the one line whose form
+    every version keeps (the rest of the text changed with issue 24)."""
+    line = next((line for line in text.splitlines() if line.startswith(b"Pod status: ")), b"")
+    return dict((name, int(n)) for n, name in STATUS_COUNT.findall(line))
+
+
+def status_same(golden):
+    """For an older version's text: the same counts on the `Pod status:` line."""
+    wanted = status_counts(golden)
+
+    def check(out, code, err):
+        with open(out, "rb") as f:
+            got = status_counts(f.read())
+        return None if wanted and got == wanted else f"status counts {got}, expected {wanted}"
+    return check
+
+
 def json_counts(expected):
     def check(out, code, err):
         with open(out, "rb") as f:
