@@ -31,7 +31,7 @@ verify_pods() {
   #   KWOK_VERIFY_PODS_CHUNK_SIZE (0, >= 0): objects per page of the raw pods and events lists; 0 = one request for the whole list (measured the fastest and leanest: see README, Chunk size)
   #   KWOK_VERIFY_PODS_LIST_LIMIT (10, >= 0): the text, annotations and step summary list at most this many groups of pods by cause, pods per group and nodes (a digest of at most ~300 lines at any cluster size; the JSON keeps every pod); 0 = list every pod and node
   #   KWOK_VERIFY_PODS_DEADLINE_EPOCH (0, >= 0): a unix time by which the whole check ends (settling, every kubectl call, the events); cut short by it, exit 2; 0 = unset (a host passes its own, e.g. KWOK_SYNC_DEADLINE_EPOCH)
-  #   KWOK_VERIFY_PODS_ARTIFACT_DIR: on failure, save pods.json, events.json, report.json here; empty = unset
+  #   KWOK_VERIFY_PODS_ARTIFACT_DIR: on failure, save pods.json, events.json (only when the events were collected whole), report.json here; every run first removes those an earlier run left; empty = unset
   #   KWOK_VERIFY_PODS_EXCLUDE_OWNER_KINDS (Job): comma-separated owner kinds whose pending pods do not count as unscheduled, exact match (default: checker/programs/excluded-owner-kinds, Job); empty = none
   #   GITHUB_STEP_SUMMARY: GitHub Actions: append summary.jq's Markdown to the file it names; empty = unset
   #
@@ -1274,6 +1274,20 @@ VERIFY_PODS_PAGE_HEAD_JQ
       dir=$artifact_dir why=${last_line##*: }
       verify_pods__error 2 "%s: cannot create the artifact directory: %s" "$dir" "$why" || return
     fi
+    # An earlier failure's files must not look like this run's: removed
+    # first, as checker::artifacts::Saver does; a failed verdict writes them.
+    local path
+    if [[ -n $artifact_dir ]]; then
+      for name in pods.json events.json report.json; do
+        path=$artifact_dir/$name
+        if ! rm -f -- "$path" 2>"$stderr_file"; then
+          verify_pods__last_stderr_line
+          # rm's own words: `rm: cannot remove '…': WHY`.
+          why=${last_line##*: }
+          verify_pods__error 2 "%s: cannot save artifacts: %s" "$path" "$why" || return
+        fi
+      done
+    fi
 
     # Upstream's start line (progress.jq before the first attempt: null, 0).
     if ! verify_pods__run_progress 0 0 0 <<<null >"$lines_file"; then
@@ -1425,10 +1439,11 @@ VERIFY_PODS_PAGE_HEAD_JQ
 
     # The events that explain the unscheduled pods; the verdict stands
     # without them ("not collected"), as in the checker.
-    local events_fetched=false
+    # events_collected: the events list was read whole and events.jq took
+    # it; only then is it saved (a partial list would not replay).
+    local events_collected=false
     : >"$matched_file"
     if [[ $unscheduled != 0 ]]; then
-      events_fetched=true
       # The events list's own budget: one kubectl timeout, never past the
       # pods lists' end (the verdict is known; the events only explain it).
       verify_pods__now
@@ -1466,6 +1481,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
           printf -v why "cannot read the output of \`%s\`: %s" "$command" "$why"
           verify_pods__warn "cannot collect FailedScheduling events: %s" "$why"
           : >"$matched_file"
+        else
+          events_collected=true
         fi
       fi
     fi
@@ -1478,11 +1495,11 @@ VERIFY_PODS_PAGE_HEAD_JQ
     # The same artifacts as `verify-pods check --save-dir`, on a failed verdict.
     if [[ -n $artifact_dir && $verdict != pass && $verdict != empty ]]; then
       local -a artifacts=("$pods_file" "$artifact_dir/pods.json")
-      if [[ $events_fetched == true ]]; then
+      if [[ $events_collected == true ]]; then
         artifacts+=("$events_file" "$artifact_dir/events.json")
       fi
       artifacts+=("$result_file" "$artifact_dir/report.json")
-      local path index
+      local index
       for ((index = 0; index < ${#artifacts[@]}; index += 2)); do
         path=${artifacts[index + 1]}
         if ! cp -- "${artifacts[index]}" "$path" 2>"$stderr_file"; then

@@ -553,6 +553,8 @@ fn read_events(
             match matched {
                 Ok(events) => Ok(Some(events)),
                 Err(why) => {
+                    // Only what was observed whole is saved: no events.json.
+                    saver.discard(tee);
                     warnings.push(messages::EVENTS_NOT_COLLECTED.format(&[("why", &why)]));
                     Ok(None)
                 }
