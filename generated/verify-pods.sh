@@ -931,7 +931,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
     local report_file=$work_dir/report.json decision_file=$work_dir/decision.txt
     local matched_file=$work_dir/matched-events.json result_file=$work_dir/result.json
     local lines_file=$work_dir/lines.txt stderr_file=$work_dir/stderr.txt
-    local last_line fetch_error jq_error
+    local last_line fetch_error jq_error kubectl_ran=false
+    local kubeconfig kubeconfig_from context context_from
     local -a stderr_lines=()
 
     # Sets last_line to the last non-blank line of stderr_file, trimmed.
@@ -1000,10 +1001,12 @@ VERIFY_PODS_PAGE_HEAD_JQ
     # seconds (verify_pods__cap). On failure, sets fetch_error to why, in
     # the contract's words (as checker/src/kubectl.rs formats them), and
     # returns the exit code of that message; killed by the cap, returns
-    # 2 with unfinished=true.
+    # 2 with unfinished=true. kubectl_ran: it
+    # ran and failed, or ran past its timeout (not: not found, cannot run).
     verify_pods__fetch() {
       local out_file=$1 kubectl_status=0 program=kubectl command code why seconds
       shift
+      kubectl_ran=false
       command="kubectl $*"
       timeout "$cap" kubectl "$@" </dev/null >"$out_file" 2>"$stderr_file" &
       kubectl_pid=$!
@@ -1021,7 +1024,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
             unfinished=true
             return 2
           fi
-          seconds=$kubectl_timeout
+          seconds=$kubectl_timeout kubectl_ran=true
           printf -v fetch_error "\`%s\` did not finish within %ss and was killed" "$command" "$seconds"
           return 2
           ;;
@@ -1036,7 +1039,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
           return 2
           ;;
         *)
-          code=$kubectl_status
+          code=$kubectl_status kubectl_ran=true
           why=$last_line
           if [[ -z $why ]]; then
             printf -v why "no error message"
@@ -1045,6 +1048,30 @@ VERIFY_PODS_PAGE_HEAD_JQ
           return 2
           ;;
       esac
+    }
+
+    # Sets kubeconfig, kubeconfig_from, context and context_from to what
+    # kubectl used, as checker::live::kubectl::Kubectl::config_used:
+    # $KUBECONFIG, else kubectl's default; the first line of ONE `kubectl
+    # config current-context` (none when it fails or prints nothing).
+    verify_pods__kubectl_config() {
+      local cap=$kubectl_timeout capped=false
+      if [[ -n ${KUBECONFIG:-} ]]; then
+        kubeconfig=$KUBECONFIG
+        printf -v kubeconfig_from "\$KUBECONFIG"
+      else
+        # shellcheck disable=SC2088 # words that name the file, not a path
+        printf -v kubeconfig "~/.kube/config"
+        printf -v kubeconfig_from "kubectl's default"
+      fi
+      printf -v context_from "\`kubectl config current-context\`"
+      context=
+      if verify_pods__fetch "$page_file" config current-context; then
+        IFS= read -r context <"$page_file" || :
+      fi
+      if [[ -z $context ]]; then
+        printf -v context "none"
+      fi
     }
 
     # Sets url to page URL of list $1 (`&continue=` when $2, the token, is
@@ -1410,6 +1437,13 @@ VERIFY_PODS_PAGE_HEAD_JQ
               seconds=$((deadline + kubectl_timeout)) pages=$((page - 1))
               printf -v why "the list did not finish within %ss (the deadline plus the kubectl timeout), %s pages read" "$seconds" "$pages"
               verify_pods__error 2 "no list of the pods by the deadline: %s" "$why" || return
+            fi
+            if [[ -n $fetch_error && $kubectl_ran == true ]]; then
+              # The cluster's answer to the first page: kubectl ran and
+              # failed, so say which kubeconfig and context it used.
+              verify_pods__error "$list_status" '%s' "$fetch_error"
+              verify_pods__kubectl_config
+              verify_pods__error 2 "kubectl used the kubeconfig %s (%s) and the context %s (%s)" "$kubeconfig" "$kubeconfig_from" "$context" "$context_from" || return
             fi
             if [[ -n $fetch_error ]]; then
               verify_pods__error "$list_status" '%s' "$fetch_error" || return
