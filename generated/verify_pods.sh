@@ -31,7 +31,7 @@ verify_pods() {
   #   KWOK_VERIFY_PODS_CHUNK_SIZE (0, >= 0): objects per page of the raw pods and events lists; 0 = one request for the whole list (measured the fastest and leanest: see README, Chunk size)
   #   KWOK_VERIFY_PODS_LIST_LIMIT (10, >= 0): the text, annotations and step summary list at most this many groups of pods by cause, pods per group and nodes (a digest of at most ~300 lines at any cluster size; the JSON keeps every pod); 0 = list every pod and node
   #   KWOK_VERIFY_PODS_DEADLINE_EPOCH (0, >= 0): a unix time by which the whole check ends (settling, every kubectl call, the events); cut short by it, exit 2; 0 = unset (a host passes its own, e.g. KWOK_SYNC_DEADLINE_EPOCH)
-  #   KWOK_VERIFY_PODS_ARTIFACT_DIR: on failure, save pods.json, events.json, report.json here; empty = unset
+  #   KWOK_VERIFY_PODS_ARTIFACT_DIR: on failure, save pods.json, events.json (only when the events were collected whole), report.json here; every run first removes those an earlier run left; empty = unset
   #   KWOK_VERIFY_PODS_EXCLUDE_OWNER_KINDS (Job): comma-separated owner kinds whose pending pods do not count as unscheduled, exact match (default: checker/programs/excluded-owner-kinds, Job); empty = none
   #   GITHUB_STEP_SUMMARY: GitHub Actions: append summary.jq's Markdown to the file it names; empty = unset
   #
@@ -902,7 +902,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
     local report_file=$work_dir/report.json decision_file=$work_dir/decision.txt
     local matched_file=$work_dir/matched-events.json result_file=$work_dir/result.json
     local lines_file=$work_dir/lines.txt stderr_file=$work_dir/stderr.txt
-    local last_line fetch_error jq_error
+    local last_line fetch_error jq_error kubectl_ran=false
+    local kubeconfig kubeconfig_from context context_from
     local -a stderr_lines=()
 
     # Sets last_line to the last non-blank line of stderr_file, trimmed.
@@ -971,10 +972,12 @@ VERIFY_PODS_PAGE_HEAD_JQ
     # seconds (verify_pods__cap). On failure, sets fetch_error to why, in
     # the contract's words (as checker/src/kubectl.rs formats them), and
     # returns the exit code of that message; killed by the cap, returns
-    # 2 with unfinished=true.
+    # 2 with unfinished=true. kubectl_ran: it
+    # ran and failed, or ran past its timeout (not: not found, cannot run).
     verify_pods__fetch() {
       local out_file=$1 kubectl_status=0 program=kubectl command code why seconds
       shift
+      kubectl_ran=false
       command="kubectl $*"
       timeout "$cap" kubectl "$@" </dev/null >"$out_file" 2>"$stderr_file" &
       kubectl_pid=$!
@@ -992,7 +995,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
             unfinished=true
             return 2
           fi
-          seconds=$kubectl_timeout
+          seconds=$kubectl_timeout kubectl_ran=true
           printf -v fetch_error "\`%s\` did not finish within %ss and was killed" "$command" "$seconds"
           return 2
           ;;
@@ -1007,7 +1010,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
           return 2
           ;;
         *)
-          code=$kubectl_status
+          code=$kubectl_status kubectl_ran=true
           why=$last_line
           if [[ -z $why ]]; then
             printf -v why "no error message"
@@ -1016,6 +1019,30 @@ VERIFY_PODS_PAGE_HEAD_JQ
           return 2
           ;;
       esac
+    }
+
+    # Sets kubeconfig, kubeconfig_from, context and context_from to what
+    # kubectl used, as checker::live::kubectl::Kubectl::config_used:
+    # $KUBECONFIG, else kubectl's default; the first line of ONE `kubectl
+    # config current-context` (none when it fails or prints nothing).
+    verify_pods__kubectl_config() {
+      local cap=$kubectl_timeout capped=false
+      if [[ -n ${KUBECONFIG:-} ]]; then
+        kubeconfig=$KUBECONFIG
+        printf -v kubeconfig_from "\$KUBECONFIG"
+      else
+        # shellcheck disable=SC2088 # words that name the file, not a path
+        printf -v kubeconfig "~/.kube/config"
+        printf -v kubeconfig_from "kubectl's default"
+      fi
+      printf -v context_from "\`kubectl config current-context\`"
+      context=
+      if verify_pods__fetch "$page_file" config current-context; then
+        IFS= read -r context <"$page_file" || :
+      fi
+      if [[ -z $context ]]; then
+        printf -v context "none"
+      fi
     }
 
     # Sets url to page URL of list $1 (`&continue=` when $2, the token, is
@@ -1274,6 +1301,20 @@ VERIFY_PODS_PAGE_HEAD_JQ
       dir=$artifact_dir why=${last_line##*: }
       verify_pods__error 2 "%s: cannot create the artifact directory: %s" "$dir" "$why" || return
     fi
+    # An earlier failure's files must not look like this run's: removed
+    # first, as checker::artifacts::Saver does; a failed verdict writes them.
+    local path
+    if [[ -n $artifact_dir ]]; then
+      for name in pods.json events.json report.json; do
+        path=$artifact_dir/$name
+        if ! rm -f -- "$path" 2>"$stderr_file"; then
+          verify_pods__last_stderr_line
+          # rm's own words: `rm: cannot remove '…': WHY`.
+          why=${last_line##*: }
+          verify_pods__error 2 "%s: cannot save artifacts: %s" "$path" "$why" || return
+        fi
+      done
+    fi
 
     # Upstream's start line (progress.jq before the first attempt: null, 0).
     if ! verify_pods__run_progress 0 0 0 <<<null >"$lines_file"; then
@@ -1368,6 +1409,13 @@ VERIFY_PODS_PAGE_HEAD_JQ
               printf -v why "the list did not finish within %ss (the deadline plus the kubectl timeout), %s pages read" "$seconds" "$pages"
               verify_pods__error 2 "no list of the pods by the deadline: %s" "$why" || return
             fi
+            if [[ -n $fetch_error && $kubectl_ran == true ]]; then
+              # The cluster's answer to the first page: kubectl ran and
+              # failed, so say which kubeconfig and context it used.
+              verify_pods__error "$list_status" '%s' "$fetch_error"
+              verify_pods__kubectl_config
+              verify_pods__error 2 "kubectl used the kubeconfig %s (%s) and the context %s (%s)" "$kubeconfig" "$kubeconfig_from" "$context" "$context_from" || return
+            fi
             if [[ -n $fetch_error ]]; then
               verify_pods__error "$list_status" '%s' "$fetch_error" || return
             fi
@@ -1425,10 +1473,11 @@ VERIFY_PODS_PAGE_HEAD_JQ
 
     # The events that explain the unscheduled pods; the verdict stands
     # without them ("not collected"), as in the checker.
-    local events_fetched=false
+    # events_collected: the events list was read whole and events.jq took
+    # it; only then is it saved (a partial list would not replay).
+    local events_collected=false
     : >"$matched_file"
     if [[ $unscheduled != 0 ]]; then
-      events_fetched=true
       # The events list's own budget: one kubectl timeout, never past the
       # pods lists' end (the verdict is known; the events only explain it).
       verify_pods__now
@@ -1466,6 +1515,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
           printf -v why "cannot read the output of \`%s\`: %s" "$command" "$why"
           verify_pods__warn "cannot collect FailedScheduling events: %s" "$why"
           : >"$matched_file"
+        else
+          events_collected=true
         fi
       fi
     fi
@@ -1478,11 +1529,11 @@ VERIFY_PODS_PAGE_HEAD_JQ
     # The same artifacts as `verify-pods check --save-dir`, on a failed verdict.
     if [[ -n $artifact_dir && $verdict != pass && $verdict != empty ]]; then
       local -a artifacts=("$pods_file" "$artifact_dir/pods.json")
-      if [[ $events_fetched == true ]]; then
+      if [[ $events_collected == true ]]; then
         artifacts+=("$events_file" "$artifact_dir/events.json")
       fi
       artifacts+=("$result_file" "$artifact_dir/report.json")
-      local path index
+      local index
       for ((index = 0; index < ${#artifacts[@]}; index += 2)); do
         path=${artifacts[index + 1]}
         if ! cp -- "${artifacts[index]}" "$path" 2>"$stderr_file"; then

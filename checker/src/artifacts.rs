@@ -1,6 +1,10 @@
 //! The artifacts of `--save-dir`: the raw pods and events lists, copied
 //! while they are read ([`Tee`]), and the result, kept when the check
-//! fails.
+//! fails. Every run first removes the artifacts an earlier run left, so
+//! that the files in a save dir are always the last failure's, and an
+//! events list that was not collected whole is never saved: what is saved
+//! replays (`--snapshot DIR/pods.json`, plus `--events DIR/events.json`
+//! when it exists).
 
 use crate::cancel;
 use jaq_json::Val;
@@ -77,7 +81,8 @@ impl<R: Read, W: Write> Read for Tee<R, W> {
 }
 
 /// The artifacts of `--save-dir`: written while reading, kept on failure.
-/// Copies of an attempt that ended in an error are removed on drop (or by
+/// An earlier run's artifacts are removed when it is made. Copies of an
+/// attempt that ended in an error are removed on drop (or by
 /// [`cancel`] when a signal ends the check), like the bash function's
 /// temporary files.
 pub struct Saver {
@@ -114,6 +119,16 @@ impl Saver {
             error,
         })?;
         Self::refuse_inputs(dir, inputs)?;
+        // An earlier failure's files must not look like this run's.
+        for name in ARTIFACTS {
+            let path = dir.join(name);
+            match fs::remove_file(&path) {
+                Err(error) if error.kind() != io::ErrorKind::NotFound => {
+                    return Err(ArtifactError::NotSaved { path, error });
+                }
+                _ => {}
+            }
+        }
         let partials = COPIED.map(|name| Self::partial(dir, name)).to_vec();
         Ok(Self {
             dir: Some(dir.to_owned()),
@@ -155,6 +170,17 @@ impl Saver {
         match cancel::create_file(&path) {
             Ok(file) => Ok(Some(Artifact { file, path })),
             Err(error) => Err(ArtifactError::NotSaved { path, error }),
+        }
+    }
+
+    /// Drop the copy of `name`: what was read of it is not the whole
+    /// document (the events list failed), and a partial list saved would
+    /// not replay.
+    pub fn discard(&self, copy: Option<Artifact>) {
+        if let Some(copy) = copy {
+            let path = copy.path.clone();
+            drop(copy);
+            let _ = fs::remove_file(path);
         }
     }
 

@@ -26,6 +26,10 @@ pub enum CheckError {
     Snapshot(SnapshotError),
     /// kubectl could not be run or failed.
     Kubectl(KubectlError),
+    /// kubectl failed (or timed out) on the first page of a pods list: the
+    /// cluster could not be reached; `config` says with which kubeconfig
+    /// and context ([`Kubectl::config_used`]), a line of its own.
+    Unreached { error: KubectlError, config: String },
     /// A canonical program rejected its input (e.g. no `items` array).
     Eval { source: String, error: EvalError },
     /// kubectl's output was unreadable: not one JSON document, or one that
@@ -55,7 +59,7 @@ impl fmt::Display for CheckError {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
         match self {
             CheckError::Snapshot(e) => e.fmt(f),
-            CheckError::Kubectl(e) => e.fmt(f),
+            CheckError::Kubectl(e) | CheckError::Unreached { error: e, .. } => e.fmt(f),
             CheckError::Eval { source, error } => write!(f, "{source}: {}", error.message),
             CheckError::Unreadable { command, why } => f.write_str(
                 &messages::UNREADABLE_OUTPUT.format(&[("command", command), ("why", why)]),
@@ -97,6 +101,7 @@ impl CheckError {
     pub fn exit_code(&self) -> u8 {
         match self {
             CheckError::Kubectl(_) => messages::KUBECTL_FAILED.exit_code(),
+            CheckError::Unreached { .. } => messages::KUBECTL_CONFIG.exit_code(),
             CheckError::Unreadable { .. } => messages::UNREADABLE_OUTPUT.exit_code(),
             CheckError::Incoherent { .. } => messages::LIST_INCOHERENT.exit_code(),
             CheckError::Unfinished { .. } => messages::LIST_UNFINISHED.exit_code(),
@@ -106,6 +111,16 @@ impl CheckError {
             CheckError::Snapshot(_) | CheckError::Eval { .. } | CheckError::Open { .. } => {
                 crate::exit::CANNOT_OBSERVE
             }
+        }
+    }
+}
+
+impl CheckError {
+    /// The line printed after the error's own, when it has one.
+    pub fn next_line(&self) -> Option<&str> {
+        match self {
+            CheckError::Unreached { config, .. } => Some(config),
+            _ => None,
         }
     }
 }
@@ -366,6 +381,14 @@ fn read_pods(
             copy,
         ) {
             Ok(docs) => return Ok(docs),
+            // The cluster's answer to the first page: kubectl ran and
+            // failed, so say which kubeconfig and context it used.
+            Err(ListError::Failed(Failure::Kubectl(
+                error @ (KubectlError::Failed { .. } | KubectlError::TimedOut { .. }),
+            ))) => {
+                let config = kubectl.config_used();
+                return Err(CheckError::Unreached { error, config });
+            }
             Err(ListError::Failed(e)) => return Err(e.into()),
             Err(ListError::NotSaved(error)) => return Err(not_saved(&tee, error)),
             Err(ListError::Unfinished { .. }) if bounds.until_by_epoch => {
@@ -553,6 +576,8 @@ fn read_events(
             match matched {
                 Ok(events) => Ok(Some(events)),
                 Err(why) => {
+                    // Only what was observed whole is saved: no events.json.
+                    saver.discard(tee);
                     warnings.push(messages::EVENTS_NOT_COLLECTED.format(&[("why", &why)]));
                     Ok(None)
                 }

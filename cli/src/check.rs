@@ -69,7 +69,13 @@ pub(crate) fn run_check(args: &CheckArgs, matches: &ArgMatches) -> u8 {
     }
     let outcome = match check::run(&engine, &source, &settings, &mut progress, &mut notice) {
         Ok(outcome) => outcome,
-        Err(e) => return fail_as(e.exit_code(), e),
+        Err(e) => {
+            let code = fail_as(e.exit_code(), &e);
+            if let Some(line) = e.next_line() {
+                eprintln!("{}{line}", contract::CHECKER_PREFIX.error);
+            }
+            return code;
+        }
     };
     for warning in &outcome.warnings {
         eprintln!("{}{warning}", contract::CHECKER_PREFIX.warning);

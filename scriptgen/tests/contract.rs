@@ -109,15 +109,18 @@ fn cases() -> Vec<Case> {
     let mut cases: Vec<Case> = contract::KNOBS.into_iter().flat_map(knob_cases).collect();
     let unreadable = &messages::UNREADABLE_OUTPUT;
     let not_collected = &messages::EVENTS_NOT_COLLECTED;
+    // kubectl ran and failed on the first page: its line, then the
+    // kubeconfig and context it used (the stub has no current context).
+    let unreached: &[&'static Message] = &[&messages::KUBECTL_FAILED, &messages::KUBECTL_CONFIG];
     cases.extend([
-        Case::new("kubectl fails", &[&messages::KUBECTL_FAILED]).setup(|s| {
+        Case::new("kubectl fails", unreached).setup(|s| {
             s.set("STUB_PODS_EXIT", "1").set(
                 "STUB_STDERR",
                 "error: You must be logged in to the server (Unauthorized)",
             );
         }),
         // One line, the last: kubectl's earlier lines are its retries.
-        Case::new("kubectl fails, saying several lines", &[&messages::KUBECTL_FAILED]).setup(
+        Case::new("kubectl fails, saying several lines", unreached).setup(
             |s| {
                 s.set("STUB_PODS_EXIT", "1").set(
                     "STUB_STDERR",
@@ -125,9 +128,9 @@ fn cases() -> Vec<Case> {
                 );
             },
         ),
-        Case::new("kubectl fails silently", &[&messages::KUBECTL_FAILED])
+        Case::new("kubectl fails silently", unreached)
             .setup(env("STUB_PODS_EXIT", "5")),
-        Case::new("the snapshot kubectl serves is missing", &[&messages::KUBECTL_FAILED])
+        Case::new("the snapshot kubectl serves is missing", unreached)
             .setup(env("STUB_PODS", "/nonexistent/pods.json")),
         Case::new("kubectl is missing", &[&messages::KUBECTL_NOT_FOUND]).setup(|s| {
             s.without_kubectl();
@@ -136,7 +139,7 @@ fn cases() -> Vec<Case> {
             s.without_kubectl();
             s.file("bin/kubectl", "#!/bin/sh\n");
         }),
-        Case::new("kubectl hangs", &[&messages::KUBECTL_TIMED_OUT]).setup(|s| {
+        Case::new("kubectl hangs", &[&messages::KUBECTL_TIMED_OUT, &messages::KUBECTL_CONFIG]).setup(|s| {
             s.set("STUB_SLEEP", "30")
                 .set(contract::KUBECTL_TIMEOUT_ENV, "1");
         }),

@@ -130,7 +130,11 @@ fn failing_kubectl_is_exit_2_even_with_a_valid_partial_list() {
         .set("STUB_STDERR", &format!("error: {why}"));
     let bash = sandbox.run_wrapper();
     assert_cannot_observe(&bash, why, &sandbox);
-    assert_eq!(sandbox.kubectl_calls().len(), 1, "no retry, no events");
+    // The pods list, then the one call that names the context kubectl
+    // used: no retry, no events.
+    let calls = sandbox.kubectl_calls();
+    let config = calls.iter().filter(|c| c.starts_with("config ")).count();
+    assert_eq!((calls.len(), config), (2, 1), "{calls:?}");
 }
 
 #[test]

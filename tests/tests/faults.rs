@@ -497,8 +497,9 @@ fn a_child_kubectl_leaves_behind_does_not_outlive_the_check() {
 }
 
 /// kubectl killed by a signal: both drivers print the one contract line
-/// (exit status 137, no error message), and the bash adds no job line of
-/// its own (today: `... Killed timeout ...`).
+/// (exit status 137, no error message), then the kubeconfig and context
+/// line, and the bash adds no job line of its own (today: `... Killed
+/// timeout ...`).
 #[test]
 fn kubectl_killed_by_a_signal_is_one_line_in_both_drivers() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -512,9 +513,11 @@ fn kubectl_killed_by_a_signal_is_one_line_in_both_drivers() {
         let (output, _) = run_within(&mut cmd, Duration::from_secs(SLOW));
         let stderr = text(&output.stderr);
         assert_eq!(output.status.code(), Some(2), "{path:?}: {stderr}");
-        assert_eq!(stderr.lines().count(), 1, "{path:?}: one line: {stderr}");
+        // kubectl's line, then the kubeconfig and context it used.
+        assert_eq!(stderr.lines().count(), 2, "{path:?}: two lines: {stderr}");
         assert_eq!(lines_of(&stderr, &messages::KUBECTL_FAILED), 1, "{stderr}");
-        lines.push(after_command(&stderr));
+        assert_eq!(lines_of(&stderr, &messages::KUBECTL_CONFIG), 1, "{stderr}");
+        lines.push(after_command(stderr.lines().next().unwrap_or_default()));
     }
     assert_eq!(lines[0], lines[1], "one wording");
 }
@@ -753,5 +756,205 @@ fn a_deadline_epoch_after_the_deadline_leaves_it_in_charge() {
             (0..=SLOW).any(|waited| stdout.starts_with(&first_attempt(waited))),
             "{what}"
         );
+    }
+}
+
+// ------------------------- issue 24 item 7: which kubeconfig and context
+
+/// A URL where no server listens: a port bound, then closed.
+fn closed_port_url() -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("address").port();
+    drop(listener);
+    format!("http://127.0.0.1:{port}")
+}
+
+/// A kubectl wrapper that logs each call's arguments (a line each, in
+/// `calls` of `dir`), then runs `then` before the real kubectl.
+fn logging_kubectl(dir: &std::path::Path, then: &str) -> KubeOptions {
+    kubectl_wrapper(
+        dir,
+        &format!("printf '%s\\n' \"$*\" >>\"$PID_DIR/calls\"\n{then}"),
+    )
+}
+
+/// The calls [`logging_kubectl`] logged in `dir`.
+fn kubectl_calls(dir: &std::path::Path) -> Vec<String> {
+    std::fs::read_to_string(dir.join("calls"))
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// How a case hands kubectl its kubeconfig.
+#[derive(Debug, Clone, Copy)]
+enum Config {
+    /// `--kubeconfig` (the checker only).
+    Flag,
+    /// $KUBECONFIG.
+    Env,
+    /// Neither: kubectl's default, `$HOME/.kube/config`.
+    Home,
+}
+
+/// One run against a cluster: the words of the kubeconfig and context line
+/// it must print, when it must print one.
+struct ConfigCase {
+    driver: Driver,
+    config: Config,
+    /// `--context` (the checker only).
+    context_flag: bool,
+    /// `kubectl config current-context` fails.
+    no_current_context: bool,
+}
+
+impl ConfigCase {
+    const fn new(driver: Driver, config: Config) -> Self {
+        Self {
+            driver,
+            config,
+            context_flag: false,
+            no_current_context: false,
+        }
+    }
+
+    /// Run the case against `url`: its output and the kubectl calls made.
+    fn run(&self, url: &str, options_dir: &std::path::Path) -> (Output, Vec<String>, KubeEnv) {
+        let then = if self.no_current_context {
+            "case \" $* \" in *' config current-context '*) exit 1 ;; esac"
+        } else {
+            ""
+        };
+        let options = logging_kubectl(options_dir, then);
+        let env = KubeEnv::with_options(url, &options).expect("kube env");
+        let mut cmd = match self.driver {
+            Driver::Checker => {
+                // kubectl from PATH (env puts the wrapper first), no
+                // --kubeconfig unless the case gives it.
+                let mut cmd = std::process::Command::new(verify_pods_tests::binary("verify-pods"));
+                env.apply(&mut cmd).arg("check");
+                cmd
+            }
+            driver => driver.command(&env),
+        };
+        cmd.env(DEADLINE_ENV, "0");
+        match self.config {
+            Config::Flag => {
+                cmd.env_remove("KUBECONFIG")
+                    .arg("--kubeconfig")
+                    .arg(&env.kubeconfig);
+            }
+            Config::Env => {}
+            Config::Home => {
+                let dot_kube = env.dir().join("home/.kube");
+                std::fs::create_dir_all(&dot_kube).expect("~/.kube");
+                std::fs::copy(&env.kubeconfig, dot_kube.join("config")).expect("copy");
+                cmd.env_remove("KUBECONFIG");
+            }
+        }
+        if self.context_flag {
+            cmd.args(["--context", "replay"]);
+        }
+        let (output, _) = run_within(&mut cmd, Duration::from_secs(SLOW));
+        (output, kubectl_calls(options_dir), env)
+    }
+
+    /// The line the case must print, in the contract's words.
+    fn expected_line(&self, env: &KubeEnv) -> String {
+        use checker::contract::words;
+        let path = env.kubeconfig.display().to_string();
+        let (kubeconfig, kubeconfig_from) = match self.config {
+            Config::Flag => (path, words::KUBECONFIG_FLAG.text),
+            Config::Env => (path, words::KUBECONFIG_ENV.text),
+            Config::Home => (
+                words::DEFAULT_KUBECONFIG.text.to_owned(),
+                words::KUBECONFIG_DEFAULT.text,
+            ),
+        };
+        let (context, context_from) = match (self.context_flag, self.no_current_context) {
+            (true, _) => ("replay", words::CONTEXT_FLAG.text),
+            (false, false) => ("replay", words::CONTEXT_CURRENT.text),
+            (false, true) => (words::CONTEXT_NONE.text, words::CONTEXT_CURRENT.text),
+        };
+        messages::KUBECTL_CONFIG.format(&[
+            ("kubeconfig", &kubeconfig),
+            ("kubeconfig_from", &kubeconfig_from),
+            ("context", &context),
+            ("context_from", &context_from),
+        ])
+    }
+}
+
+/// Cases against a closed port: exit 2, kubectl's line, then the line that
+/// names the kubeconfig and context, and `config current-context` called
+/// `config_calls` times.
+fn assert_unreachable_says(cases: &[ConfigCase], config_calls: usize) {
+    let url = closed_port_url();
+    for case in cases {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let (output, calls, env) = case.run(&url, dir.path());
+        let stderr = text(&output.stderr);
+        let what = format!(
+            "{:?} {:?} --context {} no current-context {}: {stderr}calls: {calls:?}",
+            case.driver, case.config, case.context_flag, case.no_current_context
+        );
+        assert_eq!(output.status.code(), Some(2), "{what}");
+        let lines: Vec<&str> = stderr.lines().collect();
+        assert_eq!(lines.len(), 2, "{what}");
+        assert_eq!(lines_of(lines[0], &messages::KUBECTL_FAILED), 1, "{what}");
+        assert!(lines[1].ends_with(&case.expected_line(&env)), "{what}");
+        let config = calls
+            .iter()
+            .filter(|c| c.contains("config current-context"));
+        assert_eq!(config.count(), config_calls, "{what}");
+    }
+}
+
+/// A cluster kubectl cannot reach: both drivers say which kubeconfig
+/// ($KUBECONFIG, or kubectl's default) and which context (the current
+/// one, from one `kubectl config current-context`; none when that fails)
+/// kubectl used (today: kubectl's line alone).
+#[test]
+fn an_unreachable_cluster_names_the_kubeconfig_and_context() {
+    let mut cases = Vec::new();
+    for driver in DRIVERS {
+        cases.push(ConfigCase::new(driver, Config::Env));
+        cases.push(ConfigCase::new(driver, Config::Home));
+        cases.push(ConfigCase {
+            no_current_context: true,
+            ..ConfigCase::new(driver, Config::Env)
+        });
+    }
+    assert_unreachable_says(&cases, 1);
+}
+
+/// The checker's `--kubeconfig` and `--context` are named as flags, and
+/// with `--context` no `kubectl config current-context` is called.
+#[test]
+fn the_checker_names_its_kubeconfig_and_context_flags() {
+    assert_unreachable_says(&[ConfigCase::new(Driver::Checker, Config::Flag)], 1);
+    let with_context = ConfigCase {
+        context_flag: true,
+        ..ConfigCase::new(Driver::Checker, Config::Flag)
+    };
+    assert_unreachable_says(&[with_context], 0);
+}
+
+/// A cluster that answers: no `kubectl config` call and no config line,
+/// in either driver.
+#[test]
+fn a_reachable_cluster_costs_no_config_call() {
+    let server = Server::builder().state(state()).start().expect("server");
+    for driver in DRIVERS {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let (output, calls, _) =
+            ConfigCase::new(driver, Config::Env).run(&server.url(), dir.path());
+        let stderr = text(&output.stderr);
+        let what = format!("{driver:?}: {stderr}calls: {calls:?}");
+        assert_eq!(output.status.code(), Some(1), "{what}");
+        assert!(!calls.is_empty(), "the wrapper never ran: {what}");
+        assert!(calls.iter().all(|c| !c.contains("config")), "{what}");
+        assert_eq!(lines_of(&stderr, &messages::KUBECTL_CONFIG), 0, "{what}");
     }
 }

@@ -99,6 +99,55 @@ impl Kubectl {
         words.join(" ")
     }
 
+    /// The line that says which kubeconfig and context kubectl used, for a
+    /// cluster it could not reach (its first pods page failed): the
+    /// `--kubeconfig` flag, else `$KUBECONFIG`, else kubectl's default; the
+    /// `--context` flag, else what ONE `kubectl config current-context`
+    /// prints (none when it fails). As the bash function says it.
+    pub fn config_used(&self) -> String {
+        use crate::contract::{messages, words};
+        let env = std::env::var_os("KUBECONFIG").filter(|value| !value.is_empty());
+        let (kubeconfig, kubeconfig_from) = match (&self.kubeconfig, env) {
+            (Some(path), _) => (path.display().to_string(), words::KUBECONFIG_FLAG.text),
+            (None, Some(env)) => (
+                env.to_string_lossy().into_owned(),
+                words::KUBECONFIG_ENV.text,
+            ),
+            (None, None) => (
+                words::DEFAULT_KUBECONFIG.text.to_owned(),
+                words::KUBECONFIG_DEFAULT.text,
+            ),
+        };
+        let (context, context_from) = match &self.context {
+            Some(context) => (context.clone(), words::CONTEXT_FLAG.text),
+            None => (
+                self.current_context()
+                    .unwrap_or_else(|| words::CONTEXT_NONE.text.to_owned()),
+                words::CONTEXT_CURRENT.text,
+            ),
+        };
+        messages::KUBECTL_CONFIG.format(&[
+            ("kubeconfig", &kubeconfig),
+            ("kubeconfig_from", &kubeconfig_from),
+            ("context", &context),
+            ("context_from", &context_from),
+        ])
+    }
+
+    /// The first line `kubectl config current-context` prints, when it
+    /// exits 0 and the line is not empty.
+    fn current_context(&self) -> Option<String> {
+        let printed = self
+            .run(&["config", "current-context"], |out| {
+                let mut text = String::new();
+                out.read_to_string(&mut text).map(|_| text)
+            })
+            .ok()?
+            .ok()?;
+        let first = printed.lines().next().unwrap_or_default();
+        (!first.is_empty()).then(|| first.to_owned())
+    }
+
     fn global_args(&self) -> Vec<String> {
         let mut args = Vec::new();
         if let Some(context) = &self.context {
