@@ -203,7 +203,7 @@ pub fn run(
     progress: &mut dyn FnMut(&str, &str),
     notice: &mut dyn FnMut(&str),
 ) -> Result<Outcome, CheckError> {
-    let projection = Projection::canonical();
+    let projection = Projection::for_owner_kinds(&settings.excluded.owner_kinds);
     let saver = Saver::new(settings.save_dir.as_deref(), &inputs(source))?;
     let started = Instant::now();
     let bounds = Bounds::new(source, started)?;

@@ -737,8 +737,9 @@ fn searched_lists_keep_only_what_a_search_finds() {
             br#"{"items":[]}"#,
         );
     }
-    // Owners are searched for the excluded kinds (data): every owner's kind is kept.
-    let owned = |owners: Value| {
+    // Owners are searched for the run's excluded kinds (data): only an owner
+    // of one of them is kept, and a list left with none is left out.
+    let owned = |owners: Value, kinds: &[&str]| {
         let doc = json!({"items": [{"metadata": {"name": "p", "ownerReferences": owners}}]});
         let doc = serde_json::to_vec(&doc).unwrap();
         assert_invisible(
@@ -747,19 +748,39 @@ fn searched_lists_keep_only_what_a_search_finds() {
             &doc,
             br#"{"items":[]}"#,
         );
+        let kinds: Vec<String> = kinds.iter().map(|k| (*k).to_owned()).collect();
+        let projection = Projection::for_owner_kinds(&kinds);
         read(&doc, &projection.pods).map(|v| to_json(&v)).unwrap()
     };
+    let default = Programs::default_excluded_owner_kinds();
+    let default: Vec<&str> = default.iter().map(String::as_str).collect();
     let not_a_job =
-        json!([{"kind": "ReplicaSet", "name": "rs"}, {"kind": "CronJob"}, {"name": "x"}]);
-    assert_eq!(
-        owned(not_a_job),
-        r#"{"items":[{"metadata":{"name":"p","ownerReferences":[{"kind":"ReplicaSet"},{"kind":"CronJob"},{}]}}]}"#
-    );
-    let job = json!([{"kind": "ReplicaSet"}, {"kind": "Job", "name": "j"}, "odd"]);
-    assert_eq!(
-        owned(job),
-        r#"{"items":[{"metadata":{"name":"p","ownerReferences":[{"kind":"ReplicaSet"},{"kind":"Job"},"odd"]}}]}"#
-    );
+        || json!([{"kind": "ReplicaSet", "name": "rs"}, {"kind": "CronJob"}, {"name": "x"}]);
+    let job = || json!([{"kind": "ReplicaSet"}, {"kind": "Job", "name": "j"}, "odd"]);
+    for (owners, kinds, kept) in [
+        (
+            not_a_job(),
+            &default[..],
+            r#"{"items":[{"metadata":{"name":"p"}}]}"#,
+        ),
+        (
+            job(),
+            &default[..],
+            r#"{"items":[{"metadata":{"name":"p","ownerReferences":[{"kind":"Job"},"odd"]}}]}"#,
+        ),
+        (
+            not_a_job(),
+            &["PyTorchJob", "CronJob"][..],
+            r#"{"items":[{"metadata":{"name":"p","ownerReferences":[{"kind":"CronJob"}]}}]}"#,
+        ),
+        (
+            job(),
+            &[][..],
+            r#"{"items":[{"metadata":{"name":"p","ownerReferences":["odd"]}}]}"#,
+        ),
+    ] {
+        assert_eq!(owned(owners, kinds), kept, "owner kinds {kinds:?}");
+    }
     // A later duplicate key replaces the earlier value, left out or not.
     let pods = br#"{"items":[{"metadata":{"namespace":"a","name":"p"},"spec":{},"status":{"phase":"Pending",
         "conditions":[{"type":"PodScheduled","status":"False","reason":"Early"}],"conditions":[],

@@ -33,25 +33,44 @@ pub enum Shape {
     /// `status.containerStatuses` only through `.state.terminated |
     /// objects`, and a running container's `{"state": {}}` costs two maps.
     Object(HashMap<String, Shape>),
+    /// Like [`Shape::Equals`], for any of these strings: a list of the run
+    /// (`{"$one_of": "excluded_owner_kinds"}` in projection.json). report.jq
+    /// searches `metadata.ownerReferences` only for the excluded kinds, and
+    /// a ReplicaSet owner kept on every pod cost 20 MB at 50k pods.
+    OneOf(Vec<String>),
 }
 
 /// The key of projection.json that makes an object shape a [`Shape::Object`].
 const IS: &str = "$is";
+/// The key of projection.json that makes a [`Shape::OneOf`] of a run's list.
+const ONE_OF: &str = "$one_of";
+/// The one list a [`Shape::OneOf`] may name.
+const OWNER_KINDS: &str = "excluded_owner_kinds";
 
 impl Shape {
     /// Read a shape from its JSON form: `true`, `"value"`, `{key: shape}`
-    /// (with `"$is": "object"`: [`Shape::Object`]) or `[shape]`. Keys
+    /// (with `"$is": "object"`: [`Shape::Object`]), `{"$one_of":
+    /// "excluded_owner_kinds"}` (the default kinds) or `[shape]`. Keys
     /// starting with `_` are comments.
     pub fn from_json(v: &serde_json::Value) -> Result<Self, String> {
+        Self::for_owner_kinds(v, &Programs::default_excluded_owner_kinds())
+    }
+
+    /// Like [`Shape::from_json`], with the run's excluded owner kinds.
+    pub fn for_owner_kinds(v: &serde_json::Value, owner_kinds: &[String]) -> Result<Self, String> {
         use serde_json::Value as J;
         match v {
             J::Bool(true) => Ok(Shape::Keep),
             J::String(wanted) => Ok(Shape::Equals(wanted.clone())),
+            J::Object(fields) if fields.contains_key(ONE_OF) => match &fields[ONE_OF] {
+                J::String(list) if list == OWNER_KINDS => Ok(Shape::OneOf(owner_kinds.to_vec())),
+                other => Err(format!("not a list of the run: {other}")),
+            },
             J::Object(fields) => {
                 let kept = fields
                     .iter()
                     .filter(|(k, _)| !k.starts_with('_') && *k != IS)
-                    .map(|(k, v)| Ok((k.clone(), Shape::from_json(v)?)))
+                    .map(|(k, v)| Ok((k.clone(), Shape::for_owner_kinds(v, owner_kinds)?)))
                     .collect::<Result<_, String>>()?;
                 match fields.get(IS) {
                     None => Ok(Shape::Fields(kept)),
@@ -59,9 +78,9 @@ impl Shape {
                     Some(other) => Err(format!("not a kind of value to require: {other}")),
                 }
             }
-            J::Array(elems) if elems.len() == 1 => {
-                Ok(Shape::Each(Box::new(Shape::from_json(&elems[0])?)))
-            }
+            J::Array(elems) if elems.len() == 1 => Ok(Shape::Each(Box::new(
+                Shape::for_owner_kinds(&elems[0], owner_kinds)?,
+            ))),
             other => Err(format!("not a shape: {other}")),
         }
     }
@@ -77,7 +96,7 @@ impl Shape {
 
     fn collect_keys(&self, out: &mut Vec<String>) {
         match self {
-            Shape::Keep | Shape::Equals(_) => {}
+            Shape::Keep | Shape::Equals(_) | Shape::OneOf(_) => {}
             Shape::Each(elem) => elem.collect_keys(out),
             Shape::Fields(fields) | Shape::Object(fields) => {
                 for (key, shape) in fields {
@@ -99,11 +118,19 @@ pub struct Projection {
 }
 
 impl Projection {
-    /// The projection declared in `checker/programs/projection.json`.
+    /// The projection declared in `checker/programs/projection.json`, for
+    /// the default excluded owner kinds.
     pub fn canonical() -> Self {
+        Self::for_owner_kinds(&Programs::default_excluded_owner_kinds())
+    }
+
+    /// The canonical projection for a run that excludes these owner kinds.
+    pub fn for_owner_kinds(owner_kinds: &[String]) -> Self {
         let doc: serde_json::Value =
             serde_json::from_str(Programs::PROJECTION_FILE).expect("projection.json is valid JSON");
-        let shape = |key: &str| Shape::from_json(&doc[key]).expect("projection.json holds shapes");
+        let shape = |key: &str| {
+            Shape::for_owner_kinds(&doc[key], owner_kinds).expect("projection.json holds shapes")
+        };
         Self {
             pods: shape("pods"),
             events: shape("events"),
@@ -158,6 +185,8 @@ enum Wanted {
     Equals(Val),
     /// [`Shape::Object`]: an object.
     Object,
+    /// [`Shape::OneOf`]: one of these strings.
+    OneOf(Vec<Val>),
 }
 
 impl Field {
@@ -165,6 +194,7 @@ impl Field {
     fn holds(&self, value: Option<&Val>) -> bool {
         match (&self.wanted, value) {
             (Some(Wanted::Equals(wanted)), value) => value == Some(wanted),
+            (Some(Wanted::OneOf(wanted)), value) => value.is_some_and(|v| wanted.contains(v)),
             (Some(Wanted::Object), Some(value @ Val::Obj(_))) => self.plan.keeps(value),
             (Some(Wanted::Object), _) => false,
             // On the way to a wanted field deeper: a missing or null value
@@ -185,7 +215,7 @@ impl Plan {
     /// The plan of `shape`, its fields numbered from `next` on.
     fn numbered(shape: &Shape, next: &mut usize) -> Self {
         match shape {
-            Shape::Keep | Shape::Equals(_) => Plan::Keep,
+            Shape::Keep | Shape::Equals(_) | Shape::OneOf(_) => Plan::Keep,
             Shape::Each(elem) => Plan::Each(Box::new(Plan::numbered(elem, next))),
             Shape::Fields(fields) | Shape::Object(fields) => {
                 let mut fields: Vec<(&String, &Shape)> = fields.iter().collect();
@@ -201,6 +231,9 @@ impl Plan {
                                 Some(Wanted::Equals(Val::from(wanted.clone())))
                             }
                             Shape::Object(_) => Some(Wanted::Object),
+                            Shape::OneOf(wanted) => Some(Wanted::OneOf(
+                                wanted.iter().cloned().map(Val::from).collect(),
+                            )),
                             _ => None,
                         };
                         Field {
@@ -366,6 +399,17 @@ mod tests {
             assert!(shape(bad.clone()).is_err(), "{bad}");
         }
         assert!(shape(json!({"$is": "array"})).is_err());
+        let kinds = ["Job".to_owned(), "MPIJob".to_owned()];
+        let one_of = json!({"$one_of": "excluded_owner_kinds"});
+        assert_eq!(
+            Shape::for_owner_kinds(&one_of, &kinds),
+            Ok(Shape::OneOf(kinds.to_vec()))
+        );
+        assert_eq!(
+            shape(one_of),
+            Ok(Shape::OneOf(Programs::default_excluded_owner_kinds()))
+        );
+        assert!(shape(json!({"$one_of": "excluded_namespaces"})).is_err());
         assert!(shape(json!({"a": false})).is_err(), "deeper errors too");
     }
 
