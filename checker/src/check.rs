@@ -97,6 +97,14 @@ impl fmt::Display for CheckError {
 impl std::error::Error for CheckError {}
 
 impl CheckError {
+    /// The line printed after the error's own, when it has one.
+    pub fn next_line(&self) -> Option<&str> {
+        match self {
+            CheckError::Unreached { config, .. } => Some(config),
+            _ => None,
+        }
+    }
+
     /// The contract's exit code for this error.
     pub fn exit_code(&self) -> u8 {
         match self {
@@ -111,16 +119,6 @@ impl CheckError {
             CheckError::Snapshot(_) | CheckError::Eval { .. } | CheckError::Open { .. } => {
                 crate::exit::CANNOT_OBSERVE
             }
-        }
-    }
-}
-
-impl CheckError {
-    /// The line printed after the error's own, when it has one.
-    pub fn next_line(&self) -> Option<&str> {
-        match self {
-            CheckError::Unreached { config, .. } => Some(config),
-            _ => None,
         }
     }
 }
