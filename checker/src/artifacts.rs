@@ -93,7 +93,7 @@ pub struct Saver {
 
 /// Every file a save dir may receive: the final names and the partial
 /// copies ([`Saver::partial`]) of the two documents.
-const ARTIFACTS: [&str; 3] = ["pods.json", "events.json", "report.json"];
+pub const ARTIFACTS: [&str; 3] = ["pods.json", "events.json", "report.json"];
 const COPIED: [&str; 2] = ["pods.json", "events.json"];
 
 impl Drop for Saver {

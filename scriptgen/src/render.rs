@@ -52,6 +52,8 @@ pub struct Fields {
     pub knobs: &'static [contract::Knob],
     /// The artifact directory's setting.
     pub artifact_dir: contract::Setting,
+    /// Every file it receives (checker::artifacts::ARTIFACTS), space-joined.
+    pub artifacts: String,
     /// GitHub's step summary file's setting.
     pub step_summary: contract::Setting,
     /// The checker's watch setting (the function polls; its comment says so).
@@ -277,6 +279,7 @@ impl Fields {
             deadline_env: contract::DEADLINE_ENV,
             knobs: &contract::KNOBS,
             artifact_dir: contract::ARTIFACT_DIR,
+            artifacts: checker::artifacts::ARTIFACTS.join(" "),
             step_summary: contract::STEP_SUMMARY,
             watch: contract::WATCH,
             prefix: contract::BASH_PREFIX,

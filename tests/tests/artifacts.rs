@@ -11,21 +11,19 @@
 //! The replay command is the README's own ("Debugging a red run"), read
 //! from README.md, with its directory read as the test's.
 
+use checker::artifacts::ARTIFACTS;
 use checker::contract::{ARTIFACT_DIR_ENV, DEADLINE_ENV};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use verify_pods_tests::replay::fixtures::{failed_scheduling_event, Phase, Pod};
+use verify_pods_tests::replay::fixtures::{failed_scheduling_event, web_pods, Phase, Pod};
 use verify_pods_tests::replay::{Fault, FaultRule, KubeEnv, Server, State, Target};
 use verify_pods_tests::{run, text, workspace_root, Driver, DRIVERS};
-
-/// Every file a save dir receives.
-const ARTIFACTS: [&str; 3] = ["pods.json", "events.json", "report.json"];
 
 /// Nine running pods and one unschedulable pod with its event: a failed
 /// verdict whose events are listed (the deadline is 0: no settling).
 fn failing() -> State {
-    let mut pods: Vec<Value> = running_pods();
+    let mut pods: Vec<Value> = web_pods(9);
     let waiting = Pod::unschedulable("zz-training", "trainer-0");
     pods.push(waiting.to_json());
     State::new(pods, vec![failed_scheduling_event(&waiting, 90, 4)])
@@ -33,15 +31,7 @@ fn failing() -> State {
 
 /// The nine running pods alone: a pass.
 fn passing() -> State {
-    State::new(running_pods(), vec![])
-}
-
-fn running_pods() -> Vec<Value> {
-    (0..9)
-        .map(|i| {
-            Pod::running("apps", &format!("web-{i}"), &format!("kwok-node-{}", i % 3)).to_json()
-        })
-        .collect()
+    State::new(web_pods(9), vec![])
 }
 
 /// One live run of `driver` on `state` (with `rules`), saving into `dir`.
@@ -264,7 +254,7 @@ fn a_failed_run_saves_what_it_saw_and_replays() {
 /// The nine running pods and one Failed pod: a failed verdict for which
 /// no events are listed (no pod waits for a node).
 fn failed_pod() -> State {
-    let mut pods = running_pods();
+    let mut pods = web_pods(9);
     let mut failed = Pod::running("zz-web", "api-9", "kwok-node-1");
     failed.phase = Phase::Failed;
     failed.reason = Some("OOMKilled".into());
