@@ -10,6 +10,25 @@ use clap::ArgMatches;
 use std::io;
 
 pub(crate) fn run_check(args: &CheckArgs, matches: &ArgMatches) -> u8 {
+    let engine = match Engine::new() {
+        Ok(engine) => engine,
+        Err(e) => return fail(e),
+    };
+    // The start line (progress.jq before the first attempt), where the
+    // progress lines go, before the first list and before the settings
+    // are read: upstream prints it first whatever they hold, as the bash
+    // function does.
+    let colour = Colour::detect();
+    let format = args.format;
+    match engine.start_line(0) {
+        Ok((level, text)) => {
+            let _ = match format {
+                Format::Json => colour.print_line(&mut io::stderr().lock(), &level, &text),
+                _ => colour.print_line(&mut io::stdout().lock(), &level, &text),
+            };
+        }
+        Err(e) => return fail(e),
+    }
     let source = match source(args, matches) {
         Ok(source) => source,
         Err(said) => return refuse(said),
@@ -26,10 +45,6 @@ pub(crate) fn run_check(args: &CheckArgs, matches: &ArgMatches) -> u8 {
         Ok(kinds) => kinds,
         Err(said) => return refuse(said),
     };
-    let engine = match Engine::new() {
-        Ok(engine) => engine,
-        Err(e) => return fail(e),
-    };
     // Before the first kubectl or artifact: a cancelled check cleans up.
     if let Err(e) = checker::cancel::install() {
         return fail(format!("cannot handle signals: {e}"));
@@ -45,8 +60,6 @@ pub(crate) fn run_check(args: &CheckArgs, matches: &ArgMatches) -> u8 {
             .clone()
             .filter(|dir| !dir.as_os_str().is_empty()),
     };
-    let colour = Colour::detect();
-    let format = args.format;
     // The first error writing a progress line to stdout, reported at the end.
     let mut progress_written = Ok(());
     let mut progress = |level: &str, text: &str| match format {
@@ -61,12 +74,6 @@ pub(crate) fn run_check(args: &CheckArgs, matches: &ArgMatches) -> u8 {
         }
     };
     let mut notice = |text: &str| eprintln!("{}{text}", contract::CHECKER_PREFIX.warning);
-    // The start line (progress.jq before the first attempt), where the
-    // progress lines go, before the first list: as the bash function does.
-    match engine.start_line(0) {
-        Ok((level, text)) => progress(&level, &text),
-        Err(e) => return fail(e),
-    }
     let outcome = match check::run(&engine, &source, &settings, &mut progress, &mut notice) {
         Ok(outcome) => outcome,
         Err(e) => {

@@ -280,7 +280,8 @@ fn library(
     lib: &str,
 ) -> Result<(String, String), Box<dyn std::error::Error>> {
     let spliced = splice::splice_source(script, lib)?;
-    let mut definition = render::definition(&Fields::from_checker()?)?;
+    let fields = Fields::from_checker()?;
+    let mut definition = render::definition(&fields)?;
     if let (Some(ours), Some(host)) = (
         splice::indent_step(&definition)?,
         splice::indent_step(script)?,
@@ -305,7 +306,7 @@ fn library(
         regenerate: &regenerate,
         written_by: tool.written_by,
     };
-    Ok((spliced, render::library_file(&library, &definition)?))
+    Ok((spliced, render::library_file(&fields, &library, &definition)?))
 }
 
 /// Where the regenerate command runs and how it names SCRIPT: from the root

@@ -372,6 +372,24 @@ pub fn reindent(text: &str, from: usize, to: usize) -> Result<String, SpliceErro
     Ok(out)
 }
 
+/// `text` without its comment lines and blank lines: what a reader of the
+/// generated bash needs is the code (the templates keep the comments).
+/// Here-document bodies and multi-line strings stay byte for byte, and so
+/// do shellcheck's directives (`# shellcheck disable=…`).
+pub fn without_comments(text: &str) -> Result<String, SpliceError> {
+    let mut out = String::with_capacity(text.len());
+    for line in classify(text)? {
+        let raw = &text[line.offset..line.offset + line.len_with_newline];
+        let code = line.text.trim_start();
+        let comment = code.starts_with('#') && !code.starts_with("# shellcheck ");
+        if line.kind == Kind::Code && (code.is_empty() || comment) {
+            continue;
+        }
+        out.push_str(raw);
+    }
+    Ok(out)
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
     /// A line that starts outside any string or here-document.

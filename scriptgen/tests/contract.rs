@@ -79,7 +79,7 @@ fn serves(query: &'static str, bytes: &'static str) -> impl Fn(&mut Sandbox) + '
 /// it must get.
 fn knob_cases(knob: Knob) -> Vec<Case> {
     let mut bad: Vec<(String, &'static Message)> = [
-        "", "junk", "-1", "+1", " 1", "1.5", "0x10", "1e3", "٣", "1\n2\t",
+        "junk", "-1", "+1", " 1", "1.5", "0x10", "1e3", "٣", "1\n2\t",
     ]
     .into_iter()
     .map(|text| (text.to_owned(), &messages::KNOB_NOT_A_NUMBER))

@@ -1556,6 +1556,7 @@ START_LINE = "Verifying pod scheduling..."
 PASSED_LINE = "Scheduling validation PASSED: all {total} pods scheduled successfully"
 EMPTY_LINE = "No pods were created - bundle may be empty"
 FAILED_BANNER = "Scheduling validation FAILED"
+BANNER_RULE = "=" * 42
 UNSCHEDULED_LINE = "{n} pods could not be scheduled to nodes"
 FAILED_LINE = "{n} pods are in Failed state"
 
@@ -1575,16 +1576,16 @@ def check_upstream_lines(expected, lines):
         if banners:
             problems.append(f"a {FAILED_BANNER!r} banner for verdict {expected['verdict']}")
         return problems
-    if len(banners) != 1 or banners[0] < 3:
+    if len(banners) != 1 or banners[0] < 4:
         return problems + [f"no one {FAILED_BANNER!r} banner after the status line: {banners}"]
     at = banners[0]
-    rule = lambda line: len(line) >= 10 and set(line) == {"="}
-    if not (rule(lines[at - 1]) and at + 1 < len(lines) and rule(lines[at + 1])):
-        problems.append("the banner has no line of `=` above and below it")
+    # Upstream's spacing and width (issue 31): a blank line, 42 `=`, the words, 42 `=`, a blank line.
+    if lines[at - 2:at + 3] != ["", BANNER_RULE, FAILED_BANNER, BANNER_RULE, ""]:
+        problems.append(f"the banner is not upstream's: {lines[at - 2:at + 3]!r}")
     counts = [UNSCHEDULED_LINE.format(n=expected["unscheduled"])] if expected["unscheduled"] else []
     counts += [FAILED_LINE.format(n=expected["failed"])] if expected["failed"] else []
-    if lines[at + 2:at + 2 + len(counts)] != counts:
-        problems.append(f"the banner is not followed by {counts}: {lines[at + 2:at + 2 + len(counts)]}")
+    if lines[at + 3:at + 3 + len(counts)] != counts:
+        problems.append(f"the banner is not followed by {counts}: {lines[at + 3:at + 3 + len(counts)]}")
     return problems
 
 
