@@ -288,9 +288,10 @@ impl Embedded {
 pub const JQ_WIDTH: usize = 200;
 
 /// A jq program as the bash embeds it: the same tokens, without its
-/// comments, blank lines and indentation, runs of blanks one space, and
-/// lines joined (jq reads a newline as a space) up to [`JQ_WIDTH`]
-/// columns. The commented program stays in checker/programs/; the parity
+/// comments, blank lines and indentation, runs of blanks one space (none
+/// after `( [ { , ; |` or before `) ] } , ; |`, where no two tokens can
+/// merge), and lines joined (jq reads a newline as a space) up to
+/// [`JQ_WIDTH`] columns. The commented program stays in checker/programs/; the parity
 /// tests run this text. Refuses what it cannot shorten safely: a string
 /// that spans lines, a comment ending with a backslash (jq 1.7.1 and later
 /// continue such a comment on the next line, jq 1.6 does not).
@@ -318,6 +319,20 @@ pub fn compact_jq(text: &str) -> Result<String, &'static str> {
                     }
                 }
                 Some(depth) => match c {
+                    ')' | ']' | '}' | ',' | ';' | '|' if out.ends_with(' ') => {
+                        out.pop();
+                        match c {
+                            ')' => {
+                                out.push(c);
+                                if *depth == 0 && nested {
+                                    stack.pop();
+                                } else {
+                                    *depth = depth.checked_sub(1).ok_or("unbalanced parentheses")?;
+                                }
+                            }
+                            _ => out.push(c),
+                        }
+                    }
                     '#' => {
                         if line.ends_with('\\') {
                             return Err("a comment ends with a backslash");
@@ -325,7 +340,8 @@ pub fn compact_jq(text: &str) -> Result<String, &'static str> {
                         break;
                     }
                     ' ' | '\t' => {
-                        if !out.is_empty() && !out.ends_with(' ') {
+                        // None after an opener or a separator.
+                        if !out.is_empty() && !out.ends_with([' ', '(', '[', '{', ',', ';', '|']) {
                             out.push(' ');
                         }
                     }
@@ -361,7 +377,11 @@ pub fn compact_jq(text: &str) -> Result<String, &'static str> {
     for piece in pieces {
         match lines.last_mut() {
             Some(last) if last.len() + 1 + piece.len() <= JQ_WIDTH => {
-                last.push(' ');
+                let tight = last.ends_with(['(', '[', '{', ',', ';', '|'])
+                    || piece.starts_with([')', ']', '}', ',', ';', '|']);
+                if !tight {
+                    last.push(' ');
+                }
                 last.push_str(&piece);
             }
             _ => lines.push(piece),

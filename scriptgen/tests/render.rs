@@ -48,8 +48,9 @@ fn compacting_drops_comments_and_keeps_the_tokens() {
     let program = "# about\ndef f: \"a # not a comment \\(1 + (2)) \\\" b\";  # why\n\n  .x\n   | f\n";
     assert_eq!(
         compact_jq(program).unwrap(),
-        "def f: \"a # not a comment \\(1 + (2)) \\\" b\"; .x | f\n"
+        "def f: \"a # not a comment \\(1 + (2)) \\\" b\";.x|f\n"
     );
+    assert_eq!(compact_jq("[ 1 , ( 2 ) ]\n| {a: \"( x , y )\"}\n").unwrap(), "[1,(2)]|{a: \"( x , y )\"}\n");
     assert!(compact_jq("\"a\nb\"").is_err(), "a string across lines");
     assert!(compact_jq("# a comment \\\n.").is_err(), "a comment continued");
     for program in USED {
