@@ -234,7 +234,9 @@ fn splice_lib(tool: Tool, args: &SpliceArgs, lib: &Path) -> u8 {
     // The host's own header above ours (a license) stays, and --check
     // ignores it.
     let first = wanted.lines().next().unwrap_or_default();
-    let header = current.as_deref().map_or("", |text| host_header(text, first));
+    let header = current
+        .as_deref()
+        .map_or("", |text| host_header(text, first));
     let wanted = format!("{header}{wanted}");
     let lib_current = current.as_deref().is_some_and(|text| {
         render::without_written_by(text) == render::without_written_by(&wanted)
@@ -352,7 +354,10 @@ fn library(
         regenerate: &regenerate,
         written_by: tool.written_by,
     };
-    Ok((spliced, render::library_file(&fields, &library, &definition)?))
+    Ok((
+        spliced,
+        render::library_file(&fields, &library, &definition)?,
+    ))
 }
 
 /// Where the regenerate command runs and how it names SCRIPT: from the root

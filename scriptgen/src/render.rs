@@ -222,7 +222,10 @@ pub enum RenderError {
     /// The rendered bash cannot be lexed (a template error).
     Bash(String),
     /// A program that [`compact_jq`] cannot shorten safely.
-    Uncompactable { file: &'static str, why: &'static str },
+    Uncompactable {
+        file: &'static str,
+        why: &'static str,
+    },
 }
 
 impl fmt::Display for RenderError {
@@ -327,7 +330,8 @@ pub fn compact_jq(text: &str) -> Result<String, &'static str> {
                                 if *depth == 0 && nested {
                                     stack.pop();
                                 } else {
-                                    *depth = depth.checked_sub(1).ok_or("unbalanced parentheses")?;
+                                    *depth =
+                                        depth.checked_sub(1).ok_or("unbalanced parentheses")?;
                                 }
                             }
                             _ => out.push(c),
@@ -443,7 +447,10 @@ impl Fields {
             settings_lines: wrapped(&settings, 74),
             releases: RELEASES,
             program_lines: wrapped(
-                &program_files.iter().map(|f| f.to_string()).collect::<Vec<_>>(),
+                &program_files
+                    .iter()
+                    .map(|f| f.to_string())
+                    .collect::<Vec<_>>(),
                 74,
             ),
         })
@@ -564,14 +571,26 @@ pub fn definition(fields: &Fields) -> Result<String, RenderError> {
 pub fn function_file(fields: &Fields) -> Result<String, RenderError> {
     let definition = definition(fields)?;
     let definition = definition.trim_end_matches('\n');
-    with_newline(FunctionFile { f: fields, definition }.render())
+    with_newline(
+        FunctionFile {
+            f: fields,
+            definition,
+        }
+        .render(),
+    )
 }
 
 /// The contents of `generated/verify-pods.sh`.
 pub fn wrapper(fields: &Fields) -> Result<String, RenderError> {
     let definition = definition(fields)?;
     let definition = definition.trim_end_matches('\n');
-    with_newline(Wrapper { f: fields, definition }.render())
+    with_newline(
+        Wrapper {
+            f: fields,
+            definition,
+        }
+        .render(),
+    )
 }
 
 /// One shell word that bash reads back as `word`: bare when it only holds

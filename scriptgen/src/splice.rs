@@ -324,14 +324,16 @@ pub fn splice_source(script: &str, lib: &str) -> Result<String, SpliceError> {
     // definition: ours goes right after it.
     let last = lines
         .iter()
+        .rev()
         .filter(|l| l.kind == Kind::Code && (l.offset < span.start || l.offset >= span.end))
-        .filter(|l| {
+        .find(|l| {
             sourced_path(l.text).is_some_and(|(keyword, path)| {
                 keyword == style.keyword
-                    && path.trim_matches('"').starts_with(&format!("{}/", style.base))
+                    && path
+                        .trim_matches('"')
+                        .starts_with(&format!("{}/", style.base))
             })
-        })
-        .last();
+        });
     match last {
         Some(line) if style != SourceStyle::fallback() => {
             let at = line.offset + line.len_with_newline;
@@ -375,7 +377,9 @@ pub fn follow_ups(script: &str, owner_kinds_env: &str) -> Result<Vec<FollowUp>, 
         let code = l.text.trim();
         l.kind == Kind::Code
             && code.starts_with("set ")
-            && (code.split_whitespace().any(|w| w.starts_with('-') && !w.starts_with("--") && w.contains('e'))
+            && (code
+                .split_whitespace()
+                .any(|w| w.starts_with('-') && !w.starts_with("--") && w.contains('e'))
                 || code.contains("-o errexit"))
     });
     let mut found = Vec::new();

@@ -218,9 +218,10 @@ fn generated() -> Vec<(std::path::PathBuf, String)> {
 /// `-v` inside a test (`[[ -v x ]]`, `[ -v x ]`, `test -v x`), not
 /// `printf -v` after one on the same line.
 fn test_v(line: &str) -> bool {
-    line.split(|c| c == ';' || c == '&' || c == '|').any(|command| {
+    line.split([';', '&', '|']).any(|command| {
         let command = command.trim_start().trim_start_matches("if ").trim_start();
-        let test = command.starts_with("[[") || command.starts_with("[ ") || command.starts_with("test ");
+        let test =
+            command.starts_with("[[") || command.starts_with("[ ") || command.starts_with("test ");
         test && word(command, "-v")
     })
 }

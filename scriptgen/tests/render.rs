@@ -45,14 +45,21 @@ fn every_used_program_appears_compacted_in_every_output() {
 /// Issue 31: the embedded jq carries no comment, and the same tokens.
 #[test]
 fn compacting_drops_comments_and_keeps_the_tokens() {
-    let program = "# about\ndef f: \"a # not a comment \\(1 + (2)) \\\" b\";  # why\n\n  .x\n   | f\n";
+    let program =
+        "# about\ndef f: \"a # not a comment \\(1 + (2)) \\\" b\";  # why\n\n  .x\n   | f\n";
     assert_eq!(
         compact_jq(program).unwrap(),
         "def f: \"a # not a comment \\(1 + (2)) \\\" b\";.x|f\n"
     );
-    assert_eq!(compact_jq("[ 1 , ( 2 ) ]\n| {a: \"( x , y )\"}\n").unwrap(), "[1,(2)]|{a: \"( x , y )\"}\n");
+    assert_eq!(
+        compact_jq("[ 1 , ( 2 ) ]\n| {a: \"( x , y )\"}\n").unwrap(),
+        "[1,(2)]|{a: \"( x , y )\"}\n"
+    );
     assert!(compact_jq("\"a\nb\"").is_err(), "a string across lines");
-    assert!(compact_jq("# a comment \\\n.").is_err(), "a comment continued");
+    assert!(
+        compact_jq("# a comment \\\n.").is_err(),
+        "a comment continued"
+    );
     for program in USED {
         let compacted = compact_jq(program.text).unwrap();
         assert!(!compacted.lines().any(|l| l.trim_start().starts_with('#')));
@@ -70,14 +77,23 @@ fn nothing_foreign_in_the_generated_bash() {
         scriptgen(&["render", "--wrapper"]),
     ] {
         for foreign in [
-            "checker/", "checker::", "scriptgen", ".rs", "make ", "cargo", "README", "Cargo",
+            "checker/",
+            "checker::",
+            "scriptgen",
+            ".rs",
+            "make ",
+            "cargo",
+            "README",
+            "Cargo",
         ] {
             assert!(!output.contains(foreign), "{foreign:?} in\n{output}");
         }
         let definition = &output[output.find("verify_pods() {").unwrap()..];
         let comments = definition
             .lines()
-            .filter(|l| l.trim_start().starts_with('#') && !l.trim_start().starts_with("# shellcheck "))
+            .filter(|l| {
+                l.trim_start().starts_with('#') && !l.trim_start().starts_with("# shellcheck ")
+            })
             .count();
         assert_eq!(comments, 0, "comment lines in the definition");
     }
@@ -155,13 +171,22 @@ fn the_definition_is_what_splice_inserts_and_the_files_include() {
 fn headers_say_the_version_and_how_to_regenerate_and_check() {
     for (args, command) in [
         (&["render"][..], "verify-pods bash render"),
-        (&["render", "--wrapper"][..], "verify-pods bash render --wrapper"),
+        (
+            &["render", "--wrapper"][..],
+            "verify-pods bash render --wrapper",
+        ),
     ] {
         let output = scriptgen(args);
         let header: String = output.lines().take(25).collect::<Vec<_>>().join("\n");
         assert!(header.contains("do not edit"), "{header}");
-        assert!(header.contains(&format!("Regenerate: {command} > ")), "{header}");
-        assert!(header.contains(&format!("Check:      {command} | diff - ")), "{header}");
+        assert!(
+            header.contains(&format!("Regenerate: {command} > ")),
+            "{header}"
+        );
+        assert!(
+            header.contains(&format!("Check:      {command} | diff - ")),
+            "{header}"
+        );
         assert!(header.contains(concat!("verify-pods ", env!("CARGO_PKG_VERSION"))));
         assert!(header.contains("release archives"), "{header}");
         for program in USED {

@@ -115,7 +115,10 @@ fn cases() -> Vec<Case> {
         ),
         case(
             "failed",
-            vec![State::new(pods(&with(failed("batch", "etl-1", "OOMKilled"))), vec![])],
+            vec![State::new(
+                pods(&with(failed("batch", "etl-1", "OOMKilled"))),
+                vec![],
+            )],
             &[],
         ),
         case(
@@ -125,20 +128,30 @@ fn cases() -> Vec<Case> {
         ),
         case(
             "PyTorchJob owner",
-            vec![State::new(pods(&with(owned(stuck.clone(), "PyTorchJob"))), vec![])],
+            vec![State::new(
+                pods(&with(owned(stuck.clone(), "PyTorchJob"))),
+                vec![],
+            )],
             &["Job rule"],
         ),
         case(
             "late scheduling",
             vec![
                 State::new(pods(&with(stuck.clone())), vec![]),
-                State::new(pods(&with(Pod::running("training", "worker-3", "kwok-node-1"))), vec![]),
+                State::new(
+                    pods(&with(Pod::running("training", "worker-3", "kwok-node-1"))),
+                    vec![],
+                ),
             ],
             &[],
         ),
         Case {
             fault: Some(FaultRule::always(Target::PodsList, Fault::internal_error())),
-            ..case("a 500", vec![State::new(pods(&running()), vec![])], &["exit code 2"])
+            ..case(
+                "a 500",
+                vec![State::new(pods(&running()), vec![])],
+                &["exit code 2"],
+            )
         },
         Case {
             closed: true,
@@ -146,7 +159,11 @@ fn cases() -> Vec<Case> {
         },
         Case {
             env: &[("KWOK_VERIFY_PODS_DEADLINE", "")],
-            ..case("an empty knob", vec![State::new(pods(&running()), vec![])], &[])
+            ..case(
+                "an empty knob",
+                vec![State::new(pods(&running()), vec![])],
+                &[],
+            )
         },
     ]
 }
@@ -236,11 +253,26 @@ fn row(line: &str, new: bool) -> Option<&'static str> {
             ("status line", w.starts_with("Pod status: ")),
             ("progress line", w.starts_with("Attempt ")),
             ("distribution", w.starts_with("Pod distribution by node:")),
-            ("distribution", indented && w.rsplit(": ").next().is_some_and(|n| n.parse::<u64>().is_ok())),
-            ("pod lists", w.starts_with("Unscheduled pods (") || w.starts_with("Failed pods (")),
-            ("pod lists", indented && (w.contains(" pod: ") || w.contains(" pods: ") || w.contains("… and "))),
+            (
+                "distribution",
+                indented
+                    && w.rsplit(": ")
+                        .next()
+                        .is_some_and(|n| n.parse::<u64>().is_ok()),
+            ),
+            (
+                "pod lists",
+                w.starts_with("Unscheduled pods (") || w.starts_with("Failed pods ("),
+            ),
+            (
+                "pod lists",
+                indented && (w.contains(" pod: ") || w.contains(" pods: ") || w.contains("… and ")),
+            ),
             ("pod lists", w.starts_with("    ")),
-            ("events", w.starts_with("FailedScheduling events") || (indented && w[2..].starts_with("20"))),
+            (
+                "events",
+                w.starts_with("FailedScheduling events") || (indented && w[2..].starts_with("20")),
+            ),
             ("closing line", w.starts_with("Pod validation failed: ")),
             ("kubectl failures", w.starts_with("verify_pods: ")),
         ]
@@ -249,11 +281,31 @@ fn row(line: &str, new: bool) -> Option<&'static str> {
             ("blank lines", w.is_empty()),
             ("status line", w.starts_with("Pod status: ")),
             ("deadline", w.starts_with("Attempt ")),
-            ("distribution", w == "Pod distribution:" || (indented && w.ends_with(" pods"))),
-            ("pod lists", w == "Unscheduled pods:" || w == "Failed pods:" || (indented && w.contains('/'))),
-            ("events", w.starts_with("Events for unscheduled pods") || w.starts_with("NAMESPACE ") || w.contains("FailedScheduling")),
-            ("`Common causes:`", w == "Common causes:" || w.starts_with("  - ")),
-            ("kubectl failures", w == "Failed to list pods" || w.contains("Error from server") || w.contains("connection") || w.starts_with('E')),
+            (
+                "distribution",
+                w == "Pod distribution:" || (indented && w.ends_with(" pods")),
+            ),
+            (
+                "pod lists",
+                w == "Unscheduled pods:" || w == "Failed pods:" || (indented && w.contains('/')),
+            ),
+            (
+                "events",
+                w.starts_with("Events for unscheduled pods")
+                    || w.starts_with("NAMESPACE ")
+                    || w.contains("FailedScheduling"),
+            ),
+            (
+                "`Common causes:`",
+                w == "Common causes:" || w.starts_with("  - "),
+            ),
+            (
+                "kubectl failures",
+                w == "Failed to list pods"
+                    || w.contains("Error from server")
+                    || w.contains("connection")
+                    || w.starts_with('E'),
+            ),
         ]
     };
     rows.iter().find(|(_, hit)| *hit).map(|(row, _)| *row)
@@ -278,7 +330,8 @@ fn only_in<'a>(a: &'a str, b: &str) -> Vec<&'a str> {
 
 /// The first cells of the README's migration table.
 fn readme_rows() -> Vec<String> {
-    let readme = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md")).unwrap();
+    let readme =
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md")).unwrap();
     let section = readme
         .split("## Migrating from upstream's verify_pods()")
         .nth(1)
@@ -307,14 +360,27 @@ fn the_spliced_function_prints_what_upstreams_does_or_what_the_table_says() {
         for row in case.differs {
             assert!(rows.iter().any(|r| r == row), "README has no row {row:?}");
         }
-        if code(&before) != code(&after) && !case.differs.contains(&"exit code 2") && !case.differs.contains(&"Job rule") {
-            problems.push(format!("{}: exit {} became {}", case.name, code(&before), code(&after)));
+        if code(&before) != code(&after)
+            && !case.differs.contains(&"exit code 2")
+            && !case.differs.contains(&"Job rule")
+        {
+            problems.push(format!(
+                "{}: exit {} became {}",
+                case.name,
+                code(&before),
+                code(&after)
+            ));
         }
         for (stream, b, a) in [
             ("stdout", text(&before.stdout), text(&after.stdout)),
             ("stderr", text(&before.stderr), text(&after.stderr)),
         ] {
-            let grep = |t: &str| t.lines().filter(|l| grepped(l)).map(str::to_owned).collect::<Vec<_>>();
+            let grep = |t: &str| {
+                t.lines()
+                    .filter(|l| grepped(l))
+                    .map(str::to_owned)
+                    .collect::<Vec<_>>()
+            };
             if grep(&b) != grep(&a) && !case.differs.contains(&"Job rule") {
                 problems.push(format!(
                     "{}: the grepped lines of {stream} differ:\n  {:?}\n  {:?}",
@@ -327,11 +393,17 @@ fn the_spliced_function_prints_what_upstreams_does_or_what_the_table_says() {
                 for line in lines.into_iter().filter(|l| !grepped(l)) {
                     match row(line, new) {
                         Some(row) if rows.iter().any(|r| r == row) => {}
-                        Some(row) => problems.push(format!("{}: README has no row {row:?}", case.name)),
+                        Some(row) => {
+                            problems.push(format!("{}: README has no row {row:?}", case.name))
+                        }
                         None => problems.push(format!(
                             "{}: {stream} line only {} prints, no row names it: {line:?}",
                             case.name,
-                            if new { "the spliced function" } else { "upstream's" }
+                            if new {
+                                "the spliced function"
+                            } else {
+                                "upstream's"
+                            }
                         )),
                     }
                 }

@@ -303,7 +303,10 @@ fn splice_lib_adds_a_source_line_and_writes_the_library() {
     // Issue 31: at most 800 lines and 45 KB on a host like the real one.
     let (lines, bytes) = (text.lines().count(), text.len());
     eprintln!("library: {lines} lines, {bytes} bytes");
-    assert!(lines <= 800 && bytes <= 45_000, "{lines} lines, {bytes} bytes");
+    assert!(
+        lines <= 800 && bytes <= 45_000,
+        "{lines} lines, {bytes} bytes"
+    );
     bash_parses(&script);
     bash_parses(&lib);
 
@@ -463,14 +466,25 @@ fn the_hosts_header_stays_and_the_follow_ups_are_said() {
         .iter()
         .rposition(|l| l.starts_with("source ") && !l.contains("verify-pods.sh"))
         .unwrap();
-    assert_eq!(ours, last_host + 2, "after the host's last source line and our directive");
+    assert_eq!(
+        ours,
+        last_host + 2,
+        "after the host's last source line and our directive"
+    );
     assert_eq!(lines[ours - 1], "# shellcheck source=lib/verify-pods.sh");
 
     // One line per follow-up, each naming its line of the spliced host.
     let stderr = String::from_utf8(written.get_output().stderr.clone()).unwrap();
-    let follow_ups: Vec<&str> = stderr.lines().filter(|l| l.contains(": follow-up: ")).collect();
+    let follow_ups: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains(": follow-up: "))
+        .collect();
     let number = |needle: &str| lines.iter().position(|l| l.contains(needle)).unwrap() + 1;
-    let call = lines.iter().position(|l| l.trim() == "verify_pods").unwrap() + 1;
+    let call = lines
+        .iter()
+        .position(|l| l.trim() == "verify_pods")
+        .unwrap()
+        + 1;
     let name = script.display().to_string();
     for (line, words) in [
         (number("# Exit codes:"), "exit codes"),
@@ -479,7 +493,9 @@ fn the_hosts_header_stays_and_the_follow_ups_are_said() {
     ] {
         let prefix = format!("{name}:{line}: follow-up: ");
         assert!(
-            follow_ups.iter().any(|l| l.contains(&prefix) && l.contains(words)),
+            follow_ups
+                .iter()
+                .any(|l| l.contains(&prefix) && l.contains(words)),
             "no {prefix}…{words} in\n{stderr}"
         );
     }
@@ -488,18 +504,36 @@ fn the_hosts_header_stays_and_the_follow_ups_are_said() {
     splice_lib(&script, LIB, None)
         .success()
         .stderr(contains(": follow-up: "));
-    assert!(spliced.contains("\n    verify_pods\n"), "the call stays bare");
+    assert!(
+        spliced.contains("\n    verify_pods\n"),
+        "the call stays bare"
+    );
 
     // A license header above the library: kept, and --check ignores it.
-    let license = "# Copyright 2026 EXAMPLE CORPORATION.\n# SPDX-License-Identifier: Apache-2.0\n\n";
+    let license =
+        "# Copyright 2026 EXAMPLE CORPORATION.\n# SPDX-License-Identifier: Apache-2.0\n\n";
     let text = fs::read_to_string(&lib).unwrap();
     fs::write(&lib, format!("{license}{text}")).unwrap();
-    splice_lib(&script, LIB, Some("--check")).success().stdout("");
-    splice_lib(&script, LIB, Some("--write")).success().stdout("");
-    assert_eq!(fs::read_to_string(&lib).unwrap(), format!("{license}{text}"));
+    splice_lib(&script, LIB, Some("--check"))
+        .success()
+        .stdout("");
+    splice_lib(&script, LIB, Some("--write"))
+        .success()
+        .stdout("");
+    assert_eq!(
+        fs::read_to_string(&lib).unwrap(),
+        format!("{license}{text}")
+    );
     // A stale library keeps it through --write too.
-    fs::write(&lib, format!("{license}{}", text.replace("vp_now", "vp_then"))).unwrap();
+    fs::write(
+        &lib,
+        format!("{license}{}", text.replace("vp_now", "vp_then")),
+    )
+    .unwrap();
     splice_lib(&script, LIB, Some("--check")).code(1);
     splice_lib(&script, LIB, Some("--write")).success();
-    assert_eq!(fs::read_to_string(&lib).unwrap(), format!("{license}{text}"));
+    assert_eq!(
+        fs::read_to_string(&lib).unwrap(),
+        format!("{license}{text}")
+    );
 }

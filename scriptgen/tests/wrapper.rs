@@ -190,7 +190,10 @@ fn bad_numbers_in_the_environment_are_exit_2() {
             let bash = sandbox.run_wrapper();
             assert_cannot_observe(&bash, env, &sandbox);
             // Issue 31: upstream's start line first, whatever the settings hold.
-            assert!(text(&bash.stdout).starts_with("Verifying pod scheduling...\n"), "{env}={bad:?}");
+            assert!(
+                text(&bash.stdout).starts_with("Verifying pod scheduling...\n"),
+                "{env}={bad:?}"
+            );
             assert!(
                 sandbox.kubectl_calls().is_empty(),
                 "{env}={bad:?}: validated first"
