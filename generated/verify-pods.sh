@@ -50,18 +50,15 @@ verify_pods() {
     trap "kill -s TERM -- \"\$vp_job\" 2>/dev/null || :; wait \"\$vp_job\" 2>/dev/null || :; rm -rf -- \"\$work_dir\" || :; trap - TERM INT HUP; eval \"\$vp_host_traps\"; kill -s $vp_job $vp_self || :" "$vp_job"
   done
   vp_job=
+  # shellcheck disable=SC2317
   (
   local IFS=$' \t\n'
   set +o noclobber +o errexit +o errtrace
   trap - ERR
-  # shellcheck disable=SC2317
   declare -F log_info >/dev/null || log_info() { printf '[INFO] %s\n' "$*"; }
-  # shellcheck disable=SC2317
   declare -F log_warn >/dev/null || log_warn() { printf '[WARN] %s\n' "$*"; }
-  # shellcheck disable=SC2317
   declare -F log_error >/dev/null || log_error() { printf '[ERROR] %s\n' "$*" >&2; }
   local kubectl_pid=
-  # shellcheck disable=SC2317 # run by the traps below
   vp_cancel() {
     trap '' TERM INT HUP
     if [[ -n $kubectl_pid ]]; then
@@ -236,7 +233,6 @@ VERIFY_PODS_PAGE_HEAD_JQ
     log_error 'verify_pods: '"$said" >&2
     return "$code"
   }
-  # shellcheck disable=SC2317 # used when the events query fails
   vp_warn() {
     local format=$1 said
     shift
@@ -409,6 +405,17 @@ VERIFY_PODS_PAGE_HEAD_JQ
   vp_run_render() { vp_jq -r --argjson list_limit "$1" "$lib_program$render_program"; }
   vp_run_progress() { vp_jq -r --argjson attempts "$1" --argjson waited_seconds "$2" --argjson deadline_seconds "$3" "$lib_program$progress_program"; }
   vp_run_summary() { vp_jq -r --argjson list_limit "$1" "$lib_program$summary_program"; }
+  vp_must() {
+    local program=$1 why
+    shift
+    "$@" && return 0
+    why=$jq_error
+    vp_error 2 "%s: %s" "$program" "$why" || return
+  }
+  vp_epoch_passed() {
+    epoch=$deadline_epoch
+    vp_error 2 "the deadline epoch %s passed after %ss: the observation was cut short, no verdict" "$epoch" "$waited" || return
+  }
   vp_count_lines() {
     local line
     count=0
@@ -463,10 +470,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
   for tool in jq timeout; do
     if ! command -v "$tool" >/dev/null; then vp_error 2 "%s not found on PATH" "$tool" || return; fi
   done
-  if ! vp_run_progress 0 0 0 <<<null >"$lines_file"; then
-    local program=progress.jq why=$jq_error
-    vp_error 2 "%s: %s" "$program" "$why" || return
-  fi
+  vp_must progress.jq vp_run_progress 0 0 0 <<<null >"$lines_file" || return
   vp_log_lines <"$lines_file" || return
   local deadline=0 interval=0 kubectl_timeout=0 chunk_size=0 list_limit=0 deadline_epoch=0
   local setting name named default minimum max_digits unit text value digits
@@ -533,10 +537,9 @@ VERIFY_PODS_PAGE_HEAD_JQ
     fi
     if ((epoch_us < deadline_us)); then deadline_us=$epoch_us settle_by_epoch=true; fi
     if ((epoch_us < pods_until_us)); then pods_until_us=$epoch_us until_by_epoch=true; fi
-    epoch=$deadline_epoch
     if ((epoch_us <= 10#$started_us)); then
       waited=0
-      vp_error 2 "the deadline epoch %s passed after %ss: the observation was cut short, no verdict" "$epoch" "$waited" || return
+      vp_epoch_passed || return
     fi
   fi
   until_us=$pods_until_us
@@ -563,8 +566,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
         *)
           if [[ $unfinished == true && $until_by_epoch == true ]]; then
             vp_elapsed
-            epoch=$deadline_epoch
-            vp_error 2 "the deadline epoch %s passed after %ss: the observation was cut short, no verdict" "$epoch" "$waited" || return
+            vp_epoch_passed || return
           fi
           if [[ $unfinished == true ]]; then
             seconds=$((deadline + kubectl_timeout)) pages=$((page - 1))
@@ -596,18 +598,12 @@ VERIFY_PODS_PAGE_HEAD_JQ
       printf -v why "%s JSON documents, expected one" "$count"
       vp_error 2 "cannot read the output of \`%s\`: %s" "$command" "$why" || return
     fi
-    if ! vp_run_decision <"$report_file" >"$decision_file"; then
-      local program=decision.jq why=$jq_error
-      vp_error 2 "%s: %s" "$program" "$why" || return
-    fi
+    vp_must decision.jq vp_run_decision <"$report_file" >"$decision_file" || return
     read -r verdict unscheduled next <"$decision_file"
     vp_elapsed
     if [[ $next == wait ]] && ((10#$now_us < deadline_us)); then
-      if ! vp_run_progress "$attempts" "$waited" "$settle_seconds" \
-        <"$report_file" >"$lines_file"; then
-        local program=progress.jq why=$jq_error
-        vp_error 2 "%s: %s" "$program" "$why" || return
-      fi
+      vp_must progress.jq vp_run_progress "$attempts" "$waited" "$settle_seconds" \
+        <"$report_file" >"$lines_file" || return
       vp_log_lines <"$lines_file" || return
       vp_pause
       if ! vp_sleep; then
@@ -619,8 +615,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
     break
   done
   if [[ $next == wait && $settle_by_epoch == true ]]; then
-    epoch=$deadline_epoch
-    vp_error 2 "the deadline epoch %s passed after %ss: the observation was cut short, no verdict" "$epoch" "$waited" || return
+    vp_epoch_passed || return
   fi
   waited=$attempt_started
   local events_collected=false
@@ -662,11 +657,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
       fi
     fi
   fi
-  if ! vp_run_result "$attempts" "$waited" "$matched_file" \
-    <"$report_file" >"$result_file"; then
-    local program=result.jq why=$jq_error
-    vp_error 2 "%s: %s" "$program" "$why" || return
-  fi
+  vp_must result.jq vp_run_result "$attempts" "$waited" "$matched_file" \
+    <"$report_file" >"$result_file" || return
   if [[ -n $artifact_dir && $verdict != pass && $verdict != empty ]]; then
     local -a artifacts=("$pods_file" "$artifact_dir/pods.json")
     if [[ $events_collected == true ]]; then artifacts+=("$events_file" "$artifact_dir/events.json"); fi
@@ -681,10 +673,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
       fi
     done
   fi
-  if ! vp_run_render "$list_limit" <"$result_file" >"$lines_file"; then
-    local program=render.jq why=$jq_error
-    vp_error 2 "%s: %s" "$program" "$why" || return
-  fi
+  vp_must render.jq vp_run_render "$list_limit" <"$result_file" >"$lines_file" || return
   vp_log_lines <"$lines_file" || return
   if [[ -n ${GITHUB_STEP_SUMMARY:-} ]]; then
     local env=GITHUB_STEP_SUMMARY file=$GITHUB_STEP_SUMMARY
