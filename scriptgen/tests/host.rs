@@ -150,3 +150,37 @@ fn bound_pods() -> String {
     }
     doc.to_string()
 }
+
+/// Issue 31: a host without log functions gets fallbacks that print as
+/// upstream's helpers do (`[INFO]`/`[WARN]` on stdout, `[ERROR]` on
+/// stderr), defined only for the call: none is left behind.
+#[test]
+fn a_host_without_log_functions_gets_upstreams_tags_and_streams() {
+    let mut sandbox = red_sandbox();
+    let host = sandbox.file(
+        "bare-host.sh",
+        &format!(
+            "#!/usr/bin/env bash\nset -euo pipefail\nsource {}\nstatus=0\nverify_pods || status=$?\n\
+             if declare -F log_info log_warn log_error; then echo left >&2; exit 90; fi\nexit \"$status\"\n",
+            function_file().display()
+        ),
+    );
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(&host, fs::Permissions::from_mode(0o755)).unwrap();
+    let output = verify_pods_tests::run(&mut sandbox.command(&host));
+    let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stdout.starts_with("[INFO] Verifying pod scheduling...\n"),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains("[ERROR] Scheduling validation FAILED\n"),
+        "{stderr}"
+    );
+    assert!(
+        stdout.contains("\n==========================================\n"),
+        "{stdout}"
+    );
+    assert!(!stderr.contains("command not found"), "{stderr}");
+}
