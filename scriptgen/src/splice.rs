@@ -829,13 +829,20 @@ mod tests {
 
     #[test]
     fn splice_source_replaces_the_definition_once() {
+        // After the host's last source line (issue 31), the definition gone.
         let once = splice_source(HOST, "lib/v.sh").unwrap();
         assert_eq!(
             once,
-            HOST.replace(
-                "verify_pods() {\n    old\n}\n",
-                "# shellcheck source=lib/v.sh\nsource \"${SCRIPT_DIR}/lib/v.sh\"\n"
+            HOST.replace("verify_pods() {\n    old\n}\n", "").replace(
+                "source \"${SCRIPT_DIR}/lib/a.sh\"\n",
+                "source \"${SCRIPT_DIR}/lib/a.sh\"\n# shellcheck source=lib/v.sh\nsource \"${SCRIPT_DIR}/lib/v.sh\"\n"
             )
+        );
+        // A host that sources nothing: where the definition was.
+        let bare = "set -e\nverify_pods() {\n  old\n}\nmain\n";
+        assert_eq!(
+            splice_source(bare, "lib/v.sh").unwrap(),
+            "set -e\nsource \"$(dirname \"${BASH_SOURCE[0]}\")/lib/v.sh\"\nmain\n"
         );
         assert_eq!(splice_source(&once, "lib/v.sh").unwrap(), once);
         assert_eq!(
