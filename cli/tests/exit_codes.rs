@@ -152,9 +152,10 @@ fn bad_flags_and_environment_exit_2() {
             &[("KWOK_VERIFY_PODS_INTERVAL", "0x5")],
             "non-negative integer",
         ),
+        // Set but empty is the default (issue 31; scriptgen/tests/wrapper.rs).
         (
             &[],
-            &[("KWOK_VERIFY_PODS_KUBECTL_TIMEOUT", "")],
+            &[("KWOK_VERIFY_PODS_KUBECTL_TIMEOUT", "12s")],
             "non-negative integer",
         ),
         (&["--format", "yaml"], &[], "invalid value"),
@@ -426,9 +427,10 @@ fn knobs_are_validated_offline_too() {
         for (k, v) in *env {
             cmd.env(k, v);
         }
+        // Upstream's start line first, whatever the settings hold (issue 31).
         cmd.assert()
             .code(2)
-            .stdout("")
+            .stdout("Verifying pod scheduling...\n")
             .stderr(predicate::str::contains(*cause));
     }
 }
