@@ -3,7 +3,8 @@
 #   KWOK_VERIFY_PODS_DEADLINE=120 ./verify-pods.sh
 # Returns 0 pass or empty, 1 validation failed, 2 could not observe (under
 # set -e: `verify_pods || status=$?`). Needs bash >= 3.2, jq >= 1.6, timeout
-# (coreutils) and kubectl. Settings, from the environment (empty: default):
+# (coreutils) and kubectl. Settings, from the environment (empty: default,
+# but no kind for KWOK_VERIFY_PODS_EXCLUDE_OWNER_KINDS):
 #   KWOK_VERIFY_PODS_DEADLINE=60 KWOK_VERIFY_PODS_INTERVAL=5
 #   KWOK_VERIFY_PODS_KUBECTL_TIMEOUT=120 KWOK_VERIFY_PODS_CHUNK_SIZE=0
 #   KWOK_VERIFY_PODS_LIST_LIMIT=10 KWOK_VERIFY_PODS_DEADLINE_EPOCH=0
