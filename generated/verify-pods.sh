@@ -232,15 +232,19 @@ def status_counts:
 # for them); a failure's last line sums it up (render.jq opens it with
 # upstream's banner).
 def verdict_message:
-  if .verdict == "pass" then "Scheduling validation PASSED: all \(.total) pods scheduled successfully"
+  # The pods it counts: those an owner kind excused (excused_line) are not
+  # scheduled, and not counted in "all N" (issue 29: it must be true).
+  if .verdict == "pass" then "Scheduling validation PASSED: all \(.total - .excused) pods scheduled successfully"
   elif .verdict == "empty" then "No pods were created - bundle may be empty"
   else "Pod validation failed: \(.unscheduled) unscheduled, \(.failed) failed"
   end;
 def unscheduled_heading: "Unscheduled pods (\(.unscheduled))";
+# The pods without a node that --exclude-owner-kinds excused (issue 29): no
+# excuse goes unsaid.
+def excused_line:
+  "\(.excused) \(if .excused == 1 then "pod" else "pods" end) without a node not counted: owned by "
+  + (.excused_kinds | map(text) | join(", ")) + " (--exclude-owner-kinds)";
 def failed_heading: "Failed pods (\(.failed))";
-# The events shown (events.jq keeps the newest 50) of how many matched.
-def events_heading:
-  "FailedScheduling events for the unscheduled pods (\(.events | length) of \(.events_matched // (.events | length)), newest first)";
 def events_missing_note:
   if .events == null then "FailedScheduling events: not collected"
   else "FailedScheduling events: none for the unscheduled pods"
@@ -265,6 +269,43 @@ def unscheduled_cause(f):
 # The cause of a group of failed pods: its reason, and the message when
 # every pod of it has the same one.
 def failed_cause(f): parts_joined(f; [.reason, .message]);
+# ---- The events of each group (issue 29). With a list limit N > 0 every
+# unscheduled group shown (the first min(N, groups)) gets its own newest
+# events, the same number each: N divided by the groups shown (rounded
+# down; at least 1, as at most N groups are shown). So the event lines are at
+# most N in all, and no group's events are crowded out by a larger group's.
+# Input: a result.
+def events_share($n):
+  ([.unscheduled_groups | length, $n] | min) as $shown
+  | if $shown == 0 then 0 else [($n / $shown | floor), 1] | max end;
+# Input: a result. For each group of $groups (unscheduled groups of the
+# result): {group, matched: how many events its pods have, events: the
+# newest $share of them, newest first}. The events are every matched event
+# (events.jq), newest first, so "none" here is true.
+def group_events($groups; $share):
+  (.unscheduled_pods | map({key: ([.namespace, .name] | tojson), value: ([.reason, .message] | tojson)})
+   | from_entries) as $group_of
+  | [.events // [] | .[] | {key: $group_of[[.namespace, .pod] | tojson], event: .}] as $keyed
+  | $groups[]
+  | . as $group
+  | ([.reason, .message] | tojson) as $key
+  | [$keyed[] | select(.key == $key) | .event] as $mine
+  | {group: $group, matched: ($mine | length), events: $mine[:$share]};
+
+# The events: every one that matched, newest first (list limit 0), or the
+# newest of each group (events_share).
+def events_heading($n):
+  if $n == 0 then "FailedScheduling events for the unscheduled pods (\(.events | length), newest first)"
+  else "FailedScheduling events for the unscheduled pods, newest first, at most \(events_share($n)) a group"
+  end;
+# Input: one of group_events. The line that opens a group's events: its
+# count, how many of its events are shown, its cause.
+def group_events_count:
+  if .matched == 0 then "no FailedScheduling events"
+  else "\(.events | length) of \(.matched) \(if .matched == 1 then "event" else "events" end)" end;
+def group_events_line(f): "\(.group.count | pods_count) (\(group_events_count)): \(.group | unscheduled_cause(f))";
+# One event as a line of text (the text and the annotations).
+def event_line: "\(.last_seen | text) \(.namespace | text)/\(.pod | text) (x\(.count | text)): \(.message | trim_end)";
 # Input: a result. The first $n pods of one of its groups, in the snapshot's order.
 def unscheduled_members($group; $n):
   [.unscheduled_pods[] | select(.reason == $group.reason and .message == $group.message)] | .[:$n];
@@ -311,10 +352,36 @@ def list_version: if (.metadata | type) == "object" then .metadata.resourceVersi
 # with resourceVersion "": such a snapshot has no version to name.
 def list_read_at: .[0] | list_version | if is_string and . != "" then . else null end;
 def list_continue: if (.metadata | type) == "object" then .metadata["continue"] // "" else "" end;
-def list_items($what):
+# A kind as a phrase: "an EventList", "a Node"; a kind that is not a string as JSON.
+def a_kind:
+  if is_string then
+    .[0:1] as $first
+    | (if any("A", "E", "I", "O", "U"; . == $first) then "an " else "a " end) + one_line
+  else "a kind " + tojson end;
+# Only the lists of $kind are read (issue 29): a document whose kind is set
+# must be "\($kind)List" or "List", and an item of it whose kind is set must
+# be $kind (`kubectl get pods -o json` sets it on every item; a raw page of
+# the API server on none). Anything else is refused in one line naming what
+# was found, never counted: a NodeList or an EventList counted as pods was a
+# false pass. $command is how to get the right list.
+def list_kinds($kind; $command):
+  "\($kind)List" as $list
+  | (if $kind == "Pod" then "a PodList or a List of Pods" else "an \($list) or a List of \($kind)s" end
+     + " (\($command))") as $expected
+  | (first(.[] | .kind | select(. != null and . != $list and . != "List")) // null) as $other
+  | if $other != null then error("\($other | a_kind), expected \($expected)") else . end
+  # The items of a document of no kind or of kind List only: a list of
+  # $kind, whose items carry no kind, holds only $kind. `indices` counts them
+  # natively, without a jq test per item.
+  | (first(.[] | select(.kind != $list) | .items | map(.kind?)
+           | select(length > (indices($kind) | length) + (indices(null) | length))
+           | .[] | select(. != null and . != $kind)) // null) as $item
+  | if $item != null then error("a List holding \($item | a_kind), expected \($expected)") else . end;
+def list_items($what; $kind; $command):
   if length == 0 then error("\($what) is empty: expected a JSON document") else . end
   | if any(.[]; type != "object" or (.items | type) != "array")
     then error("\($what) has no items array") else . end
+  | list_kinds($kind; $command)
   | (.[0] | list_version) as $version
   | [.[] | list_version | select(. != $version)] as $others
   | if $others != []
@@ -351,9 +418,6 @@ VERIFY_PODS_LIB_JQ
 
 # lib.jq (canon) comes first: the drivers put it in front of this file.
 
-# A pod counts as bound when spec.nodeName is a non-empty string.
-def node_name: .spec.nodeName // "";
-
 # An owner of one of $kinds (exact match). The default list is `Job`
 # (checker/programs/excluded-owner-kinds): only pods of a batch/v1 Job may
 # stay unscheduled. Upstream's `map(.kind) | contains(["Job"])` is a substring
@@ -361,9 +425,19 @@ def node_name: .spec.nodeName // "";
 # README names the list that reproduces it.
 def owned_by($kinds): any(.metadata.ownerReferences[]?; .kind as $kind | any($kinds[]; . == $kind));
 
-# A Pending pod is unscheduled when no node is bound and no owner of an
-# excluded kind owns it.
-def unscheduled($kinds): node_name == "" and (owned_by($kinds) | not);
+# The kinds of $kinds among the pod's owners.
+def owner_kinds_in($kinds): [.metadata.ownerReferences[]? | .kind as $kind | select(any($kinds[]; . == $kind)) | $kind];
+
+# Input: the node names (spec.nodeName) and $phases the phases of the pods.
+# The positions of the pods that no node runs and that still should be:
+# no node bound (a pod is bound when spec.nodeName is a non-empty string or
+# another value but null and false) in any phase but Succeeded
+# and Failed (issue 29). Pending is the usual one; a pod Running, Unknown or
+# of no phase without a node is not scheduled either, and is never called so.
+# `indices` finds them natively; only those pods are looked at.
+def nodeless($phases):
+  [indices(null), indices(""), indices(false)] | add | sort
+  | map(select($phases[.] != "Succeeded" and $phases[.] != "Failed"));
 
 # Why the scheduler left the pod unbound, in its own words: the PodScheduled
 # condition with status "False" (reason Unschedulable, SchedulingGated...),
@@ -379,13 +453,13 @@ def terminated: [.status.containerStatuses[]? | .state.terminated | objects] | .
 # Input: the pods. The pods whose phase ($phases[i] is pod i's) is $phase.
 def with_phase($phases; $phase): .[$phases | indices($phase)[]];
 
-# Input: the pods. How many are bound to each node, by node name; unbound
+# Input: the node names. How many pods are bound to each node; unbound
 # pods (node_name "") count as "<none>". The raw names are grouped and the
 # unbound groups merged afterwards, so the work per pod is one field read and
 # group_by's sort (together ~150 M of the program's ~500 M instructions at
 # 10k pods).
 def distribution:
-  map(.spec.nodeName) | group_by(.)
+  group_by(.)
   | map({node: (.[0] // "" | if . == "" then "<none>" else . end), pods: length})
   | group_by(.node) | map({node: (.[0].node | canon), pods: (map(.pods) | add)});
 
@@ -408,12 +482,20 @@ def outside($excluded):
 ($excluded_namespaces | split(",") | map(select(. != ""))) as $excluded
 | ($excluded_owner_kinds | split(",") | map(select(. != ""))) as $owner_kinds
 | . as $documents
-| list_items("snapshot") | outside($excluded)
+| list_items("snapshot"; "Pod"; "kubectl get pods -A -o json") | outside($excluded)
 | map(.status.phase) as $phases
-| [ with_phase($phases; "Pending") | select(unscheduled($owner_kinds)) | scheduler_verdict as $why
+| map(.spec.nodeName) as $node_names
+| . as $pods
+# The pods without a node: each unscheduled, or excused when an owner's kind
+# is one of $owner_kinds (then said, never silent: issue 29).
+| [ $node_names | nodeless($phases)[] | $pods[.]
+    | scheduler_verdict as $why
     | {namespace: (.metadata.namespace | canon), name: (.metadata.name | canon),
-       uid: (.metadata.uid | canon), reason: ($why.reason | canon), message: ($why.message | canon)}
-  ] as $unscheduled_pods
+       uid: (.metadata.uid | canon), reason: ($why.reason | canon), message: ($why.message | canon),
+       excused_by: owner_kinds_in($owner_kinds)}
+  ] as $nodeless_pods
+| [ $nodeless_pods[] | select(.excused_by == []) | del(.excused_by) ] as $unscheduled_pods
+| [ $nodeless_pods[] | select(.excused_by != []) ] as $excused
 | [ with_phase($phases; "Failed") | terminated as $t
     | {
         namespace: (.metadata.namespace | canon),
@@ -436,7 +518,12 @@ def outside($excluded):
     unscheduled: ($unscheduled_pods | length),
     unscheduled_pods: $unscheduled_pods,
     failed_pods: $failed_pods,
-    distribution: distribution
+    distribution: ($node_names | distribution),
+    # Pods without a node not counted as unscheduled (--exclude-owner-kinds),
+    # shaped like unscheduled_pods, and the owner kinds that excused them.
+    excused: ($excused | length),
+    excused_pods: [$excused[] | del(.excused_by)],
+    excused_kinds: ([$excused[].excused_by[]] | unique)
   }
 | . + {
     verdict: (if .unscheduled > 0 or .failed > 0 then "fail"
@@ -468,8 +555,9 @@ VERIFY_PODS_DECISION_JQ
 #            shapes may be mixed in one list).
 # Variables: $report  the report of report.jq, slurped (`--slurpfile report FILE`),
 #                     so the report itself is $report[0].
-# Output:    {matched: how many events matched, events: the newest 50 of them,
-#            newest first}. An event matches when
+# Output:    {matched: how many events matched, events: every one of them,
+#            newest first} (issue 29: the outputs pick each group's newest;
+#            lib.jq's group_events). An event matches when
 #            the pod it is about (core/v1 `involvedObject`, events.k8s.io `regarding`)
 #            is one of the unscheduled pods: same namespace and name, and same uid
 #            when both sides carry one. Events of pods that have since been bound,
@@ -581,7 +669,7 @@ def instant:
   end;
 
 ($report[0].unscheduled_pods | map({key: pod_key, value: (.uid // "")}) | from_entries) as $uid_by_pod
-| [ list_items("events document")[]
+| [ list_items("events document"; "Event"; "kubectl get events -A -o json")[]
     | select(.reason == "FailedScheduling")
     | (.involvedObject // .regarding // {}) as $pod
     | select(($pod.kind // "Pod") == "Pod")
@@ -596,7 +684,7 @@ def instant:
         message: (.message // .note // "" | canon)
       } ]
 | sort_by([(.last_seen | instant), .namespace, .pod, .message])
-| {matched: length, events: (reverse | .[:50])}
+| {matched: length, events: reverse}
 VERIFY_PODS_EVENTS_JQ
     events_program=$lib_program$events_program
     local result_program
@@ -672,6 +760,12 @@ def failure_banner:
   "============================================================" as $rule
   | [$rule, "Scheduling validation FAILED", $rule];
 
+# The order (issue 29): the verdict first, the evidence after. The status
+# line; for a failure upstream's banner and counts; the unscheduled groups;
+# the failed groups; then what explains them (the excused pods, the events,
+# the node distribution); last the verdict's sentence. The lines CI logs are
+# grepped for keep their words.
+
 # The status line names the resourceVersion its counts were read at (the
 # verdict's state: the list's, or the watch's after the last event applied),
 # so a red CI log says which state of the cluster it judged, after the group
@@ -681,17 +775,6 @@ def failure_banner:
 ("Pod status: \(status_counts) (attempts=\(.attempts), waited=\(.waited_seconds)s)"
  + (if .resource_version == null then "" else " at resourceVersion \(.resource_version)" end)
  | line("info"))
-,
-(if (.distribution | length) == 0 then empty
- elif $list_limit > 0 and (node_figures | .nodes > $list_limit) then
-   # More nodes than the limit: one summary line, then the N busiest.
-   (node_figures
-    | ("Pod distribution by node: \(node_summary); the \($list_limit) with the most pods:" | line("info")),
-      (.most[:$list_limit][] | "  \(.node): \(.pods)" | line("info")))
- else
-   ("Pod distribution by node:" | line("info")),
-   (.distribution[] | "  \(.node): \(.pods)" | line("info"))
- end)
 ,
 # A failure opens with upstream verify_pods()'s banner and counts, in its
 # words (CI logs are grepped for them); our lists, causes and events follow.
@@ -713,12 +796,6 @@ def failure_banner:
          | ("  \(.count | pods_count): \(unscheduled_cause(trim_end))" | line("error")),
            (. as $group | group_pods($result | unscheduled_members($group; $list_limit); .count; false))),
         (.unscheduled_groups | groups_left($list_limit) | select(. != "") | "  \(.)" | line("error"))
-    end),
-   (if (.events | length) == 0 then
-      (events_missing_note | line("warn"))
-    else
-      ("\(events_heading):" | line("error")),
-      (.events[] | "  \(.last_seen) \(.namespace)/\(.pod) (x\(.count)): \(.message | trim_end)" | line("error"))
     end)
  else empty end)
 ,
@@ -736,6 +813,39 @@ def failure_banner:
         (.failed_groups | groups_left($list_limit) | select(. != "") | "  \(.)" | line("error"))
     end)
  else empty end)
+,
+(if .excused > 0 then excused_line | line("info") else empty end)
+,
+# The events: every one, newest first (list limit 0), or under each group
+# shown its own newest (lib.jq's events_share and group_events).
+(if .unscheduled == 0 then empty
+ elif (.events | length) == 0 then
+   events_missing_note | line("warn")
+ elif $list_limit == 0 then
+   ("\(events_heading(0)):" | line("error")),
+   (.events[] | "  \(event_line)" | line("error"))
+ else
+   ("\(events_heading($list_limit)):" | line("error")),
+   (group_events(.unscheduled_groups[:$list_limit]; events_share($list_limit))
+    | ("  \(group_events_line(trim_end))" | line("error")),
+      (.events[] | "    \(event_line)" | line("error")))
+ end)
+,
+# The node distribution, short: on a pass one summary line (with a limit);
+# with more nodes than the limit, the summary and the N busiest; else every
+# node.
+(if (.distribution | length) == 0 then empty
+ elif $list_limit > 0 and .verdict == "pass" and (node_figures | .nodes > 0) then
+   "Pod distribution by node: \(node_figures | node_summary)" | line("info")
+ elif $list_limit > 0 and (node_figures | .nodes > $list_limit) then
+   # More nodes than the limit: one summary line, then the N busiest.
+   (node_figures
+    | ("Pod distribution by node: \(node_summary); the \($list_limit) with the most pods:" | line("info")),
+      (.most[:$list_limit][] | "  \(.node): \(.pods)" | line("info")))
+ else
+   ("Pod distribution by node:" | line("info")),
+   (.distribution[] | "  \(.node): \(.pods)" | line("info"))
+ end)
 ,
 ((if .verdict == "pass" then "info" elif .verdict == "empty" then "warn" else "error" end) as $level
  | verdict_message | line($level))
@@ -802,15 +912,23 @@ def table($header; $align; $rows):
 def full_lists_note:
   "Every pod is in `verify-pods check --format json` and in report.json of the artifact directory (`--save-dir`).";
 
+def events_table($events):
+  table(["Last seen", "Pod", "Count", "Message"]; ["---", "---", "---:", "---"];
+        [$events[] | [.last_seen, "\(.namespace | text)/\(.pod | text)", .count, .message]]);
+# The events as the text lists them: every one (list limit 0), or each
+# group's own newest (lib.jq's group_events), a table a group.
 def events_section:
   if (.events | length) == 0 then
     events_missing_note, ""
+  elif $list_limit == 0 then
+    "#### \(events_heading(0))", "", events_table(.events), ""
   else
-    "#### \(events_heading)",
+    "#### \(events_heading($list_limit))",
     "",
-    table(["Last seen", "Pod", "Count", "Message"]; ["---", "---", "---:", "---"];
-          [.events[] | [.last_seen, "\(.namespace | text)/\(.pod | text)", .count, .message]]),
-    ""
+    (group_events(.unscheduled_groups[:$list_limit]; events_share($list_limit))
+     | (group_events_line(trim_end) | cell),
+       "",
+       (if .matched == 0 then empty else events_table(.events), "" end))
   end;
 
 def pod_ref: "\(.namespace | text)/\(.name | text)";
@@ -849,8 +967,7 @@ def summary_lines:
                     members_cell($result | unscheduled_members($group; $list_limit); .count; false)]])
       end),
      "",
-     (if $list_limit == 0 then empty else .unscheduled_groups | groups_line end),
-     events_section
+     (if $list_limit == 0 then empty else .unscheduled_groups | groups_line end)
    else empty end),
   (if .failed > 0 then
      "#### \(failed_heading)",
@@ -868,6 +985,9 @@ def summary_lines:
      "",
      (if $list_limit == 0 then empty else .failed_groups | groups_line end)
    else empty end),
+  # The excused pods, then the events (issue 29: after the failed pods, as in the text).
+  (if .excused > 0 then (excused_line | cell), "" else empty end),
+  (if .unscheduled > 0 then events_section else empty end),
   # What the digest left out, and where every pod is.
   (if $list_limit == 0 then empty
    else
