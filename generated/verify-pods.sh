@@ -1448,7 +1448,9 @@ VERIFY_PODS_PAGE_HEAD_JQ
       verify_pods__last_stderr_line
       # mkdir's own words: `mkdir: cannot create directory '…': WHY`.
       dir=$artifact_dir why=${last_line##*: }
-      verify_pods__error 2 "%s: cannot create the artifact directory: %s" "$dir" "$why" || return
+      # A report never changes the verdict (issue 29): one warning, no artifacts.
+      verify_pods__warn "%s: cannot create the artifact directory: %s" "$dir" "$why"
+      artifact_dir=
     fi
     # An earlier failure's files must not look like this run's: removed
     # first, as checker::artifacts::Saver does; a failed verdict writes them.
@@ -1460,7 +1462,9 @@ VERIFY_PODS_PAGE_HEAD_JQ
           verify_pods__last_stderr_line
           # rm's own words: `rm: cannot remove '…': WHY`.
           why=${last_line##*: }
-          verify_pods__error 2 "%s: cannot save artifacts: %s" "$path" "$why" || return
+          verify_pods__warn "%s: cannot save artifacts: %s" "$path" "$why"
+          artifact_dir=
+          break
         fi
       done
     fi
@@ -1689,7 +1693,9 @@ VERIFY_PODS_PAGE_HEAD_JQ
           verify_pods__last_stderr_line
           # cp's own words: `cp: cannot create regular file '…': WHY`.
           why=${last_line##*: }
-          verify_pods__error 2 "%s: cannot save artifacts: %s" "$path" "$why" || return
+          # One warning; the verdict's exit code stands (issue 29).
+          verify_pods__warn "%s: cannot save artifacts: %s" "$path" "$why"
+          break
         fi
       done
     fi
@@ -1710,7 +1716,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
           verify_pods__last_stderr_line
           why=${last_line##*: }
         fi
-        verify_pods__error 2 "%s=%s: cannot append the step summary: %s" "$env" "$file" "$why" || return
+        verify_pods__warn "%s=%s: cannot append the step summary: %s" "$env" "$file" "$why"
       fi
     fi
     case $verdict in

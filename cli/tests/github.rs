@@ -1035,7 +1035,7 @@ fn every_format_appends_the_same_summary_and_keeps_what_was_there() {
 }
 
 #[test]
-fn no_summary_without_the_variable_and_exit_2_when_it_cannot_be_written() {
+fn no_summary_without_the_variable_and_a_warning_when_it_cannot_be_written() {
     let case = Case::samples();
     let dir = case.dir.path();
     verify_pods()
@@ -1056,8 +1056,9 @@ fn no_summary_without_the_variable_and_exit_2_when_it_cannot_be_written() {
         .args(["check", "--snapshot"])
         .arg(&case.pods)
         .assert()
-        .code(2)
-        .stderr(predicates::str::contains("GITHUB_STEP_SUMMARY"));
+        // A report never changes the verdict (issue 29): still 1, a warning.
+        .code(1)
+        .stderr(predicates::str::contains("warning: GITHUB_STEP_SUMMARY"));
 }
 
 /// The value a test gives a program's `$variable`: the list limit is the
