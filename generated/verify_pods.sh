@@ -77,7 +77,7 @@ verify_pods() {
     # job's group misses, so it runs in the background (a trap runs while
     # `wait` waits, not before a foreground command ends) and is killed by
     # group. These traps end with the subshell: the host inherits none.
-    local kubectl_pid=
+    local kubectl_pid='' waiting_pid=''
     # shellcheck disable=SC2317 # run by the traps below
     verify_pods__cancel() {
       # Ignored while cleaning up: the caller's trap forwards a TERM of its
@@ -87,6 +87,11 @@ verify_pods() {
         kill -s KILL -- "-$kubectl_pid" "$kubectl_pid" 2>/dev/null
         # Reaped here, so bash prints no job line of its own for it.
         wait "$kubectl_pid" 2>/dev/null
+      fi
+      # The 10 s note of a kubectl call (verify_pods__fetch): its sleep too.
+      if [[ -n $waiting_pid ]]; then
+        kill "$waiting_pid" 2>/dev/null
+        wait "$waiting_pid" 2>/dev/null
       fi
       rm -rf -- "$work_dir"
       trap - "$1"
@@ -1101,8 +1106,29 @@ VERIFY_PODS_PAGE_HEAD_JQ
       command="kubectl $*"
       timeout "$cap" kubectl "$@" </dev/null >"$out_file" 2>"$stderr_file" &
       kubectl_pid=$!
+      # Never silent while waiting (issue 29): a list still running after
+      # 10 s says so once, as checker/src/live/kubectl.rs (SLOW_CALL).
+      waiting_pid=
+      if [[ -n ${waiting_what:-} ]] && ((kubectl_timeout > 10)); then
+        (
+          sleeper=''
+          trap 'kill "$sleeper" 2>/dev/null; exit 0' TERM
+          sleep 10 &
+          sleeper=$!
+          if wait "$sleeper"; then
+            what=$waiting_what seconds=10 timeout=$kubectl_timeout
+            verify_pods__warn "waiting for the API server: %s list running %s s (kubectl timeout %s s)" "$what" "$seconds" "$timeout"
+          fi
+        ) &
+        waiting_pid=$!
+      fi
       # wait's stderr: bash's own job line when kubectl dies by a signal.
       wait "$kubectl_pid" 2>/dev/null || kubectl_status=$?
+      if [[ -n $waiting_pid ]]; then
+        kill "$waiting_pid" 2>/dev/null
+        wait "$waiting_pid" 2>/dev/null
+        waiting_pid=
+      fi
       # timeout leads a group of its own: what kubectl left in it (a
       # wrapper's or an exec plugin's child) ends with it, as in the checker.
       kill -s KILL -- "-$kubectl_pid" 2>/dev/null
@@ -1203,6 +1229,9 @@ VERIFY_PODS_PAGE_HEAD_JQ
     # 2 with unfinished=true.
     verify_pods__list() {
       local list=$1 out_file=$2 token='' version first_version='' status=0 cap capped first
+      # What a slow call says it waits for: `pods` of /api/v1/pods.
+      local waiting_what=${list%%\?*}
+      waiting_what=${waiting_what##*/}
       page=0 fetch_error='' unfinished=false
       : >"$out_file"
       while :; do

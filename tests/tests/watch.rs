@@ -658,7 +658,10 @@ fn a_busy_stream_prints_at_most_a_progress_line_an_interval() {
 #[test]
 fn a_quiet_watch_prints_a_progress_line_every_interval() {
     let others: Vec<Value> = (0..3).map(|i| running(&format!("app-{i}"))).collect();
-    let states = vec![State::new([others, vec![waiting("trainer-0")]].concat(), vec![])];
+    let states = vec![State::new(
+        [others, vec![waiting("trainer-0")]].concat(),
+        vec![],
+    )];
     let (_server, env) = server(states, Duration::from_secs(3600), vec![]);
     let (output, _) = check(&env, 3, 1, &[]);
     assert_eq!(output.status.code(), Some(1), "{}", shown(&output));
