@@ -856,9 +856,10 @@ VERIFY_PODS_PROGRESS_JQ
 #         the text's digest, a row per group of pods by cause (at most N)
 #         naming its first N pods; 0, a row per pod.
 # Sections: a heading with the verdict, the counts table, then for a failure
-# the unscheduled pods with the scheduler's reason, their FailedScheduling
-# events and the failed pods; last, when pods were left out, a line saying
-# how many and where every pod is.
+# the unscheduled pods with the scheduler's reason and the failed pods; the
+# excused pods (issue 29); the FailedScheduling events, each group's own
+# (lib.jq's group_events); last, when pods were left out, a line saying how
+# many and where every pod is.
 #
 # GitHub refuses a step summary over 1 MiB (and shows none of it): whatever
 # the limit, the lines stop before 1 MiB with a line that says so.
