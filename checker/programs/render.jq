@@ -35,6 +35,12 @@ def failure_banner:
   | ("" | line("plain")), ($rule | line("plain")), ("Scheduling validation FAILED" | line("error")),
     ($rule | line("plain")), ("" | line("plain"));
 
+# The order (issue 29): the verdict first, the evidence after. The status
+# line; for a failure upstream's banner and counts; the unscheduled groups;
+# the failed groups; then what explains them (the excused pods, the events,
+# the node distribution); last the verdict's sentence. The lines CI logs are
+# grepped for keep their words.
+
 # The status line names the resourceVersion its counts were read at (the
 # verdict's state: the list's, or the watch's after the last event applied),
 # so a red CI log says which state of the cluster it judged, after the group
@@ -44,17 +50,6 @@ def failure_banner:
 ("Pod status: \(status_counts) (attempts=\(.attempts), waited=\(.waited_seconds)s)"
  + (if .resource_version == null then "" else " at resourceVersion \(.resource_version)" end)
  | line("info"))
-,
-(if (.distribution | length) == 0 then empty
- elif $list_limit > 0 and (node_figures | .nodes > $list_limit) then
-   # More nodes than the limit: one summary line, then the N busiest.
-   (node_figures
-    | ("Pod distribution by node: \(node_summary); the \($list_limit) with the most pods:" | line("info")),
-      (.most[:$list_limit][] | "  \(.node): \(.pods)" | line("plain")))
- else
-   ("Pod distribution by node:" | line("info")),
-   (.distribution[] | "  \(.node): \(.pods)" | line("plain"))
- end)
 ,
 # A failure opens with upstream verify_pods()'s banner and counts, in its
 # words (CI logs are grepped for them); our lists, causes and events follow.
@@ -76,12 +71,6 @@ def failure_banner:
          | ("  \(.count | pods_count): \(unscheduled_cause(trim_end))" | line("plain")),
            (. as $group | group_pods($result | unscheduled_members($group; $list_limit); .count; false))),
         (.unscheduled_groups | groups_left($list_limit) | select(. != "") | "  \(.)" | line("plain"))
-    end),
-   (if (.events | length) == 0 then
-      (events_missing_note | line("warn"))
-    else
-      ("\(events_heading):" | line("error")),
-      (.events[] | "  \(.last_seen) \(.namespace)/\(.pod) (x\(.count)): \(.message | trim_end)" | line("plain"))
     end)
  else empty end)
 ,
@@ -99,6 +88,39 @@ def failure_banner:
         (.failed_groups | groups_left($list_limit) | select(. != "") | "  \(.)" | line("plain"))
     end)
  else empty end)
+,
+(if .excused > 0 then excused_line | line("plain") else empty end)
+,
+# The events: every one, newest first (list limit 0), or under each group
+# shown its own newest (lib.jq's events_share and group_events).
+(if .unscheduled == 0 then empty
+ elif (.events | length) == 0 then
+   events_missing_note | line("warn")
+ elif $list_limit == 0 then
+   ("\(events_heading(0)):" | line("error")),
+   (.events[] | "  \(event_line)" | line("plain"))
+ else
+   ("\(events_heading($list_limit)):" | line("error")),
+   (group_events(.unscheduled_groups[:$list_limit]; events_share($list_limit))
+    | ("  \(group_events_line(trim_end))" | line("plain")),
+      (.events[] | "    \(event_line)" | line("plain")))
+ end)
+,
+# The node distribution, short: on a pass one summary line (with a limit);
+# with more nodes than the limit, the summary and the N busiest; else every
+# node.
+(if (.distribution | length) == 0 then empty
+ elif $list_limit > 0 and .verdict == "pass" and (node_figures | .nodes > 0) then
+   "Pod distribution by node: \(node_figures | node_summary)" | line("info")
+ elif $list_limit > 0 and (node_figures | .nodes > $list_limit) then
+   # More nodes than the limit: one summary line, then the N busiest.
+   (node_figures
+    | ("Pod distribution by node: \(node_summary); the \($list_limit) with the most pods:" | line("info")),
+      (.most[:$list_limit][] | "  \(.node): \(.pods)" | line("plain")))
+ else
+   ("Pod distribution by node:" | line("info")),
+   (.distribution[] | "  \(.node): \(.pods)" | line("plain"))
+ end)
 ,
 ((if .verdict == "pass" then "info" elif .verdict == "empty" then "warn" else "plain" end) as $level
  | verdict_message | line($level))
