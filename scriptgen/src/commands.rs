@@ -328,7 +328,7 @@ fn library(
     lib: &str,
 ) -> Result<(String, String), Box<dyn std::error::Error>> {
     let spliced = splice::splice_source(script, lib)?;
-    let fields = Fields::from_checker()?;
+    let fields = Fields::for_library()?;
     let mut definition = render::definition(&fields)?;
     if let (Some(ours), Some(host)) = (
         splice::indent_step(&definition)?,

@@ -71,6 +71,8 @@ pub struct Fields {
     pub releases: &'static str,
     /// [`Self::program_files`] wrapped for a header comment.
     pub program_lines: Vec<String>,
+    /// Whether the function appends GitHub's step summary.
+    pub summary: bool,
 }
 
 /// Where the headers send a reader for verify-pods itself.
@@ -403,8 +405,23 @@ pub fn heredoc_delimiter(name: &str) -> String {
 impl Fields {
     /// Everything from the checker.
     pub fn from_checker() -> Result<Self, RenderError> {
+        Self::with_summary(true)
+    }
+
+    /// For a host's library (`splice --lib`): without GitHub's step
+    /// summary (summary.jq), which upstream's function never wrote: the
+    /// host's job summary stays its own (issue 31: the bash keeps only what
+    /// the host needs). generated/ and `verify-pods check` keep it.
+    pub fn for_library() -> Result<Self, RenderError> {
+        Self::with_summary(false)
+    }
+
+    fn with_summary(summary: bool) -> Result<Self, RenderError> {
+        let used = USED
+            .into_iter()
+            .filter(|p| summary || p.name != Programs::SUMMARY.name);
         let programs = std::iter::once(Embedded::lib())
-            .chain(USED.into_iter().map(Embedded::new))
+            .chain(used.clone().map(Embedded::new))
             .collect::<Result<Vec<_>, _>>()?;
         let mut settings: Vec<String> = contract::KNOBS
             .iter()
@@ -416,8 +433,10 @@ impl Fields {
             Programs::default_excluded_owner_kinds().join(",")
         ));
         settings.push(format!("{}=", contract::ARTIFACT_DIR.env));
-        settings.push(format!("{}=", contract::STEP_SUMMARY.env));
-        let mut program_files = USED.map(|p| p.file).to_vec();
+        if summary {
+            settings.push(format!("{}=", contract::STEP_SUMMARY.env));
+        }
+        let mut program_files: Vec<&str> = used.map(|p| p.file).collect();
         program_files.push(Programs::LIB_FILE);
         program_files.push("page-head.jq");
         Ok(Self {
@@ -446,6 +465,7 @@ impl Fields {
             version: env!("CARGO_PKG_VERSION"),
             settings_lines: wrapped(&settings, 74),
             releases: RELEASES,
+            summary,
             program_lines: wrapped(
                 &program_files
                     .iter()
