@@ -156,7 +156,7 @@ fn bound_pods() -> String {
 /// stderr), defined only for the call: none is left behind.
 #[test]
 fn a_host_without_log_functions_gets_upstreams_tags_and_streams() {
-    let mut sandbox = red_sandbox();
+    let sandbox = red_sandbox();
     let host = sandbox.file(
         "bare-host.sh",
         &format!(
