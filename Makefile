@@ -10,7 +10,7 @@ TEST_PROFILE := --profile testing
 DEMO_SNAPSHOT ?= samples/pods.json
 DEMO_EVENTS ?= samples/events.json
 
-.PHONY: demo test test-quick tools build generate check-generated install-check lint bench bless
+.PHONY: demo test test-quick tools build generate check-generated install-check lint bench bless dist
 
 demo: ## check the bundled sample snapshot (a red KWOK run) and show the verdict
 	@echo "Building verify-pods (release); the first build takes minutes..."
@@ -43,6 +43,17 @@ test-quick: tools build ## every test but race.rs: unit, CLI, golden, parity, li
 
 install-check: build ## cargo install --path cli into a temporary root; run verify-pods and kubectl verify-pods from there
 	./hack/install-check.sh $(TARGET_DIR)
+
+# Release archives (hack/dist.py): DIST_PROFILE=testing packages the tests'
+# build instead of building release; DIST_TARGET=TRIPLE cross-targets (the
+# release workflow builds each target on a runner of its own kind).
+DIST_PROFILE ?= release
+DIST_TARGET ?=
+DIST_DIR ?= dist
+dist: ## dist/verify-pods-vVERSION-TARGET.tar.gz, its .sha256, sha256.sum, the krew manifest verify-pods.yaml
+	$(CARGO) build --locked --profile $(DIST_PROFILE) -p verify-pods --bins $(if $(DIST_TARGET),--target $(DIST_TARGET),)
+	python3 hack/dist.py package --profile $(DIST_PROFILE) $(if $(DIST_TARGET),--target $(DIST_TARGET),) --target-dir $(TARGET_DIR) --out $(DIST_DIR)
+	python3 hack/dist.py index --out $(DIST_DIR)
 
 generate: ## rewrite generated/ from the canonical programs and templates
 	$(CARGO) run $(TEST_PROFILE) --quiet -p scriptgen -- write

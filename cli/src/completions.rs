@@ -1,4 +1,4 @@
-//! `verify-pods completions`: clap_complete's scripts, the bash one fixed.
+//! `verify-pods completions` and `verify-pods man`: clap_complete's scripts (the bash one fixed) and clap_mangen's pages.
 
 use crate::flags::Cli;
 use crate::written;
@@ -30,4 +30,19 @@ fn fix_hyphenated_bash_states(script: &str) -> String {
     let state = BIN_NAME.replace('-', "__");
     let misspelled = BIN_NAME.replace('-', "__subcmd__");
     script.replace(&misspelled, &state)
+}
+
+/// `verify-pods man DIR`: clap_mangen's pages, one per visible command
+/// (verify-pods.1, verify-pods-check.1, …), generated from the same clap
+/// definitions as `--help`; the release archives ship them (hack/dist.py).
+pub(crate) fn write_man_pages(dir: &std::path::Path) -> u8 {
+    let command = <Cli as clap::CommandFactory>::command();
+    match clap_mangen::generate_to(command, dir) {
+        Ok(()) => exit::PASS,
+        Err(e) => crate::fail(format!(
+            "cannot write the manual pages into {}: {}",
+            dir.display(),
+            checker::contract::io_words(&e)
+        )),
+    }
 }
