@@ -64,7 +64,7 @@ check-generated: ## fail with a diff when generated/ is stale
 lint: ## cargo fmt, clippy -D warnings, shellcheck
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy $(TEST_PROFILE) --workspace --all-targets -- -D warnings
-	shellcheck generated/*.sh hack/*.sh
+	shellcheck generated/*.sh hack/*.sh action/*.sh
 
 bless: ## rewrite the golden files of tests/corpus from the checker's output (review the diff!)
 	VERIFY_PODS_BLESS=1 $(CARGO) test $(TEST_PROFILE) -p verify-pods-tests --test golden

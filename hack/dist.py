@@ -85,8 +85,8 @@ def description():
         return tomllib.load(f)["package"]["description"]
 
 
-def archive_stem(target):
-    return f"{NAME}-v{version()}-{target}"
+def archive_stem(target, tag=None):
+    return f"{NAME}-{tag or 'v' + version()}-{target}"
 
 
 def host_target():
@@ -246,7 +246,7 @@ def krew_manifest(platforms, tag, uri_and_sha):
             f"        os: {os_}",
             f"        arch: {arch}",
             *(f"    {line}" for line in uri_and_sha(target)),
-            f"    bin: {q(archive_stem(target) + '/' + PLUGIN_BIN)}",
+            f"    bin: {q(archive_stem(target, tag) + '/' + PLUGIN_BIN)}",
         ]
     return "\n".join(lines) + "\n"
 
@@ -271,7 +271,8 @@ def krew_template(_args):
     """krew-release-bot's .krew.yaml: the manifest of every release target,
     its uri/sha256 filled in by the bot's addURIAndSha from the release."""
     def uri_and_sha(target):
-        url = f"{repository()}/releases/download/{{{{ .TagName }}}}/{NAME}-{{{{ .TagName }}}}-{target}.tar.gz"
+        tag = "{{ .TagName }}"
+        url = f"{repository()}/releases/download/{tag}/{archive_stem(target, tag)}.tar.gz"
         return [f'{{{{addURIAndSha "{url}" .TagName }}}}']
 
     text = krew_manifest(krew_platforms(RELEASE_TARGETS), "{{ .TagName }}", uri_and_sha)

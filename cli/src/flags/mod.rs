@@ -12,8 +12,8 @@ use checker::Programs;
 use clap::builder::{OsStringValueParser, TypedValueParser};
 use clap::{Parser, Subcommand, ValueEnum};
 use help::{
-    BASH_HELP, CHECK_HELP, COMPLETIONS_HELP, EXIT_CODES, MAN_HELP, PROGRAMS_HELP, TRIAGE_ABOUT, TRIAGE_HELP,
-    VERSION,
+    BASH_HELP, CHECK_HELP, COMPLETIONS_HELP, EXIT_CODES, MAN_HELP, PROGRAMS_HELP, TRIAGE_ABOUT,
+    TRIAGE_HELP, VERSION,
 };
 use scriptgen::commands::{self as bash, RenderArgs, SpliceArgs, SPLICE_HELP};
 use std::ffi::OsString;
