@@ -893,3 +893,49 @@ fn actionlint_passes_the_release_workflow_and_its_use_of_the_action() {
         text(&output.stderr)
     );
 }
+
+#[test]
+fn the_readme_installs_the_archive_and_uses_the_action() {
+    let d = dist();
+    let readme = fs::read_to_string(workspace_root().join("README.md")).unwrap();
+    // The download: the URL the manifest names, for the README's v and t.
+    let url_line = readme
+        .lines()
+        .find_map(|l| l.strip_prefix("url="))
+        .expect("the README's url= line");
+    let v_t = readme
+        .lines()
+        .find(|l| l.starts_with("v=v") && l.contains(" t="))
+        .expect("the README's v= t= line");
+    let (v, t) = v_t.split_once(" t=").unwrap();
+    let v = v.strip_prefix("v=").unwrap();
+    let manifest = yaml(&d.read("verify-pods.yaml"));
+    let uri = manifest["spec"]["platforms"][0]["uri"].as_str().unwrap();
+    let expected = uri
+        .replace(&format!("v{VERSION}"), "$v")
+        .replace(TARGET, "$t");
+    assert_eq!(url_line, expected);
+    assert_eq!(v, format!("v{VERSION}"));
+    assert!(
+        t.ends_with("-musl"),
+        "the README's archive runs on any Linux"
+    );
+    // The Actions example: the action, with inputs action.yml declares.
+    let example = readme
+        .split("```yaml\n")
+        .skip(1)
+        .map(|block| block.split("```").next().unwrap())
+        .find(|block| block.contains("- name: Verify pods"))
+        .expect("the README's Actions example");
+    let steps = yaml(example);
+    let step = &steps[0];
+    let uses = step["uses"].as_str().expect("the example uses the action");
+    assert!(
+        uses.ends_with(&format!("/verify-pods@v{VERSION}")),
+        "{uses}"
+    );
+    let action = yaml(&fs::read_to_string(workspace_root().join("action.yml")).unwrap());
+    for key in step["with"].as_object().unwrap().keys() {
+        assert!(action["inputs"].get(key).is_some(), "no input {key}");
+    }
+}
