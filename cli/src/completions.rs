@@ -34,15 +34,28 @@ fn fix_hyphenated_bash_states(script: &str) -> String {
 
 /// `verify-pods man DIR`: clap_mangen's pages, one per visible command
 /// (verify-pods.1, verify-pods-check.1, …), generated from the same clap
-/// definitions as `--help`; the release archives ship them (hack/dist.py).
+/// definitions as `--help`, each saying the version it documents; the
+/// release archives ship them (hack/dist.py).
 pub(crate) fn write_man_pages(dir: &std::path::Path) -> u8 {
-    let command = <Cli as clap::CommandFactory>::command();
-    match clap_mangen::generate_to(command, dir) {
-        Ok(()) => exit::PASS,
-        Err(e) => crate::fail(format!(
-            "cannot write the manual pages into {}: {}",
-            dir.display(),
-            checker::contract::io_words(&e)
-        )),
+    let mut command = <Cli as clap::CommandFactory>::command().disable_help_subcommand(true);
+    command.build();
+    let source = format!("{BIN_NAME} {}", env!("CARGO_PKG_VERSION"));
+    let mut commands = vec![command];
+    while let Some(command) = commands.pop() {
+        commands.extend(
+            command
+                .get_subcommands()
+                .filter(|c| !c.is_hide_set())
+                .cloned(),
+        );
+        let page = clap_mangen::Man::new(command).source(source.as_str());
+        if let Err(e) = page.generate_to(dir) {
+            return crate::fail(format!(
+                "cannot write the manual pages into {}: {}",
+                dir.display(),
+                checker::contract::io_words(&e)
+            ));
+        }
     }
+    exit::PASS
 }

@@ -134,7 +134,12 @@ fn the_archive_holds_one_folder_with_the_binaries_docs_completions_and_man_pages
         completions.stdout
     );
     let man = fs::read_to_string(top.join("man/verify-pods-check.1")).unwrap();
-    assert!(man.starts_with(".ie") && man.contains("\n.TH verify-pods-check 1"));
+    let title = man.lines().find(|l| l.starts_with(".TH ")).unwrap();
+    assert!(title.starts_with(".TH verify-pods-check 1 "), "{title}");
+    assert!(
+        title.contains(&format!("\"verify-pods {VERSION}\"")),
+        "{title}"
+    );
     assert!(
         man.contains("\\-\\-snapshot"),
         "the check page lists its flags"
