@@ -881,6 +881,13 @@ fn the_action_passes_refuses_bad_input_and_a_wrong_checksum() {
         ran.stdout
     );
     assert_eq!(ran.outputs["verdict"], "");
+
+    // No archive, no version and no release tag to take it from (`uses: ./`).
+    let tmp = tempfile::tempdir().unwrap();
+    let ran = run_action(&[("args", "--snapshot x")], tmp.path());
+    assert_eq!(ran.failed.as_deref(), Some("install"), "{}", ran.stdout);
+    let refusal = "::error title=verify-pods::no release to install: set the version input";
+    assert!(ran.stdout.contains(refusal), "{}", ran.stdout);
 }
 
 #[test]
