@@ -20,7 +20,7 @@ demo: ## check the bundled sample snapshot (a red KWOK run) and show the verdict
 	  echo "(exit code $$code: 0 pass/empty, 1 validation failed, 2 could not observe)"; \
 	  [ $$code -le 1 ]
 
-tools: ## install the real tools the tests run (jq, shellcheck, kubectl, PyPI jq) when missing
+tools: ## install the real tools the tests run (jq, shellcheck, kubectl, PyPI jq, actionlint) when missing
 	@./hack/install-test-tools.sh
 
 build: ## build every binary and test of the workspace in the tests' profile
