@@ -596,6 +596,18 @@ struct ActionRun {
 /// GITHUB_ENV/GITHUB_PATH applied to the steps after it, steps after a
 /// failure skipped, then the action's outputs from their `value`s.
 fn run_action(inputs: &[(&str, &str)], tmp: &Path) -> ActionRun {
+    run_action_in(inputs, &[], tmp)
+}
+
+/// [`run_action`] with values of the `github` context (`action_ref`,
+/// `action_repository`, `server_url`: GITHUB_SERVER_URL), empty by default.
+fn run_action_in(inputs: &[(&str, &str)], github: &[(&str, &str)], tmp: &Path) -> ActionRun {
+    let context = |name: &str| {
+        github
+            .iter()
+            .find(|(k, _)| *k == name)
+            .map_or(String::new(), |(_, v)| (*v).to_owned())
+    };
     let action = yaml(&fs::read_to_string(workspace_root().join("action.yml")).unwrap());
     assert_eq!(action["runs"]["using"], "composite");
     let declared = action["inputs"].as_object().unwrap();
@@ -645,7 +657,7 @@ fn run_action(inputs: &[(&str, &str)], tmp: &Path) -> ActionRun {
                 .get(name)
                 .unwrap_or_else(|| panic!("no input {name}"))
                 .clone(),
-            ["github", "action_ref" | "action_repository"] => String::new(),
+            ["github", name @ ("action_ref" | "action_repository")] => context(name),
             ["steps", id, "outputs", name] => steps
                 .get(id)
                 .and_then(|o| o.get(name))
@@ -691,6 +703,7 @@ fn run_action(inputs: &[(&str, &str)], tmp: &Path) -> ActionRun {
             .env("RUNNER_OS", "Linux")
             .env("RUNNER_ARCH", "X64")
             .env("RUNNER_TEMP", &runner_temp)
+            .env("GITHUB_SERVER_URL", context("server_url"))
             .current_dir(workspace_root())
             .envs(&env);
         for (name, value) in step["env"].as_object().into_iter().flatten() {
@@ -950,4 +963,101 @@ fn the_readme_installs_the_archive_and_uses_the_action() {
     for key in step["with"].as_object().unwrap().keys() {
         assert!(action["inputs"].get(key).is_some(), "no input {key}");
     }
+}
+
+/// `python3 -m http.server` on a loopback port, serving `dir`; stopped
+/// when dropped.
+struct FileServer {
+    child: std::process::Child,
+    url: String,
+}
+
+impl FileServer {
+    fn start(dir: &Path) -> Self {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let child = Command::new("python3")
+            .args([
+                "-m",
+                "http.server",
+                "--bind",
+                "127.0.0.1",
+                &port.to_string(),
+            ])
+            .current_dir(dir)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "http.server did not start"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        FileServer {
+            child,
+            url: format!("http://127.0.0.1:{port}"),
+        }
+    }
+}
+
+impl Drop for FileServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn the_action_downloads_the_archive_and_its_checksum() {
+    let d = dist();
+    let served = tempfile::tempdir().unwrap();
+    let name = format!("{}.tar.gz", d.stem());
+    for file in [name.clone(), format!("{name}.sha256")] {
+        fs::copy(d.out.join(&file), served.path().join(&file)).unwrap();
+    }
+    let server = FileServer::start(served.path());
+    let tmp = tempfile::tempdir().unwrap();
+    let passing = verify_pods_tests::corpus::case("all-running").pods();
+    let url = format!("{}/{name}", server.url);
+    let ran = run_action(
+        &[
+            ("archive", &url),
+            ("args", &format!("--snapshot {}", passing.display())),
+        ],
+        tmp.path(),
+    );
+    assert_eq!(ran.failed, None, "{}", ran.stdout);
+    assert!(ran.stdout.contains(&format!("Downloading {url}")));
+    assert_eq!(ran.outputs["verdict"], "pass");
+
+    // Without an archive: the release of the action's own tag, for this
+    // runner (Linux X64: the static musl build), the URL the manifest names.
+    let tmp = tempfile::tempdir().unwrap();
+    let ran = run_action_in(
+        &[("args", "--snapshot x")],
+        &[
+            ("action_ref", &format!("v{VERSION}")),
+            ("action_repository", "owner/verify-pods"),
+            ("server_url", &server.url),
+        ],
+        tmp.path(),
+    );
+    assert_eq!(ran.failed.as_deref(), Some("install"), "{}", ran.stdout);
+    let manifest = yaml(&d.read("verify-pods.yaml"));
+    let uri = manifest["spec"]["platforms"][0]["uri"].as_str().unwrap();
+    let (_, path) = uri.split_once("/releases/download/").unwrap();
+    let musl = path.replace("-gnu.tar.gz", "-musl.tar.gz");
+    let wanted = format!("{}/owner/verify-pods/releases/download/{musl}", server.url);
+    assert!(
+        ran.stdout.contains(&format!("cannot download {wanted}")),
+        "{}",
+        ran.stdout
+    );
 }
