@@ -80,11 +80,12 @@ split("\n")|map(trim_end)|reduce .[1:][] as $l (.[0];. + "\n" + $l)|trim_end end
 + (if .other > 0 then ", \(.other) other" else "" end);def verdict_message: if .verdict == "pass" then "Scheduling validation PASSED: all \(.total - .excused) pods scheduled successfully"
 elif .verdict == "empty" then "No pods were created - bundle may be empty" else "Pod validation failed: \(.unscheduled) unscheduled, \(.failed) failed" end;
 def unscheduled_heading: "Unscheduled pods (\(.unscheduled))";def excused_line: "\(.excused) \(if .excused == 1 then "pod" else "pods" end) without a node not counted: owned by "
-+ (.excused_kinds|map(text)|join(", ")) + " (--exclude-owner-kinds)";def failed_heading: "Failed pods (\(.failed))";def events_missing_note:
++ (.excused_kinds|map(text)|reduce .[] as $k ("";if . == "" then $k else . + ", " + $k end)) + " (--exclude-owner-kinds)";def failed_heading: "Failed pods (\(.failed))";def events_missing_note:
 if .events == null then "FailedScheduling events: not collected" else "FailedScheduling events: none for the unscheduled pods" end;def pods_count: if . == 1 then "1 pod" else "\(.) pods" end;
 def no_scheduler_condition: "no scheduler condition";def unscheduled_cause(f): if .reason == null and .message == null then no_scheduler_condition else parts_joined(f;[.reason,.message]) end;
-def failed_cause(f): parts_joined(f;[.reason,.message]);def events_share($n): ([.unscheduled_groups|length,$n]|min) as $shown|if $shown == 0 then 0 else [($n / $shown|floor),1]|max end;
-def group_events($groups;$share): (.unscheduled_pods|map({key: ([.namespace,.name]|tojson),value: ([.reason,.message]|tojson)})|from_entries) as $group_of
+def failed_cause(f): parts_joined(f;[.reason,.message]);def events_share($n): ([.unscheduled_groups|length,$n]|min) as $shown
+|if $shown == 0 then 0 else [([range(1;$n + 1)|select(. * $shown <= $n)]|length),1]|max end;def group_events($groups;$share):
+(.unscheduled_pods|map({key: ([.namespace,.name]|tojson),value: ([.reason,.message]|tojson)})|from_entries) as $group_of
 |[.events // []|.[]|{key: $group_of[[.namespace,.pod]|tojson],event: .}] as $keyed|$groups[]|. as $group|([.reason,.message]|tojson) as $key|[$keyed[]|select(.key == $key)|.event] as $mine
 |{group: $group,matched: ($mine|length),events: $mine[:$share]};def events_heading($n): if $n == 0 then "FailedScheduling events for the unscheduled pods (\(.events|length), newest first)"
 else "FailedScheduling events for the unscheduled pods, newest first, at most \(events_share($n)) a group" end;def group_events_count: if .matched == 0 then "no FailedScheduling events"

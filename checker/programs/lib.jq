@@ -108,7 +108,8 @@ def unscheduled_heading: "Unscheduled pods (\(.unscheduled))";
 # excuse goes unsaid.
 def excused_line:
   "\(.excused) \(if .excused == 1 then "pod" else "pods" end) without a node not counted: owned by "
-  + (.excused_kinds | map(text) | join(", ")) + " (--exclude-owner-kinds)";
+  + (.excused_kinds | map(text) | reduce .[] as $k (""; if . == "" then $k else . + ", " + $k end))
+  + " (--exclude-owner-kinds)";
 def failed_heading: "Failed pods (\(.failed))";
 def events_missing_note:
   if .events == null then "FailedScheduling events: not collected"
@@ -142,7 +143,8 @@ def failed_cause(f): parts_joined(f; [.reason, .message]);
 # Input: a result.
 def events_share($n):
   ([.unscheduled_groups | length, $n] | min) as $shown
-  | if $shown == 0 then 0 else [($n / $shown | floor), 1] | max end;
+  # floor($n / $shown) without `/` (a float in jaq): the k in 1..$n with k * $shown <= $n.
+  | if $shown == 0 then 0 else [([range(1; $n + 1) | select(. * $shown <= $n)] | length), 1] | max end;
 # Input: a result. For each group of $groups (unscheduled groups of the
 # result): {group, matched: how many events its pods have, events: the
 # newest $share of them, newest first}. The events are every matched event
