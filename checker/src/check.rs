@@ -10,7 +10,7 @@ use crate::live::kubectl::{Kubectl, KubectlError};
 use crate::live::list::{self, Failure, ListError};
 use crate::live::watch;
 use crate::reader::snapshot::{self, SnapshotError};
-use crate::reader::Projection;
+use crate::reader::{Projection, Shape};
 use jaq_json::Val;
 use std::fmt;
 use std::fs;
@@ -171,8 +171,25 @@ pub enum Source {
     },
 }
 
+/// Whether the pods the workloads want are checked (issue 30), and from
+/// where: live, the four apps/v1 lists at the pods list's resourceVersion;
+/// offline, a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Workloads {
+    /// Not checked (`--workloads false`): upstream's verdicts.
+    Off,
+    /// Live: read at each deciding state. Offline: nothing to read, so not
+    /// checked (and nothing says it was).
+    On,
+    /// Offline: `kubectl get rs,sts,ds,deploy -A -o json`, or the raw
+    /// pages `--save-dir` saved (`workloads.json`).
+    File(PathBuf),
+}
+
 /// What a check needs besides its source.
 pub struct Settings {
+    /// Whether the workloads are read, and from where.
+    pub workloads: Workloads,
     /// The namespaces whose pods, and the owner kinds whose pending pods,
     /// are left out.
     pub excluded: crate::engine::Excluded,
@@ -209,6 +226,16 @@ pub fn run(
     let mut attempts = 0;
     let eval_error = |source: String| move |error| CheckError::Eval { source, error };
     let mut watching = matches!(source, Source::Live { watch: true, .. });
+    let mut warnings = Vec::new();
+    let checking = match (&settings.workloads, source) {
+        (Workloads::Off, _) | (Workloads::On, Source::Offline { .. }) => false,
+        (Workloads::On, Source::Live { .. }) | (Workloads::File(_), _) => true,
+    };
+    // Live, a state settles while decision.jq says wait before the deadline.
+    let settles = |decision: &crate::engine::Decision| match source {
+        Source::Live { deadline, .. } => decision.may_settle && started.elapsed() < *deadline,
+        Source::Offline { .. } => false,
+    };
     let (report, decision, waited_seconds) = loop {
         attempts += 1;
         // waited_seconds is the time spent before the snapshot the verdict
@@ -216,14 +243,37 @@ pub fn run(
         let attempt_started = started.elapsed().as_secs();
         let list_started = Instant::now();
         let docs = read_pods(source, &projection, &saver, (started, &bounds), notice)?;
-        // Rc clones: the watch starts from these pods.
+        // Rc clones: the watch starts from these pods; workloads.jq reads them.
         let listed = watching.then(|| docs.clone());
+        let pods = checking.then(|| docs.clone());
         let report = engine
             .report(docs, &settings.excluded)
             .map_err(|error| pods_eval_error(source, error))?;
         let decision = engine
             .decide(&report)
             .map_err(eval_error("report".into()))?;
+        // A state that would decide is decided only with its workloads,
+        // read at its resourceVersion (issue 30).
+        let (report, decision) = match pods {
+            Some(pods) if !settles(&decision) => {
+                let context = (engine, source, &bounds, settings, &saver, started);
+                match confirm(context, true, pods, report, &mut warnings)? {
+                    Confirmed::Report(report, decision) => (report, decision),
+                    Confirmed::Again(why) => {
+                        notice(&why);
+                        if let Source::Live {
+                            deadline, interval, ..
+                        } = source
+                        {
+                            let rest = interval.saturating_sub(list_started.elapsed());
+                            thread::sleep(rest.min(deadline.saturating_sub(started.elapsed())));
+                        }
+                        continue;
+                    }
+                }
+            }
+            _ => (report, decision),
+        };
         let waited = started.elapsed();
         match source {
             Source::Live {
@@ -249,21 +299,63 @@ pub fn run(
                     deadline: *deadline,
                     interval: *interval,
                 };
-                let first = watch::Evaluated { report, decision };
+                let mut listed = listed;
+                let mut first = watch::Evaluated {
+                    report,
+                    decision,
+                    pods: Vec::new(),
+                };
                 let mut line = |report: &Report, attempts, waited: Duration| {
                     let secs = (waited.as_secs(), deadline.as_secs());
                     let (level, text) = engine.progress(report, attempts, secs.0, secs.1)?;
                     progress(&level, &text);
                     Ok(())
                 };
-                let ended = settle
-                    .run(&listed, first, &mut attempts, &mut line, notice)
-                    .map_err(eval_error("report".into()))?;
+                let ended = loop {
+                    let ended = settle
+                        .run(&listed, first, &mut attempts, &mut line, notice)
+                        .map_err(eval_error("report".into()))?;
+                    if !checking {
+                        break ended;
+                    }
+                    let watch::Ended::Decided {
+                        report,
+                        waited,
+                        pods,
+                        ..
+                    } = ended
+                    else {
+                        break ended;
+                    };
+                    // The state the watch would decide on, with its
+                    // workloads: missing pods keep it watching, from there.
+                    let context = (engine, source, &bounds, settings, &saver, started);
+                    match confirm(context, false, pods.clone(), report, &mut warnings)? {
+                        Confirmed::Again(why) => break watch::Ended::ListAgain(why),
+                        Confirmed::Report(report, decision) if settles(&decision) => {
+                            listed = pods.clone();
+                            first = watch::Evaluated {
+                                report,
+                                decision,
+                                pods,
+                            };
+                        }
+                        Confirmed::Report(report, decision) => {
+                            break watch::Ended::Decided {
+                                report,
+                                decision,
+                                waited,
+                                pods,
+                            }
+                        }
+                    }
+                };
                 match ended {
                     watch::Ended::Decided {
                         report,
                         decision,
                         waited,
+                        ..
                     } => break (report, decision, waited.as_secs()),
                     watch::Ended::ListAgain(why) => {
                         notice(&messages::WATCH_AGAIN.format(&[("why", &why)]));
@@ -286,7 +378,6 @@ pub fn run(
     if decision.may_settle && bounds.settle_by_epoch {
         return Err(bounds.passed(started));
     }
-    let mut warnings = Vec::new();
     let events = read_events(
         engine,
         (source, &bounds),
@@ -307,6 +398,152 @@ pub fn run(
         result,
         warnings,
     })
+}
+
+/// A state's report with its workloads, or why the state must be listed
+/// again.
+enum Confirmed {
+    /// The report with `missing` (when the workloads were read), and what
+    /// decision.jq makes of it.
+    Report(Report, crate::engine::Decision),
+    /// The workloads at that resourceVersion cannot be read any more (410:
+    /// compacted), or their list broke: start the attempt again (a warning,
+    /// in words).
+    Again(String),
+}
+
+/// What [`confirm`] reads with: the engine, the source and its bounds,
+/// the settings, the artifacts, when the check started.
+type Context<'a> = (
+    &'a Engine,
+    &'a Source,
+    &'a Bounds,
+    &'a Settings,
+    &'a Saver,
+    Instant,
+);
+
+/// The workloads of the state `pods` (the documents `report` was made
+/// from), read at its resourceVersion, through workloads.jq (issue 30).
+/// A kind the server refuses to list (403, 404) is left out with one
+/// warning; every other failure is the check's. `save`: the workloads are
+/// saved with the pods list they were read for (not a watch's state, which
+/// pods.json does not hold).
+fn confirm(
+    (engine, source, bounds, settings, saver, started): Context,
+    save: bool,
+    pods: Vec<Val>,
+    report: Report,
+    warnings: &mut Vec<String>,
+) -> Result<Confirmed, CheckError> {
+    let workloads = match (source, &settings.workloads) {
+        (Source::Offline { .. }, Workloads::File(path)) => {
+            read_file(path, &Shape::Keep, saver.tee("workloads.json")?)?
+        }
+        (
+            Source::Live {
+                kubectl,
+                chunk_size,
+                ..
+            },
+            Workloads::On,
+        ) => {
+            let Some(Val::TStr(version) | Val::BStr(version)) =
+                crate::engine::field(&report.0, "resource_version").cloned()
+            else {
+                // No version to read the workloads at: not checked.
+                return decided(engine, report);
+            };
+            let version = String::from_utf8_lossy(&version).into_owned();
+            let mut tee = if save {
+                saver.tee("workloads.json")?
+            } else {
+                None
+            };
+            let mut docs = Vec::new();
+            for list in api::WORKLOADS {
+                let copy = tee.as_mut().map(|file| file as &mut dyn Write);
+                let read = list::read_at(
+                    kubectl,
+                    (list, Some(&version)),
+                    *chunk_size,
+                    bounds.until,
+                    &Shape::Keep,
+                    copy,
+                );
+                let again = |why: String| {
+                    let message = messages::WORKLOADS_AGAIN;
+                    Ok(Confirmed::Again(
+                        message.format(&[("version", &version), ("why", &why)]),
+                    ))
+                };
+                match read {
+                    Ok(read) => docs.extend(read),
+                    Err(ListError::Failed(Failure::Kubectl(
+                        error @ KubectlError::Failed { .. },
+                    ))) => {
+                        let KubectlError::Failed { stderr, .. } = &error else {
+                            unreachable!()
+                        };
+                        let said = |reason: &str| stderr.contains(&format!("({reason})"));
+                        if said("Expired") || said("Gone") {
+                            return again(error.to_string());
+                        }
+                        if !(said("Forbidden") || said("NotFound")) {
+                            return Err(CheckError::Kubectl(error));
+                        }
+                        let why = error.to_string();
+                        let warning = messages::WORKLOADS_NOT_LISTED
+                            .format(&[("what", &list.what), ("why", &why)]);
+                        if !warnings.contains(&warning) {
+                            warnings.push(warning);
+                        }
+                    }
+                    Err(ListError::Failed(e)) => return Err(e.into()),
+                    Err(ListError::NotSaved(error)) => return Err(not_saved(&tee, error)),
+                    Err(ListError::Unfinished { .. }) if bounds.until_by_epoch => {
+                        return Err(bounds.passed(started));
+                    }
+                    Err(ListError::Unfinished { pages }) => {
+                        let seconds = bounds.until.seconds;
+                        return Err(CheckError::Unfinished { pages, seconds });
+                    }
+                    Err(ListError::Broken { page, why }) => {
+                        return again(words::LIST_BROKEN.format(&[("page", &page), ("why", &why)]))
+                    }
+                }
+            }
+            if docs.is_empty() {
+                // Every kind refused: nothing was checked.
+                saver.discard(tee);
+                return decided(engine, report);
+            }
+            docs
+        }
+        _ => return decided(engine, report),
+    };
+    let report = engine
+        .workloads(pods, &report, workloads, &settings.excluded)
+        .map_err(|error| match &settings.workloads {
+            Workloads::File(path) => CheckError::Eval {
+                source: display_path(path),
+                error,
+            },
+            _ => CheckError::Eval {
+                source: "workloads".into(),
+                error,
+            },
+        })?;
+    decided(engine, report)
+}
+
+/// The report as it stands, and decision.jq's word on it.
+fn decided(engine: &Engine, report: Report) -> Result<Confirmed, CheckError> {
+    let decision = engine.decide(&report).map_err(|error| CheckError::Eval {
+        source: "report".into(),
+        error,
+    })?;
+    Ok(Confirmed::Report(report, decision))
 }
 
 /// report.jq refused the document: a file's error names the file, kubectl's

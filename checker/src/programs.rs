@@ -192,6 +192,19 @@ impl Programs {
         ],
         Value
     );
+    /// snapshot + slurped report + slurped workloads → the report with
+    /// the pods the workloads want that do not exist yet (issue 30).
+    pub const WORKLOADS: Program = program!(
+        slurp with_lib "workloads",
+        "the snapshot, as report.jq reads it",
+        &[
+            var!(Arg "$excluded_namespaces"),
+            var!(Arg "$excluded_owner_kinds"),
+            var!(SlurpFile "$report"),
+            var!(SlurpFile "$workloads")
+        ],
+        Value
+    );
     /// events list + slurped report → matching FailedScheduling events.
     pub const EVENTS: Program = program!(
         slurp with_lib "events",
@@ -247,8 +260,9 @@ impl Programs {
     );
 
     /// Every canonical program.
-    pub const ALL: [Program; 8] = [
+    pub const ALL: [Program; 9] = [
         Self::REPORT,
+        Self::WORKLOADS,
         Self::EVENTS,
         Self::RESULT,
         Self::RENDER,

@@ -1,6 +1,6 @@
 //! `verify-pods check`: run the check and print its verdict.
 
-use crate::flags::{knob, owner_kinds, source, CheckArgs, Format};
+use crate::flags::{knob, owner_kinds, source, workloads, CheckArgs, Format};
 use crate::output::{append_step_summary, print_lines, render_result, Colour};
 use crate::{fail, fail_as, refuse, written};
 use checker::check;
@@ -12,6 +12,10 @@ use std::io;
 pub(crate) fn run_check(args: &CheckArgs, matches: &ArgMatches) -> u8 {
     let source = match source(args, matches) {
         Ok(source) => source,
+        Err(said) => return refuse(said),
+    };
+    let workloads = match workloads(&args.workloads, &source, matches) {
+        Ok(workloads) => workloads,
         Err(said) => return refuse(said),
     };
     let list_limit = match knob(&contract::LIST_LIMIT, &args.list_limit, matches) {
@@ -35,6 +39,7 @@ pub(crate) fn run_check(args: &CheckArgs, matches: &ArgMatches) -> u8 {
         return fail(format!("cannot handle signals: {e}"));
     }
     let settings = check::Settings {
+        workloads,
         excluded: checker::Excluded {
             namespaces: excluded_namespaces,
             owner_kinds,
