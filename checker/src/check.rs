@@ -4,6 +4,7 @@
 use crate::api;
 use crate::artifacts::{Artifact, ArtifactError, Saver, Tee};
 use crate::contract::{self, messages, words};
+use crate::programs::Programs;
 use crate::engine::Engine;
 use crate::engine::{EvalError, Report};
 use crate::live::kubectl::{Kubectl, KubectlError};
@@ -259,12 +260,16 @@ pub fn run(
                 let context = (engine, source, &bounds, settings, &saver, started);
                 match confirm(context, true, pods, report, &mut warnings)? {
                     Confirmed::Report(report, decision) => (report, decision),
-                    Confirmed::Again(why) => {
-                        notice(&why);
+                    Confirmed::Again { version, page, why } => {
                         if let Source::Live {
                             deadline, interval, ..
                         } = source
                         {
+                            if started.elapsed() >= *deadline {
+                                let lists = attempts;
+                                return Err(CheckError::Incoherent { page, why, lists });
+                            }
+                            notice(&workloads_again(&version, page, &why));
                             let rest = interval.saturating_sub(list_started.elapsed());
                             thread::sleep(rest.min(deadline.saturating_sub(started.elapsed())));
                         }
@@ -331,7 +336,9 @@ pub fn run(
                     // workloads: missing pods keep it watching, from there.
                     let context = (engine, source, &bounds, settings, &saver, started);
                     match confirm(context, false, pods.clone(), report, &mut warnings)? {
-                        Confirmed::Again(why) => break watch::Ended::ListAgain(why),
+                        Confirmed::Again { version, page, why } => {
+                            break watch::Ended::ListAgain(workloads_again(&version, page, &why))
+                        }
                         Confirmed::Report(report, decision) if settles(&decision) => {
                             listed = pods.clone();
                             first = watch::Evaluated {
@@ -407,9 +414,12 @@ enum Confirmed {
     /// decision.jq makes of it.
     Report(Report, crate::engine::Decision),
     /// The workloads at that resourceVersion cannot be read any more (410:
-    /// compacted), or their list broke: start the attempt again (a warning,
-    /// in words).
-    Again(String),
+    /// compacted), or their list broke at `page`: start the attempt again.
+    Again {
+        version: String,
+        page: usize,
+        why: String,
+    },
 }
 
 /// What [`confirm`] reads with: the engine, the source and its bounds,
@@ -471,11 +481,9 @@ fn confirm(
                     &Shape::Keep,
                     copy,
                 );
-                let again = |why: String| {
-                    let message = messages::WORKLOADS_AGAIN;
-                    Ok(Confirmed::Again(
-                        message.format(&[("version", &version), ("why", &why)]),
-                    ))
+                let again = |page: usize, why: String| {
+                    let version = version.clone();
+                    Ok(Confirmed::Again { version, page, why })
                 };
                 match read {
                     Ok(read) => docs.extend(read),
@@ -487,7 +495,7 @@ fn confirm(
                         };
                         let said = |reason: &str| stderr.contains(&format!("({reason})"));
                         if said("Expired") || said("Gone") {
-                            return again(error.to_string());
+                            return again(1, error.to_string());
                         }
                         if !(said("Forbidden") || said("NotFound")) {
                             return Err(CheckError::Kubectl(error));
@@ -509,7 +517,7 @@ fn confirm(
                         return Err(CheckError::Unfinished { pages, seconds });
                     }
                     Err(ListError::Broken { page, why }) => {
-                        return again(words::LIST_BROKEN.format(&[("page", &page), ("why", &why)]))
+                        return again(page, why)
                     }
                 }
             }
@@ -530,11 +538,17 @@ fn confirm(
                 error,
             },
             _ => CheckError::Eval {
-                source: "workloads".into(),
+                source: Programs::WORKLOADS.file.into(),
                 error,
             },
         })?;
     decided(engine, report)
+}
+
+/// The warning of a state whose workloads cannot be read any more.
+fn workloads_again(version: &str, page: usize, why: &str) -> String {
+    let broken = words::LIST_BROKEN.format(&[("page", &page), ("why", &why)]);
+    messages::WORKLOADS_AGAIN.format(&[("version", &version), ("broken", &broken)])
 }
 
 /// The report as it stands, and decision.jq's word on it.

@@ -1593,6 +1593,8 @@ def workloads_joined(docs, pods_version):
     for d in docs:
         list_kind = d.get("kind") if isinstance(d.get("kind"), str) else ""
         for item in d["items"]:
+            if not isinstance(item, dict):
+                continue
             kind = alt(get(item, "kind"), list_kind[:-4] if list_kind.endswith("List") else None)
             items.append((kind, item))
     return items
@@ -1623,8 +1625,11 @@ def model_workloads(pods_doc, workloads, kinds):
         refs = get(p, "metadata", "ownerReferences")
         for ref in set(get(r, "uid") for r in (refs if isinstance(refs, list) else []) if isinstance(get(r, "uid"), str)):
             active[ref] = active.get(ref, 0) + 1
-    owners_of = lambda w: [r for r in (get(w, "metadata", "ownerReferences") or []) if isinstance(r, dict)]
-    deployments = {get(w, "metadata", "uid") for k, w in workloads if k == "Deployment"}
+    def owners_of(w):
+        refs = get(w, "metadata", "ownerReferences")
+        return [r for r in refs if isinstance(r, dict)] if isinstance(refs, list) else []
+    deployments = {get(w, "metadata", "uid") for k, w in workloads if k == "Deployment"} - {None}
+    deployments = {d for d in deployments if isinstance(d, str)}
     replicasets_of = {}
     for k, w in workloads:
         if k == "ReplicaSet":

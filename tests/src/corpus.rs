@@ -49,6 +49,12 @@ impl Case {
         self.dir.join("events.json")
     }
 
+    /// `workloads.json` of the case, when it has one (issue 30): checked
+    /// with `--workloads` offline, served live.
+    pub fn workloads(&self) -> Option<PathBuf> {
+        Some(self.dir.join("workloads.json")).filter(|path| path.is_file())
+    }
+
     /// A file of the case folder.
     pub fn file(&self, name: &str) -> PathBuf {
         self.dir.join(name)
