@@ -1284,7 +1284,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
 
     # The workloads of the pods list at pods_version (issue 30), as
     # checker::check::confirm: the four apps/v1 lists read at exactly that
-    # resourceVersion, then workloads.jq makes report_file the report with
+    # resourceVersion (the latest when it has none: a stand-in's List), then
+    # workloads.jq makes report_file the report with
     # the pods not yet created. A kind the server refuses (403, 404) is left
     # out with one warning; 1 with why: that version cannot be read any
     # more (410) or a list broke, list the pods again; else an error's code.
@@ -1293,7 +1294,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
       : >"$workloads_file"
       for entry in ReplicaSets:/apis/apps/v1/replicasets StatefulSets:/apis/apps/v1/statefulsets DaemonSets:/apis/apps/v1/daemonsets Deployments:/apis/apps/v1/deployments; do
         what=${entry%%:*} status=0
-        verify_pods__list "${entry#*:}?resourceVersion=$pods_version&resourceVersionMatch=Exact" "$list_file" || status=$?
+        verify_pods__list "${entry#*:}${pods_version:+?resourceVersion=$pods_version&resourceVersionMatch=Exact}" "$list_file" || status=$?
         if ((status == 0)); then
           cat -- "$list_file" >>"$workloads_file" || return 2
           continue
@@ -1626,7 +1627,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
       verify_pods__elapsed
       # A state that would decide is decided with its workloads, read at
       # its resourceVersion (issue 30); one that cannot be is listed again.
-      if [[ $workloads == true && -n $pods_version ]] && { [[ $next != wait ]] || ((10#$now_us >= deadline_us)); }; then
+      if [[ $workloads == true ]] && { [[ $next == stop ]] || ((10#$now_us >= deadline_us)); }; then
         list_status=0
         verify_pods__workloads || list_status=$?
         if ((list_status == 1)); then

@@ -458,13 +458,15 @@ fn confirm(
             },
             Workloads::On,
         ) => {
-            let Some(Val::TStr(version) | Val::BStr(version)) =
-                crate::engine::field(&report.0, "resource_version").cloned()
-            else {
-                // No version to read the workloads at: not checked.
-                return decided(engine, report);
+            // The pods list's version; without one (no server lists so,
+            // only a stand-in's kubectl List), the latest.
+            let at = match crate::engine::field(&report.0, "resource_version") {
+                Some(Val::TStr(version) | Val::BStr(version)) => {
+                    Some(String::from_utf8_lossy(version).into_owned())
+                }
+                _ => None,
             };
-            let version = String::from_utf8_lossy(&version).into_owned();
+            let version = at.clone().unwrap_or_default();
             let mut tee = if save {
                 saver.tee("workloads.json")?
             } else {
@@ -475,7 +477,7 @@ fn confirm(
                 let copy = tee.as_mut().map(|file| file as &mut dyn Write);
                 let read = list::read_at(
                     kubectl,
-                    (list, Some(&version)),
+                    (list, at.as_deref()),
                     *chunk_size,
                     bounds.until,
                     &Shape::Keep,
