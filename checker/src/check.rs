@@ -4,12 +4,12 @@
 use crate::api;
 use crate::artifacts::{Artifact, ArtifactError, Saver, Tee};
 use crate::contract::{self, messages, words};
-use crate::programs::Programs;
 use crate::engine::Engine;
 use crate::engine::{EvalError, Report};
 use crate::live::kubectl::{Kubectl, KubectlError};
 use crate::live::list::{self, Failure, ListError};
 use crate::live::watch;
+use crate::programs::Programs;
 use crate::reader::snapshot::{self, SnapshotError};
 use crate::reader::{Projection, Shape};
 use jaq_json::Val;
@@ -518,9 +518,7 @@ fn confirm(
                         let seconds = bounds.until.seconds;
                         return Err(CheckError::Unfinished { pages, seconds });
                     }
-                    Err(ListError::Broken { page, why }) => {
-                        return again(page, why)
-                    }
+                    Err(ListError::Broken { page, why }) => return again(page, why),
                 }
             }
             if docs.is_empty() {

@@ -34,7 +34,14 @@ use verify_pods_tests::{
 
 /// The programs in the order their inputs become available.
 const STAGES: [&str; 9] = [
-    "report", "workloads", "decision", "events", "result", "render", "progress", "github",
+    "report",
+    "workloads",
+    "decision",
+    "events",
+    "result",
+    "render",
+    "progress",
+    "github",
     "summary",
 ];
 
@@ -163,10 +170,17 @@ fn stage(program: Program, case: &Case, chain: &Chain, unscheduled: bool) -> JqR
         }
         "workloads" => {
             let excluded = Programs::default_excluded_namespaces().join(",");
-            let workloads = case.workloads().unwrap_or_else(|| chain.path("no-workloads.json"));
+            let workloads = case
+                .workloads()
+                .unwrap_or_else(|| chain.path("no-workloads.json"));
             let workloads = workloads.display().to_string();
             (
-                vec![excluded, case.owner_kinds(), path("pods-report.json"), workloads],
+                vec![
+                    excluded,
+                    case.owner_kinds(),
+                    path("pods-report.json"),
+                    workloads,
+                ],
                 case.pods(),
             )
         }

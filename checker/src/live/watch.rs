@@ -400,7 +400,14 @@ impl Settle<'_> {
             notice(&messages::WATCH_RETRY.format(&[("why", &why), ("delay", &seconds)]));
             thread::sleep(delay);
             if self.started.elapsed() >= self.deadline {
-                let (Evaluated { report, decision, pods }, waited) = latest.last;
+                let (
+                    Evaluated {
+                        report,
+                        decision,
+                        pods,
+                    },
+                    waited,
+                ) = latest.last;
                 return Ok(Ended::Decided {
                     report,
                     decision,
@@ -471,7 +478,14 @@ impl Settle<'_> {
             // state decides.
             let grace = (self.deadline + QUIET).saturating_sub(elapsed);
             if past && (latest.changed_since.is_none() || grace.is_zero()) {
-                let (Evaluated { report, decision, pods }, waited) = latest.last.clone();
+                let (
+                    Evaluated {
+                        report,
+                        decision,
+                        pods,
+                    },
+                    waited,
+                ) = latest.last.clone();
                 return Ok(Followed::Done(Ended::Decided {
                     report,
                     decision,

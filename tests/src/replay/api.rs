@@ -207,7 +207,7 @@ impl Shared {
         self.tick();
         let seq = self.log.len() + 1;
         let mut answer = self.answer(request, None, false);
-        let fault = self.fire(seq, &answer);
+        let fault = self.fire(seq, &answer, &request.path);
         let delivery = match &fault {
             None => Delivery::Normal,
             Some(Fault::OtherVersion) => {
@@ -354,13 +354,14 @@ impl Shared {
     }
 
     /// The first rule that aims at this request and has shots left.
-    fn fire(&mut self, seq: usize, answer: &Answer) -> Option<Fault> {
+    fn fire(&mut self, seq: usize, answer: &Answer, path: &str) -> Option<Fault> {
         let hit = |target: &Target| match *target {
             Target::PodsPage(n) => answer.list == Some(Resource::Pods) && answer.page == Some(n),
             Target::PodsList => answer.list == Some(Resource::Pods),
             Target::EventsList => answer.list == Some(Resource::Events),
             Target::Request(n) => n == seq,
             Target::PodsWatch => matches!(answer.watch, Some((Resource::Pods, _, _))),
+            Target::Workloads(plural) => path.strip_prefix("/apis/apps/v1/") == Some(plural),
         };
         let (rule, fired) = self.rules.iter_mut().find(|(rule, fired)| {
             hit(&rule.target)
@@ -506,10 +507,17 @@ impl Shared {
             }
         } else if let Some(asked) = request.param("resourceVersion").filter(|v| !v.is_empty()) {
             if request.param("resourceVersionMatch") != Some("Exact") {
-                return status_response(400, "BadRequest", "replay: only resourceVersionMatch=Exact is served");
+                return status_response(
+                    400,
+                    "BadRequest",
+                    "replay: only resourceVersionMatch=Exact is served",
+                );
             }
             let Some(asked) = (0..self.states.len()).find(|&i| resource_version(i) == asked) else {
-                let message = format!("Too large resource version: {asked}, current: {}", resource_version(present));
+                let message = format!(
+                    "Too large resource version: {asked}, current: {}",
+                    resource_version(present)
+                );
                 return status_response(504, "Timeout", &message);
             };
             let first = self
