@@ -11,7 +11,7 @@ use crate::live::list::{self, Failure, ListError};
 use crate::live::watch;
 use crate::programs::Programs;
 use crate::reader::snapshot::{self, SnapshotError};
-use crate::reader::{Projection, Shape};
+use crate::reader::Projection;
 use jaq_json::Val;
 use std::fmt;
 use std::fs;
@@ -446,9 +446,10 @@ fn confirm(
     report: Report,
     warnings: &mut Vec<String>,
 ) -> Result<Confirmed, CheckError> {
+    let shape = Projection::canonical().workloads;
     let workloads = match (source, &settings.workloads) {
         (Source::Offline { .. }, Workloads::File(path)) => {
-            read_file(path, &Shape::Keep, saver.tee("workloads.json")?)?
+            read_file(path, &shape, saver.tee("workloads.json")?)?
         }
         (
             Source::Live {
@@ -473,16 +474,38 @@ fn confirm(
                 None
             };
             let mut docs = Vec::new();
-            for list in api::WORKLOADS {
-                let copy = tee.as_mut().map(|file| file as &mut dyn Write);
-                let read = list::read_at(
-                    kubectl,
-                    (list, at.as_deref()),
-                    *chunk_size,
-                    bounds.until,
-                    &Shape::Keep,
-                    copy,
-                );
+            // The four lists at once (one kubectl each), each copied into
+            // its own buffer; then taken in order, as the bash reads them.
+            let reads: Vec<(Result<Vec<Val>, ListError>, Vec<u8>)> = thread::scope(|scope| {
+                let handles: Vec<_> = api::WORKLOADS
+                    .map(|list| {
+                        let (at, shape) = (at.as_deref(), &shape);
+                        let copying = tee.is_some();
+                        scope.spawn(move || {
+                            let mut copy = Vec::new();
+                            let read = list::read_at(
+                                kubectl,
+                                (list, at),
+                                *chunk_size,
+                                bounds.until,
+                                shape,
+                                copying.then_some(&mut copy as &mut dyn Write),
+                            );
+                            (read, copy)
+                        })
+                    })
+                    .into_iter()
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|handle| handle.join().expect("a workloads list thread"))
+                    .collect()
+            });
+            for (list, (read, copied)) in api::WORKLOADS.into_iter().zip(reads) {
+                if let (Some(file), Ok(_)) = (tee.as_mut(), &read) {
+                    file.write_all(&copied)
+                        .map_err(|error| not_saved(&tee, error))?;
+                }
                 let again = |page: usize, why: String| {
                     let version = version.clone();
                     Ok(Confirmed::Again { version, page, why })
