@@ -95,5 +95,13 @@ def failure_banner:
     end)
  else empty end)
 ,
+# Issue 30: the workloads whose pods are not all created yet, the first N.
+(if (.missing // 0) > 0 then
+   ("\(missing_heading):" | line("error")),
+   (missing_shown($list_limit)[] | "  \(workload_line)" | line("error")),
+   (and_more(.missing_workloads | length; missing_shown($list_limit) | length)
+    | select(. != "") | "  \(.)" | line("error"))
+ else empty end)
+,
 ((if .verdict == "pass" then "info" elif .verdict == "empty" then "warn" else "error" end) as $level
  | verdict_message | line($level))

@@ -105,6 +105,15 @@ def summary_lines:
      "",
      (if $list_limit == 0 then empty else .failed_groups | groups_line end)
    else empty end),
+  # Issue 30: the workloads whose pods are not all created yet.
+  (if (.missing // 0) > 0 then
+     "#### \(missing_heading)",
+     "",
+     table(["Kind", "Namespace", "Name", "Created", "Wanted"]; ["---", "---", "---", "---:", "---:"];
+           [missing_shown($list_limit)[] | [.kind, .namespace, .name, .created, .wanted // "not yet reconciled"]]),
+     "",
+     (and_more(.missing_workloads | length; missing_shown($list_limit) | length) | select(. != "") | ., "")
+   else empty end),
   # What the digest left out, and where every pod is.
   (if $list_limit == 0 then empty
    else

@@ -1938,14 +1938,44 @@ def check_text(name, expected, lines):
     status = f"Pod status: {expected['total']} total, {expected['running']} running, {expected['pending']} pending " \
              f"({expected['unscheduled']} unscheduled), {expected['failed']} failed"
     status += "".join(f", {expected[k]} {k}" for k in ("succeeded", "other") if expected.get(k))
+    # Issue 30: the pods the workloads want and that do not exist yet.
+    if expected.get("missing"):
+        status += f", {expected['missing']} not yet created"
     # The status line comes right after upstream's start line.
     if len(lines) < 2 or not lines[1].startswith(status + " ("):
         problems.append(f"second line does not start with the counts {status!r}: {lines[1:2]!r}")
     else:
-        terms = re.findall(r"(?:, |^Pod status: )(\d+) ", lines[1].split(" (attempts=")[0].replace(" (", ", ("))
+        counted = re.sub(r", \d+ not yet created$", "", lines[1].split(" (attempts=")[0])
+        terms = re.findall(r"(?:, |^Pod status: )(\d+) ", counted.replace(" (", ", ("))
         if sum(map(int, terms[1:])) != int(terms[0]):
             problems.append(f"the counts of the status line do not add up: {lines[1]!r}")
+    problems += check_missing(expected, lines, limit)
     return problems + check_upstream_lines(expected, lines)
+
+
+def check_missing(expected, lines, limit):
+    """Issue 30: a group naming how many pods are not yet created, then its first
+    `limit` workloads (every one with 0), each with its kind, namespace/name, how many
+    pods it has and wants; no group when none is missing."""
+    missing = expected.get("missing") or 0
+    heading = [i for i, line in enumerate(lines) if re.fullmatch(rf"{missing} pods? not yet created:", line)]
+    if not missing:
+        return [f"a group of pods not yet created, but none is: {lines[i]!r}" for i in heading]
+    if len(heading) != 1:
+        return [f"no one heading for the {missing} pods not yet created"]
+    problems, at = [], heading[0] + 1
+    shown = expected["missing_workloads"] if limit == 0 else expected["missing_workloads"][:limit]
+    for w in shown:
+        line = lines[at] if at < len(lines) else ""
+        want = [f"{w['kind']} {flat(w['namespace'])}/{flat(w['name'])}", f"{w['created']} "]
+        want += [f"of {w['wanted']}"] if w["wanted"] is not None else []
+        if not line.startswith("  ") or not all(t in line for t in want):
+            problems.append(f"expected the workload {want} at line {at + 1}: {line!r}")
+        at += 1
+    left = len(expected["missing_workloads"]) - len(shown)
+    if left and (at >= len(lines) or str(left) not in lines[at]):
+        problems.append(f"no line for the {left} workloads left out")
+    return problems
 
 
 def check():
