@@ -194,10 +194,14 @@ def trim_lines:
 # `failed` is fixed (scripts and `verify-pods triage` match it); a term for
 # every other phase that has pods follows, so that the numbers after `total`
 # (but the unscheduled ones, in parentheses) add up to the total.
+# Issue 30: ", M not yet created" when pods the workloads want are missing
+# (`missing` is null or absent when the workloads were not read).
+def missing_term: if (.missing // 0) > 0 then ", \(.missing) not yet created" else "" end;
 def status_counts:
   "\(.total) total, \(.running) running, \(.pending) pending (\(.unscheduled) unscheduled), \(.failed) failed"
   + (if .succeeded > 0 then ", \(.succeeded) succeeded" else "" end)
-  + (if .other > 0 then ", \(.other) other" else "" end);
+  + (if .other > 0 then ", \(.other) other" else "" end)
+  + missing_term;
 
 # The sentences the three outputs share.
 # Pass and empty in upstream verify_pods()'s own words (CI logs are grepped
@@ -206,7 +210,7 @@ def status_counts:
 def verdict_message:
   if .verdict == "pass" then "Scheduling validation PASSED: all \(.total) pods scheduled successfully"
   elif .verdict == "empty" then "No pods were created - bundle may be empty"
-  else "Pod validation failed: \(.unscheduled) unscheduled, \(.failed) failed"
+  else "Pod validation failed: \(.unscheduled) unscheduled, \(.failed) failed" + missing_term
   end;
 def unscheduled_heading: "Unscheduled pods (\(.unscheduled))";
 def failed_heading: "Failed pods (\(.failed))";
@@ -227,6 +231,15 @@ def events_missing_note:
 
 # "1 pod", "12 pods".
 def pods_count: if . == 1 then "1 pod" else "\(.) pods" end;
+# The group of pods not yet created, and one workload of it:
+# `StatefulSet data/nats: 1 of 3`.
+def missing_heading: "\(.missing | pods_count) not yet created";
+def workload_line:
+  "\(.kind) \(.namespace)/\(.name): "
+  + (if .wanted == null then "\(.created) created, not yet reconciled by its controller"
+     else "\(.created) of \(.wanted)" end);
+# Input: a result. The workloads its digest lists (all with a limit of 0).
+def missing_shown($n): if $n == 0 then .missing_workloads else .missing_workloads[:$n] end;
 # The cause of a group of unscheduled pods: the scheduler's reason and
 # message through f, or, for the pods without a PodScheduled=False
 # condition, words that say so.
@@ -708,7 +721,10 @@ VERIFY_PODS_EVENTS_JQ
 
 def by_count: sort_by([0 - .count, .reason, .message]);
 
-. + {
+# Issue 30: `missing` and `missing_workloads` (workloads.jq's, null when the
+# workloads were not read) come last, whatever the report held.
+. as $report
+| del(.missing, .missing_workloads) + {
   unscheduled_groups:
     (.unscheduled_pods | group_by([.reason, .message])
      | map({reason: .[0].reason, message: .[0].message, count: length}) | by_count),
@@ -722,7 +738,9 @@ def by_count: sort_by([0 - .count, .reason, .message]);
   attempts: $attempts,
   waited_seconds: $waited_seconds,
   events: $events[0].events,
-  events_matched: $events[0].matched
+  events_matched: $events[0].matched,
+  missing: $report.missing,
+  missing_workloads: $report.missing_workloads
 }
 VERIFY_PODS_RESULT_JQ
     local render_program
@@ -822,6 +840,14 @@ def failure_banner:
             | group_pods($result | failed_members($group; $list_limit); .count; .message == null))),
         (.failed_groups | groups_left($list_limit) | select(. != "") | "  \(.)" | line("error"))
     end)
+ else empty end)
+,
+# Issue 30: the workloads whose pods are not all created yet, the first N.
+(if (.missing // 0) > 0 then
+   ("\(missing_heading):" | line("error")),
+   (missing_shown($list_limit)[] | "  \(workload_line)" | line("error")),
+   (and_more(.missing_workloads | length; missing_shown($list_limit) | length)
+    | select(. != "") | "  \(.)" | line("error"))
  else empty end)
 ,
 ((if .verdict == "pass" then "info" elif .verdict == "empty" then "warn" else "error" end) as $level
@@ -954,6 +980,15 @@ def summary_lines:
       end),
      "",
      (if $list_limit == 0 then empty else .failed_groups | groups_line end)
+   else empty end),
+  # Issue 30: the workloads whose pods are not all created yet.
+  (if (.missing // 0) > 0 then
+     "#### \(missing_heading)",
+     "",
+     table(["Kind", "Namespace", "Name", "Created", "Wanted"]; ["---", "---", "---", "---:", "---:"];
+           [missing_shown($list_limit)[] | [.kind, .namespace, .name, .created, .wanted // "not yet reconciled"]]),
+     "",
+     (and_more(.missing_workloads | length; missing_shown($list_limit) | length) | select(. != "") | ., "")
    else empty end),
   # What the digest left out, and where every pod is.
   (if $list_limit == 0 then empty

@@ -99,7 +99,8 @@ pub(crate) fn workloads(
                 _ => contract::WORKLOADS.flag.unwrap_or("--workloads"),
             };
             let value = text.escape_debug().to_string();
-            Err(contract::messages::WORKLOADS_FILE_LIVE
+            // Live, a file means nothing: true or false, as the bash says.
+            Err(contract::messages::SETTING_NOT_A_BOOLEAN
                 .say(&[("named", &named), ("value", &value)]))
         }
     }
