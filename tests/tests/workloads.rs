@@ -159,3 +159,29 @@ fn a_compacted_revision_lists_the_pods_again() {
         );
     }
 }
+
+/// Pods that never come: the check settles until the deadline, then fails
+/// with the group of pods not yet created.
+#[test]
+fn pods_never_created_fail_at_the_deadline() {
+    for driver in DRIVERS {
+        let server = Server::builder().state(created(1)).start().expect("server");
+        let (output, took) = check(&server, driver, 2);
+        let stdout = text(&output.stdout);
+        assert_eq!(
+            output.status.code(),
+            Some(1),
+            "{driver:?}: {}",
+            shown(&output)
+        );
+        assert!(
+            stdout.contains("\n2 pods not yet created:\n  StatefulSet data/nats: 1 of 3\n"),
+            "{driver:?}: {}",
+            shown(&output)
+        );
+        assert!(
+            took >= Duration::from_secs(2),
+            "{driver:?} settled {took:?}"
+        );
+    }
+}
