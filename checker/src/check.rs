@@ -422,6 +422,9 @@ enum Confirmed {
     },
 }
 
+/// One workloads list as read: its documents, or why not.
+type Listed = Result<Vec<Val>, ListError>;
+
 /// What [`confirm`] reads with: the engine, the source and its bounds,
 /// the settings, the artifacts, when the check started.
 type Context<'a> = (
@@ -476,7 +479,7 @@ fn confirm(
             let mut docs = Vec::new();
             // The four lists at once (one kubectl each), each copied into
             // its own buffer; then taken in order, as the bash reads them.
-            let reads: Vec<(Result<Vec<Val>, ListError>, Vec<u8>)> = thread::scope(|scope| {
+            let reads: Vec<(Listed, Vec<u8>)> = thread::scope(|scope| {
                 let handles: Vec<_> = api::WORKLOADS
                     .map(|list| {
                         let (at, shape) = (at.as_deref(), &shape);
