@@ -101,7 +101,7 @@ impl Case {
 
     /// The case's settings as both drivers read them from the environment:
     /// its list limit and excluded owner kinds.
-    pub fn env(&self) -> [(&'static str, String); 2] {
+    pub fn env(&self) -> [(&'static str, String); 3] {
         [
             (
                 checker::contract::LIST_LIMIT.env,
@@ -110,6 +110,12 @@ impl Case {
             (
                 checker::contract::EXCLUDE_OWNER_KINDS.env,
                 self.owner_kinds(),
+            ),
+            // Live, the workloads are read only for a case that has them
+            // (the others' goldens say none were: `missing` null).
+            (
+                checker::contract::WORKLOADS.env,
+                self.workloads().is_some().to_string(),
             ),
         ]
     }
