@@ -535,7 +535,7 @@ def tally: reduce group_by(.)[] as $same ({}; . + {($same[0]): ($same | length)}
 | def of_listed_deployment: .kind == "Deployment" and (.uid | is_string) and $deployments[.uid] != null;
   [ $items[] | select(.kind == "ReplicaSet") | .w | .metadata.uid as $rs
     | owners | select(of_listed_deployment) | {uid: .uid, pods: (($rs | strings | $active[.]) // 0)} ]
-| reduce .[] as $rs ({}; .[$rs.uid] = (.[$rs.uid] // 0) + $rs.pods) | . as $by_deployment
+| reduce .[] as $rs ({}; . + {($rs.uid): ((.[$rs.uid] // 0) + $rs.pods)}) | . as $by_deployment
 | [ $items[] | .kind as $kind | .w
     | select(any(workload_kinds[]; . == $kind))
     | select(.metadata.namespace as $ns | any($excluded[]; . == $ns) | not)
@@ -555,7 +555,7 @@ def tally: reduce group_by(.)[] as $same ({}; . + {($same[0]): ($same | length)}
 | sort_by([.namespace, .name, .kind])
 | (map(.short) | add // 0) as $missing
 | $report[0] + {missing: $missing, missing_workloads: map(del(.short))}
-| if .missing > 0 then .verdict = "fail" else . end
+| if .missing > 0 then . + {verdict: "fail"} else . end
 VERIFY_PODS_WORKLOADS_JQ
     workloads_program=$lib_program$workloads_program
     local events_program
