@@ -10,7 +10,9 @@
 # Output:    one report object: counts (every phase), the unscheduled pods
 #            with the scheduler's reason, the failed pods, the per-node
 #            distribution, the verdict and the resourceVersion it was decided
-#            at (lib.jq's list_read_at: null when unknown). The checker's
+#            at (lib.jq's list_read_at: null when unknown), and the
+#            namespaces of the counted pods with how many each has (the
+#            tests of ctrf.jq). The checker's
 #            watch hands this program its state as one page at the version
 #            of the last event or bookmark applied, so the version follows.
 #
@@ -109,7 +111,10 @@ def outside($excluded):
     unscheduled: ($unscheduled_pods | length),
     unscheduled_pods: $unscheduled_pods,
     failed_pods: $failed_pods,
-    distribution: distribution
+    distribution: distribution,
+    # The namespaces that have counted pods, by name (jq's order), with
+    # how many each has: ctrf.jq makes a test of each.
+    namespaces: (map(.metadata.namespace) | group_by(.) | map({namespace: (.[0] | canon), pods: length}))
   }
 | . + {
     verdict: (if .unscheduled > 0 or .failed > 0 then "fail"

@@ -1363,6 +1363,11 @@ def model(pods_doc, events_doc, kinds, substring=False):
         "unscheduled_pods": unscheduled,
         "failed_pods": failed,
         "distribution": [{"node": canon(n), "pods": per_node[n]} for n in sorted(per_node, key=order_key)],
+        # Issue 32: the namespaces of the counted pods (the CTRF and JUnit
+        # tests), in jq's order of the raw values, with how many pods each has.
+        "namespaces": [{"namespace": canon(v), "pods": n}
+                       for v, n in sorted(count_raw(get(p, "metadata", "namespace") for p in pods),
+                                          key=lambda vn: jq_order(vn[0]))],
         "verdict": "fail" if unscheduled or failed else ("empty" if not pods else "pass"),
         "resource_version": pods_doc["resourceVersion"],
         "attempts": 1,
@@ -1381,6 +1386,14 @@ def model(pods_doc, events_doc, kinds, substring=False):
             for (reason,), n in count_by(failed, lambda p: (p["reason"],))]),
     }
     return result
+
+
+def count_raw(values):
+    """[(value, how many times it occurs)], values compared as jq compares them (1 == 1.0)."""
+    counts = {}
+    for v in values:
+        counts.setdefault(jq_order(v), [v, 0])[1] += 1
+    return list(counts.values())
 
 
 def jq_order(value):

@@ -134,6 +134,12 @@ pub(crate) struct CheckArgs {
     /// List at most N groups of pods by cause, pods per group and nodes (0 = every pod and node).
     #[arg(long, value_name = "N", env = contract::LIST_LIMIT.env, default_value_t = contract::LIST_LIMIT.default.to_string())]
     pub(crate) list_limit: String,
+    /// Write the check as CI test results in CTRF here: a test per namespace (empty = unset).
+    #[arg(long, value_name = "FILE", env = contract::CTRF.env)]
+    pub(crate) ctrf: Option<OsString>,
+    /// Write the same tests as JUnit XML here (empty = unset).
+    #[arg(long, value_name = "FILE", env = contract::JUNIT.env)]
+    pub(crate) junit: Option<OsString>,
     /// Settle on one list plus a watch stream (true), or list again every interval (false).
     #[arg(long, value_name = "BOOL", env = contract::WATCH.env, default_value = "true")]
     pub(crate) watch: String,
