@@ -35,6 +35,9 @@ pub mod live;
 pub mod programs;
 pub mod reader;
 
+/// The version of verify-pods (the workspace's), as the CI results name it.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
 pub use engine::{Engine, Excluded, Report, Verdict};
 pub use programs::Programs;
 pub use reader::{snapshot, Projection};

@@ -76,7 +76,7 @@ impl Results {
         let vars = vec![
             number(list_limit),
             Val::from(why.to_owned()),
-            Val::from(env!("CARGO_PKG_VERSION").to_owned()),
+            Val::from(checker::VERSION.to_owned()),
             Val::from(rfc3339(self.start_ms / 1000)),
             number(self.start_ms),
             number(now_ms().max(self.start_ms)),

@@ -15,7 +15,7 @@ use std::fmt;
 /// variable, e.g. `$report_program`). summary.jq runs only when
 /// GITHUB_STEP_SUMMARY names a file; github.jq formats the checker's
 /// `--format github`, the function prints text only.
-pub const USED: [Program; 7] = [
+pub const USED: [Program; 9] = [
     Programs::REPORT,
     Programs::DECISION,
     Programs::EVENTS,
@@ -23,6 +23,8 @@ pub const USED: [Program; 7] = [
     Programs::RENDER,
     Programs::PROGRESS,
     Programs::SUMMARY,
+    Programs::CTRF,
+    Programs::JUNIT,
 ];
 
 /// What the templates may use: the program texts and the checker's constants.
@@ -56,6 +58,11 @@ pub struct Fields {
     pub artifacts: String,
     /// GitHub's step summary file's setting.
     pub step_summary: contract::Setting,
+    /// The CI results' settings (`--ctrf`, `--junit`).
+    pub ctrf: contract::Setting,
+    pub junit: contract::Setting,
+    /// The version the CI results name (ctrf.jq's `$version`).
+    pub version: &'static str,
     /// The checker's watch setting (the function polls; its comment says so).
     pub watch: contract::Setting,
     /// How the function's lines on stderr begin.
@@ -281,6 +288,9 @@ impl Fields {
             artifact_dir: contract::ARTIFACT_DIR,
             artifacts: checker::artifacts::ARTIFACTS.join(" "),
             step_summary: contract::STEP_SUMMARY,
+            ctrf: contract::CTRF,
+            junit: contract::JUNIT,
+            version: checker::VERSION,
             watch: contract::WATCH,
             prefix: contract::BASH_PREFIX,
             splice_command: SPLICE_COMMAND,
