@@ -188,7 +188,9 @@ impl Programs {
         "the snapshot: one `kubectl get pods -A -o json` List, or the raw pages of a paged list",
         &[
             var!(Arg "$excluded_namespaces"),
-            var!(Arg "$excluded_owner_kinds")
+            var!(Arg "$excluded_owner_kinds"),
+            var!(Arg "$namespaces"),
+            var!(Arg "$selector")
         ],
         Value
     );

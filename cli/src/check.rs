@@ -1,6 +1,6 @@
 //! `verify-pods check`: run the check and print its verdict.
 
-use crate::flags::{knob, owner_kinds, source, CheckArgs, Format};
+use crate::flags::{knob, only_namespaces, owner_kinds, selection, source, CheckArgs, Format};
 use crate::output::{append_step_summary, print_lines, render_result, Colour};
 use crate::results::Results;
 use crate::{fail_as, written};
@@ -80,11 +80,17 @@ fn check(
     if let Err(e) = checker::cancel::install() {
         return Err(fail(format!("cannot handle signals: {e}")));
     }
+    let excluded = checker::Excluded {
+        namespaces: excluded_namespaces,
+        owner_kinds,
+        only_namespaces: only_namespaces(args),
+        selector: args.selector.clone(),
+    };
+    if let Err(said) = selection(engine, &excluded, matches) {
+        return Err(refuse(said));
+    }
     let settings = check::Settings {
-        excluded: checker::Excluded {
-            namespaces: excluded_namespaces,
-            owner_kinds,
-        },
+        excluded,
         // An empty KWOK_VERIFY_PODS_ARTIFACT_DIR means unset, as in the bash.
         save_dir: args
             .save_dir
