@@ -63,6 +63,8 @@ verify_pods() {
   #   KWOK_VERIFY_PODS_ARTIFACT_DIR: on failure, save pods.json, events.json (only when the events were collected whole), report.json here; every run first removes those an earlier run left; empty = unset
   #   KWOK_VERIFY_PODS_EXCLUDE_OWNER_KINDS (Job): comma-separated owner kinds whose pending pods do not count as unscheduled, exact match (default: checker/programs/excluded-owner-kinds, Job); empty = none
   #   GITHUB_STEP_SUMMARY: GitHub Actions: append summary.jq's Markdown to the file it names; empty = unset
+  #   KWOK_VERIFY_PODS_NAMESPACES: only the pods of these namespaces (comma-separated) count, as kubectl's -n; with one, the lists are that namespace's (a namespace-scoped role is enough); the excluded namespaces still apply; empty = every namespace
+  #   KWOK_VERIFY_PODS_SELECTOR: only the pods this label selector selects count, as kubectl's -l (key, !key, key=value, key==value, key!=value, comma-separated; sent to the server as labelSelector); empty = every pod
   #   KWOK_VERIFY_PODS_CTRF: write the check as CI test results in CTRF (ctrf.jq: one test per namespace with counted pods, pods/NAMESPACE) to this file, whatever the verdict, and one `other` test when the check could not observe; empty = unset
   #   KWOK_VERIFY_PODS_JUNIT: write the same tests as JUnit XML (junit.jq) to this file; empty = unset
   #
@@ -134,8 +136,9 @@ verify_pods() {
     local start_ms=0 results_timestamp= results_written=false stopped_why= epoch_ms
     # Sets epoch_ms to the milliseconds since the Unix epoch.
     verify_pods__epoch_ms() {
-      if [[ -n ${EPOCHREALTIME:-} ]]; then
-        epoch_ms=${EPOCHREALTIME//[!0123456789]/}
+      epoch_ms=${EPOCHREALTIME:-}
+      if [[ -n $epoch_ms ]]; then
+        epoch_ms=${epoch_ms//[!0123456789]/}
         epoch_ms=$((10#$epoch_ms / 1000))
       else
         epoch_ms=$(date +%s)000 || epoch_ms=0
@@ -358,6 +361,12 @@ VERIFY_PODS_LIB_JQ
 # Variables: $excluded_namespaces  comma-separated namespace names, exact match.
 #            $excluded_owner_kinds comma-separated owner kinds whose pending
 #                                  pods are not unscheduled, exact match.
+#            $namespaces           comma-separated namespaces (`-n`): only
+#                                  their pods count; "" = every namespace.
+#            $selector             a label selector (`-l`): only the pods it
+#                                  selects count; "" = every pod. Live, the
+#                                  server applies both first; offline, this
+#                                  is the selection.
 # Output:    one report object: counts (every phase), the unscheduled pods
 #            with the scheduler's reason, the failed pods, the per-node
 #            distribution, the verdict and the resourceVersion it was decided
@@ -431,10 +440,49 @@ def outside($excluded):
            | $pods[(if $i == 0 then 0 else $dropped[$i - 1] + 1 end) : ($dropped[$i] // length)][] ]
     end;
 
-($excluded_namespaces | split(",") | map(select(. != ""))) as $excluded
+# The selection (`-n`, `-l`), as the API server makes it: kubectl's
+# equality-based label selector, terms separated by commas, each `key`,
+# `!key`, `key=value`, `key==value` or `key!=value` (a missing label is
+# `!=` any value). Set-based terms (`in`, `notin`, parentheses) and spaces
+# are refused, as is anything but letters, digits, `-`, `_`, `.` (and `/`
+# in keys). The drivers run this program on no pods first, so a selection
+# it refuses ends the check before any list.
+def label_chars($slash):
+  explode | all(.[]; (. >= 97 and . <= 122) or (. >= 65 and . <= 90) or (. >= 48 and . <= 57)
+                     or . == 45 or . == 95 or . == 46 or ($slash and . == 47));
+def selector_terms:
+  . as $selector
+  | split(",")
+  | map(. as $term
+        | (if .[:1] == "!" then {key: .[1:], op: "absent", value: null}
+           elif (split("!=") | length) == 2 then split("!=") | {key: .[0], op: "not", value: .[1]}
+           elif (split("==") | length) == 2 then split("==") | {key: .[0], op: "is", value: .[1]}
+           elif (split("=") | length) == 2 then split("=") | {key: .[0], op: "is", value: .[1]}
+           else {key: ., op: "present", value: null} end)
+        | if .key != "" and (.key | label_chars(true)) and (.value // "" | label_chars(false)) then .
+          else error("the label selector \($selector | tojson) has the term \($term | tojson): only key, !key, key=value, key==value and key!=value are supported, separated by commas without spaces (no in, notin)")
+          end);
+def selected($terms):
+  (.metadata.labels | if type == "object" then . else {} end) as $labels
+  | all($terms[]; $labels[.key] as $value
+        | if .op == "present" then $value != null
+          elif .op == "absent" then $value == null
+          elif .op == "is" then $value == .value
+          else $value != .value end);
+def namespace_names:
+  split(",") | map(select(. != ""))
+  | map(if (explode | all(.[]; (. >= 97 and . <= 122) or (. >= 48 and . <= 57) or . == 45))
+           and .[:1] != "-" and .[-1:] != "-"
+        then . else error("\(tojson) is not a namespace name: lowercase letters, digits and -") end);
+
+($namespaces | namespace_names) as $only
+| (if $selector == "" then [] else $selector | selector_terms end) as $terms
+| ($excluded_namespaces | split(",") | map(select(. != ""))) as $excluded
 | ($excluded_owner_kinds | split(",") | map(select(. != ""))) as $owner_kinds
 | . as $documents
 | list_items("snapshot") | outside($excluded)
+| if $only == [] then . else map(select(.metadata.namespace as $ns | any($only[]; . == $ns))) end
+| if $terms == [] then . else map(select(selected($terms))) end
 | map(.status.phase) as $phases
 | [ with_phase($phases; "Pending") | select(unscheduled($owner_kinds)) | scheduler_verdict as $why
     | {namespace: (.metadata.namespace | canon), name: (.metadata.name | canon),
@@ -1296,7 +1344,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
     # set), as checker::api::List::url: `limit` unless chunk_size is 0, the
     # token percent-encoded (it is base64: + / = are encoded).
     verify_pods__page_url() {
-      local token=$2 sep='?' i c hex
+      local token=$2 sep='?'
       url=$1
       if [[ $url == *\?* ]]; then
         sep='&'
@@ -1306,18 +1354,26 @@ VERIFY_PODS_PAGE_HEAD_JQ
         sep='&'
       fi
       if [[ -n $token ]]; then
-        url+="${sep}continue="
-        for ((i = 0; i < ${#token}; i++)); do
-          c=${token:i:1}
-          case $c in
-            [abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._~-]) url+=$c ;;
-            *)
-              printf -v hex '%%%02X' "'$c"
-              url+=$hex
-              ;;
-          esac
-        done
+        verify_pods__encode "$token"
+        url+="${sep}continue=$encoded"
       fi
+    }
+
+    # Sets encoded to $1 percent-encoded, as checker::api::url_encode:
+    # everything but RFC 3986's unreserved characters (ASCII text).
+    verify_pods__encode() {
+      local text=$1 i c hex
+      encoded=
+      for ((i = 0; i < ${#text}; i++)); do
+        c=${text:i:1}
+        case $c in
+          [abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._~-]) encoded+=$c ;;
+          *)
+            printf -v hex '%%%02X' "'$c"
+            encoded+=$hex
+            ;;
+        esac
+      done
     }
 
     # List $1 raw, page after page, into OUT_FILE ($2): the pages one after
@@ -1424,7 +1480,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
     # One runner per program, its jq options from the program's descriptor
     # (checker::programs): `verify_pods__run_NAME VALUE... <INPUT >OUTPUT`,
     # one VALUE per variable of the program, in its order.
-    verify_pods__run_report() { verify_pods__jq -c --slurp --arg excluded_namespaces "$1" --arg excluded_owner_kinds "$2" "$report_program"; }
+    verify_pods__run_report() { verify_pods__jq -c --slurp --arg excluded_namespaces "$1" --arg excluded_owner_kinds "$2" --arg namespaces "$3" --arg selector "$4" "$report_program"; }
     verify_pods__run_decision() { verify_pods__jq -r "$decision_program"; }
     verify_pods__run_events() { verify_pods__jq -c --slurp --slurpfile report "$1" "$events_program"; }
     verify_pods__run_result() { verify_pods__jq -c --argjson attempts "$1" --argjson waited_seconds "$2" --slurpfile events "$3" "$result_program"; }
@@ -1590,6 +1646,40 @@ VERIFY_PODS_PAGE_HEAD_JQ
       verify_pods__error 2 "%s must be owner kinds separated by commas, each letters and digits starting with a letter (Job,PyTorchJob), got \"%s\"" "$named" "$value" || return
     fi
 
+    # The selection (-n, -l of the checker): report.jq runs on no pods with
+    # each, so a name or selector it refuses ends the check here, in its
+    # words. With one namespace the lists are that namespace's
+    # (checker::api::List::within); the selector goes to the server too.
+    local only_namespaces=${KWOK_VERIFY_PODS_NAMESPACES:-} selector=${KWOK_VERIFY_PODS_SELECTOR:-} encoded
+    named=KWOK_VERIFY_PODS_NAMESPACES
+    if [[ -n $only_namespaces ]] &&
+      ! verify_pods__run_report '' '' "$only_namespaces" '' <<<'{"items":[]}' >/dev/null; then
+      why=$jq_error
+      verify_pods__error 2 "%s: %s" "$named" "$why" || return
+    fi
+    named=KWOK_VERIFY_PODS_SELECTOR
+    if [[ -n $selector ]] &&
+      ! verify_pods__run_report '' '' "$only_namespaces" "$selector" <<<'{"items":[]}' >/dev/null; then
+      why=$jq_error
+      verify_pods__error 2 "%s: %s" "$named" "$why" || return
+    fi
+    local -a names=()
+    IFS=, read -r -a names <<<"$only_namespaces"
+    local only_one= count=0
+    for name in ${names[@]+"${names[@]}"}; do
+      if [[ -n $name ]]; then
+        only_one=$name count=$((count + 1))
+      fi
+    done
+    if ((count == 1)); then
+      pods_list=/api/v1/namespaces/$only_one/pods
+      events_list=/api/v1/namespaces/$only_one/events?fieldSelector=reason%3DFailedScheduling
+    fi
+    if [[ -n $selector ]]; then
+      verify_pods__encode "$selector"
+      pods_list+="?labelSelector=$encoded"
+    fi
+
     local tool
     for tool in jq timeout; do
       if ! command -v "$tool" >/dev/null; then
@@ -1690,7 +1780,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
         # (and exited 0 for) is found here: past page 1 it breaks the list,
         # which is listed again, as in the checker (which parses each page).
         if ((list_status == 0)) &&
-          ! verify_pods__run_report "$excluded_namespaces" "$excluded_owner_kinds" <"$pods_file" >"$report_file"; then
+          ! verify_pods__run_report "$excluded_namespaces" "$excluded_owner_kinds" "$only_namespaces" "$selector" \
+            <"$pods_file" >"$report_file"; then
           why=$jq_error
           verify_pods__unreadable_page <"$pods_file"
           list_status=1

@@ -654,6 +654,8 @@ mod tests {
             chunk_size: 0,
             watch: true,
             deadline_epoch,
+            pods: api::PODS,
+            events: api::EVENTS,
         }
     }
 

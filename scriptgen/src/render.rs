@@ -58,6 +58,15 @@ pub struct Fields {
     pub artifacts: String,
     /// GitHub's step summary file's setting.
     pub step_summary: contract::Setting,
+    /// The selection's settings (`-n`, `-l`).
+    pub namespaces: contract::Setting,
+    pub selector: contract::Setting,
+    /// A namespace's lists: NAMESPACES_PATH + NS + `/` + the resource (and
+    /// the events list's query), as checker::api::List::within.
+    pub namespaces_path: &'static str,
+    pub pods_what: &'static str,
+    pub events_what: &'static str,
+    pub events_query: &'static str,
     /// The CI results' settings (`--ctrf`, `--junit`).
     pub ctrf: contract::Setting,
     pub junit: contract::Setting,
@@ -288,6 +297,12 @@ impl Fields {
             artifact_dir: contract::ARTIFACT_DIR,
             artifacts: checker::artifacts::ARTIFACTS.join(" "),
             step_summary: contract::STEP_SUMMARY,
+            namespaces: contract::NAMESPACES,
+            selector: contract::SELECTOR,
+            namespaces_path: api::NAMESPACES_PATH,
+            pods_what: api::PODS.what,
+            events_what: api::EVENTS.what,
+            events_query: api::EVENTS.query,
             ctrf: contract::CTRF,
             junit: contract::JUNIT,
             version: checker::VERSION,

@@ -153,7 +153,10 @@ fn stage(program: Program, case: &Case, chain: &Chain, unscheduled: bool) -> JqR
     let (values, input) = match program.name {
         "report" => {
             let excluded = Programs::default_excluded_namespaces().join(",");
-            (vec![excluded, case.owner_kinds()], case.pods())
+            (
+                vec![excluded, case.owner_kinds(), case.namespaces(), case.selector()],
+                case.pods(),
+            )
         }
         "events" => (vec![path("report.json")], case.events()),
         "result" => {
@@ -1063,6 +1066,8 @@ fn json_that_jq_reads_is_read_alike_and_json_it_refuses_is_refused() {
             values: vec![
                 excluded.clone(),
                 Programs::default_excluded_owner_kinds().join(","),
+                String::new(),
+                String::new(),
             ],
             input: pods,
         });

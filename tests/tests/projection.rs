@@ -141,6 +141,8 @@ fn run_pipeline(
             vec![
                 Val::from(excluded.to_owned()),
                 Val::from(Programs::default_excluded_owner_kinds().join(",")),
+                Val::from(String::new()),
+                Val::from(String::new()),
             ],
             &mut out,
         ) else {
@@ -1152,7 +1154,8 @@ fn literal(parts: &[StrPart<&str, Token<&str>>]) -> Option<String> {
 /// Fields the programs read that are neither projected nor built by a
 /// canonical program (report.jq's report, events.jq's events, …).
 fn unprojected_reads(texts: &[&str]) -> BTreeSet<String> {
-    let projection = Projection::canonical();
+    // The widest projection: a run with a label selector keeps the labels.
+    let projection = Projection::for_run(&Programs::default_excluded_owner_kinds(), true);
     let mut allowed: BTreeSet<String> = projection.pods.keys().into_iter().collect();
     allowed.extend(projection.events.keys());
     let scans: Vec<Names> = texts.iter().map(|t| names(t)).collect();

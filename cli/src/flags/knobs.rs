@@ -80,10 +80,26 @@ pub(crate) fn selection(
     matches: &ArgMatches,
 ) -> Result<(), contract::Said> {
     let checks = [
-        ("namespace", contract::NAMESPACES, Excluded { selector: String::new(), ..excluded.clone() }),
-        ("selector", contract::SELECTOR, excluded.clone()),
+        (
+            "namespace",
+            contract::NAMESPACES,
+            excluded.only_namespaces.is_empty(),
+            Excluded {
+                selector: String::new(),
+                ..excluded.clone()
+            },
+        ),
+        (
+            "selector",
+            contract::SELECTOR,
+            excluded.selector.is_empty(),
+            excluded.clone(),
+        ),
     ];
-    for (id, setting, excluded) in checks {
+    for (id, setting, unset, excluded) in checks {
+        if unset {
+            continue;
+        }
         let none = checker::snapshot::read(&br#"{"items":[]}"#[..], "no pods", &Shape::Keep)
             .expect("an empty list reads");
         if let Err(e) = engine.report(vec![none], &excluded) {
