@@ -126,7 +126,10 @@ mod tests {
     #[test]
     fn a_selection_scopes_the_lists() {
         let one = ["ml".to_owned()];
-        assert_eq!(PODS.within(&one, "").url(0, None), "/api/v1/namespaces/ml/pods");
+        assert_eq!(
+            PODS.within(&one, "").url(0, None),
+            "/api/v1/namespaces/ml/pods"
+        );
         assert_eq!(
             EVENTS.within(&one, "").url(500, None),
             "/api/v1/namespaces/ml/events?fieldSelector=reason%3DFailedScheduling&limit=500"

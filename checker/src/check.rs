@@ -381,14 +381,7 @@ fn read_pods(
         lists += 1;
         let mut tee = saver.tee("pods.json")?;
         let copy = tee.as_mut().map(|file| file as &mut dyn Write);
-        match list::read(
-            kubectl,
-            pods,
-            chunk_size,
-            until,
-            &projection.pods,
-            copy,
-        ) {
+        match list::read(kubectl, pods, chunk_size, until, &projection.pods, copy) {
             Ok(docs) => return Ok(docs),
             // The cluster's answer to the first page: kubectl ran and
             // failed, so say which kubeconfig and context it used.

@@ -262,8 +262,7 @@ impl Programs {
         Value
     );
     /// CTRF report → JUnit XML lines (`--junit`).
-    pub const JUNIT: Program =
-        program!(with_lib "junit", "the CTRF report of ctrf.jq", &[], Lines);
+    pub const JUNIT: Program = program!(with_lib "junit", "the CTRF report of ctrf.jq", &[], Lines);
 
     /// Every canonical program.
     pub const ALL: [Program; 10] = [

@@ -9,7 +9,7 @@ use checker::{Engine, Programs};
 use jaq_json::Val;
 use std::ffi::OsString;
 use std::fs;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Where the results go, and when the check began.
@@ -29,10 +29,7 @@ fn now_ms() -> u64 {
 
 /// An empty path means unset, as in the bash.
 fn path(value: &Option<OsString>) -> Option<PathBuf> {
-    value
-        .as_ref()
-        .filter(|p| !p.is_empty())
-        .map(PathBuf::from)
+    value.as_ref().filter(|p| !p.is_empty()).map(PathBuf::from)
 }
 
 /// `seconds` since the epoch as RFC 3339 in UTC (`2026-12-04T01:02:03Z`),
@@ -105,11 +102,11 @@ impl Results {
     }
 }
 
-fn write(file: &PathBuf, text: String) -> Result<(), String> {
+fn write(file: &Path, text: String) -> Result<(), String> {
     fs::write(file, text).map_err(|e| contract::io_words(&e))
 }
 
-fn warn_unless(written: Result<(), String>, file: &PathBuf, format: &str) {
+fn warn_unless(written: Result<(), String>, file: &Path, format: &str) {
     if let Err(why) = written {
         let said = messages::RESULTS_NOT_WRITTEN.format(&[
             ("file", &file.display()),

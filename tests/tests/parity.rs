@@ -154,7 +154,12 @@ fn stage(program: Program, case: &Case, chain: &Chain, unscheduled: bool) -> JqR
         "report" => {
             let excluded = Programs::default_excluded_namespaces().join(",");
             (
-                vec![excluded, case.owner_kinds(), case.namespaces(), case.selector()],
+                vec![
+                    excluded,
+                    case.owner_kinds(),
+                    case.namespaces(),
+                    case.selector(),
+                ],
                 case.pods(),
             )
         }

@@ -31,16 +31,18 @@ fn ctrf_without_times(file: &Path) -> Value {
 /// JUnit with every `time="…"` and `timestamp="…"` emptied.
 fn junit_without_times(file: &Path) -> String {
     let xml = std::fs::read_to_string(file).expect("the JUnit file");
-    ["time=\"", "timestamp=\""].iter().fold(xml, |xml, attribute| {
-        let mut out = String::new();
-        let mut rest = xml.as_str();
-        while let Some(at) = rest.find(attribute) {
-            let (head, tail) = rest.split_at(at + attribute.len());
-            out.push_str(head);
-            rest = &tail[tail.find('"').expect("a closing quote")..];
-        }
-        out + rest
-    })
+    ["time=\"", "timestamp=\""]
+        .iter()
+        .fold(xml, |xml, attribute| {
+            let mut out = String::new();
+            let mut rest = xml.as_str();
+            while let Some(at) = rest.find(attribute) {
+                let (head, tail) = rest.split_at(at + attribute.len());
+                out.push_str(head);
+                rest = &tail[tail.find('"').expect("a closing quote")..];
+            }
+            out + rest
+        })
 }
 
 /// The official validator's verdict on the files (npm `ctrf`).
@@ -121,7 +123,12 @@ fn results_of_case(name: &str) -> Result<(), String> {
     let [checker, bash] = &runs[..] else {
         unreachable!()
     };
-    let why = |what: &str| format!("{name}: {what}\nchecker: {}\nbash: {}", checker.stderr, bash.stderr);
+    let why = |what: &str| {
+        format!(
+            "{name}: {what}\nchecker: {}\nbash: {}",
+            checker.stderr, bash.stderr
+        )
+    };
     if checker.exit != case.expected_exit() || bash.exit != checker.exit {
         return Err(why(&format!("exit {} / {}", checker.exit, bash.exit)));
     }
@@ -141,13 +148,22 @@ fn results_of_case(name: &str) -> Result<(), String> {
         .collect();
     let wanted: BTreeSet<String> = namespaces.iter().map(|ns| format!("pods/{ns}")).collect();
     if named != wanted || tests.len() != namespaces.len() {
-        return Err(why(&format!("tests {named:?}, golden namespaces {wanted:?}")));
+        return Err(why(&format!(
+            "tests {named:?}, golden namespaces {wanted:?}"
+        )));
     }
     for test in tests {
         let ns = &test["name"].as_str().unwrap_or_default()["pods/".len()..];
-        let status = if stuck.contains(ns) { "failed" } else { "passed" };
+        let status = if stuck.contains(ns) {
+            "failed"
+        } else {
+            "passed"
+        };
         if test["status"] != status {
-            return Err(why(&format!("{ns}: {} where the golden says {status}", test["status"])));
+            return Err(why(&format!(
+                "{ns}: {} where the golden says {status}",
+                test["status"]
+            )));
         }
     }
     // junitparser reads one suite, a case per test, a failure per failed one.
@@ -184,7 +200,12 @@ fn results_of_case(name: &str) -> Result<(), String> {
 #[test]
 fn both_drivers_write_the_same_results_and_their_consumers_read_them() {
     // A failure of every kind (digest, list limit 1), a pass, nothing to count.
-    let names = vec!["digest-limit-1", "mixed-everything", "all-running", "empty-list"];
+    let names = vec![
+        "digest-limit-1",
+        "mixed-everything",
+        "all-running",
+        "empty-list",
+    ];
     let problems: Vec<String> = in_parallel(names, 2, results_of_case)
         .into_iter()
         .filter_map(Result::err)
@@ -220,7 +241,10 @@ fn a_check_that_could_not_observe_writes_one_other_test() {
             "{message:?} / {first_error:?}"
         );
         let junit = junit_without_times(&written.junit);
-        let escaped = message.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
+        let escaped = message
+            .replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;");
         assert!(junit.contains(&escaped), "{junit}");
         tests[0]["message"] = Value::from("M");
         reports.push((report, junit.replace(&escaped, "M")));
@@ -229,7 +253,10 @@ fn a_check_that_could_not_observe_writes_one_other_test() {
     ctrf_validator(&[&runs[0].ctrf, &runs[1].ctrf]).expect("valid CTRF");
     let read = junitparser(&runs[1].junit);
     assert_eq!(read["suites"][0]["errors"], 1, "{read}");
-    assert_eq!(read["suites"][0]["cases"][0]["results"][0]["type"], "error", "{read}");
+    assert_eq!(
+        read["suites"][0]["cases"][0]["results"][0]["type"], "error",
+        "{read}"
+    );
 }
 
 #[test]

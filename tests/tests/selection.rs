@@ -40,7 +40,10 @@ fn one_namespace_is_read_from_that_namespace_alone() {
     for driver in DRIVERS {
         let (_, lists) = requests("selection-one-namespace", driver, "0");
         assert!(lists.iter().any(|e| e.path.ends_with("/pods")), "{lists:?}");
-        assert!(lists.iter().any(|e| e.path.ends_with("/events")), "{lists:?}");
+        assert!(
+            lists.iter().any(|e| e.path.ends_with("/events")),
+            "{lists:?}"
+        );
         for entry in &lists {
             assert!(
                 entry.path.starts_with("/api/v1/namespaces/training/"),
@@ -65,13 +68,24 @@ fn the_selector_goes_to_the_server_and_the_watch_but_not_to_the_events() {
         for entry in &pods {
             // Two namespaces: the cluster's list, selected by report.jq.
             assert_eq!(entry.path, "/api/v1/pods", "{driver:?}");
-            assert!(entry.query.split('&').any(|p| p == sent), "{driver:?}: {}", entry.query);
+            assert!(
+                entry.query.split('&').any(|p| p == sent),
+                "{driver:?}: {}",
+                entry.query
+            );
         }
         if driver == Driver::Checker {
-            assert!(pods.iter().any(|e| e.query.contains("watch=1")), "no watch: {pods:?}");
+            assert!(
+                pods.iter().any(|e| e.query.contains("watch=1")),
+                "no watch: {pods:?}"
+            );
         }
         for entry in lists.iter().filter(|e| e.path.ends_with("/events")) {
-            assert!(!entry.query.contains("labelSelector"), "{driver:?}: {}", entry.query);
+            assert!(
+                !entry.query.contains("labelSelector"),
+                "{driver:?}: {}",
+                entry.query
+            );
         }
     }
 }
@@ -127,7 +141,10 @@ fn exclude_ns_plus_adds_to_the_default_list_and_all_namespaces_is_accepted() {
         result["total"].as_u64().expect("total")
     };
     let golden_total = golden["total"].as_u64().expect("total");
-    assert_eq!(total(&["--exclude-ns", "+training"]), golden_total - training);
+    assert_eq!(
+        total(&["--exclude-ns", "+training"]),
+        golden_total - training
+    );
     // Without the +, the list is replaced: kube-system's pods count again.
     assert!(total(&["--exclude-ns", "training"]) > golden_total - training);
     assert_eq!(total(&["-A"]), golden_total);

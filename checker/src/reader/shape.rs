@@ -116,9 +116,11 @@ impl Shape {
                     Some(other) => Err(format!("not a kind of value to require: {other}")),
                 }
             }
-            J::Array(elems) if elems.len() == 1 => Ok(Shape::Each(Box::new(
-                Shape::for_run_kept(&elems[0], owner_kinds, selector)?,
-            ))),
+            J::Array(elems) if elems.len() == 1 => Ok(Shape::Each(Box::new(Shape::for_run_kept(
+                &elems[0],
+                owner_kinds,
+                selector,
+            )?))),
             other => Err(format!("not a shape: {other}")),
         }
     }

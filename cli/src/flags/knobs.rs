@@ -5,9 +5,9 @@
 use super::CheckArgs;
 use checker::api;
 use checker::check::Source;
-use checker::{Engine, Excluded};
-use checker::reader::Shape;
 use checker::contract::{self, Knob};
+use checker::reader::Shape;
+use checker::{Engine, Excluded};
 use clap::parser::ValueSource;
 use clap::ArgMatches;
 use std::time::Duration;
