@@ -104,7 +104,7 @@ verify_pods() {
     }
     # The CI results begin with the check (verify_pods__results).
     local ctrf_file=${KWOK_VERIFY_PODS_CTRF:-} junit_file=${KWOK_VERIFY_PODS_JUNIT:-}
-    local start_ms=0 results_timestamp= results_written=false stopped_why= epoch_ms
+    local start_ms=0 results_timestamp='' results_written=false stopped_why='' epoch_ms
     # Sets epoch_ms to the milliseconds since the Unix epoch.
     verify_pods__epoch_ms() {
       epoch_ms=${EPOCHREALTIME:-}
@@ -1636,15 +1636,15 @@ VERIFY_PODS_PAGE_HEAD_JQ
     fi
     local -a names=()
     IFS=, read -r -a names <<<"$only_namespaces"
-    local only_one= count=0
+    local only_one='' count=0
     for name in ${names[@]+"${names[@]}"}; do
       if [[ -n $name ]]; then
         only_one=$name count=$((count + 1))
       fi
     done
     if ((count == 1)); then
-      pods_list=/api/v1/namespaces/$only_one/pods
-      events_list=/api/v1/namespaces/$only_one/events?fieldSelector=reason%3DFailedScheduling
+      pods_list="/api/v1/namespaces/$only_one/pods"
+      events_list="/api/v1/namespaces/$only_one/events?fieldSelector=reason%3DFailedScheduling"
     fi
     if [[ -n $selector ]]; then
       verify_pods__encode "$selector"
