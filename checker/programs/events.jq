@@ -6,8 +6,9 @@
 #            shapes may be mixed in one list).
 # Variables: $report  the report of report.jq, slurped (`--slurpfile report FILE`),
 #                     so the report itself is $report[0].
-# Output:    {matched: how many events matched, events: the newest 50 of them,
-#            newest first}. An event matches when
+# Output:    {matched: how many events matched, events: every one of them,
+#            newest first} (issue 29: the outputs pick each group's newest;
+#            lib.jq's group_events). An event matches when
 #            the pod it is about (core/v1 `involvedObject`, events.k8s.io `regarding`)
 #            is one of the unscheduled pods: same namespace and name, and same uid
 #            when both sides carry one. Events of pods that have since been bound,
@@ -119,7 +120,7 @@ def instant:
   end;
 
 ($report[0].unscheduled_pods | map({key: pod_key, value: (.uid // "")}) | from_entries) as $uid_by_pod
-| [ list_items("events document")[]
+| [ list_items("events document"; "Event"; "kubectl get events -A -o json")[]
     | select(.reason == "FailedScheduling")
     | (.involvedObject // .regarding // {}) as $pod
     | select(($pod.kind // "Pod") == "Pod")
@@ -134,4 +135,4 @@ def instant:
         message: (.message // .note // "" | canon)
       } ]
 | sort_by([(.last_seen | instant), .namespace, .pod, .message])
-| {matched: length, events: (reverse | .[:50])}
+| {matched: length, events: reverse}

@@ -72,20 +72,16 @@ def group_message($cause; $members; $count; $messages):
            + [$members[] | pod_ref + (if $messages and (.message | trim_lines) != "" then ": " + (.message | trim_lines) else "" end)]
            + [and_more($count; $members | length) | select(. != "")]);
 
-# The FailedScheduling events of a group's named pods (never of the pods
-# left out), newest first, as the text lists them: what a per-pod
-# annotation carried before the digest.
-def members_events($members; $events):
-  if $events == null then
+# The FailedScheduling events of a group, newest first, as many as the
+# text lists under it (lib.jq's events_share and group_events: issue 29, each
+# group its own, never "none" for pods that have some).
+def group_events_text($result; $group):
+  if $result.events == null then
     {events: null} | events_missing_note
   else
-    [ $events[] | . as $e
-      | select(any($members[]; .namespace == $e.namespace and .name == $e.pod))
-      | "\(.last_seen | text) \(.namespace | text)/\(.pod | text) (x\(.count | text)): \(.message | trim_end)" ] as $mine
-    | if ($mine | length) == 0 then
-        "FailedScheduling events: none for the pods named"
-      else
-        "FailedScheduling events, newest first:\n" + lines_of($mine)
+    $result | group_events([$group]; events_share($list_limit))
+    | if .matched == 0 then "FailedScheduling events: none for these pods"
+      else "FailedScheduling events, newest first (\(group_events_count)):\n" + lines_of([.events[] | event_line])
       end
   end;
 
@@ -98,7 +94,7 @@ def group_annotations($shown):
       ($result | unscheduled_members($group; $list_limit)) as $members
       | command("error"; "\($group.count) unscheduled \(if $group.count == 1 then "pod" else "pods" end)";
                 group_message($group | unscheduled_cause(trim_lines); $members; $group.count; false)
-                + "\n" + members_events($members; $result.events))
+                + "\n" + group_events_text($result; $group))
     else
       command("error"; "\($group.count) failed \(if $group.count == 1 then "pod" else "pods" end)";
               group_message($group | failed_cause(trim_lines);

@@ -97,15 +97,19 @@ def status_counts:
 # for them); a failure's last line sums it up (render.jq opens it with
 # upstream's banner).
 def verdict_message:
-  if .verdict == "pass" then "Scheduling validation PASSED: all \(.total) pods scheduled successfully"
+  # The pods it counts: those an owner kind excused (excused_line) are not
+  # scheduled, and not counted in "all N" (issue 29: it must be true).
+  if .verdict == "pass" then "Scheduling validation PASSED: all \(.total - .excused) pods scheduled successfully"
   elif .verdict == "empty" then "No pods were created - bundle may be empty"
   else "Pod validation failed: \(.unscheduled) unscheduled, \(.failed) failed"
   end;
 def unscheduled_heading: "Unscheduled pods (\(.unscheduled))";
+# The pods without a node that --exclude-owner-kinds excused (issue 29): no
+# excuse goes unsaid.
+def excused_line:
+  "\(.excused) \(if .excused == 1 then "pod" else "pods" end) without a node not counted: owned by "
+  + (.excused_kinds | map(text) | join(", ")) + " (--exclude-owner-kinds)";
 def failed_heading: "Failed pods (\(.failed))";
-# The events shown (events.jq keeps the newest 50) of how many matched.
-def events_heading:
-  "FailedScheduling events for the unscheduled pods (\(.events | length) of \(.events_matched // (.events | length)), newest first)";
 def events_missing_note:
   if .events == null then "FailedScheduling events: not collected"
   else "FailedScheduling events: none for the unscheduled pods"
@@ -130,6 +134,43 @@ def unscheduled_cause(f):
 # The cause of a group of failed pods: its reason, and the message when
 # every pod of it has the same one.
 def failed_cause(f): parts_joined(f; [.reason, .message]);
+# ---- The events of each group (issue 29). With a list limit N > 0 every
+# unscheduled group shown (the first min(N, groups)) gets its own newest
+# events, the same number each: N divided by the groups shown (rounded
+# down; at least 1, as at most N groups are shown). So the event lines are at
+# most N in all, and no group's events are crowded out by a larger group's.
+# Input: a result.
+def events_share($n):
+  ([.unscheduled_groups | length, $n] | min) as $shown
+  | if $shown == 0 then 0 else [($n / $shown | floor), 1] | max end;
+# Input: a result. For each group of $groups (unscheduled groups of the
+# result): {group, matched: how many events its pods have, events: the
+# newest $share of them, newest first}. The events are every matched event
+# (events.jq), newest first, so "none" here is true.
+def group_events($groups; $share):
+  (.unscheduled_pods | map({key: ([.namespace, .name] | tojson), value: ([.reason, .message] | tojson)})
+   | from_entries) as $group_of
+  | [.events // [] | .[] | {key: $group_of[[.namespace, .pod] | tojson], event: .}] as $keyed
+  | $groups[]
+  | . as $group
+  | ([.reason, .message] | tojson) as $key
+  | [$keyed[] | select(.key == $key) | .event] as $mine
+  | {group: $group, matched: ($mine | length), events: $mine[:$share]};
+
+# The events: every one that matched, newest first (list limit 0), or the
+# newest of each group (events_share).
+def events_heading($n):
+  if $n == 0 then "FailedScheduling events for the unscheduled pods (\(.events | length), newest first)"
+  else "FailedScheduling events for the unscheduled pods, newest first, at most \(events_share($n)) a group"
+  end;
+# Input: one of group_events. The line that opens a group's events: its
+# count, how many of its events are shown, its cause.
+def group_events_count:
+  if .matched == 0 then "no FailedScheduling events"
+  else "\(.events | length) of \(.matched) \(if .matched == 1 then "event" else "events" end)" end;
+def group_events_line(f): "\(.group.count | pods_count) (\(group_events_count)): \(.group | unscheduled_cause(f))";
+# One event as a line of text (the text and the annotations).
+def event_line: "\(.last_seen | text) \(.namespace | text)/\(.pod | text) (x\(.count | text)): \(.message | trim_end)";
 # Input: a result. The first $n pods of one of its groups, in the snapshot's order.
 def unscheduled_members($group; $n):
   [.unscheduled_pods[] | select(.reason == $group.reason and .message == $group.message)] | .[:$n];
@@ -176,10 +217,36 @@ def list_version: if (.metadata | type) == "object" then .metadata.resourceVersi
 # with resourceVersion "": such a snapshot has no version to name.
 def list_read_at: .[0] | list_version | if is_string and . != "" then . else null end;
 def list_continue: if (.metadata | type) == "object" then .metadata["continue"] // "" else "" end;
-def list_items($what):
+# A kind as a phrase: "an EventList", "a Node"; a kind that is not a string as JSON.
+def a_kind:
+  if is_string then
+    .[0:1] as $first
+    | (if any("A", "E", "I", "O", "U"; . == $first) then "an " else "a " end) + one_line
+  else "a kind " + tojson end;
+# Only the lists of $kind are read (issue 29): a document whose kind is set
+# must be "\($kind)List" or "List", and an item of it whose kind is set must
+# be $kind (`kubectl get pods -o json` sets it on every item; a raw page of
+# the API server on none). Anything else is refused in one line naming what
+# was found, never counted: a NodeList or an EventList counted as pods was a
+# false pass. $command is how to get the right list.
+def list_kinds($kind; $command):
+  "\($kind)List" as $list
+  | (if $kind == "Pod" then "a PodList or a List of Pods" else "an \($list) or a List of \($kind)s" end
+     + " (\($command))") as $expected
+  | (first(.[] | .kind | select(. != null and . != $list and . != "List")) // null) as $other
+  | if $other != null then error("\($other | a_kind), expected \($expected)") else . end
+  # The items of a document of no kind or of kind List only: a list of
+  # $kind, whose items carry no kind, holds only $kind. `indices` counts them
+  # natively, without a jq test per item.
+  | (first(.[] | select(.kind != $list) | .items | map(.kind?)
+           | select(length > (indices($kind) | length) + (indices(null) | length))
+           | .[] | select(. != null and . != $kind)) // null) as $item
+  | if $item != null then error("a List holding \($item | a_kind), expected \($expected)") else . end;
+def list_items($what; $kind; $command):
   if length == 0 then error("\($what) is empty: expected a JSON document") else . end
   | if any(.[]; type != "object" or (.items | type) != "array")
     then error("\($what) has no items array") else . end
+  | list_kinds($kind; $command)
   | (.[0] | list_version) as $version
   | [.[] | list_version | select(. != $version)] as $others
   | if $others != []

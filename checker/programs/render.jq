@@ -4,8 +4,11 @@
 # Variables: $list_limit  the list limit (number): with N > 0 the text is a
 #            digest of a bounded number of lines (at most N groups of at most
 #            N pods each, at most N nodes); 0 lists every pod and node.
-# LEVEL is info, warn or error; the bash function hands TEXT to log_LEVEL and
-# the checker prints TEXT. Every word a user reads comes from here.
+# LEVEL is info, warn, error or plain; the bash function hands TEXT to
+# log_LEVEL (plain: printf, on stdout) and the checker prints TEXT. A line
+# upstream's verify_pods() prints through log_info, log_warn or log_error
+# has that level; one it echoes (the node and pod entries, the events, the
+# banner's rules) and our new lines (groups, the closing line) are plain. Every word a user reads comes from here.
 
 # Shared definitions (phrase, parts_joined, status_counts, verdict_message,
 # the headings) come from lib.jq, which the drivers put in front of this file.
@@ -22,13 +25,21 @@ def pod_line($parts): "  \(pod_ref)" + (parts_joined(trim_end; $parts) | if . ==
 # The pods listed under a group of $count, then what is left out.
 # Each pod's message only when the group has none of its own ($messages).
 def group_pods($members; $count; $messages):
-  ($members[] | "  " + pod_line(if $messages then [.message] else [] end) | line("error")),
-  (and_more($count; $members | length) | select(. != "") | "    \(.)" | line("error"));
+  ($members[] | "  " + pod_line(if $messages then [.message] else [] end) | line("plain")),
+  (and_more($count; $members | length) | select(. != "") | "    \(.)" | line("plain"));
 
-# Upstream's banner: a line of `=` above and below its words.
+# Upstream's banner, as it prints it: a blank line, a rule of 42 `=`, its
+# words (log_error), the rule again, a blank line.
 def failure_banner:
-  "============================================================" as $rule
-  | [$rule, "Scheduling validation FAILED", $rule];
+  "==========================================" as $rule
+  | ("" | line("plain")), ($rule | line("plain")), ("Scheduling validation FAILED" | line("error")),
+    ($rule | line("plain")), ("" | line("plain"));
+
+# The order (issue 29): the verdict first, the evidence after. The status
+# line; for a failure upstream's banner and counts; the unscheduled groups;
+# the failed groups; then what explains them (the excused pods, the events,
+# the node distribution); last the verdict's sentence. The lines CI logs are
+# grepped for keep their words.
 
 # The status line names the resourceVersion its counts were read at (the
 # verdict's state: the list's, or the watch's after the last event applied),
@@ -40,21 +51,10 @@ def failure_banner:
  + (if .resource_version == null then "" else " at resourceVersion \(.resource_version)" end)
  | line("info"))
 ,
-(if (.distribution | length) == 0 then empty
- elif $list_limit > 0 and (node_figures | .nodes > $list_limit) then
-   # More nodes than the limit: one summary line, then the N busiest.
-   (node_figures
-    | ("Pod distribution by node: \(node_summary); the \($list_limit) with the most pods:" | line("info")),
-      (.most[:$list_limit][] | "  \(.node): \(.pods)" | line("info")))
- else
-   ("Pod distribution by node:" | line("info")),
-   (.distribution[] | "  \(.node): \(.pods)" | line("info"))
- end)
-,
 # A failure opens with upstream verify_pods()'s banner and counts, in its
 # words (CI logs are grepped for them); our lists, causes and events follow.
 (if .verdict == "fail" then
-   (failure_banner[] | line("error")),
+   failure_banner,
    (if .unscheduled > 0 then "\(.unscheduled) pods could not be scheduled to nodes" | line("error") else empty end),
    (if .failed > 0 then "\(.failed) pods are in Failed state" | line("error") else empty end)
  else empty end)
@@ -63,37 +63,64 @@ def failure_banner:
    ("\(unscheduled_heading):" | line("error")),
    (if $list_limit == 0 then
       # The scheduler's reason and message (PodScheduled=False), when it gave one.
-      (.unscheduled_pods[] | pod_line([.reason, .message]) | line("error"))
+      (.unscheduled_pods[] | pod_line([.reason, .message]) | line("plain"))
     else
       # The digest: a line per cause, then its first pods.
       . as $result
       | (.unscheduled_groups[:$list_limit][]
-         | ("  \(.count | pods_count): \(unscheduled_cause(trim_end))" | line("error")),
+         | ("  \(.count | pods_count): \(unscheduled_cause(trim_end))" | line("plain")),
            (. as $group | group_pods($result | unscheduled_members($group; $list_limit); .count; false))),
-        (.unscheduled_groups | groups_left($list_limit) | select(. != "") | "  \(.)" | line("error"))
-    end),
-   (if (.events | length) == 0 then
-      (events_missing_note | line("warn"))
-    else
-      ("\(events_heading):" | line("error")),
-      (.events[] | "  \(.last_seen) \(.namespace)/\(.pod) (x\(.count)): \(.message | trim_end)" | line("error"))
+        (.unscheduled_groups | groups_left($list_limit) | select(. != "") | "  \(.)" | line("plain"))
     end)
  else empty end)
 ,
 (if .failed > 0 then
    ("\(failed_heading):" | line("error")),
    (if $list_limit == 0 then
-      (.failed_pods[] | pod_line([.reason, .message]) | line("error"))
+      (.failed_pods[] | pod_line([.reason, .message]) | line("plain"))
     else
       . as $result
       | (.failed_groups[:$list_limit][]
-         | ("  \(.count | pods_count): \(failed_cause(trim_end))" | line("error")),
+         | ("  \(.count | pods_count): \(failed_cause(trim_end))" | line("plain")),
            # The pods of a group whose messages differ each say theirs.
            (. as $group
             | group_pods($result | failed_members($group; $list_limit); .count; .message == null))),
-        (.failed_groups | groups_left($list_limit) | select(. != "") | "  \(.)" | line("error"))
+        (.failed_groups | groups_left($list_limit) | select(. != "") | "  \(.)" | line("plain"))
     end)
  else empty end)
 ,
-((if .verdict == "pass" then "info" elif .verdict == "empty" then "warn" else "error" end) as $level
+(if .excused > 0 then excused_line | line("plain") else empty end)
+,
+# The events: every one, newest first (list limit 0), or under each group
+# shown its own newest (lib.jq's events_share and group_events).
+(if .unscheduled == 0 then empty
+ elif (.events | length) == 0 then
+   events_missing_note | line("warn")
+ elif $list_limit == 0 then
+   ("\(events_heading(0)):" | line("error")),
+   (.events[] | "  \(event_line)" | line("plain"))
+ else
+   ("\(events_heading($list_limit)):" | line("error")),
+   (group_events(.unscheduled_groups[:$list_limit]; events_share($list_limit))
+    | ("  \(group_events_line(trim_end))" | line("plain")),
+      (.events[] | "    \(event_line)" | line("plain")))
+ end)
+,
+# The node distribution, short: on a pass one summary line (with a limit);
+# with more nodes than the limit, the summary and the N busiest; else every
+# node.
+(if (.distribution | length) == 0 then empty
+ elif $list_limit > 0 and .verdict == "pass" and (node_figures | .nodes > 0) then
+   "Pod distribution by node: \(node_figures | node_summary)" | line("info")
+ elif $list_limit > 0 and (node_figures | .nodes > $list_limit) then
+   # More nodes than the limit: one summary line, then the N busiest.
+   (node_figures
+    | ("Pod distribution by node: \(node_summary); the \($list_limit) with the most pods:" | line("info")),
+      (.most[:$list_limit][] | "  \(.node): \(.pods)" | line("plain")))
+ else
+   ("Pod distribution by node:" | line("info")),
+   (.distribution[] | "  \(.node): \(.pods)" | line("plain"))
+ end)
+,
+((if .verdict == "pass" then "info" elif .verdict == "empty" then "warn" else "plain" end) as $level
  | verdict_message | line($level))

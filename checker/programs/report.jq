@@ -32,9 +32,6 @@
 
 # lib.jq (canon) comes first: the drivers put it in front of this file.
 
-# A pod counts as bound when spec.nodeName is a non-empty string.
-def node_name: .spec.nodeName // "";
-
 # An owner of one of $kinds (exact match). The default list is `Job`
 # (checker/programs/excluded-owner-kinds): only pods of a batch/v1 Job may
 # stay unscheduled. Upstream's `map(.kind) | contains(["Job"])` is a substring
@@ -42,9 +39,19 @@ def node_name: .spec.nodeName // "";
 # README names the list that reproduces it.
 def owned_by($kinds): any(.metadata.ownerReferences[]?; .kind as $kind | any($kinds[]; . == $kind));
 
-# A Pending pod is unscheduled when no node is bound and no owner of an
-# excluded kind owns it.
-def unscheduled($kinds): node_name == "" and (owned_by($kinds) | not);
+# The kinds of $kinds among the pod's owners.
+def owner_kinds_in($kinds): [.metadata.ownerReferences[]? | .kind as $kind | select(any($kinds[]; . == $kind)) | $kind];
+
+# Input: the node names (spec.nodeName) and $phases the phases of the pods.
+# The positions of the pods that no node runs and that still should be:
+# no node bound (a pod is bound when spec.nodeName is a non-empty string or
+# another value but null and false) in any phase but Succeeded
+# and Failed (issue 29). Pending is the usual one; a pod Running, Unknown or
+# of no phase without a node is not scheduled either, and is never called so.
+# `indices` finds them natively; only those pods are looked at.
+def nodeless($phases):
+  [indices(null), indices(""), indices(false)] | add | sort
+  | map(select($phases[.] != "Succeeded" and $phases[.] != "Failed"));
 
 # Why the scheduler left the pod unbound, in its own words: the PodScheduled
 # condition with status "False" (reason Unschedulable, SchedulingGated...),
@@ -60,13 +67,13 @@ def terminated: [.status.containerStatuses[]? | .state.terminated | objects] | .
 # Input: the pods. The pods whose phase ($phases[i] is pod i's) is $phase.
 def with_phase($phases; $phase): .[$phases | indices($phase)[]];
 
-# Input: the pods. How many are bound to each node, by node name; unbound
+# Input: the node names. How many pods are bound to each node; unbound
 # pods (node_name "") count as "<none>". The raw names are grouped and the
 # unbound groups merged afterwards, so the work per pod is one field read and
 # group_by's sort (together ~150 M of the program's ~500 M instructions at
 # 10k pods).
 def distribution:
-  map(.spec.nodeName) | group_by(.)
+  group_by(.)
   | map({node: (.[0] // "" | if . == "" then "<none>" else . end), pods: length})
   | group_by(.node) | map({node: (.[0].node | canon), pods: (map(.pods) | add)});
 
@@ -126,14 +133,22 @@ def namespace_names:
 | ($excluded_namespaces | split(",") | map(select(. != ""))) as $excluded
 | ($excluded_owner_kinds | split(",") | map(select(. != ""))) as $owner_kinds
 | . as $documents
-| list_items("snapshot") | outside($excluded)
+| list_items("snapshot"; "Pod"; "kubectl get pods -A -o json") | outside($excluded)
 | if $only == [] then . else map(select(.metadata.namespace as $ns | any($only[]; . == $ns))) end
 | if $terms == [] then . else map(select(selected($terms))) end
 | map(.status.phase) as $phases
-| [ with_phase($phases; "Pending") | select(unscheduled($owner_kinds)) | scheduler_verdict as $why
+| map(.spec.nodeName) as $node_names
+| . as $pods
+# The pods without a node: each unscheduled, or excused when an owner's kind
+# is one of $owner_kinds (then said, never silent: issue 29).
+| [ $node_names | nodeless($phases)[] | $pods[.]
+    | scheduler_verdict as $why
     | {namespace: (.metadata.namespace | canon), name: (.metadata.name | canon),
-       uid: (.metadata.uid | canon), reason: ($why.reason | canon), message: ($why.message | canon)}
-  ] as $unscheduled_pods
+       uid: (.metadata.uid | canon), reason: ($why.reason | canon), message: ($why.message | canon),
+       excused_by: owner_kinds_in($owner_kinds)}
+  ] as $nodeless_pods
+| [ $nodeless_pods[] | select(.excused_by == []) | del(.excused_by) ] as $unscheduled_pods
+| [ $nodeless_pods[] | select(.excused_by != []) ] as $excused
 | [ with_phase($phases; "Failed") | terminated as $t
     | {
         namespace: (.metadata.namespace | canon),
@@ -156,7 +171,12 @@ def namespace_names:
     unscheduled: ($unscheduled_pods | length),
     unscheduled_pods: $unscheduled_pods,
     failed_pods: $failed_pods,
-    distribution: distribution,
+    distribution: ($node_names | distribution),
+    # Pods without a node not counted as unscheduled (--exclude-owner-kinds),
+    # shaped like unscheduled_pods, and the owner kinds that excused them.
+    excused: ($excused | length),
+    excused_pods: [$excused[] | del(.excused_by)],
+    excused_kinds: ([$excused[].excused_by[]] | unique),
     # The namespaces that have counted pods, by name (jq's order), with
     # how many each has: ctrf.jq makes a test of each.
     namespaces: (map(.metadata.namespace) | group_by(.) | map({namespace: (.[0] | canon), pods: length}))

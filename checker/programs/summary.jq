@@ -7,9 +7,10 @@
 #         the text's digest, a row per group of pods by cause (at most N)
 #         naming its first N pods; 0, a row per pod.
 # Sections: a heading with the verdict, the counts table, then for a failure
-# the unscheduled pods with the scheduler's reason, their FailedScheduling
-# events and the failed pods; last, when pods were left out, a line saying
-# how many and where every pod is.
+# the unscheduled pods with the scheduler's reason and the failed pods; the
+# excused pods (issue 29); the FailedScheduling events, each group's own
+# (lib.jq's group_events); last, when pods were left out, a line saying how
+# many and where every pod is.
 #
 # GitHub refuses a step summary over 1 MiB (and shows none of it): whatever
 # the limit, the lines stop before 1 MiB with a line that says so.
@@ -39,15 +40,23 @@ def table($header; $align; $rows):
 def full_lists_note:
   "Every pod is in `verify-pods check --format json` and in report.json of the artifact directory (`--save-dir`).";
 
+def events_table($events):
+  table(["Last seen", "Pod", "Count", "Message"]; ["---", "---", "---:", "---"];
+        [$events[] | [.last_seen, "\(.namespace | text)/\(.pod | text)", .count, .message]]);
+# The events as the text lists them: every one (list limit 0), or each
+# group's own newest (lib.jq's group_events), a table a group.
 def events_section:
   if (.events | length) == 0 then
     events_missing_note, ""
+  elif $list_limit == 0 then
+    "#### \(events_heading(0))", "", events_table(.events), ""
   else
-    "#### \(events_heading)",
+    "#### \(events_heading($list_limit))",
     "",
-    table(["Last seen", "Pod", "Count", "Message"]; ["---", "---", "---:", "---"];
-          [.events[] | [.last_seen, "\(.namespace | text)/\(.pod | text)", .count, .message]]),
-    ""
+    (group_events(.unscheduled_groups[:$list_limit]; events_share($list_limit))
+     | (group_events_line(trim_end) | cell),
+       "",
+       (if .matched == 0 then empty else events_table(.events), "" end))
   end;
 
 def pod_ref: "\(.namespace | text)/\(.name | text)";
@@ -86,8 +95,7 @@ def summary_lines:
                     members_cell($result | unscheduled_members($group; $list_limit); .count; false)]])
       end),
      "",
-     (if $list_limit == 0 then empty else .unscheduled_groups | groups_line end),
-     events_section
+     (if $list_limit == 0 then empty else .unscheduled_groups | groups_line end)
    else empty end),
   (if .failed > 0 then
      "#### \(failed_heading)",
@@ -105,6 +113,9 @@ def summary_lines:
      "",
      (if $list_limit == 0 then empty else .failed_groups | groups_line end)
    else empty end),
+  # The excused pods, then the events (issue 29: after the failed pods, as in the text).
+  (if .excused > 0 then (excused_line | cell), "" else empty end),
+  (if .unscheduled > 0 then events_section else empty end),
   # What the digest left out, and where every pod is.
   (if $list_limit == 0 then empty
    else

@@ -12,6 +12,7 @@ use std::fs;
 use std::io::{self, Read, Write};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 /// Why the artifacts could not be saved (`check.rs` makes it a
 /// [`crate::check::ArtifactError`]).
@@ -23,20 +24,41 @@ pub enum ArtifactError {
     NotSaved { path: PathBuf, error: io::Error },
 }
 
-/// The copy of one document being read, in its partial file.
+/// The first artifact that could not be written, shared by the [`Saver`]
+/// and its copies.
+type Problem = Arc<Mutex<Option<ArtifactError>>>;
+
+/// Keep `error` as the problem when there is none yet.
+fn record(problem: &Problem, error: ArtifactError) {
+    let mut first = problem.lock().unwrap_or_else(|e| e.into_inner());
+    first.get_or_insert(error);
+}
+
+/// The copy of one document being read, in its partial file. A write that
+/// fails is recorded in the saver and the copy stops there: a report never
+/// changes the verdict (issue 29), so the read goes on and the check ends
+/// with its verdict and one warning ([`Saver::finish`]).
 pub struct Artifact {
-    file: fs::File,
+    file: Option<fs::File>,
     /// The file written.
     pub path: PathBuf,
+    problem: Problem,
 }
 
 impl Write for Artifact {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.file.write(buf)
+        if let Some(file) = &mut self.file {
+            if let Err(error) = file.write_all(buf) {
+                self.file = None;
+                let path = self.path.clone();
+                record(&self.problem, ArtifactError::NotSaved { path, error });
+            }
+        }
+        Ok(buf.len())
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        self.file.flush()
+        Ok(())
     }
 }
 
@@ -89,6 +111,9 @@ pub struct Saver {
     dir: Option<PathBuf>,
     /// The partial copies, registered for removal on cancellation.
     _partials: Option<cancel::Registered>,
+    /// The first artifact that could not be written: from then on nothing
+    /// more is saved, and [`Saver::finish`] hands it back as the warning.
+    problem: Problem,
 }
 
 /// Every file a save dir may receive: the final names and the partial
@@ -107,11 +132,25 @@ impl Drop for Saver {
 }
 
 impl Saver {
-    pub fn new(dir: Option<&Path>, inputs: &[PathBuf]) -> Result<Self, ArtifactError> {
+    /// The saver of `dir`; one that saves nothing (its problem kept for
+    /// [`Saver::finish`]) when `dir` cannot be made ready.
+    pub fn new(dir: Option<&Path>, inputs: &[PathBuf]) -> Self {
+        match Self::ready(dir, inputs) {
+            Ok(saver) => saver,
+            Err(error) => {
+                let saver = Self::ready(None, inputs).unwrap_or_else(|_| unreachable!());
+                record(&saver.problem, error);
+                saver
+            }
+        }
+    }
+
+    fn ready(dir: Option<&Path>, inputs: &[PathBuf]) -> Result<Self, ArtifactError> {
         let Some(dir) = dir else {
             return Ok(Self {
                 dir: None,
                 _partials: None,
+                problem: Problem::default(),
             });
         };
         fs::create_dir_all(dir).map_err(|error| ArtifactError::Dir {
@@ -133,6 +172,7 @@ impl Saver {
         Ok(Self {
             dir: Some(dir.to_owned()),
             _partials: Some(cancel::register_files(partials)),
+            problem: Problem::default(),
         })
     }
 
@@ -161,15 +201,28 @@ impl Saver {
         dir.join(format!(".{name}.partial"))
     }
 
-    /// A fresh file that receives a copy of the document being read.
-    pub fn tee(&self, name: &str) -> Result<Option<Artifact>, ArtifactError> {
-        let Some(dir) = &self.dir else {
-            return Ok(None);
-        };
+    fn failed(&self) -> bool {
+        self.problem
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_some()
+    }
+
+    /// A fresh file that receives a copy of the document being read; none
+    /// once an artifact could not be written.
+    pub fn tee(&self, name: &str) -> Option<Artifact> {
+        let dir = self.dir.as_ref().filter(|_| !self.failed())?;
         let path = Self::partial(dir, name);
         match cancel::create_file(&path) {
-            Ok(file) => Ok(Some(Artifact { file, path })),
-            Err(error) => Err(ArtifactError::NotSaved { path, error }),
+            Ok(file) => Some(Artifact {
+                file: Some(file),
+                path,
+                problem: Arc::clone(&self.problem),
+            }),
+            Err(error) => {
+                record(&self.problem, ArtifactError::NotSaved { path, error });
+                None
+            }
         }
     }
 
@@ -185,9 +238,25 @@ impl Saver {
     }
 
     /// Keep the copies (and the result as report.json) when the check
-    /// failed; remove them otherwise.
-    pub fn finish(&self, failed: bool, result: &Val) -> Result<(), ArtifactError> {
-        let Some(dir) = &self.dir else { return Ok(()) };
+    /// failed; remove them otherwise. The first artifact that could not be
+    /// written, if any: a warning, never the verdict's exit code (issue 29;
+    /// the copies already written are removed, partial saves do not replay).
+    pub fn finish(&self, failed: bool, result: &Val) -> Option<ArtifactError> {
+        let saved = self.save(failed, result);
+        let mut problem = self.problem.lock().unwrap_or_else(|e| e.into_inner());
+        let problem = problem.take().or(saved.err());
+        if let (Some(_), Some(dir)) = (&problem, &self.dir) {
+            for name in COPIED {
+                let _ = fs::remove_file(Self::partial(dir, name));
+            }
+        }
+        problem
+    }
+
+    fn save(&self, failed: bool, result: &Val) -> Result<(), ArtifactError> {
+        let Some(dir) = self.dir.as_ref().filter(|_| !self.failed()) else {
+            return Ok(());
+        };
         let io_err = |path: &Path| {
             let path = path.to_owned();
             move |error| ArtifactError::NotSaved { path, error }

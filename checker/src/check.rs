@@ -209,7 +209,7 @@ pub fn run(
         &settings.excluded.owner_kinds,
         !settings.excluded.selector.is_empty(),
     );
-    let saver = Saver::new(settings.save_dir.as_deref(), &inputs(source))?;
+    let saver = Saver::new(settings.save_dir.as_deref(), &inputs(source));
     let started = Instant::now();
     let bounds = Bounds::new(source, started)?;
     let source = &bounds.source;
@@ -310,7 +310,10 @@ pub fn run(
             source: "report".into(),
             error,
         })?;
-    saver.finish(decision.verdict == crate::engine::Verdict::Fail, &result)?;
+    // A report that cannot be written is a warning (issue 29).
+    if let Some(error) = saver.finish(decision.verdict == crate::engine::Verdict::Fail, &result) {
+        warnings.push(CheckError::from(error).to_string());
+    }
     Ok(Outcome {
         decision,
         result,
@@ -364,7 +367,7 @@ fn read_pods(
 ) -> Result<Vec<Val>, CheckError> {
     let (kubectl, deadline, interval, chunk_size, pods) = match source {
         Source::Offline { snapshot, .. } => {
-            return read_file(snapshot, &projection.pods, saver.tee("pods.json")?)
+            return read_file(snapshot, &projection.pods, saver.tee("pods.json"))
         }
         Source::Live {
             kubectl,
@@ -379,7 +382,7 @@ fn read_pods(
     let mut lists = 0;
     loop {
         lists += 1;
-        let mut tee = saver.tee("pods.json")?;
+        let mut tee = saver.tee("pods.json");
         let copy = tee.as_mut().map(|file| file as &mut dyn Write);
         match list::read(kubectl, pods, chunk_size, until, &projection.pods, copy) {
             Ok(docs) => return Ok(docs),
@@ -524,7 +527,7 @@ fn read_events(
             _,
         ) => {
             let tee = match unscheduled {
-                Some(saver) => saver.tee("events.json")?,
+                Some(saver) => saver.tee("events.json"),
                 None => None,
             };
             let doc = read_file(path, &projection.events, tee)?;
@@ -546,7 +549,7 @@ fn read_events(
             },
             Some(saver),
         ) => {
-            let mut tee = saver.tee("events.json")?;
+            let mut tee = saver.tee("events.json");
             let copy = tee.as_mut().map(|file| file as &mut dyn Write);
             let until = events_until(bounds.until, kubectl);
             let read = list::read(

@@ -60,6 +60,21 @@ fn check(
     engine: &Engine,
     results: &Results,
 ) -> Result<u8, Stopped> {
+    // The start line (progress.jq before the first attempt), where the
+    // progress lines go, before the first list and before the settings
+    // are read: upstream prints it first whatever they hold, as the bash
+    // function does.
+    let colour = Colour::detect();
+    let format = args.format;
+    match engine.start_line(0) {
+        Ok((level, text)) => {
+            let _ = match format {
+                Format::Json => colour.print_line(&mut io::stderr().lock(), &level, &text),
+                _ => colour.print_line(&mut io::stdout().lock(), &level, &text),
+            };
+        }
+        Err(e) => return Err(fail(e)),
+    }
     let source = match source(args, matches) {
         Ok(source) => source,
         Err(said) => return Err(refuse(said)),
@@ -97,8 +112,6 @@ fn check(
             .clone()
             .filter(|dir| !dir.as_os_str().is_empty()),
     };
-    let colour = Colour::detect();
-    let format = args.format;
     // The first error writing a progress line to stdout, reported at the end.
     let mut progress_written = Ok(());
     let mut progress = |level: &str, text: &str| match format {
@@ -113,12 +126,6 @@ fn check(
         }
     };
     let mut notice = |text: &str| eprintln!("{}{text}", contract::CHECKER_PREFIX.warning);
-    // The start line (progress.jq before the first attempt), where the
-    // progress lines go, before the first list: as the bash function does.
-    match engine.start_line(0) {
-        Ok((level, text)) => progress(&level, &text),
-        Err(e) => return Err(fail(e)),
-    }
     let outcome = match check::run(engine, &source, &settings, &mut progress, &mut notice) {
         Ok(outcome) => outcome,
         Err(e) => {

@@ -1,4 +1,4 @@
-//! `verify-pods completions`: clap_complete's scripts, the bash one fixed.
+//! `verify-pods completions` and `verify-pods man`: clap_complete's scripts (the bash one fixed) and clap_mangen's pages.
 
 use crate::flags::Cli;
 use crate::written;
@@ -30,4 +30,32 @@ fn fix_hyphenated_bash_states(script: &str) -> String {
     let state = BIN_NAME.replace('-', "__");
     let misspelled = BIN_NAME.replace('-', "__subcmd__");
     script.replace(&misspelled, &state)
+}
+
+/// `verify-pods man DIR`: clap_mangen's pages, one per visible command
+/// (verify-pods.1, verify-pods-check.1, …), generated from the same clap
+/// definitions as `--help`, each saying the version it documents; the
+/// release archives ship them (hack/dist.py).
+pub(crate) fn write_man_pages(dir: &std::path::Path) -> u8 {
+    let mut command = <Cli as clap::CommandFactory>::command().disable_help_subcommand(true);
+    command.build();
+    let source = format!("{BIN_NAME} {}", env!("CARGO_PKG_VERSION"));
+    let mut commands = vec![command];
+    while let Some(command) = commands.pop() {
+        commands.extend(
+            command
+                .get_subcommands()
+                .filter(|c| !c.is_hide_set())
+                .cloned(),
+        );
+        let page = clap_mangen::Man::new(command).source(source.as_str());
+        if let Err(e) = page.generate_to(dir) {
+            return crate::fail(format!(
+                "cannot write the manual pages into {}: {}",
+                dir.display(),
+                checker::contract::io_words(&e)
+            ));
+        }
+    }
+    exit::PASS
 }

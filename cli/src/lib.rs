@@ -51,6 +51,7 @@ pub fn main(invocation: Invocation) -> ExitCode {
         Command::Bash(BashCommand::Render(args)) => bash::render(BASH_TOOL, &args),
         Command::Bash(BashCommand::Splice(args)) => bash::splice(BASH_TOOL, &args),
         Command::Completions { shell } => completions::print_completions(shell),
+        Command::Man { dir } => completions::write_man_pages(&dir),
     };
     ExitCode::from(code)
 }

@@ -1,8 +1,8 @@
 //! What `check` prints: the text, JSON or GitHub lines (in colour on a
 //! terminal), and the GitHub step summary.
 
+use crate::fail;
 use crate::flags::Format;
-use crate::{fail, refuse};
 use checker::contract::{self, STEP_SUMMARY_ENV};
 use checker::engine::to_raw;
 use checker::programs::Program;
@@ -69,7 +69,8 @@ pub(crate) fn raw_lines(
 }
 
 /// Append summary.jq's Markdown to the file named by GITHUB_STEP_SUMMARY,
-/// if any; the exit code of the error line printed otherwise.
+/// if any; a file that cannot be written is a warning. The exit code of the
+/// error line printed when summary.jq itself fails.
 pub(crate) fn append_step_summary(
     engine: &Engine,
     result: &Val,
@@ -87,12 +88,16 @@ pub(crate) fn append_step_summary(
         .create(true)
         .open(&path)
         .and_then(|mut file| file.write_all(markdown.as_bytes()))
-        .map_err(|e| {
-            refuse(contract::messages::STEP_SUMMARY.say(&[
+        .or_else(|e| {
+            // A report never changes the verdict (issue 29): one warning,
+            // and the exit code stays the verdict's.
+            let line = contract::messages::STEP_SUMMARY.format(&[
                 ("env", &STEP_SUMMARY_ENV),
                 ("file", &path.display()),
                 ("why", &contract::io_words(&e)),
-            ]))
+            ]);
+            eprintln!("{}{line}", contract::CHECKER_PREFIX.warning);
+            Ok(())
         })
 }
 

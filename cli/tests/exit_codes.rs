@@ -152,9 +152,10 @@ fn bad_flags_and_environment_exit_2() {
             &[("KWOK_VERIFY_PODS_INTERVAL", "0x5")],
             "non-negative integer",
         ),
+        // Set but empty is the default (issue 31; scriptgen/tests/wrapper.rs).
         (
             &[],
-            &[("KWOK_VERIFY_PODS_KUBECTL_TIMEOUT", "")],
+            &[("KWOK_VERIFY_PODS_KUBECTL_TIMEOUT", "12s")],
             "non-negative integer",
         ),
         (&["--format", "yaml"], &[], "invalid value"),
@@ -426,9 +427,10 @@ fn knobs_are_validated_offline_too() {
         for (k, v) in *env {
             cmd.env(k, v);
         }
+        // Upstream's start line first, whatever the settings hold (issue 31).
         cmd.assert()
             .code(2)
-            .stdout("")
+            .stdout("Verifying pod scheduling...\n")
             .stderr(predicate::str::contains(*cause));
     }
 }
@@ -537,7 +539,9 @@ fn save_dir_never_touches_an_input() {
             .output()
             .unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{name}: {stderr}");
+        // A report never changes the verdict (issue 29): a warning, the
+        // verdict's exit code (this red snapshot fails).
+        assert_eq!(out.status.code(), Some(1), "{name}: {stderr}");
         assert!(stderr.contains("is an input"), "{name}: {stderr}");
         assert_eq!(fs::read(&input).unwrap(), red, "{name}: the input changed");
     }
@@ -559,8 +563,10 @@ fn a_child_holding_stdout_does_not_stall_the_check() {
 }
 
 /// A copy that cannot be written (a full disk: the partial copy is a link
-/// to /dev/full) is the artifact's failure, named as such, never the
-/// input's "cannot read"; live (paged and one request) and offline alike.
+/// to /dev/full) is the artifact's failure, named as such in one warning,
+/// never the input's "cannot read", and the exit code stays the verdict's
+/// (issue 29; round 3 made it exit 2); live (paged and one request) and
+/// offline alike.
 #[test]
 fn an_artifact_that_cannot_be_written_is_named() {
     if !Path::new("/dev/full").exists() {
@@ -600,11 +606,15 @@ fn an_artifact_that_cannot_be_written_is_named() {
         let out = cmd.arg("--save-dir").arg(&save).output().unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
         let said = format!("{}: cannot save artifacts: ", partial.display());
-        assert!(stderr.contains(&said), "{case} {artifact}: {stderr}");
+        assert_eq!(
+            stderr.lines().filter(|l| l.contains(&said)).count(),
+            1,
+            "{case} {artifact}: {stderr}"
+        );
         assert!(
             !stderr.contains("cannot read"),
             "{case} {artifact}: {stderr}"
         );
-        assert_eq!(out.status.code(), Some(2), "{case} {artifact}: {stderr}");
+        assert_eq!(out.status.code(), Some(1), "{case} {artifact}: {stderr}");
     }
 }

@@ -159,7 +159,7 @@ fn exclude_ns_replaces_the_default_list() {
 }
 
 #[test]
-fn succeeded_unknown_and_statusless_pods_count_in_total_only() {
+fn succeeded_unknown_and_statusless_pods_count_in_total_but_no_node_is_unscheduled() {
     let mut no_status = pod("app", "no-status", None, None, json!([]));
     no_status.as_object_mut().unwrap().remove("status");
     let snapshot = list(vec![
@@ -169,18 +169,21 @@ fn succeeded_unknown_and_statusless_pods_count_in_total_only() {
         no_status,
     ]);
     let (result, code) = check(&snapshot, None, &[]);
-    assert_eq!(code, 0);
+    // Issue 29: the statusless pod has no node: not scheduled, whatever
+    // its phase (none), so never "all 4 pods scheduled successfully".
+    assert_eq!(code, 1);
     for (key, want) in [
         ("total", 4),
         ("running", 0),
         ("pending", 0),
         ("failed", 0),
         ("succeeded", 1),
-        ("unscheduled", 0),
+        ("unscheduled", 1),
     ] {
         assert_eq!(result[key], want, "{key}");
     }
-    assert_eq!(result["verdict"], "pass");
+    assert_eq!(names(&result["unscheduled_pods"]), ["app/no-status"]);
+    assert_eq!(result["verdict"], "fail");
 }
 
 #[test]
@@ -324,7 +327,7 @@ fn events_are_those_of_unscheduled_pods_newest_first() {
 }
 
 #[test]
-fn at_most_fifty_events_are_kept() {
+fn every_matched_event_is_kept_newest_first() {
     let snapshot = list(vec![pod("ml", "w", Some("Pending"), None, json!([]))]);
     let events = list(
         (0..60)
@@ -341,10 +344,13 @@ fn at_most_fifty_events_are_kept() {
             .collect(),
     );
     let (result, _) = check(&snapshot, Some(&events), &[]);
+    // Issue 29: every one (the outputs pick each group's newest); the
+    // newest 50 of all hid the events of every group but the largest.
     let events = result["events"].as_array().unwrap();
-    assert_eq!(events.len(), 50);
+    assert_eq!(events.len(), 60);
+    assert_eq!(result["events_matched"], 60);
     assert_eq!(events[0]["message"], "m59");
-    assert_eq!(events[49]["message"], "m10");
+    assert_eq!(events[59]["message"], "m0");
 }
 
 #[test]

@@ -139,6 +139,9 @@ pub fn splice(tool: Tool, args: &SpliceArgs) -> u8 {
     );
     if patch.is_empty() {
         eprintln!("{}: {name}: verify_pods() is up to date", tool.name);
+        if !args.check {
+            print_follow_ups(tool, &name, &spliced);
+        }
         return exit::OK;
     }
     let printed = tool.print(&patch);
@@ -158,7 +161,41 @@ pub fn splice(tool: Tool, args: &SpliceArgs) -> u8 {
         }
         eprintln!("{}: {name}: verify_pods() replaced", tool.name);
     }
+    print_follow_ups(tool, &name, &spliced);
     exit::OK
+}
+
+/// The host follow-ups of the spliced script, one line each on stderr
+/// (`NAME:LINE: what to decide`), after a dry run or `--write`.
+fn print_follow_ups(tool: Tool, name: &str, spliced: &str) {
+    let env = checker::contract::EXCLUDE_OWNER_KINDS.env;
+    match splice::follow_ups(spliced, env) {
+        Ok(found) => {
+            for f in found {
+                eprintln!("{}: {name}:{}: follow-up: {}", tool.name, f.line, f.text);
+            }
+        }
+        Err(e) => eprintln!("{}: {name}: no follow-ups: {e}", tool.name),
+    }
+}
+
+/// A library file's header that the host added above the file's first
+/// line (a license header its lint adds): the comment and blank lines
+/// before `first`, the first line of what splice writes. Kept by
+/// `--write`, ignored by `--check`. Empty when there is none.
+fn host_header<'a>(current: &'a str, first: &str) -> &'a str {
+    let mut offset = 0;
+    for line in current.split_inclusive('\n') {
+        if line.trim_end_matches('\n') == first {
+            return &current[..offset];
+        }
+        let text = line.trim();
+        if !(text.is_empty() || text.starts_with('#')) {
+            return "";
+        }
+        offset += line.len();
+    }
+    ""
 }
 
 /// `--lib`: print the diffs of SCRIPT and of the library file; write them
@@ -194,6 +231,13 @@ fn splice_lib(tool: Tool, args: &SpliceArgs, lib: &Path) -> u8 {
         Err(e) if e.kind() == io::ErrorKind::NotFound => None,
         Err(e) => return tool.fail(format!("{lib_name}: {e}")),
     };
+    // The host's own header above ours (a license) stays, and --check
+    // ignores it.
+    let first = wanted.lines().next().unwrap_or_default();
+    let header = current
+        .as_deref()
+        .map_or("", |text| host_header(text, first));
+    let wanted = format!("{header}{wanted}");
     let lib_current = current.as_deref().is_some_and(|text| {
         render::without_written_by(text) == render::without_written_by(&wanted)
     });
@@ -227,6 +271,9 @@ fn splice_lib(tool: Tool, args: &SpliceArgs, lib: &Path) -> u8 {
             );
         }
         eprintln!("{}: {name}: sources {lib_word}", tool.name);
+        if !args.check {
+            print_follow_ups(tool, &name, &spliced);
+        }
         return exit::OK;
     }
     let printed = tool.print(&format!("{host_patch}{lib_patch}"));
@@ -269,6 +316,7 @@ fn splice_lib(tool: Tool, args: &SpliceArgs, lib: &Path) -> u8 {
             eprintln!("{}: {name}: verify_pods() replaced by `source`", tool.name);
         }
     }
+    print_follow_ups(tool, &name, &spliced);
     exit::OK
 }
 
@@ -280,7 +328,8 @@ fn library(
     lib: &str,
 ) -> Result<(String, String), Box<dyn std::error::Error>> {
     let spliced = splice::splice_source(script, lib)?;
-    let mut definition = render::definition(&Fields::from_checker()?)?;
+    let fields = Fields::for_library()?;
+    let mut definition = render::definition(&fields)?;
     if let (Some(ours), Some(host)) = (
         splice::indent_step(&definition)?,
         splice::indent_step(script)?,
@@ -305,7 +354,10 @@ fn library(
         regenerate: &regenerate,
         written_by: tool.written_by,
     };
-    Ok((spliced, render::library_file(&library, &definition)?))
+    Ok((
+        spliced,
+        render::library_file(&fields, &library, &definition)?,
+    ))
 }
 
 /// Where the regenerate command runs and how it names SCRIPT: from the root

@@ -45,7 +45,7 @@ pub struct Fields {
     /// The events list, with its field selector.
     pub events_list: String,
     /// page-head.jq: a page's resourceVersion and continue token.
-    pub page_head: &'static str,
+    pub page_head: String,
     /// jq's options for page-head.jq.
     pub page_head_options: String,
     /// The knob the wrapper's header shows as an example.
@@ -70,14 +70,41 @@ pub struct Fields {
     /// The CI results' settings (`--ctrf`, `--junit`).
     pub ctrf: contract::Setting,
     pub junit: contract::Setting,
-    /// The version the CI results name (ctrf.jq's `$version`).
-    pub version: &'static str,
     /// The checker's watch setting (the function polls; its comment says so).
     pub watch: contract::Setting,
     /// How the function's lines on stderr begin.
     pub prefix: contract::Prefix,
     /// The command users run to put the function into a script.
     pub splice_command: &'static str,
+    /// The version of verify-pods whose programs these are.
+    pub version: &'static str,
+    /// The settings and their defaults (`ENV=DEFAULT`), wrapped for a
+    /// header comment.
+    pub settings_lines: Vec<String>,
+    /// Where to get verify-pods without building it.
+    pub releases: &'static str,
+    /// [`Self::program_files`] wrapped for a header comment.
+    pub program_lines: Vec<String>,
+    /// Whether the function appends GitHub's step summary.
+    pub summary: bool,
+}
+
+/// Where the headers send a reader for verify-pods itself.
+pub const RELEASES: &str = "its release archives (one binary a platform)";
+
+/// `words` joined by spaces into lines of at most `width` columns.
+fn wrapped(words: &[String], width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for word in words {
+        match lines.last_mut() {
+            Some(line) if line.len() + 1 + word.len() <= width => {
+                line.push(' ');
+                line.push_str(word);
+            }
+            _ => lines.push(word.clone()),
+        }
+    }
+    lines
 }
 
 /// What users run to splice the function into a script (the `verify-pods`
@@ -132,7 +159,7 @@ fn double_quoted(text: &str) -> String {
 impl Fields {
     /// The bash that prints message `id` of the contract, its placeholders
     /// from the shell variables of the same names: an error returns its
-    /// exit code (`verify_pods__error 2 'FORMAT' "$why" || return`), a
+    /// exit code (`vp_error 2 'FORMAT' "$why" || return`), a
     /// warning goes on.
     pub fn say(&self, id: &str) -> String {
         let message = contract_message(id);
@@ -144,9 +171,9 @@ impl Fields {
         };
         match (message.level, message.exit) {
             (Some(contract::Level::Error), Some(exit)) => {
-                format!("verify_pods__error {exit} {format}{args} || return")
+                format!("vp_error {exit} {format}{args} || return")
             }
-            (Some(contract::Level::Warning), _) => format!("verify_pods__warn {format}{args}"),
+            (Some(contract::Level::Warning), _) => format!("vp_warn {format}{args}"),
             _ => panic!("contract.json: {id} is no line to print"),
         }
     }
@@ -208,6 +235,13 @@ pub enum RenderError {
     },
     /// askama failed.
     Template(String),
+    /// The rendered bash cannot be lexed (a template error).
+    Bash(String),
+    /// A program that [`compact_jq`] cannot shorten safely.
+    Uncompactable {
+        file: &'static str,
+        why: &'static str,
+    },
 }
 
 impl fmt::Display for RenderError {
@@ -218,6 +252,10 @@ impl fmt::Display for RenderError {
                 "checker/programs/{file} contains the line {delimiter:?}, its here-document delimiter"
             ),
             RenderError::Template(e) => write!(f, "template error: {e}"),
+            RenderError::Bash(e) => write!(f, "rendered bash: {e}"),
+            RenderError::Uncompactable { file, why } => {
+                write!(f, "checker/programs/{file}: cannot strip its comments: {why}")
+            }
         }
     }
 }
@@ -251,11 +289,8 @@ impl Embedded {
         if text.contains(&delimiter) {
             return Err(RenderError::DelimiterInProgram { file, delimiter });
         }
-        let text = if text.ends_with('\n') {
-            Cow::Borrowed(text)
-        } else {
-            Cow::Owned(format!("{text}\n"))
-        };
+        let text = compact_jq(text).map_err(|why| RenderError::Uncompactable { file, why })?;
+        let text = Cow::Owned(text);
         Ok(Self {
             name,
             file,
@@ -268,6 +303,113 @@ impl Embedded {
     }
 }
 
+/// The widest line [`compact_jq`] makes by joining lines.
+pub const JQ_WIDTH: usize = 200;
+
+/// A jq program as the bash embeds it: the same tokens, without its
+/// comments, blank lines and indentation, runs of blanks one space (none
+/// after `( [ { , ; |` or before `) ] } , ; |`, where no two tokens can
+/// merge), and lines joined (jq reads a newline as a space) up to
+/// [`JQ_WIDTH`] columns. The commented program stays in checker/programs/; the parity
+/// tests run this text. Refuses what it cannot shorten safely: a string
+/// that spans lines, a comment ending with a backslash (jq 1.7.1 and later
+/// continue such a comment on the next line, jq 1.6 does not).
+pub fn compact_jq(text: &str) -> Result<String, &'static str> {
+    // The lexer's state: None in a string, Some(depth of parentheses) in
+    // code; a string's `\(` opens code that its `)` closes.
+    let mut stack: Vec<Option<usize>> = vec![Some(0)];
+    let mut pieces = Vec::new();
+    for line in text.lines() {
+        let mut out = String::new();
+        let mut chars = line.chars();
+        while let Some(c) = chars.next() {
+            let nested = stack.len() > 1;
+            match stack.last_mut().expect("the code level stays") {
+                None => {
+                    out.push(c);
+                    if c == '\\' {
+                        let next = chars.next().ok_or("a backslash ends a line in a string")?;
+                        out.push(next);
+                        if next == '(' {
+                            stack.push(Some(0));
+                        }
+                    } else if c == '"' {
+                        stack.pop();
+                    }
+                }
+                Some(depth) => match c {
+                    ')' | ']' | '}' | ',' | ';' | '|' if out.ends_with(' ') => {
+                        out.pop();
+                        match c {
+                            ')' => {
+                                out.push(c);
+                                if *depth == 0 && nested {
+                                    stack.pop();
+                                } else {
+                                    *depth =
+                                        depth.checked_sub(1).ok_or("unbalanced parentheses")?;
+                                }
+                            }
+                            _ => out.push(c),
+                        }
+                    }
+                    '#' => {
+                        if line.ends_with('\\') {
+                            return Err("a comment ends with a backslash");
+                        }
+                        break;
+                    }
+                    ' ' | '\t' => {
+                        // None after an opener or a separator.
+                        if !out.is_empty() && !out.ends_with([' ', '(', '[', '{', ',', ';', '|']) {
+                            out.push(' ');
+                        }
+                    }
+                    '"' => {
+                        out.push(c);
+                        stack.push(None);
+                    }
+                    '(' => {
+                        *depth += 1;
+                        out.push(c);
+                    }
+                    ')' => {
+                        out.push(c);
+                        if *depth == 0 && nested {
+                            stack.pop();
+                        } else {
+                            *depth = depth.checked_sub(1).ok_or("unbalanced parentheses")?;
+                        }
+                    }
+                    _ => out.push(c),
+                },
+            }
+        }
+        if stack.len() > 1 {
+            return Err("a string spans lines");
+        }
+        let piece = out.trim_end();
+        if !piece.is_empty() {
+            pieces.push(piece.to_owned());
+        }
+    }
+    let mut lines: Vec<String> = Vec::new();
+    for piece in pieces {
+        match lines.last_mut() {
+            Some(last) if last.len() + 1 + piece.len() <= JQ_WIDTH => {
+                let tight = last.ends_with(['(', '[', '{', ',', ';', '|'])
+                    || piece.starts_with([')', ']', '}', ',', ';', '|']);
+                if !tight {
+                    last.push(' ');
+                }
+                last.push_str(&piece);
+            }
+            _ => lines.push(piece),
+        }
+    }
+    Ok(lines.iter().map(|l| format!("{l}\n")).collect())
+}
+
 /// `VERIFY_PODS_REPORT_JQ` for report.jq: upper case, which no canonical
 /// program uses for identifiers (jq keywords and builtins are lower case).
 pub fn heredoc_delimiter(name: &str) -> String {
@@ -277,11 +419,40 @@ pub fn heredoc_delimiter(name: &str) -> String {
 impl Fields {
     /// Everything from the checker.
     pub fn from_checker() -> Result<Self, RenderError> {
+        Self::with_summary(true)
+    }
+
+    /// For a host's library (`splice --lib`): without GitHub's step
+    /// summary (summary.jq), which upstream's function never wrote: the
+    /// host's job summary stays its own (issue 31: the bash keeps only what
+    /// the host needs). generated/ and `verify-pods check` keep it.
+    pub fn for_library() -> Result<Self, RenderError> {
+        Self::with_summary(false)
+    }
+
+    fn with_summary(summary: bool) -> Result<Self, RenderError> {
+        let used = USED
+            .into_iter()
+            .filter(|p| summary || p.name != Programs::SUMMARY.name);
         let programs = std::iter::once(Embedded::lib())
-            .chain(USED.into_iter().map(Embedded::new))
+            .chain(used.clone().map(Embedded::new))
             .collect::<Result<Vec<_>, _>>()?;
-        let mut program_files = USED.map(|p| p.file).to_vec();
+        let mut settings: Vec<String> = contract::KNOBS
+            .iter()
+            .map(|k| format!("{}={}", k.env, k.default))
+            .collect();
+        settings.push(format!(
+            "{}={}",
+            contract::EXCLUDE_OWNER_KINDS.env,
+            Programs::default_excluded_owner_kinds().join(",")
+        ));
+        settings.push(format!("{}=", contract::ARTIFACT_DIR.env));
+        if summary {
+            settings.push(format!("{}=", contract::STEP_SUMMARY.env));
+        }
+        let mut program_files: Vec<&str> = used.map(|p| p.file).collect();
         program_files.push(Programs::LIB_FILE);
+        program_files.push("page-head.jq");
         Ok(Self {
             programs,
             program_files: program_files.join(", "),
@@ -290,7 +461,12 @@ impl Fields {
             exclude_owner_kinds: contract::EXCLUDE_OWNER_KINDS,
             pods_list: api::PODS.url(0, None),
             events_list: api::EVENTS.url(0, None),
-            page_head: Programs::PAGE_HEAD,
+            page_head: compact_jq(Programs::PAGE_HEAD).map_err(|why| {
+                RenderError::Uncompactable {
+                    file: "page-head.jq",
+                    why,
+                }
+            })?,
             page_head_options: Programs::PAGE_HEAD_OPTIONS.join(" "),
             deadline_env: contract::DEADLINE_ENV,
             knobs: &contract::KNOBS,
@@ -305,10 +481,20 @@ impl Fields {
             events_query: api::EVENTS.query,
             ctrf: contract::CTRF,
             junit: contract::JUNIT,
-            version: checker::VERSION,
             watch: contract::WATCH,
             prefix: contract::BASH_PREFIX,
             splice_command: SPLICE_COMMAND,
+            version: env!("CARGO_PKG_VERSION"),
+            settings_lines: wrapped(&settings, 74),
+            releases: RELEASES,
+            summary,
+            program_lines: wrapped(
+                &program_files
+                    .iter()
+                    .map(|f| f.to_string())
+                    .collect::<Vec<_>>(),
+                74,
+            ),
         })
     }
 }
@@ -325,6 +511,7 @@ struct Definition<'a> {
 #[template(path = "verify_pods.sh.j2", escape = "none")]
 struct FunctionFile<'a> {
     f: &'a Fields,
+    definition: &'a str,
 }
 
 /// `generated/verify-pods.sh`: log functions, the definition, the call.
@@ -332,6 +519,7 @@ struct FunctionFile<'a> {
 #[template(path = "verify-pods.sh.j2", escape = "none")]
 struct Wrapper<'a> {
     f: &'a Fields,
+    definition: &'a str,
 }
 
 /// A library file for a host script: a header and the definition, in the
@@ -339,6 +527,7 @@ struct Wrapper<'a> {
 #[derive(Template)]
 #[template(path = "library.sh.j2", escape = "none")]
 struct LibraryFile<'a> {
+    f: &'a Fields,
     lib: &'a str,
     host: &'a str,
     from: &'a str,
@@ -368,8 +557,13 @@ pub struct Library<'a> {
 
 /// The contents of a library file holding `definition` (already in the
 /// host's indentation).
-pub fn library_file(library: &Library, definition: &str) -> Result<String, RenderError> {
+pub fn library_file(
+    fields: &Fields,
+    library: &Library,
+    definition: &str,
+) -> Result<String, RenderError> {
     let file = LibraryFile {
+        f: fields,
         lib: library.lib,
         host: library.host,
         from: library.from,
@@ -411,17 +605,34 @@ fn with_newline(rendered: askama::Result<String>) -> Result<String, RenderError>
 
 /// The definition of `verify_pods()`, ending with its `}` line and a newline.
 pub fn definition(fields: &Fields) -> Result<String, RenderError> {
-    with_newline(Definition { f: fields }.render())
+    let text = with_newline(Definition { f: fields }.render())?;
+    crate::splice::without_comments(&text).map_err(|e| RenderError::Bash(e.to_string()))
 }
 
 /// The contents of `generated/verify_pods.sh`.
 pub fn function_file(fields: &Fields) -> Result<String, RenderError> {
-    with_newline(FunctionFile { f: fields }.render())
+    let definition = definition(fields)?;
+    let definition = definition.trim_end_matches('\n');
+    with_newline(
+        FunctionFile {
+            f: fields,
+            definition,
+        }
+        .render(),
+    )
 }
 
 /// The contents of `generated/verify-pods.sh`.
 pub fn wrapper(fields: &Fields) -> Result<String, RenderError> {
-    with_newline(Wrapper { f: fields }.render())
+    let definition = definition(fields)?;
+    let definition = definition.trim_end_matches('\n');
+    with_newline(
+        Wrapper {
+            f: fields,
+            definition,
+        }
+        .render(),
+    )
 }
 
 /// One shell word that bash reads back as `word`: bare when it only holds
@@ -479,13 +690,13 @@ mod tests {
     fn errors_return_their_exit_code_warnings_go_on() {
         let fields = Fields::from_checker().unwrap();
         let said = fields.say("kubectl_timed_out");
-        assert!(said.starts_with("verify_pods__error 2 \""), "{said}");
+        assert!(said.starts_with("vp_error 2 \""), "{said}");
         assert!(
             said.ends_with(r#" "$command" "$seconds" || return"#),
             "{said}"
         );
         let warned = fields.say("events_not_collected");
-        assert!(warned.starts_with("verify_pods__warn \""), "{warned}");
+        assert!(warned.starts_with("vp_warn \""), "{warned}");
         assert_eq!(
             fields.format_into("no_error_message", "why"),
             r#"printf -v why "no error message""#

@@ -298,12 +298,15 @@ fn sources(text: &str, lib: &str) -> bool {
 }
 
 /// `script` with its `verify_pods()` definition replaced by the lines that
-/// source `lib` (relative to the script's directory) in the host's style.
+/// source `lib` (relative to the script's directory) in the host's style:
+/// after the host's last line that sources a library the same way (with
+/// its others), else where the definition was.
 /// A script that already sources `lib` and defines no `verify_pods()` is
 /// returned as it is; one that sources it and still has a definition loses
 /// the definition.
 pub fn splice_source(script: &str, lib: &str) -> Result<String, SpliceError> {
-    let sourced = classify(script)?
+    let lines = classify(script)?;
+    let sourced = lines
         .iter()
         .any(|line| line.kind == Kind::Code && sources(line.text, lib));
     let span = match find_definition(script) {
@@ -312,12 +315,119 @@ pub fn splice_source(script: &str, lib: &str) -> Result<String, SpliceError> {
         Err(SpliceError::Missing) => return Err(SpliceError::NotSourced { lib: lib.into() }),
         Err(e) => return Err(e),
     };
-    let lines = if sourced {
-        String::new()
-    } else {
-        SourceStyle::detect(script)?.lines(lib)
-    };
-    splice_span(script, span, &lines)
+    if sourced {
+        return splice_span(script, span, "");
+    }
+    let style = SourceStyle::detect(script)?;
+    let ours = style.lines(lib);
+    // The host's last `source` line written in its style, outside the
+    // definition: ours goes right after it.
+    let last = lines
+        .iter()
+        .rev()
+        .filter(|l| l.kind == Kind::Code && (l.offset < span.start || l.offset >= span.end))
+        .find(|l| {
+            sourced_path(l.text).is_some_and(|(keyword, path)| {
+                keyword == style.keyword
+                    && path
+                        .trim_matches('"')
+                        .starts_with(&format!("{}/", style.base))
+            })
+        });
+    match last {
+        Some(line) if style != SourceStyle::fallback() => {
+            let at = line.offset + line.len_with_newline;
+            let ours = if script[..at].ends_with('\n') {
+                ours
+            } else {
+                format!("\n{ours}")
+            };
+            let inserted = [&script[..at], &ours, &script[at..]].concat();
+            let moved = if at <= span.start {
+                Span {
+                    start: span.start + ours.len(),
+                    end: span.end + ours.len(),
+                }
+            } else {
+                span
+            };
+            splice_span(&inserted, moved, "")
+        }
+        _ => splice_span(script, span, &ours),
+    }
+}
+
+/// What the splice leaves for the host's maintainers to decide: a line of
+/// the (spliced) script and what to look at there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FollowUp {
+    /// 1-based.
+    pub line: usize,
+    pub text: String,
+}
+
+/// The follow-ups of a spliced `script` (the splice never edits its logic):
+/// each bare `verify_pods` call under `set -e`, whose exit 2 now ends the
+/// script; the comment lines that document its exit codes; and, when the
+/// script sets no `owner_kinds_env`, the call that keeps upstream's
+/// substring rule for Job owners only by that variable.
+pub fn follow_ups(script: &str, owner_kinds_env: &str) -> Result<Vec<FollowUp>, SpliceError> {
+    let lines = classify(script)?;
+    let errexit = lines.iter().any(|l| {
+        let code = l.text.trim();
+        l.kind == Kind::Code
+            && code.starts_with("set ")
+            && (code
+                .split_whitespace()
+                .any(|w| w.starts_with('-') && !w.starts_with("--") && w.contains('e'))
+                || code.contains("-o errexit"))
+    });
+    let mut found = Vec::new();
+    let calls: Vec<&Line> = lines
+        .iter()
+        .filter(|l| l.kind == Kind::Code && l.text.split_whitespace().next() == Some(NAME))
+        .collect();
+    for call in &calls {
+        let bare = !call.text.contains("||") && !call.text.contains("&&");
+        if errexit && bare {
+            found.push(FollowUp {
+                line: call.number,
+                text: format!(
+                    "a bare `{NAME}` under set -e: its exit 2 (could not observe: kubectl \
+                     failing, no coherent list, bad settings) now ends the script with 2; \
+                     `{NAME} || status=$?` lets the script decide"
+                ),
+            });
+        }
+    }
+    for line in &lines {
+        let text = line.text.trim_start();
+        let lower = text.to_ascii_lowercase();
+        if line.kind == Kind::Code && text.starts_with('#') && lower.contains("exit code") {
+            found.push(FollowUp {
+                line: line.number,
+                text: format!(
+                    "the exit codes documented here: {NAME} returns 0 pass or empty, \
+                     1 validation failed, 2 could not observe"
+                ),
+            });
+        }
+    }
+    if !script.contains(owner_kinds_env) {
+        if let Some(call) = calls.first() {
+            found.push(FollowUp {
+                line: call.number,
+                text: format!(
+                    "{owner_kinds_env} is set nowhere: only pods owned by a Job are excused, \
+                     where upstream excused every kind containing \"Job\" (PyTorchJob, \
+                     MPIJob, ...); to keep its verdicts, export the kinds before this call \
+                     (verify-pods' README: The Job rule)"
+                ),
+            });
+        }
+    }
+    found.sort_by_key(|f| f.line);
+    Ok(found)
 }
 
 fn splice_span(script: &str, span: Span, replacement: &str) -> Result<String, SpliceError> {
@@ -368,6 +478,24 @@ pub fn reindent(text: &str, from: usize, to: usize) -> Result<String, SpliceErro
         } else {
             out.push_str(raw);
         }
+    }
+    Ok(out)
+}
+
+/// `text` without its comment lines and blank lines: what a reader of the
+/// generated bash needs is the code (the templates keep the comments).
+/// Here-document bodies and multi-line strings stay byte for byte, and so
+/// do shellcheck's directives (`# shellcheck disable=…`).
+pub fn without_comments(text: &str) -> Result<String, SpliceError> {
+    let mut out = String::with_capacity(text.len());
+    for line in classify(text)? {
+        let raw = &text[line.offset..line.offset + line.len_with_newline];
+        let code = line.text.trim_start();
+        let comment = code.starts_with('#') && !code.starts_with("# shellcheck ");
+        if line.kind == Kind::Code && (code.is_empty() || comment) {
+            continue;
+        }
+        out.push_str(raw);
     }
     Ok(out)
 }
@@ -701,13 +829,20 @@ mod tests {
 
     #[test]
     fn splice_source_replaces_the_definition_once() {
+        // After the host's last source line (issue 31), the definition gone.
         let once = splice_source(HOST, "lib/v.sh").unwrap();
         assert_eq!(
             once,
-            HOST.replace(
-                "verify_pods() {\n    old\n}\n",
-                "# shellcheck source=lib/v.sh\nsource \"${SCRIPT_DIR}/lib/v.sh\"\n"
+            HOST.replace("verify_pods() {\n    old\n}\n", "").replace(
+                "source \"${SCRIPT_DIR}/lib/a.sh\"\n",
+                "source \"${SCRIPT_DIR}/lib/a.sh\"\n# shellcheck source=lib/v.sh\nsource \"${SCRIPT_DIR}/lib/v.sh\"\n"
             )
+        );
+        // A host that sources nothing: where the definition was.
+        let bare = "set -e\nverify_pods() {\n  old\n}\nmain\n";
+        assert_eq!(
+            splice_source(bare, "lib/v.sh").unwrap(),
+            "set -e\nsource \"$(dirname \"${BASH_SOURCE[0]}\")/lib/v.sh\"\nmain\n"
         );
         assert_eq!(splice_source(&once, "lib/v.sh").unwrap(), once);
         assert_eq!(

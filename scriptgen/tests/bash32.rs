@@ -81,7 +81,7 @@ const CONSTRUCTS: &[Construct] = constructs! {
     "read -i / -N", "4.0 / 4.1", |l| word(l, "read") && (word(l, "-i") || word(l, "-N")), "read -N 4 x";
     "{var}> fd allocation", "4.1", |l| l.contains("}>") || l.contains("}<"), "exec {fd}>file";
     "declare -g", "4.2", |l| declares(l, 'g'), "declare -g x=1";
-    "test -v / [[ -v", "4.2", |l| word(l, "-v") && (l.contains("[[") || word(l, "test") || l.contains("[ ")), "[[ -v name ]]";
+    "test -v / [[ -v", "4.2", |l| test_v(l), "[[ -v name ]]";
     "negative subscript ${a[-1]}", "4.2", |l| l.contains("[-"), "last=${lines[-1]}";
     "negative length ${x:0:-1}", "4.2", negative_length, "x=${x:0:-1}";
     "printf %(…)T", "4.2", |l| l.contains("%("), "printf '%(%s)T' -1";
@@ -213,6 +213,17 @@ fn generated() -> Vec<(std::path::PathBuf, String)> {
             (path, text)
         })
         .collect()
+}
+
+/// `-v` inside a test (`[[ -v x ]]`, `[ -v x ]`, `test -v x`), not
+/// `printf -v` after one on the same line.
+fn test_v(line: &str) -> bool {
+    line.split([';', '&', '|']).any(|command| {
+        let command = command.trim_start().trim_start_matches("if ").trim_start();
+        let test =
+            command.starts_with("[[") || command.starts_with("[ ") || command.starts_with("test ");
+        test && word(command, "-v")
+    })
 }
 
 #[test]

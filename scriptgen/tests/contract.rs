@@ -79,7 +79,7 @@ fn serves(query: &'static str, bytes: &'static str) -> impl Fn(&mut Sandbox) + '
 /// it must get.
 fn knob_cases(knob: Knob) -> Vec<Case> {
     let mut bad: Vec<(String, &'static Message)> = [
-        "", "junk", "-1", "+1", " 1", "1.5", "0x10", "1e3", "٣", "1\n2\t",
+        "junk", "-1", "+1", " 1", "1.5", "0x10", "1e3", "٣", "1\n2\t",
     ]
     .into_iter()
     .map(|text| (text.to_owned(), &messages::KNOB_NOT_A_NUMBER))
@@ -143,6 +143,16 @@ fn cases() -> Vec<Case> {
             s.set("STUB_SLEEP", "30")
                 .set(contract::KUBECTL_TIMEOUT_ENV, "1");
         }),
+        // Issue 29: a list that runs 10 s says what it waits for, once,
+        // in both drivers, before the timeout's own line (11 s).
+        Case::new(
+            "kubectl hangs past 10 s",
+            &[&messages::KUBECTL_WAITING, &messages::KUBECTL_TIMED_OUT, &messages::KUBECTL_CONFIG],
+        )
+        .setup(|s| {
+            s.set("STUB_SLEEP", "30")
+                .set(contract::KUBECTL_TIMEOUT_ENV, "11");
+        }),
         Case::new("kubectl prints truncated JSON", &[unreadable])
             .setup(serves("pods", "{\"kind\": \"List\", \"items\": ["))
             .own_words(&["why"]),
@@ -172,6 +182,14 @@ fn cases() -> Vec<Case> {
             "pods",
             "{\"metadata\":{\"resourceVersion\":\"1\"},\"items\":[]}\n{\"metadata\":{\"resourceVersion\":\"2\"},\"items\":[]}\n",
         )),
+        // Only pods are counted (issue 29): lib.jq's list_items names the
+        // kind it found, the same words from jq and from jaq.
+        Case::new("kubectl prints a NodeList", &[unreadable])
+            .setup(serves("pods", "{\"kind\":\"NodeList\",\"metadata\":{\"resourceVersion\":\"1\"},\"items\":[{\"metadata\":{\"name\":\"n\"}}]}")),
+        Case::new("kubectl prints a List of Events as the pods", &[unreadable])
+            .setup(serves("pods", "{\"kind\":\"List\",\"items\":[{\"kind\":\"Event\",\"reason\":\"FailedScheduling\"}]}")),
+        Case::new("the events are a List of Pods", &[not_collected])
+            .setup(serves("events", "{\"kind\":\"List\",\"items\":[{\"kind\":\"Pod\"}]}")),
         // report.jq's own error: the same words from jq and from jaq.
         Case::new("kubectl prints a document without items", &[unreadable])
             .setup(serves("pods", "{\"kind\": \"List\"}")),

@@ -1,11 +1,11 @@
 //! generated/verify_pods.sh included in a host script: the host's state is
 //! left alone, set -e hosts get the function's status, and jq receives each
-//! canonical program byte for byte.
+//! canonical program as compacted (comments stripped, the same tokens).
 
 use verify_pods_tests::sandbox;
 
 use checker::contract::DEADLINE_ENV;
-use scriptgen::render::USED;
+use scriptgen::render::{compact_jq, USED};
 use std::fs;
 use std::process::Output;
 use verify_pods_tests::sandbox::{function_file, sample, scriptgen_fixture as fixture, Sandbox};
@@ -63,8 +63,18 @@ fn a_plain_call_under_set_e_ends_the_host_with_the_status() {
     assert_eq!(red.leftovers(), Vec::<String>::new());
 }
 
+/// What jq receives for `program`: lib.jq then its body, each compacted.
+fn compacted(program: &checker::programs::Program) -> String {
+    let body = compact_jq(program.body).unwrap();
+    if program.with_lib {
+        compact_jq(checker::Programs::LIB).unwrap() + &body
+    } else {
+        body
+    }
+}
+
 #[test]
-fn jq_receives_each_program_byte_for_byte() {
+fn jq_receives_each_program_compacted() {
     let mut sandbox = red_sandbox();
     let dir = sandbox.path("jq-programs");
     fs::create_dir(&dir).unwrap();
@@ -93,13 +103,13 @@ fn jq_receives_each_program_byte_for_byte() {
     // progress.jq runs; progress.jq is covered by the settle tests.
     for program in USED.iter().filter(|p| p.name != "progress") {
         assert!(
-            passed.iter().any(|text| text == program.text),
+            passed.iter().any(|text| *text == compacted(program)),
             "{} did not reach jq unchanged",
             program.file
         );
     }
     // Exactly one pass over the snapshot: report.jq, once.
-    let report_runs = passed.iter().filter(|t| **t == USED[0].text).count();
+    let report_runs = passed.iter().filter(|t| **t == compacted(&USED[0])).count();
     assert_eq!(report_runs, 1);
 }
 
@@ -147,4 +157,38 @@ fn bound_pods() -> String {
         }
     }
     doc.to_string()
+}
+
+/// Issue 31: a host without log functions gets fallbacks that print as
+/// upstream's helpers do (`[INFO]`/`[WARN]` on stdout, `[ERROR]` on
+/// stderr), defined only for the call: none is left behind.
+#[test]
+fn a_host_without_log_functions_gets_upstreams_tags_and_streams() {
+    let sandbox = red_sandbox();
+    let host = sandbox.file(
+        "bare-host.sh",
+        &format!(
+            "#!/usr/bin/env bash\nset -euo pipefail\nsource {}\nstatus=0\nverify_pods || status=$?\n\
+             if declare -F log_info log_warn log_error; then echo left >&2; exit 90; fi\nexit \"$status\"\n",
+            function_file().display()
+        ),
+    );
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(&host, fs::Permissions::from_mode(0o755)).unwrap();
+    let output = verify_pods_tests::run(&mut sandbox.command(&host));
+    let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stdout.starts_with("[INFO] Verifying pod scheduling...\n"),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains("[ERROR] Scheduling validation FAILED\n"),
+        "{stderr}"
+    );
+    assert!(
+        stdout.contains("\n==========================================\n"),
+        "{stdout}"
+    );
+    assert!(!stderr.contains("command not found"), "{stderr}");
 }

@@ -118,3 +118,48 @@ fn sigint_to_the_job_stops_kubectl_and_ends_by_sigint() {
 fn sighup_to_the_job_stops_kubectl_and_ends_by_sighup() {
     assert_cleanly_cancelled("HUP", 1, true);
 }
+
+/// Issue 31: at interval 30, a signal to the host's PID while the function
+/// sleeps between attempts ends it within a second (the sleep runs in the
+/// background, so the traps run at once), by that signal, files removed.
+#[test]
+fn a_signal_mid_sleep_at_interval_30_ends_it_within_a_second() {
+    for (signal, number) in [("TERM", 15), ("INT", 2), ("HUP", 1)] {
+        let mut sandbox = Sandbox::new();
+        sandbox
+            .pods(&[&sample("pods.json")])
+            .events(&sample("events.json"))
+            .set(DEADLINE_ENV, "120")
+            .set(checker::contract::INTERVAL_ENV, "30");
+        let mut job = sandbox
+            .command(&sandbox::wrapper())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        let started = Instant::now();
+        while sandbox.kubectl_calls().is_empty() {
+            assert!(started.elapsed() < Duration::from_secs(10), "no list");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        // The first attempt's jq, then the sleep of 30 s.
+        std::thread::sleep(Duration::from_millis(1500));
+        assert!(job.try_wait().unwrap().is_none(), "still settling");
+        let sent = Instant::now();
+        let status = Command::new("kill")
+            .args(["-s", signal, "--", &job.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let status = job.wait().unwrap();
+        let took = sent.elapsed();
+        assert_eq!(status.signal(), Some(number), "SIG{signal}: {status:?}");
+        assert!(took < WITHIN, "SIG{signal}: ended after {took:?}");
+        let clean = Instant::now() + WITHIN;
+        while !sandbox.leftovers().is_empty() && Instant::now() < clean {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert_eq!(sandbox.leftovers(), Vec::<String>::new(), "SIG{signal}");
+    }
+}

@@ -78,7 +78,7 @@ fn only_the_function_changes_and_bash_still_parses() {
     splice(&script, None)
         .success()
         .stdout(contains(
-            "-    local total pending failed running unscheduled",
+            "-    local pods_json counts total running pending failed unscheduled",
         ))
         .stdout(contains("+verify_pods() {").not())
         .stdout(contains(report_first_line()));
@@ -111,8 +111,8 @@ fn only_the_function_changes_and_bash_still_parses() {
 
 /// The first line of report.jq, added: the diff shows the embedded programs.
 fn report_first_line() -> String {
-    let first = checker::Programs::REPORT.text.lines().next().unwrap();
-    format!("+{first}")
+    let report = scriptgen::render::compact_jq(checker::Programs::REPORT.body).unwrap();
+    format!("+{}", report.lines().next().unwrap())
 }
 
 #[test]
@@ -288,7 +288,7 @@ fn splice_lib_adds_a_source_line_and_writes_the_library() {
     eprintln!("host diff: +{}/-{}", added.len(), removed.len());
 
     // The library: stamped, naming its regenerate command, the function in
-    // the host's 4-space indentation, each program byte for byte.
+    // the host's 4-space indentation, each program compacted.
     let text = fs::read_to_string(&lib).unwrap();
     let stamp = format!("{}{}", scriptgen::render::WRITTEN_BY, version());
     assert!(text.lines().any(|l| l == stamp), "no {stamp:?} in\n{text}");
@@ -297,8 +297,19 @@ fn splice_lib_adds_a_source_line_and_writes_the_library() {
     ));
     assert_eq!(scriptgen::splice::indent_step(&text).unwrap(), Some(4));
     for program in scriptgen::render::USED {
-        assert!(text.contains(program.body), "{} not embedded", program.file);
+        let compacted = scriptgen::render::compact_jq(program.body).unwrap();
+        // The host's job summary stays its own: no summary.jq in its library.
+        let summary = program.name == checker::Programs::SUMMARY.name;
+        assert_eq!(text.contains(&compacted), !summary, "{}", program.file);
     }
+    assert!(!text.contains(checker::contract::STEP_SUMMARY_ENV));
+    // Issue 31: at most 800 lines and 45 KB on a host like the real one.
+    let (lines, bytes) = (text.lines().count(), text.len());
+    eprintln!("library: {lines} lines, {bytes} bytes");
+    assert!(
+        lines <= 800 && bytes <= 45_000,
+        "{lines} lines, {bytes} bytes"
+    );
     bash_parses(&script);
     bash_parses(&lib);
 
@@ -436,4 +447,96 @@ fn the_library_names_its_command_from_the_host_repositorys_root() {
     assert!(text.contains("From the repository root"), "{text}");
     assert!(text.contains(&format!("{command} --write")), "{text}");
     assert!(text.contains(&format!("{command} --check")), "{text}");
+}
+
+/// Issue 31: the source line goes after the host's last `source` line; a
+/// license header the host's lint adds above the library is kept by
+/// --write and ignored by --check; the splice ends with the host's
+/// follow-ups, each with its line.
+#[test]
+fn the_hosts_header_stays_and_the_follow_ups_are_said() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = host_copy(dir.path(), &fixture_text());
+    let lib = dir.path().join(LIB);
+    let written = splice_lib(&script, LIB, Some("--write")).success();
+    let spliced = fs::read_to_string(&script).unwrap();
+    let lines: Vec<&str> = spliced.lines().collect();
+    let ours = lines
+        .iter()
+        .position(|l| *l == "source \"${SCRIPT_DIR}/lib/verify-pods.sh\"")
+        .unwrap();
+    let last_host = lines
+        .iter()
+        .rposition(|l| l.starts_with("source ") && !l.contains("verify-pods.sh"))
+        .unwrap();
+    assert_eq!(
+        ours,
+        last_host + 2,
+        "after the host's last source line and our directive"
+    );
+    assert_eq!(lines[ours - 1], "# shellcheck source=lib/verify-pods.sh");
+
+    // One line per follow-up, each naming its line of the spliced host.
+    let stderr = String::from_utf8(written.get_output().stderr.clone()).unwrap();
+    let follow_ups: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains(": follow-up: "))
+        .collect();
+    let number = |needle: &str| lines.iter().position(|l| l.contains(needle)).unwrap() + 1;
+    let call = lines
+        .iter()
+        .position(|l| l.trim() == "verify_pods")
+        .unwrap()
+        + 1;
+    let name = script.display().to_string();
+    for (line, words) in [
+        (number("# Exit codes:"), "exit codes"),
+        (call, "bare `verify_pods` under set -e"),
+        (call, "KWOK_VERIFY_PODS_EXCLUDE_OWNER_KINDS is set nowhere"),
+    ] {
+        let prefix = format!("{name}:{line}: follow-up: ");
+        assert!(
+            follow_ups
+                .iter()
+                .any(|l| l.contains(&prefix) && l.contains(words)),
+            "no {prefix}…{words} in\n{stderr}"
+        );
+    }
+    assert_eq!(follow_ups.len(), 3, "{stderr}");
+    // The dry run says them too; the host's logic is untouched.
+    splice_lib(&script, LIB, None)
+        .success()
+        .stderr(contains(": follow-up: "));
+    assert!(
+        spliced.contains("\n    verify_pods\n"),
+        "the call stays bare"
+    );
+
+    // A license header above the library: kept, and --check ignores it.
+    let license =
+        "# Copyright 2026 EXAMPLE CORPORATION.\n# SPDX-License-Identifier: Apache-2.0\n\n";
+    let text = fs::read_to_string(&lib).unwrap();
+    fs::write(&lib, format!("{license}{text}")).unwrap();
+    splice_lib(&script, LIB, Some("--check"))
+        .success()
+        .stdout("");
+    splice_lib(&script, LIB, Some("--write"))
+        .success()
+        .stdout("");
+    assert_eq!(
+        fs::read_to_string(&lib).unwrap(),
+        format!("{license}{text}")
+    );
+    // A stale library keeps it through --write too.
+    fs::write(
+        &lib,
+        format!("{license}{}", text.replace("vp_now", "vp_then")),
+    )
+    .unwrap();
+    splice_lib(&script, LIB, Some("--check")).code(1);
+    splice_lib(&script, LIB, Some("--write")).success();
+    assert_eq!(
+        fs::read_to_string(&lib).unwrap(),
+        format!("{license}{text}")
+    );
 }

@@ -184,11 +184,16 @@ fn invalid_json_and_documents_without_items_are_exit_2() {
 #[test]
 fn bad_numbers_in_the_environment_are_exit_2() {
     for env in [DEADLINE_ENV, INTERVAL_ENV, KUBECTL_TIMEOUT_ENV] {
-        for bad in ["", "abc", "-1", "+1", " 1", "1s", "0x10", "1.5", "٣", "1e3"] {
+        for bad in ["abc", "-1", "+1", " 1", "1s", "0x10", "1.5", "٣", "1e3"] {
             let mut sandbox = offline_sandbox(&sample("pods.json"), &sample("events.json"));
             sandbox.set(env, bad);
             let bash = sandbox.run_wrapper();
             assert_cannot_observe(&bash, env, &sandbox);
+            // Issue 31: upstream's start line first, whatever the settings hold.
+            assert!(
+                text(&bash.stdout).starts_with("Verifying pod scheduling...\n"),
+                "{env}={bad:?}"
+            );
             assert!(
                 sandbox.kubectl_calls().is_empty(),
                 "{env}={bad:?}: validated first"
@@ -199,6 +204,27 @@ fn bad_numbers_in_the_environment_are_exit_2() {
         let mut sandbox = offline_sandbox(&sample("pods.json"), &sample("events.json"));
         sandbox.set(env, "0");
         assert_cannot_observe(&sandbox.run_wrapper(), env, &sandbox);
+    }
+}
+
+/// Issue 31: a knob set but empty means its default, as upstream reads it
+/// (`${VAR:-60}`), in both drivers.
+#[test]
+fn an_empty_knob_means_its_default() {
+    for env in [DEADLINE_ENV, INTERVAL_ENV, KUBECTL_TIMEOUT_ENV] {
+        let mut sandbox = Sandbox::new();
+        let bound = bound_sample(&sandbox);
+        let events = write_json(&sandbox, "events.json", &empty_list());
+        sandbox.pods(&[&bound]).events(&events).set(env, "");
+        let bash = sandbox.run_wrapper();
+        assert_eq!(code(&bash), 0, "{env}=: {}", text(&bash.stderr));
+        let checker = verify_pods_tests::checker_command()
+            .args(["check", "--snapshot"])
+            .arg(&bound)
+            .env(env, "")
+            .output()
+            .unwrap();
+        assert_eq!(code(&checker), 0, "{env}=: {}", text(&checker.stderr));
     }
 }
 

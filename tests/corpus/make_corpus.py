@@ -775,9 +775,35 @@ def pages_trailing_continue():
     return Pages(paged(pods, paged_sizes(pods), ["48213"] * 3)[:2])
 
 
+# Lists of something else (issue 29): never counted as pods or events.
+def events_as_pods():
+    """`kubectl get events -A -o json` handed over as the pods: a List of Events."""
+    _, events = seed_one_unscheduled()
+    return go_json(kubectl_list(events))
+
+
+def nodelist():
+    """`kubectl get --raw /api/v1/nodes`: a NodeList, its items without kind."""
+    nodes = [{"metadata": {"name": n, "uid": uid("node", n)}, "spec": {}, "status": {"phase": "Running"}} for n in NODES]
+    return go_json({"kind": "NodeList", "apiVersion": "v1", "metadata": {"resourceVersion": "48213"}, "items": nodes},
+                   sort_keys=False, indent=None)
+
+
+def pods_as_events():
+    """`kubectl get pods -A -o json` handed over as the events: a List of Pods."""
+    pods, _ = seed_one_unscheduled()
+    return go_json(kubectl_list(pods))
+
+
 BAD_PAGES = {
     "pages-mixed-versions.json": (pages_mixed_versions, "mixes pages of resourceVersion"),
     "pages-trailing-continue.json": (pages_trailing_continue, "incomplete"),
+    "events-as-pods.json": (events_as_pods, "a List holding an Event"),
+    "nodelist.json": (nodelist, "a NodeList"),
+}
+# Read as the events (kind Event).
+BAD_EVENTS = {
+    "pods-as-events.json": (pods_as_events, "a List holding a Pod"),
 }
 
 
@@ -1026,6 +1052,39 @@ def events_over_50():
     return pods + gang, events
 
 
+@case("Three groups of unscheduled pods; the largest has 60 events, all newer than the small groups' own: each group still shows its own newest (issue 29).")
+def events_per_group():
+    pods = platform_pods()
+    gpu = [owned("training", f"llama-70b-worker-{i}", "PyTorchJob", "llama-70b").unschedulable(UNSCHEDULABLE_GPU)
+           for i in range(60)]
+    taint = [deployment("infra", "ingress", 4)[i].unschedulable(UNSCHEDULABLE_TAINT) for i in range(4)]
+    gated = [deployment("batch", "gated", 2)[i].unschedulable("0/4 nodes: scheduling gates not removed")
+             for i in range(2)]
+    events = [event(p, UNSCHEDULABLE_GPU, last=500 + i, first=100) for i, p in enumerate(gpu)]
+    events += [event(p, UNSCHEDULABLE_TAINT, last=100 + i, first=50, count=2) for i, p in enumerate(taint)]
+    events += [event(gated[0], "0/4 nodes: scheduling gates not removed", last=90, first=40, count=5)]
+    return pods + gpu + taint + gated, events
+
+
+@case("Pods without a node that are not Pending: Running without a node, Unknown without a node, no phase: none is scheduled (issue 29): fail.")
+def nodeless_not_pending():
+    pods = platform_pods()
+    running = deployment("web", "frontend", 1)[0].running(None)
+    unknown = deployment("web", "cache", 1)[0].unknown(None)
+    no_phase = deployment("web", "api", 1)[0].running(None)
+    del no_phase["status"]["phase"]
+    done = owned("batch", "report-1", "Job", "report").succeeded(None)
+    return pods + [running, unknown, no_phase, done], []
+
+
+@case("Two pods without a node excused by their owners' kinds (Job, and a Workflow with --exclude-owner-kinds Job,Workflow): counted in `excused`, said in one line; pass.", owner_kinds="Job,Workflow")
+def excused_owner_kinds():
+    pods = platform_pods()
+    hook = owned("registry", "db-migrate-" + suffix(5, "x1"), "Job", "db-migrate").unschedulable(UNSCHEDULABLE_GPU)
+    step = owned("argo", "pipeline-step-" + suffix(5, "x2"), "Workflow", "pipeline").unschedulable(UNSCHEDULABLE_TAINT)
+    return pods + [hook, step], []
+
+
 @case("An unscheduled pod whose events file has no FailedScheduling event for it: 'none for the unscheduled pods'.")
 def events_none_matching():
     pods = platform_pods()
@@ -1224,9 +1283,15 @@ def pages_text(pages):
     return "".join(go_json(page, sort_keys=False, indent=None) for page in pages)
 
 
+def bad_text(fn):
+    """A bad input as written: raw pages, or a document already as text."""
+    doc = fn()
+    return doc if isinstance(doc, str) else pages_text(doc)
+
+
 def write():
-    for file, (fn, _) in BAD_PAGES.items():
-        (HERE / "bad" / file).write_text(pages_text(fn()))
+    for file, (fn, _) in {**BAD_PAGES, **BAD_EVENTS}.items():
+        (HERE / "bad" / file).write_text(bad_text(fn))
     for name in CASES:
         readme, pods, events = render(name)
         folder = HERE / name
@@ -1303,15 +1368,30 @@ def documents(data):
         docs.append(doc)
 
 
-def joined(docs):
+def a_kind(kind):
+    if not isinstance(kind, str):
+        return "a kind " + json.dumps(kind)
+    return ("an " if kind[:1] in ("A", "E", "I", "O", "U") else "a ") + kind
+
+
+def joined(docs, kind="Pod"):
     """The items of a snapshot, from the rule of issue 14: a snapshot is one List or the pages
     of one paged list, joined in order. The pages are one list only when every page carries
     the first page's metadata.resourceVersion (the API server pins continue tokens to it)
-    and the last page has no continue token left; otherwise nothing is counted."""
+    and the last page has no continue token left; otherwise nothing is counted.
+    Issue 29: only lists of `kind` count: a document's kind, when set, is KINDList or List,
+    and an item's kind, when set, is `kind` (a raw page's items carry none)."""
     if not docs:
         raise Refused("empty")
     if any(not isinstance(d, dict) or not isinstance(d.get("items"), list) for d in docs):
         raise Refused("no items array")
+    for d in docs:
+        if d.get("kind") not in (None, kind + "List", "List"):
+            raise Refused(a_kind(d["kind"]))
+    for d in docs:
+        for item in d["items"]:
+            if isinstance(item, dict) and item.get("kind") not in (None, kind):
+                raise Refused("a List holding " + a_kind(item["kind"]))
     version = lambda d: get(d, "metadata", "resourceVersion")
     if any(version(d) != version(docs[0]) for d in docs):
         raise Refused("mixes pages of resourceVersion")
@@ -1378,12 +1458,18 @@ def model(pods_doc, events_doc, kinds, substring=False, within=(set(), [])):
     node = lambda p: alt(get(p, "spec", "nodeName"), "")
     owner_kinds = lambda p: [get(o, "kind") for o in (get(p, "metadata", "ownerReferences") or [])]
 
-    def is_unscheduled(p):
+    def excused_by(p):
         if substring:
-            excused = any(isinstance(k, str) and "Job" in k for k in owner_kinds(p))
-        else:
-            excused = any(k in kinds for k in owner_kinds(p))
-        return phase(p) == "Pending" and node(p) == "" and not excused
+            return [k for k in owner_kinds(p) if isinstance(k, str) and "Job" in k]
+        return [k for k in owner_kinds(p) if k in kinds]
+
+    def nodeless(p):
+        # Issue 29: no node, and not done (Succeeded, Failed): Pending, and also
+        # Running, Unknown or no phase at all without a node, is not scheduled.
+        return node(p) in ("", False) and phase(p) not in ("Succeeded", "Failed")
+
+    def is_unscheduled(p):
+        return nodeless(p) and not excused_by(p)
 
     def failure(p):
         states = [get(c, "state", "terminated") for c in (get(p, "status", "containerStatuses") or [])]
@@ -1405,6 +1491,8 @@ def model(pods_doc, events_doc, kinds, substring=False, within=(set(), [])):
                 "reason": canon(cond.get("reason")), "message": canon(cond.get("message"))}
 
     unscheduled = [unscheduled_pod(p) for p in pods if is_unscheduled(p)]
+    # Issue 29: the pods without a node that an owner kind excused, said.
+    excused = [p for p in pods if nodeless(p) and excused_by(p)]
     failed = [failure(p) for p in pods if phase(p) == "Failed"]
     matched = model_events(events_doc, unscheduled) if unscheduled else None
     per_node = {}
@@ -1425,6 +1513,9 @@ def model(pods_doc, events_doc, kinds, substring=False, within=(set(), [])):
         "unscheduled": len(unscheduled),
         "unscheduled_pods": unscheduled,
         "failed_pods": failed,
+        "excused": len(excused),
+        "excused_pods": [unscheduled_pod(p) for p in excused],
+        "excused_kinds": sorted({k for p in excused for k in excused_by(p)}, key=jq_order),
         "distribution": [{"node": canon(n), "pods": per_node[n]} for n in sorted(per_node, key=order_key)],
         # Issue 32: the namespaces of the counted pods (the CTRF and JUnit
         # tests), in jq's order of the raw values, with how many pods each has.
@@ -1435,8 +1526,9 @@ def model(pods_doc, events_doc, kinds, substring=False, within=(set(), [])):
         "resource_version": pods_doc["resourceVersion"],
         "attempts": 1,
         "waited_seconds": 0,
-        "events": None if matched is None else matched[:50],
-        # How many matched, of which the newest 50 are kept (issue 23).
+        # Every matched event, newest first (issue 29: the outputs pick each
+        # group's newest; before, the newest 50 of all crowded small groups out).
+        "events": matched,
         "events_matched": None if matched is None else len(matched),
         # Issue 23: the pods by cause, largest group first (ties in jq's
         # order of reason, then message).
@@ -1632,6 +1724,7 @@ START_LINE = "Verifying pod scheduling..."
 PASSED_LINE = "Scheduling validation PASSED: all {total} pods scheduled successfully"
 EMPTY_LINE = "No pods were created - bundle may be empty"
 FAILED_BANNER = "Scheduling validation FAILED"
+BANNER_RULE = "=" * 42
 UNSCHEDULED_LINE = "{n} pods could not be scheduled to nodes"
 FAILED_LINE = "{n} pods are in Failed state"
 
@@ -1643,7 +1736,9 @@ def check_upstream_lines(expected, lines):
     problems = []
     if lines[:1] != [START_LINE]:
         problems.append(f"the first line is not {START_LINE!r}: {lines[:1]!r}")
-    ending = {"pass": PASSED_LINE.format(total=expected["total"]), "empty": EMPTY_LINE}.get(expected["verdict"])
+    # "all N pods scheduled" is true (issue 29): the excused pods, not scheduled, are not in N.
+    ending = {"pass": PASSED_LINE.format(total=expected["total"] - expected.get("excused", 0)),
+              "empty": EMPTY_LINE}.get(expected["verdict"])
     if ending is not None and lines[-1:] != [ending]:
         problems.append(f"the last line is not {ending!r}: {lines[-1:]!r}")
     banners = [i for i, line in enumerate(lines) if line == FAILED_BANNER]
@@ -1651,16 +1746,16 @@ def check_upstream_lines(expected, lines):
         if banners:
             problems.append(f"a {FAILED_BANNER!r} banner for verdict {expected['verdict']}")
         return problems
-    if len(banners) != 1 or banners[0] < 3:
+    if len(banners) != 1 or banners[0] < 4:
         return problems + [f"no one {FAILED_BANNER!r} banner after the status line: {banners}"]
     at = banners[0]
-    rule = lambda line: len(line) >= 10 and set(line) == {"="}
-    if not (rule(lines[at - 1]) and at + 1 < len(lines) and rule(lines[at + 1])):
-        problems.append("the banner has no line of `=` above and below it")
+    # Upstream's spacing and width (issue 31): a blank line, 42 `=`, the words, 42 `=`, a blank line.
+    if lines[at - 2:at + 3] != ["", BANNER_RULE, FAILED_BANNER, BANNER_RULE, ""]:
+        problems.append(f"the banner is not upstream's: {lines[at - 2:at + 3]!r}")
     counts = [UNSCHEDULED_LINE.format(n=expected["unscheduled"])] if expected["unscheduled"] else []
     counts += [FAILED_LINE.format(n=expected["failed"])] if expected["failed"] else []
-    if lines[at + 2:at + 2 + len(counts)] != counts:
-        problems.append(f"the banner is not followed by {counts}: {lines[at + 2:at + 2 + len(counts)]}")
+    if lines[at + 3:at + 3 + len(counts)] != counts:
+        problems.append(f"the banner is not followed by {counts}: {lines[at + 3:at + 3 + len(counts)]}")
     return problems
 
 
@@ -1686,14 +1781,59 @@ def check_text(name, expected, lines):
     else:
         wanted = []
         problems += check_digest(expected, lines, limit)
-    for e in expected["events"] or []:
-        wanted += [flat(f"{e['namespace']}/{e['pod']}"), flat(e["message"]).rstrip(), flat(e["last_seen"]),
-                   f"x{e['count']}"]
-    if expected["events"]:
-        # How many are shown of how many matched.
-        wanted.append(f"({len(expected['events'])} of {expected['events_matched']},")
+    # The events (issue 29): every one with no limit; else each group shown
+    # (the first `limit`) its own newest, `limit` split evenly among them (at
+    # least 1 each): never more than `limit` lines, no group crowded out.
+    events = expected["events"] or []
+    if limit == 0:
+        shown = events
+    else:
+        groups = expected["unscheduled_groups"][:limit]
+        share = max(1, limit // len(groups)) if groups else 0
+        shown = []
+        for g in groups:
+            pods = {(p["namespace"], p["name"]) for p in expected["unscheduled_pods"]
+                    if p["reason"] == g["reason"] and p["message"] == g["message"]}
+            shown += [e for e in events if (e["namespace"], e["pod"]) in pods][:share]
+    event_text = lambda e: flat(f"{e['last_seen']} {e['namespace']}/{e['pod']} (x{e['count']}): {e['message']}").strip()
+    stripped = [line.strip() for line in lines]
+    at, event_lines = 0, []
+    for e in shown:
+        found = next((i for i in range(at, len(lines)) if stripped[i] == event_text(e)), None)
+        if found is None:
+            problems.append(f"event not listed (in order): {event_text(e)!r}")
+            continue
+        event_lines.append(found)
+        at = found + 1
+    every = {event_text(e) for e in events}
+    if sum(line in every for line in stripped) != len(shown):
+        problems.append(f"{sum(line in every for line in stripped)} event lines, expected {len(shown)}")
+    # The verdict first (issue 29): the pods named before any event or the
+    # node distribution.
+    refs = {flat(f"{p['namespace']}/{p['name']}") for p in expected["unscheduled_pods"] + expected["failed_pods"]}
+    named = [i for i, line in enumerate(stripped) if any(line == r or line.startswith(r + ":") for r in refs)]
+    evidence = event_lines + [i for i, line in enumerate(lines) if line.startswith("Pod distribution")]
+    if named and evidence and max(named) > min(evidence):
+        problems.append(f"a pod is named at line {max(named) + 1}, after the evidence at line {min(evidence) + 1}")
+    # Every excuse said (issue 29).
+    excuse = [line for line in lines if "--exclude-owner-kinds" in line]
+    if expected.get("excused"):
+        if len(excuse) != 1 or not all(str(k) in excuse[0] for k in expected["excused_kinds"]) \
+                or not excuse[0].startswith(f"{expected['excused']} pod"):
+            problems.append(f"no one line says the {expected['excused']} excused pods: {excuse}")
+    elif excuse:
+        problems.append(f"an excuse line, with no pod excused: {excuse}")
     nodes = [d for d in expected["distribution"] if d["node"] != "<none>"]
-    if limit and len(nodes) > limit:
+    node_lines = [f"  {flat(d['node'])}: {d['pods']}" for d in nodes]
+    if limit and nodes and expected["verdict"] == "pass":
+        # A pass keeps the distribution short: its summary, no node listed.
+        counts = sorted(d["pods"] for d in nodes)
+        none = sum(d["pods"] for d in expected["distribution"] if d["node"] == "<none>")
+        summary = [str(len(nodes)), str(counts[0]), str(counts[(len(counts) - 1) // 2]), str(counts[-1]), str(none)]
+        if not any(all(f in line for f in summary) for line in lines):
+            problems.append(f"no node summary line with {summary}")
+        problems += [f"a pass lists a node: {line!r}" for line in lines if line in node_lines]
+    elif limit and len(nodes) > limit:
         counts = sorted(d["pods"] for d in nodes)
         none = sum(d["pods"] for d in expected["distribution"] if d["node"] == "<none>")
         summary = [str(len(nodes)), str(counts[0]), str(counts[(len(counts) - 1) // 2]), str(counts[-1]), str(none)]
@@ -1743,13 +1883,14 @@ def check():
             path = folder / file
             if (path.read_text() if path.is_file() else None) != (f"{values[name]}\n" if name in values else None):
                 problems.append(f"{name}/{file}: differs from what make_corpus.py writes (run it with `write`)")
-    for file, (fn, reason) in BAD_PAGES.items():
+    for file, (fn, reason), kind in [(f, v, "Pod") for f, v in BAD_PAGES.items()] + \
+            [(f, v, "Event") for f, v in BAD_EVENTS.items()]:
         data = (HERE / "bad" / file).read_bytes() if (HERE / "bad" / file).is_file() else None
-        if data != pages_text(fn()).encode():
+        if data != bad_text(fn).encode():
             problems.append(f"bad/{file}: differs from what make_corpus.py writes (run it with `write`)")
             continue
         try:
-            joined(documents(data))
+            joined(documents(data), kind)
             problems.append(f"bad/{file}: the model counts it; it must be refused ({reason})")
         except Refused as e:
             if str(e) != reason:
@@ -1758,7 +1899,7 @@ def check():
     for folder in cases:
         try:
             pods_doc = joined(documents((folder / "pods.json").read_bytes()))
-            events_doc = joined(documents((folder / "events.json").read_bytes()))
+            events_doc = joined(documents((folder / "events.json").read_bytes()), "Event")
         except Refused as e:
             problems.append(f"{folder.name}: the model refuses a recorded case: {e}")
             continue

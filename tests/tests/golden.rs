@@ -322,6 +322,9 @@ bad_snapshot! {
     pages_mixed_versions: "pages-mixed-versions.json", ": snapshot mixes pages of resourceVersion \"48213\" and \"48290\": not one list";
     pages_trailing_continue: "pages-trailing-continue.json", ": snapshot is incomplete: its last page has a continue token";
     kubectl_error_text: "kubectl-error-text.json", ":1:1: invalid JSON";
+    // Only pods are counted (issue 29): a list of something else, named.
+    events_as_pods: "events-as-pods.json", ": a List holding an Event, expected a PodList or a List of Pods (kubectl get pods -A -o json)";
+    nodelist: "nodelist.json", ": a NodeList, expected a PodList or a List of Pods (kubectl get pods -A -o json)";
     missing_file: "does-not-exist.json", ": cannot open";
 }
 
@@ -330,6 +333,7 @@ bad_events! {
     events_empty: "empty.json", ": empty input";
     events_no_items: "empty-object.json", "no items array";
     events_non_utf8: "events-non-utf8.json", ":1:122: invalid JSON";
+    pods_as_events: "pods-as-events.json", ": a List holding a Pod, expected an EventList or a List of Events (kubectl get events -A -o json)";
 }
 
 #[test]

@@ -853,15 +853,21 @@ fn bad_kubectl_output_is_handled_alike_by_bash_and_checker() {
             continue;
         }
         // As the snapshot: must be refused. As the events of a failing
-        // snapshot: both drivers must agree.
-        served.push(Served {
-            pods: bad.clone(),
-            events: no_events.clone(),
-        });
-        served.push(Served {
-            pods: seed.pods(),
-            events: bad,
-        });
+        // snapshot: both drivers must agree. A list of the other kind
+        // (issue 29) is bad only in the other place: Events as the pods,
+        // Pods as the events.
+        if file != "pods-as-events.json" {
+            served.push(Served {
+                pods: bad.clone(),
+                events: no_events.clone(),
+            });
+        }
+        if file != "events-as-pods.json" {
+            served.push(Served {
+                pods: seed.pods(),
+                events: bad,
+            });
+        }
     }
     let problems: Vec<String> = served
         .iter()

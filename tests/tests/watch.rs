@@ -651,3 +651,26 @@ fn a_busy_stream_prints_at_most_a_progress_line_an_interval() {
     // (and one when it goes quiet).
     assert!(progress <= 5, "{progress} lines: {}", shown(&output));
 }
+
+/// Issue 29: a quiet stream while a pod waits (nothing changes for the whole
+/// 3 s deadline) still prints a progress line at least every interval (1 s
+/// here), as the bash function prints one an attempt: never silent.
+#[test]
+fn a_quiet_watch_prints_a_progress_line_every_interval() {
+    let others: Vec<Value> = (0..3).map(|i| running(&format!("app-{i}"))).collect();
+    let states = vec![State::new(
+        [others, vec![waiting("trainer-0")]].concat(),
+        vec![],
+    )];
+    let (_server, env) = server(states, Duration::from_secs(3600), vec![]);
+    let (output, _) = check(&env, 3, 1, &[]);
+    assert_eq!(output.status.code(), Some(1), "{}", shown(&output));
+    let words = expect::progress_words(&Engine::new().expect("engine"));
+    let progress = text(&output.stdout)
+        .lines()
+        .filter(|l| l.starts_with(&words))
+        .count();
+    // The first list's line, then one a second of the 3 s (the last
+    // evaluation may be the deadline's, which decides instead).
+    assert!(progress >= 3, "{progress} lines: {}", shown(&output));
+}

@@ -159,6 +159,24 @@ impl Kubectl {
         args
     }
 
+    /// The line a list call prints once it has run [`SLOW_CALL`] (issue 29:
+    /// never silent while waiting); none for a watch, which runs on purpose.
+    fn waiting_note(&self, args: &[&str]) -> Option<String> {
+        let url = args.last()?;
+        let list = [crate::api::PODS, crate::api::EVENTS]
+            .into_iter()
+            .find(|list| url.split('?').next() == Some(list.path))?;
+        if url.contains("watch=") || self.timeout <= SLOW_CALL {
+            return None;
+        }
+        let line = crate::contract::messages::KUBECTL_WAITING.format(&[
+            ("what", &list.what),
+            ("seconds", &SLOW_CALL.as_secs()),
+            ("timeout", &self.timeout.as_secs()),
+        ]);
+        Some(format!("{}{line}", crate::contract::CHECKER_PREFIX.warning))
+    }
+
     /// Run `kubectl ARGS`, hand its stdout to `consume` while it runs, then
     /// check how it exited. A non-zero exit wins over whatever `consume` made
     /// of the output: partial output is never used.
@@ -198,7 +216,7 @@ impl Kubectl {
         let mut stdout = child.stdout.take().expect("stdout is piped");
         let stderr = collect_stderr(&mut child);
         stop.started(child.id());
-        let (read_all, supervisor) = supervise(child, self.timeout);
+        let (read_all, supervisor) = supervise(child, self.timeout, self.waiting_note(args));
 
         let value = consume(&mut stdout);
         drain(&mut stdout);
@@ -289,13 +307,22 @@ fn drain(stdout: &mut ChildStdout) {
 /// group (a child that kept stdout open) is killed so the reader sees the
 /// end of the output; when `timeout` passes first, the whole group is
 /// killed. The caller says on the returned sender when it has read all.
-fn supervise(mut child: Child, timeout: Duration) -> (mpsc::Sender<()>, thread::JoinHandle<Ended>) {
+fn supervise(
+    mut child: Child,
+    timeout: Duration,
+    mut note: Option<String>,
+) -> (mpsc::Sender<()>, thread::JoinHandle<Ended>) {
     let (read_all, told) = mpsc::channel::<()>();
     let supervisor = thread::spawn(move || {
         let group = child.id();
         let started = Instant::now();
         let mut poll = SLOW_POLL;
         loop {
+            if started.elapsed() >= SLOW_CALL {
+                if let Some(line) = note.take() {
+                    eprintln!("{line}");
+                }
+            }
             match child.try_wait() {
                 Ok(Some(status)) => {
                     // The group outlives its leader while a member lives; its
@@ -328,6 +355,8 @@ fn supervise(mut child: Child, timeout: Duration) -> (mpsc::Sender<()>, thread::
     (read_all, supervisor)
 }
 
+/// A list call that runs this long says what it waits for, once.
+pub const SLOW_CALL: Duration = Duration::from_secs(10);
 /// How often the supervisor looks while kubectl still prints.
 const SLOW_POLL: Duration = Duration::from_millis(20);
 /// How often it looks once the output has been read.

@@ -434,10 +434,16 @@ impl Settle<'_> {
                 waited,
             }));
         }
-        let throttled = busy && latest.printed_at.elapsed() < self.interval;
-        if counts(&state.report) != counts(&latest.last.0.report) && !throttled {
+        // A line when the counts change (on a busy stream at most one an
+        // interval), and at least one an interval when nothing changes, as
+        // the bash function prints one an attempt: never silent while
+        // waiting (issue 29). `printed_at` is the evaluation's instant, so
+        // a quiet stream's evaluation one interval later is due.
+        let due = latest.printed_at.elapsed() >= self.interval;
+        let throttled = busy && !due;
+        if (counts(&state.report) != counts(&latest.last.0.report) && !throttled) || due {
             evaluated(&state.report, *attempts, waited)?;
-            latest.printed_at = Instant::now();
+            latest.printed_at = latest.evaluated_at;
         }
         latest.last = (state, waited);
         Ok(None)

@@ -84,6 +84,13 @@ Examples:
 Exit codes:
   0  printed    2  unknown shell";
 
+pub(crate) const MAN_HELP: &str = "\
+Examples:
+  verify-pods man /usr/local/share/man/man1 && man verify-pods-check
+
+Exit codes:
+  0  written    2  the directory cannot be written";
+
 pub(crate) const CHECK_HELP: &str = "\
 Examples:
   verify-pods check                                  # live, settle up to 60s

@@ -17,6 +17,9 @@ use std::time::Duration;
 pub(crate) fn knob(knob: &Knob, text: &str, matches: &ArgMatches) -> Result<u64, contract::Said> {
     let id = knob.flag.trim_start_matches("--").replace('-', "_");
     let named = match matches.value_source(&id) {
+        // Set but empty means the default, as upstream reads its knobs
+        // (`${VAR:-60}`), and as the bash function does.
+        Some(ValueSource::EnvVariable) if text.is_empty() => return Ok(knob.default),
         Some(ValueSource::EnvVariable) => knob.env,
         _ => knob.flag,
     };

@@ -12,8 +12,8 @@ use checker::Programs;
 use clap::builder::{OsStringValueParser, TypedValueParser};
 use clap::{Parser, Subcommand, ValueEnum};
 use help::{
-    BASH_HELP, CHECK_HELP, COMPLETIONS_HELP, EXIT_CODES, PROGRAMS_HELP, TRIAGE_ABOUT, TRIAGE_HELP,
-    VERSION,
+    BASH_HELP, CHECK_HELP, COMPLETIONS_HELP, EXIT_CODES, MAN_HELP, PROGRAMS_HELP, TRIAGE_ABOUT,
+    TRIAGE_HELP, VERSION,
 };
 use scriptgen::commands::{self as bash, RenderArgs, SpliceArgs, SPLICE_HELP};
 use std::ffi::OsString;
@@ -58,6 +58,12 @@ pub(crate) enum Command {
     Completions {
         /// The shell to complete for.
         shell: clap_complete::Shell,
+    },
+    /// Write the manual pages (roff), one per command, into a directory.
+    #[command(after_help = MAN_HELP)]
+    Man {
+        /// The directory to write verify-pods.1, verify-pods-check.1, … into.
+        dir: PathBuf,
     },
 }
 

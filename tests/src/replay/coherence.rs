@@ -118,8 +118,12 @@ impl Observed {
                 let pod = item.split_once(": ").map_or(item, |(pod, _)| pod);
                 self.failed.push(pod.trim().to_owned());
             }
+            // Each group's events under a head (issue 29): "N pod(s) (…): cause".
+            Section::Events if is_events_head(item) => {}
             Section::Events => {
-                // "<last seen> <ns>/<pod> (x<count>): <message>"
+                // "<last seen> <ns>/<pod> (x<count>): <message>", indented
+                // under its group's head.
+                let item = item.trim_start();
                 let after_time = item.split_once(' ').map_or(item, |(_, rest)| rest);
                 let pod = after_time
                     .split_once(" (x")
@@ -136,6 +140,17 @@ impl Observed {
             Section::Other => {}
         }
     }
+}
+
+/// The head of a group's events: `2 pods (3 of 3 events): CAUSE`.
+fn is_events_head(item: &str) -> bool {
+    let mut words = item.split_whitespace();
+    words
+        .next()
+        .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()))
+        && words
+            .next()
+            .is_some_and(|unit| matches!(unit, "pod" | "pods"))
 }
 
 /// A line of a grouped listing that names no pod: a group's head
