@@ -83,11 +83,12 @@ def unscheduled_heading: "Unscheduled pods (\(.unscheduled))";def excused_line: 
 + (.excused_kinds|map(text)|reduce .[] as $k ("";if . == "" then $k else . + ", " + $k end)) + " (--exclude-owner-kinds)";def failed_heading: "Failed pods (\(.failed))";def events_missing_note:
 if .events == null then "FailedScheduling events: not collected" else "FailedScheduling events: none for the unscheduled pods" end;def pods_count: if . == 1 then "1 pod" else "\(.) pods" end;
 def no_scheduler_condition: "no scheduler condition";def unscheduled_cause(f): if .reason == null and .message == null then no_scheduler_condition else parts_joined(f;[.reason,.message]) end;
-def failed_cause(f): parts_joined(f;[.reason,.message]);def events_share($n): ([.unscheduled_groups|length,$n]|min) as $shown
-|if $shown == 0 then 0 else [([range(1;$n + 1)|select(. * $shown <= $n)]|length),1]|max end;def group_events($groups;$share):
-(.unscheduled_pods|map({key: ([.namespace,.name]|tojson),value: ([.reason,.message]|tojson)})|from_entries) as $group_of
-|[.events // []|.[]|{key: $group_of[[.namespace,.pod]|tojson],event: .}] as $keyed|$groups[]|. as $group|([.reason,.message]|tojson) as $key|[$keyed[]|select(.key == $key)|.event] as $mine
-|{group: $group,matched: ($mine|length),events: $mine[:$share]};def events_heading($n): if $n == 0 then "FailedScheduling events for the unscheduled pods (\(.events|length), newest first)"
+def failed_cause(f): parts_joined(f;[.reason,.message]);def quotient($n;$d): reduce (reduce range(0;31) as $i ([1];. + [.[length - 1] * 2])|reverse|.[]) as $p
+({q: 0,r: $n};if $p * $d <= .r then {q: (.q + $p),r: (.r - $p * $d)} else . end)|.q;def events_share($n): ([.unscheduled_groups|length,$n]|min) as $shown
+|if $shown == 0 then 0 else [quotient($n;$shown),1]|max end;def group_events($groups;$share): (.unscheduled_pods|map({key: ([.namespace,.name]|tojson),value: ([.reason,.message]|tojson)})
+|from_entries) as $group_of|[.events // []|.[]|{key: $group_of[[.namespace,.pod]|tojson],event: .}] as $keyed|$groups[]|. as $group|([.reason,.message]|tojson) as $key
+|[$keyed[]|select(.key == $key)|.event] as $mine|{group: $group,matched: ($mine|length),events: $mine[:$share]};def events_heading($n):
+if $n == 0 then "FailedScheduling events for the unscheduled pods (\(.events|length), newest first)"
 else "FailedScheduling events for the unscheduled pods, newest first, at most \(events_share($n)) a group" end;def group_events_count: if .matched == 0 then "no FailedScheduling events"
 else "\(.events|length) of \(.matched) \(if .matched == 1 then "event" else "events" end)" end;
 def group_events_line(f): "\(.group.count|pods_count) (\(group_events_count)): \(.group|unscheduled_cause(f))";

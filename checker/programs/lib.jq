@@ -141,10 +141,16 @@ def failed_cause(f): parts_joined(f; [.reason, .message]);
 # down; at least 1, as at most N groups are shown). So the event lines are at
 # most N in all, and no group's events are crowded out by a larger group's.
 # Input: a result.
+# floor($n / $d) for integers $n >= 0, $d >= 1, without `/` (a float in jaq):
+# long division over the powers of two up to 2^31 (--list-limit has at most
+# 9 digits), so a huge limit costs 32 steps, not $n.
+def quotient($n; $d):
+  reduce (reduce range(0; 31) as $i ([1]; . + [.[length - 1] * 2]) | reverse | .[]) as $p
+    ({q: 0, r: $n}; if $p * $d <= .r then {q: (.q + $p), r: (.r - $p * $d)} else . end)
+  | .q;
 def events_share($n):
   ([.unscheduled_groups | length, $n] | min) as $shown
-  # floor($n / $shown) without `/` (a float in jaq): the k in 1..$n with k * $shown <= $n.
-  | if $shown == 0 then 0 else [([range(1; $n + 1) | select(. * $shown <= $n)] | length), 1] | max end;
+  | if $shown == 0 then 0 else [quotient($n; $shown), 1] | max end;
 # Input: a result. For each group of $groups (unscheduled groups of the
 # result): {group, matched: how many events its pods have, events: the
 # newest $share of them, newest first}. The events are every matched event
