@@ -3,6 +3,8 @@
 #
 # Input:  the report of report.jq. Output: one raw string (`jq -r`).
 # NEXT is "wait" when another attempt can still change the verdict (pods are
-# unscheduled and none has failed: a failed pod never recovers by waiting),
-# else "stop". UNSCHEDULED > 0 means the FailedScheduling events are wanted.
-"\(.verdict) \(.unscheduled) \(if .unscheduled > 0 and .failed == 0 then "wait" else "stop" end)"
+# unscheduled, or wanted by their workloads and not yet created (issue 30:
+# `missing`, when workloads.jq read them), and none has failed: a failed pod
+# never recovers by waiting), else "stop". UNSCHEDULED > 0 means the
+# FailedScheduling events are wanted.
+"\(.verdict) \(.unscheduled) \(if (.unscheduled > 0 or (.missing // 0) > 0) and .failed == 0 then "wait" else "stop" end)"

@@ -108,6 +108,13 @@ elif .verdict == "empty" then
 else
   command("error"; "verify-pods";
           "\(verdict_message) (attempts=\(.attempts), waited=\(.waited_seconds)s)"),
+  # Issue 30: one error for the pods not yet created, its workloads listed.
+  (if (.missing // 0) > 0 then
+     command("error"; missing_heading;
+             lines_of([missing_shown($list_limit)[] | workload_line]
+                      + [and_more(.missing_workloads | length; missing_shown($list_limit) | length)
+                         | select(. != "")]))
+   else empty end),
   (if $list_limit == 0 then
      pod_annotations as $pods
      | ($pods[:9][]),
@@ -115,11 +122,13 @@ else
           command("warning"; "More failing pods"; "\(($pods | length) - 9) more unscheduled or failed pods are not annotated; the job log lists them all")
         else empty end)
    else
-     # At most 9 groups (building one looks its pods up: only those shown).
+     # At most 9 groups (building one looks its pods up: only those shown),
+     # 8 beside the pods not yet created.
      ((.unscheduled_groups | length) + (.failed_groups | length)) as $groups
-     | group_annotations(9),
-       (if $groups > 9 then
-          command("warning"; "More failing pods"; "\($groups - 9) more groups of unscheduled or failed pods are not annotated; the job log has the digest, `--format json` every pod")
+     | (if (.missing // 0) > 0 then 8 else 9 end) as $most
+     | group_annotations($most),
+       (if $groups > $most then
+          command("warning"; "More failing pods"; "\($groups - $most) more groups of unscheduled or failed pods are not annotated; the job log has the digest, `--format json` every pod")
         else empty end)
    end)
 end

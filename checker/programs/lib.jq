@@ -87,10 +87,14 @@ def trim_lines:
 # `failed` is fixed (scripts and `verify-pods triage` match it); a term for
 # every other phase that has pods follows, so that the numbers after `total`
 # (but the unscheduled ones, in parentheses) add up to the total.
+# Issue 30: ", M not yet created" when pods the workloads want are missing
+# (`missing` is null or absent when the workloads were not read).
+def missing_term: if (.missing // 0) > 0 then ", \(.missing) not yet created" else "" end;
 def status_counts:
   "\(.total) total, \(.running) running, \(.pending) pending (\(.unscheduled) unscheduled), \(.failed) failed"
   + (if .succeeded > 0 then ", \(.succeeded) succeeded" else "" end)
-  + (if .other > 0 then ", \(.other) other" else "" end);
+  + (if .other > 0 then ", \(.other) other" else "" end)
+  + missing_term;
 
 # The sentences the three outputs share.
 # Pass and empty in upstream verify_pods()'s own words (CI logs are grepped
@@ -101,7 +105,7 @@ def verdict_message:
   # scheduled, and not counted in "all N" (issue 29: it must be true).
   if .verdict == "pass" then "Scheduling validation PASSED: all \(.total - .excused) pods scheduled successfully"
   elif .verdict == "empty" then "No pods were created - bundle may be empty"
-  else "Pod validation failed: \(.unscheduled) unscheduled, \(.failed) failed"
+  else "Pod validation failed: \(.unscheduled) unscheduled, \(.failed) failed" + missing_term
   end;
 def unscheduled_heading: "Unscheduled pods (\(.unscheduled))";
 # The pods without a node that --exclude-owner-kinds excused (issue 29): no
@@ -125,6 +129,15 @@ def events_missing_note:
 
 # "1 pod", "12 pods".
 def pods_count: if . == 1 then "1 pod" else "\(.) pods" end;
+# The group of pods not yet created, and one workload of it:
+# `StatefulSet data/nats: 1 of 3`.
+def missing_heading: "\(.missing | pods_count) not yet created";
+def workload_line:
+  "\(.kind) \(.namespace)/\(.name): "
+  + (if .wanted == null then "\(.created) created, not yet reconciled by its controller"
+     else "\(.created) of \(.wanted)" end);
+# Input: a result. The workloads its digest lists (all with a limit of 0).
+def missing_shown($n): if $n == 0 then .missing_workloads else .missing_workloads[:$n] end;
 # The cause of a group of unscheduled pods: the scheduler's reason and
 # message through f, or, for the pods without a PodScheduled=False
 # condition, words that say so.

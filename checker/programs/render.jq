@@ -89,6 +89,14 @@ def failure_banner:
     end)
  else empty end)
 ,
+# Issue 30: the workloads whose pods are not all created yet, the first N.
+(if (.missing // 0) > 0 then
+   ("\(missing_heading):" | line("error")),
+   (missing_shown($list_limit)[] | "  \(workload_line)" | line("plain")),
+   (and_more(.missing_workloads | length; missing_shown($list_limit) | length)
+    | select(. != "") | "  \(.)" | line("plain"))
+ else empty end)
+,
 (if .excused > 0 then excused_line | line("plain") else empty end)
 ,
 # The events: every one, newest first (list limit 0), or under each group

@@ -129,7 +129,16 @@ def outside($excluded):
     # shaped like unscheduled_pods, and the owner kinds that excused them.
     excused: ($excused | length),
     excused_pods: [$excused[] | del(.excused_by)],
-    excused_kinds: ([$excused[].excused_by[]] | unique)
+    excused_kinds: ([$excused[].excused_by[]] | unique),
+    # What workloads.jq needs of the pods (issue 30), so that it never reads
+    # them again: {owner uid: how many active pods it owns}. A pod is active
+    # with no deletionTimestamp, neither Succeeded nor Failed; an owner named
+    # twice by one pod counts it once. result.jq leaves it out.
+    active_owners:
+      ([ $pods[] | select(.metadata.deletionTimestamp == null)
+          | select(.status.phase != "Succeeded" and .status.phase != "Failed")
+          | [.metadata.ownerReferences | arrays | .[] | objects | .uid | strings] | unique[] ]
+      | group_by(.) | reduce .[] as $same ({}; . + {($same[0]): ($same | length)}))
   }
 | . + {
     verdict: (if .unscheduled > 0 or .failed > 0 then "fail"

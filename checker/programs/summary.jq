@@ -113,6 +113,15 @@ def summary_lines:
      "",
      (if $list_limit == 0 then empty else .failed_groups | groups_line end)
    else empty end),
+  # Issue 30: the workloads whose pods are not all created yet.
+  (if (.missing // 0) > 0 then
+     "#### \(missing_heading)",
+     "",
+     table(["Kind", "Namespace", "Name", "Created", "Wanted"]; ["---", "---", "---", "---:", "---:"];
+           [missing_shown($list_limit)[] | [.kind, .namespace, .name, .created, .wanted // "not yet reconciled"]]),
+     "",
+     (and_more(.missing_workloads | length; missing_shown($list_limit) | length) | select(. != "") | ., "")
+   else empty end),
   # The excused pods, then the events (issue 29: after the failed pods, as in the text).
   (if .excused > 0 then (excused_line | cell), "" else empty end),
   (if .unscheduled > 0 then events_section else empty end),

@@ -27,13 +27,53 @@ pub const EVENTS: List = List {
     what: "events",
 };
 
+/// The workloads whose pods must all exist (issue 30), apps/v1, in the
+/// order both drivers read them; each read at the pods list's
+/// resourceVersion ([`List::url_at`]).
+pub const WORKLOADS: [List; 4] = [
+    List {
+        path: "/apis/apps/v1/replicasets",
+        query: "",
+        what: "ReplicaSets",
+    },
+    List {
+        path: "/apis/apps/v1/statefulsets",
+        query: "",
+        what: "StatefulSets",
+    },
+    List {
+        path: "/apis/apps/v1/daemonsets",
+        query: "",
+        what: "DaemonSets",
+    },
+    List {
+        path: "/apis/apps/v1/deployments",
+        query: "",
+        what: "Deployments",
+    },
+];
+
+/// The query that reads a list at exactly one resourceVersion: the state
+/// of the pods list, as etcd's revision (410 once it is compacted).
+pub const EXACT: &str = "resourceVersionMatch=Exact";
+
 impl List {
     /// The URL of a page: `limit` when `chunk_size` is not 0, `continue`
     /// after the first page (the token is base64: `+`, `/`, `=` encoded).
     pub fn url(&self, chunk_size: usize, token: Option<&str>) -> String {
+        self.url_at(chunk_size, token, None)
+    }
+
+    /// [`Self::url`], the first page at exactly resourceVersion `at` when
+    /// given (`resourceVersion=RV&resourceVersionMatch=Exact`); a continue
+    /// token is pinned to it, and the API server refuses both together.
+    pub fn url_at(&self, chunk_size: usize, token: Option<&str>, at: Option<&str>) -> String {
         let mut params: Vec<String> = Vec::new();
         if !self.query.is_empty() {
             params.push(self.query.to_owned());
+        }
+        if let (Some(at), None) = (at, token) {
+            params.push(format!("resourceVersion={}&{EXACT}", url_encode(at)));
         }
         if chunk_size > 0 {
             params.push(format!("limit={chunk_size}"));
@@ -50,10 +90,15 @@ impl List {
 
     /// kubectl's arguments for a page.
     pub fn args(&self, chunk_size: usize, token: Option<&str>) -> [String; 3] {
+        self.args_at(chunk_size, token, None)
+    }
+
+    /// kubectl's arguments for a page of [`Self::url_at`].
+    pub fn args_at(&self, chunk_size: usize, token: Option<&str>, at: Option<&str>) -> [String; 3] {
         [
             "get".to_owned(),
             "--raw".to_owned(),
-            self.url(chunk_size, token),
+            self.url_at(chunk_size, token, at),
         ]
     }
 }
@@ -90,6 +135,14 @@ mod tests {
         assert_eq!(
             EVENTS.url(0, None),
             "/api/v1/events?fieldSelector=reason%3DFailedScheduling"
+        );
+        assert_eq!(
+            WORKLOADS[1].url_at(500, None, Some("48213")),
+            "/apis/apps/v1/statefulsets?resourceVersion=48213&resourceVersionMatch=Exact&limit=500"
+        );
+        assert_eq!(
+            WORKLOADS[1].url_at(500, Some("t"), Some("48213")),
+            "/apis/apps/v1/statefulsets?limit=500&continue=t"
         );
     }
 }

@@ -118,8 +118,8 @@ pub struct Saver {
 
 /// Every file a save dir may receive: the final names and the partial
 /// copies ([`Saver::partial`]) of the two documents.
-pub const ARTIFACTS: [&str; 3] = ["pods.json", "events.json", "report.json"];
-const COPIED: [&str; 2] = ["pods.json", "events.json"];
+pub const ARTIFACTS: [&str; 4] = ["pods.json", "events.json", "workloads.json", "report.json"];
+const COPIED: [&str; 3] = ["pods.json", "events.json", "workloads.json"];
 
 impl Drop for Saver {
     fn drop(&mut self) {

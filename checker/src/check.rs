@@ -9,6 +9,7 @@ use crate::engine::{EvalError, Report};
 use crate::live::kubectl::{Kubectl, KubectlError};
 use crate::live::list::{self, Failure, ListError};
 use crate::live::watch;
+use crate::programs::Programs;
 use crate::reader::snapshot::{self, SnapshotError};
 use crate::reader::Projection;
 use jaq_json::Val;
@@ -171,8 +172,25 @@ pub enum Source {
     },
 }
 
+/// Whether the pods the workloads want are checked (issue 30), and from
+/// where: live, the four apps/v1 lists at the pods list's resourceVersion;
+/// offline, a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Workloads {
+    /// Not checked (`--workloads false`): upstream's verdicts.
+    Off,
+    /// Live: read at each deciding state. Offline: nothing to read, so not
+    /// checked (and nothing says it was).
+    On,
+    /// Offline: `kubectl get rs,sts,ds,deploy -A -o json`, or the raw
+    /// pages `--save-dir` saved (`workloads.json`).
+    File(PathBuf),
+}
+
 /// What a check needs besides its source.
 pub struct Settings {
+    /// Whether the workloads are read, and from where.
+    pub workloads: Workloads,
     /// The namespaces whose pods, and the owner kinds whose pending pods,
     /// are left out.
     pub excluded: crate::engine::Excluded,
@@ -209,6 +227,16 @@ pub fn run(
     let mut attempts = 0;
     let eval_error = |source: String| move |error| CheckError::Eval { source, error };
     let mut watching = matches!(source, Source::Live { watch: true, .. });
+    let mut warnings = Vec::new();
+    let checking = match (&settings.workloads, source) {
+        (Workloads::Off, _) | (Workloads::On, Source::Offline { .. }) => false,
+        (Workloads::On, Source::Live { .. }) | (Workloads::File(_), _) => true,
+    };
+    // Live, a state settles while decision.jq says wait before the deadline.
+    let settles = |decision: &crate::engine::Decision| match source {
+        Source::Live { deadline, .. } => decision.may_settle && started.elapsed() < *deadline,
+        Source::Offline { .. } => false,
+    };
     let (report, decision, waited_seconds) = loop {
         attempts += 1;
         // waited_seconds is the time spent before the snapshot the verdict
@@ -224,6 +252,32 @@ pub fn run(
         let decision = engine
             .decide(&report)
             .map_err(eval_error("report".into()))?;
+        // A state that would decide is decided only with its workloads,
+        // read at its resourceVersion (issue 30).
+        let (report, decision) = match checking {
+            true if !settles(&decision) => {
+                let context = (engine, source, &bounds, settings, &saver, started);
+                match confirm(context, None, report, &mut warnings)? {
+                    Confirmed::Report(report, decision) => (report, decision),
+                    Confirmed::Again { version, page, why } => {
+                        if let Source::Live {
+                            deadline, interval, ..
+                        } = source
+                        {
+                            if started.elapsed() >= *deadline {
+                                let lists = attempts;
+                                return Err(CheckError::Incoherent { page, why, lists });
+                            }
+                            notice(&workloads_again(&version, page, &why));
+                            let rest = interval.saturating_sub(list_started.elapsed());
+                            thread::sleep(rest.min(deadline.saturating_sub(started.elapsed())));
+                        }
+                        continue;
+                    }
+                }
+            }
+            _ => (report, decision),
+        };
         let waited = started.elapsed();
         match source {
             Source::Live {
@@ -249,21 +303,65 @@ pub fn run(
                     deadline: *deadline,
                     interval: *interval,
                 };
-                let first = watch::Evaluated { report, decision };
+                let mut listed = listed;
+                let mut first = watch::Evaluated {
+                    report,
+                    decision,
+                    pods: Vec::new(),
+                };
                 let mut line = |report: &Report, attempts, waited: Duration| {
                     let secs = (waited.as_secs(), deadline.as_secs());
                     let (level, text) = engine.progress(report, attempts, secs.0, secs.1)?;
                     progress(&level, &text);
                     Ok(())
                 };
-                let ended = settle
-                    .run(&listed, first, &mut attempts, &mut line, notice)
-                    .map_err(eval_error("report".into()))?;
+                let ended = loop {
+                    let ended = settle
+                        .run(&listed, first, &mut attempts, &mut line, notice)
+                        .map_err(eval_error("report".into()))?;
+                    if !checking {
+                        break ended;
+                    }
+                    let watch::Ended::Decided {
+                        report,
+                        waited,
+                        pods,
+                        ..
+                    } = ended
+                    else {
+                        break ended;
+                    };
+                    // The state the watch would decide on, with its
+                    // workloads: missing pods keep it watching, from there.
+                    let context = (engine, source, &bounds, settings, &saver, started);
+                    match confirm(context, pods.first(), report, &mut warnings)? {
+                        Confirmed::Again { version, page, why } => {
+                            break watch::Ended::ListAgain(workloads_again(&version, page, &why))
+                        }
+                        Confirmed::Report(report, decision) if settles(&decision) => {
+                            listed = pods.clone();
+                            first = watch::Evaluated {
+                                report,
+                                decision,
+                                pods,
+                            };
+                        }
+                        Confirmed::Report(report, decision) => {
+                            break watch::Ended::Decided {
+                                report,
+                                decision,
+                                waited,
+                                pods,
+                            }
+                        }
+                    }
+                };
                 match ended {
                     watch::Ended::Decided {
                         report,
                         decision,
                         waited,
+                        ..
                     } => break (report, decision, waited.as_secs()),
                     watch::Ended::ListAgain(why) => {
                         notice(&messages::WATCH_AGAIN.format(&[("why", &why)]));
@@ -286,7 +384,6 @@ pub fn run(
     if decision.may_settle && bounds.settle_by_epoch {
         return Err(bounds.passed(started));
     }
-    let mut warnings = Vec::new();
     let events = read_events(
         engine,
         (source, &bounds),
@@ -310,6 +407,185 @@ pub fn run(
         result,
         warnings,
     })
+}
+
+/// A state's report with its workloads, or why the state must be listed
+/// again.
+enum Confirmed {
+    /// The report with `missing` (when the workloads were read), and what
+    /// decision.jq makes of it.
+    Report(Report, crate::engine::Decision),
+    /// The workloads at that resourceVersion cannot be read any more (410:
+    /// compacted), or their list broke at `page`: start the attempt again.
+    Again {
+        version: String,
+        page: usize,
+        why: String,
+    },
+}
+
+/// One workloads list as read: its documents, or why not.
+type Listed = Result<Vec<Val>, ListError>;
+
+/// What [`confirm`] reads with: the engine, the source and its bounds,
+/// the settings, the artifacts, when the check started.
+type Context<'a> = (
+    &'a Engine,
+    &'a Source,
+    &'a Bounds,
+    &'a Settings,
+    &'a Saver,
+    Instant,
+);
+
+/// The workloads of the state `report` was made from, read at its
+/// resourceVersion, through workloads.jq with the report (issue 30; the
+/// pods are not read again). A kind the server refuses to list (403, 404)
+/// is left out with one warning; every other failure is the check's.
+/// `save`: a watch's state (one page), saved as pods.json beside the
+/// workloads read for it, so that the two replay the verdict.
+fn confirm(
+    (engine, source, bounds, settings, saver, started): Context,
+    save: Option<&Val>,
+    report: Report,
+    warnings: &mut Vec<String>,
+) -> Result<Confirmed, CheckError> {
+    let shape = Projection::canonical().workloads;
+    let workloads = match (source, &settings.workloads) {
+        (Source::Offline { .. }, Workloads::File(path)) => {
+            read_file(path, &shape, saver.tee("workloads.json"))?
+        }
+        (
+            Source::Live {
+                kubectl,
+                chunk_size,
+                ..
+            },
+            Workloads::On,
+        ) => {
+            // The pods list's version; without one (no server lists so,
+            // only a stand-in's kubectl List), the latest.
+            let at = match crate::engine::field(&report.0, "resource_version") {
+                Some(Val::TStr(version) | Val::BStr(version)) => {
+                    Some(String::from_utf8_lossy(version).into_owned())
+                }
+                _ => None,
+            };
+            let version = at.clone().unwrap_or_default();
+            // A watch's state is saved as pods.json beside its workloads
+            // (the list saved before it is another state): they replay.
+            if let (Some(state), Some(mut file)) = (save, saver.tee("pods.json")) {
+                let _ = writeln!(file, "{}", crate::engine::to_json(state));
+            }
+            let mut tee = saver.tee("workloads.json");
+            let mut docs = Vec::new();
+            // The four lists at once (one kubectl each), each copied into
+            // its own buffer; then taken in order, as the bash reads them.
+            let reads: Vec<(Listed, Vec<u8>)> = thread::scope(|scope| {
+                let handles: Vec<_> = api::WORKLOADS
+                    .map(|list| {
+                        let (at, shape) = (at.as_deref(), &shape);
+                        let copying = tee.is_some();
+                        scope.spawn(move || {
+                            let mut copy = Vec::new();
+                            let read = list::read_at(
+                                kubectl,
+                                (list, at),
+                                *chunk_size,
+                                bounds.until,
+                                shape,
+                                copying.then_some(&mut copy as &mut dyn Write),
+                            );
+                            (read, copy)
+                        })
+                    })
+                    .into_iter()
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|handle| handle.join().expect("a workloads list thread"))
+                    .collect()
+            });
+            for (list, (read, copied)) in api::WORKLOADS.into_iter().zip(reads) {
+                if let (Some(file), Ok(_)) = (tee.as_mut(), &read) {
+                    // An artifact records its own write errors.
+                    let _ = file.write_all(&copied);
+                }
+                let again = |page: usize, why: String| {
+                    let version = version.clone();
+                    Ok(Confirmed::Again { version, page, why })
+                };
+                match read {
+                    Ok(read) => docs.extend(read),
+                    Err(ListError::Failed(Failure::Kubectl(
+                        error @ KubectlError::Failed { .. },
+                    ))) => {
+                        let KubectlError::Failed { stderr, .. } = &error else {
+                            unreachable!()
+                        };
+                        let said = |reason: &str| stderr.contains(&format!("({reason})"));
+                        if said("Expired") || said("Gone") {
+                            return again(1, error.to_string());
+                        }
+                        if !(said("Forbidden") || said("NotFound")) {
+                            return Err(CheckError::Kubectl(error));
+                        }
+                        let why = error.to_string();
+                        let warning = messages::WORKLOADS_NOT_LISTED
+                            .format(&[("what", &list.what), ("why", &why)]);
+                        if !warnings.contains(&warning) {
+                            warnings.push(warning);
+                        }
+                    }
+                    Err(ListError::Failed(e)) => return Err(e.into()),
+                    Err(ListError::NotSaved(error)) => return Err(not_saved(&tee, error)),
+                    Err(ListError::Unfinished { .. }) if bounds.until_by_epoch => {
+                        return Err(bounds.passed(started));
+                    }
+                    Err(ListError::Unfinished { pages }) => {
+                        let seconds = bounds.until.seconds;
+                        return Err(CheckError::Unfinished { pages, seconds });
+                    }
+                    Err(ListError::Broken { page, why }) => return again(page, why),
+                }
+            }
+            if docs.is_empty() {
+                // Every kind refused: nothing was checked.
+                saver.discard(tee);
+                return decided(engine, report);
+            }
+            docs
+        }
+        _ => return decided(engine, report),
+    };
+    let report = engine
+        .workloads(&report, workloads, &settings.excluded)
+        .map_err(|error| match &settings.workloads {
+            Workloads::File(path) => CheckError::Eval {
+                source: display_path(path),
+                error,
+            },
+            _ => CheckError::Eval {
+                source: Programs::WORKLOADS.file.into(),
+                error,
+            },
+        })?;
+    decided(engine, report)
+}
+
+/// The warning of a state whose workloads cannot be read any more.
+fn workloads_again(version: &str, page: usize, why: &str) -> String {
+    let broken = words::LIST_BROKEN.format(&[("page", &page), ("why", &why)]);
+    messages::WORKLOADS_AGAIN.format(&[("version", &version), ("broken", &broken)])
+}
+
+/// The report as it stands, and decision.jq's word on it.
+fn decided(engine: &Engine, report: Report) -> Result<Confirmed, CheckError> {
+    let decision = engine.decide(&report).map_err(|error| CheckError::Eval {
+        source: "report".into(),
+        error,
+    })?;
+    Ok(Confirmed::Report(report, decision))
 }
 
 /// report.jq refused the document: a file's error names the file, kubectl's

@@ -176,6 +176,25 @@ impl Engine {
             .map(Report)
     }
 
+    /// workloads.jq: the report plus the pods its workloads want and that
+    /// do not exist yet; `workloads` are the documents of the workloads
+    /// lists, read at the report's version. The pods are not read again:
+    /// the report's `active_owners` is what the rules need of them.
+    pub fn workloads(
+        &self,
+        report: &Report,
+        workloads: Vec<Val>,
+        excluded: &Excluded,
+    ) -> Result<Report, EvalError> {
+        let vars = vec![
+            Val::from(excluded.namespaces.join(",")),
+            Val::from(excluded.owner_kinds.join(",")),
+            Val::from_iter([report.0.clone()]),
+        ];
+        self.run_one(Programs::WORKLOADS, Val::from_iter(workloads), vars)
+            .map(Report)
+    }
+
     /// events.jq: the FailedScheduling events of the report's unscheduled
     /// pods, from the documents of the events list (as for [`Self::report`]).
     pub fn events(&self, events: Vec<Val>, report: &Report) -> Result<Val, EvalError> {

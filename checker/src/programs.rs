@@ -192,6 +192,18 @@ impl Programs {
         ],
         Value
     );
+    /// workloads lists + slurped report → the report with the pods the
+    /// workloads want that do not exist yet (issue 30).
+    pub const WORKLOADS: Program = program!(
+        slurp with_lib "workloads",
+        "the documents of the workloads lists, read at the report's resourceVersion",
+        &[
+            var!(Arg "$excluded_namespaces"),
+            var!(Arg "$excluded_owner_kinds"),
+            var!(SlurpFile "$report")
+        ],
+        Value
+    );
     /// events list + slurped report → matching FailedScheduling events.
     pub const EVENTS: Program = program!(
         slurp with_lib "events",
@@ -247,8 +259,9 @@ impl Programs {
     );
 
     /// Every canonical program.
-    pub const ALL: [Program; 8] = [
+    pub const ALL: [Program; 9] = [
         Self::REPORT,
+        Self::WORKLOADS,
         Self::EVENTS,
         Self::RESULT,
         Self::RENDER,

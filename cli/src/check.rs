@@ -1,6 +1,6 @@
 //! `verify-pods check`: run the check and print its verdict.
 
-use crate::flags::{knob, owner_kinds, source, CheckArgs, Format};
+use crate::flags::{knob, owner_kinds, source, workloads, CheckArgs, Format};
 use crate::output::{append_step_summary, print_lines, render_result, Colour};
 use crate::{fail, fail_as, refuse, written};
 use checker::check;
@@ -33,6 +33,10 @@ pub(crate) fn run_check(args: &CheckArgs, matches: &ArgMatches) -> u8 {
         Ok(source) => source,
         Err(said) => return refuse(said),
     };
+    let workloads = match workloads(&args.workloads, &source, matches) {
+        Ok(workloads) => workloads,
+        Err(said) => return refuse(said),
+    };
     let list_limit = match knob(&contract::LIST_LIMIT, &args.list_limit, matches) {
         Ok(limit) => limit,
         Err(said) => return refuse(said),
@@ -50,6 +54,7 @@ pub(crate) fn run_check(args: &CheckArgs, matches: &ArgMatches) -> u8 {
         return fail(format!("cannot handle signals: {e}"));
     }
     let settings = check::Settings {
+        workloads,
         excluded: checker::Excluded {
             namespaces: excluded_namespaces,
             owner_kinds,

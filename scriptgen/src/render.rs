@@ -15,9 +15,10 @@ use std::fmt;
 /// variable, e.g. `$report_program`). summary.jq runs only when
 /// GITHUB_STEP_SUMMARY names a file; github.jq formats the checker's
 /// `--format github`, the function prints text only.
-pub const USED: [Program; 7] = [
+pub const USED: [Program; 8] = [
     Programs::REPORT,
     Programs::DECISION,
+    Programs::WORKLOADS,
     Programs::EVENTS,
     Programs::RESULT,
     Programs::RENDER,
@@ -42,6 +43,13 @@ pub struct Fields {
     pub pods_list: String,
     /// The events list, with its field selector.
     pub events_list: String,
+    /// The workloads lists (issue 30), `WHAT:PATH` space-joined, each read
+    /// at the pods list's version with [`Self::exact`].
+    pub workloads_lists: String,
+    /// `resourceVersionMatch=Exact`.
+    pub exact: &'static str,
+    /// Whether the workloads are read.
+    pub workloads: contract::Setting,
     /// page-head.jq: a page's resourceVersion and continue token.
     pub page_head: String,
     /// jq's options for page-head.jq.
@@ -447,6 +455,11 @@ impl Fields {
             exclude_owner_kinds: contract::EXCLUDE_OWNER_KINDS,
             pods_list: api::PODS.url(0, None),
             events_list: api::EVENTS.url(0, None),
+            workloads_lists: api::WORKLOADS
+                .map(|list| format!("{}:{}", list.what, list.url(0, None)))
+                .join(" "),
+            exact: api::EXACT,
+            workloads: contract::WORKLOADS,
             page_head: compact_jq(Programs::PAGE_HEAD).map_err(|why| {
                 RenderError::Uncompactable {
                     file: "page-head.jq",

@@ -221,6 +221,21 @@ fn cases() -> Vec<Case> {
         }),
         Case::new("the step summary's directory is missing", &[&messages::STEP_SUMMARY])
             .setup(env(contract::STEP_SUMMARY_ENV, "/nonexistent/summary.md")),
+        // Issue 30: the workloads setting, and a kind the server refuses
+        // (one warning, the verdict stands).
+        Case::new(
+            "the workloads setting is neither true nor false",
+            &[&messages::SETTING_NOT_A_BOOLEAN],
+        )
+        .setup(env(contract::WORKLOADS.env, "yes")),
+        Case::new("StatefulSets are forbidden", &[&messages::WORKLOADS_NOT_LISTED]).setup(|s| {
+            s.set(contract::WORKLOADS.env, "true")
+                .set("STUB_WORKLOADS_EXIT", "1")
+                .set(
+                    "STUB_WORKLOADS_STDERR",
+                    "Error from server (Forbidden): statefulsets.apps is forbidden: User \"ci\" cannot list resource \"statefulsets\"",
+                );
+        }),
         // The bash function cannot know why its host's log function failed.
         Case {
             full_stdout: true,

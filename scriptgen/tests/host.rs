@@ -85,6 +85,12 @@ fn jq_receives_each_program_compacted() {
         checker::contract::STEP_SUMMARY_ENV,
         summary.to_str().unwrap(),
     );
+    // workloads.jq runs when the workloads are read (issue 30).
+    let workloads = verify_pods_tests::workspace_root()
+        .join("tests/corpus/workloads-all-created/workloads.json");
+    for (name, value) in verify_pods_tests::stub_workloads_env(Some(&workloads)) {
+        sandbox.set(name, &value);
+    }
     let output = harness(&mut sandbox, "checked");
     assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
     let passed: Vec<String> = fs::read_dir(&dir)

@@ -344,6 +344,79 @@ def spread(pods, offset=0):
     return [p.running(NODES[(i + offset) % len(NODES)]) for i, p in enumerate(pods)]
 
 
+# ---------------------------------------------------------------- workloads (issue 30)
+
+
+def workload(kind, ns, name, replicas=1, owners=None, generation=1, observed=1, desired=None):
+    """One apps/v1 workload as `kubectl get rs,sts,ds,deploy -A -o json` prints it: its uid is
+    the one its pods' ownerReferences name (owner()). `replicas` None leaves spec.replicas out
+    (the API server's default is 1); `observed` None leaves status.observedGeneration out (the
+    controller has not seen it yet); a DaemonSet wants `desired` (status.desiredNumberScheduled)."""
+    meta = {"name": name, "namespace": ns, "uid": uid("owner", kind, name),
+            "resourceVersion": str(2000 + int(digest("rv", kind, ns, name)[:4], 16)),
+            "generation": generation, "creationTimestamp": ts(0)}
+    if owners:
+        meta["ownerReferences"] = owners
+    spec = {"selector": {"matchLabels": {"app.kubernetes.io/name": name}}}
+    if replicas is not None and kind != "DaemonSet":
+        spec["replicas"] = replicas
+    status = {}
+    if observed is not None:
+        status["observedGeneration"] = observed
+    if kind == "DaemonSet":
+        status["desiredNumberScheduled"] = len(NODES) if desired is None else desired
+    elif replicas:
+        status["replicas"] = replicas
+    return {"apiVersion": "apps/v1", "kind": kind, "metadata": meta, "spec": spec, "status": status}
+
+
+def deployment_workloads(ns, app, n, **kw):
+    """A Deployment and the ReplicaSet of deployment(ns, app, n)'s pods."""
+    rs = f"{app}-{rs_hash(ns + app)}"
+    return [workload("Deployment", ns, app, n, **kw),
+            workload("ReplicaSet", ns, rs, n, owners=[owner("Deployment", app)])]
+
+
+def platform_workloads():
+    """The workloads of platform_pods() and system_pods(), every pod created."""
+    out = []
+    for ns, app, n in (("kube-system", "coredns", 2), ("local-path-storage", "local-path-provisioner", 1),
+                       ("kwok-system", "kwok-controller", 1), ("argocd", "argocd-repo-server", 1),
+                       ("flux-system", "source-controller", 1), ("gpu-operator", "gpu-operator", 1),
+                       ("cert-manager", "cert-manager", 1), ("cert-manager", "cert-manager-cainjector", 1),
+                       ("cert-manager", "cert-manager-webhook", 1), ("monitoring", "kube-prometheus-stack-grafana", 1),
+                       ("monitoring", "kube-state-metrics", 1), ("kai-scheduler", "kai-scheduler", 2),
+                       ("network-operator", "network-operator", 1), ("kubeflow", "training-operator", 1),
+                       ("nvidia-dra-driver", "nvidia-dra-driver-controller", 1)):
+        out += deployment_workloads(ns, app, n)
+    out += [workload("DaemonSet", ns, app) for ns, app in (
+        ("kube-system", "kube-proxy"), ("gpu-operator", "nvidia-device-plugin-daemonset"),
+        ("gpu-operator", "nvidia-dcgm-exporter"))]
+    out += [workload("StatefulSet", ns, app) for ns, app in (
+        ("argocd", "argocd-application-controller"), ("aicr-registry", "registry"),
+        ("monitoring", "prometheus-kube-prometheus-stack-prometheus"))]
+    return out
+
+
+def terminating(pod_doc):
+    """The pod with a deletionTimestamp: it is going away, its controller will replace it."""
+    pod_doc["metadata"]["deletionTimestamp"] = ts(200)
+    pod_doc["metadata"]["deletionGracePeriodSeconds"] = 30
+    return pod_doc
+
+
+def workload_pages(workloads, version):
+    """The raw pages the checker saves: the four apps/v1 lists at one resourceVersion, in
+    the order it reads them, each one page (the API server's XList, items without kind)."""
+    pages = Pages()
+    for kind in WORKLOAD_KINDS:
+        items = [{k: v for k, v in w.items() if k not in ("kind", "apiVersion")}
+                 for w in workloads if w["kind"] == kind]
+        pages.append({"kind": kind + "List", "apiVersion": "apps/v1",
+                      "metadata": {"resourceVersion": version}, "items": items})
+    return pages
+
+
 def system_pods():
     """What kwokctl clusters and the AICR platform run in excluded namespaces."""
     pods = [p.running("kwok-node-0") for p in deployment("kube-system", "coredns", 2)]
@@ -1237,19 +1310,123 @@ def digest_many_nodes():
 # ---------------------------------------------------------------- writing
 
 
+# ---- Pods that do not exist yet (issue 30): each case has a workloads.json
+# (`kubectl get rs,sts,ds,deploy -A -o json`, or the raw pages the checker
+# saves) and shows one rule; without it, its verdict would differ.
+
+WORKLOAD_KINDS = ["ReplicaSet", "StatefulSet", "DaemonSet", "Deployment"]
+
+
+@case("Every pod the workloads want exists and is scheduled (workloads.json: kubectl get rs,sts,ds,deploy -A -o json): pass.")
+def workloads_all_created():
+    return system_pods() + platform_pods(), [], platform_workloads()
+
+
+@case("The same cluster with its workloads as the raw pages the checker saves (four apps/v1 lists at the pods' resourceVersion): pass.")
+def workloads_raw_pages():
+    pods, _ = system_pods() + platform_pods(), []
+    return paged(pods, [len(pods)], ["48213"]), [], workload_pages(platform_workloads(), "48213")
+
+
+@case("A StatefulSet (data/nats) wants 3 pods and only nats-0 exists, scheduled: 2 not yet created, fail.")
+def workloads_statefulset_1_of_3():
+    pods = platform_pods() + spread(statefulset("data", "nats", 1))
+    return pods, [], platform_workloads() + [workload("StatefulSet", "data", "nats", 3)]
+
+
+@case("A DaemonSet wants 4 pods (status.desiredNumberScheduled, observed) and 3 exist: 1 not yet created, fail.")
+def workloads_daemonset_short():
+    pods = platform_pods() + spread(daemonset("logging", "fluent-bit")[:3])
+    return pods, [], platform_workloads() + [workload("DaemonSet", "logging", "fluent-bit")]
+
+
+@case("A DaemonSet whose controller has not observed its generation yet (observedGeneration 1 < generation 2): wanted unknown, 1 not yet created, fail.")
+def workloads_daemonset_not_reconciled():
+    pods = platform_pods() + spread(daemonset("logging", "fluent-bit"))
+    return pods, [], platform_workloads() + [workload("DaemonSet", "logging", "fluent-bit", generation=2, desired=4)]
+
+
+@case("A Deployment (2 replicas) that has no ReplicaSet yet: 2 not yet created, fail.")
+def workloads_deployment_without_replicaset():
+    return platform_pods(), [], platform_workloads() + [workload("Deployment", "inference", "triton-server", 2)]
+
+
+@case("A Deployment whose status.observedGeneration (absent) lags its generation, its old ReplicaSet's pods all there: not yet reconciled, fail.")
+def workloads_deployment_not_reconciled():
+    pods = platform_pods() + spread(deployment("inference", "triton-server", 2))
+    wl = deployment_workloads("inference", "triton-server", 2, generation=2, observed=None)
+    return pods, [], platform_workloads() + wl
+
+
+@case("A rollout: a Deployment of 3 with its old ReplicaSet (2 pods) and its new one (1 pod, 2 wanted): the Deployment counts both, 3 of 3, and its ReplicaSets are not counted again: pass.")
+def workloads_rollout_two_replicasets():
+    old = [p for p in deployment("inference", "triton-server", 2)]
+    new_rs = "triton-server-" + rs_hash("new")
+    new = [Pod("inference", f"{new_rs}-{suffix(5, 'new')}", [owner("ReplicaSet", new_rs)],
+               {"app.kubernetes.io/name": "triton-server", "pod-template-hash": rs_hash("new")}, created=100)]
+    pods = platform_pods() + spread(old + new)
+    wl = deployment_workloads("inference", "triton-server", 3, generation=2, observed=2)
+    wl[1]["spec"]["replicas"] = 2
+    wl.append(workload("ReplicaSet", "inference", new_rs, 2, owners=[owner("Deployment", "triton-server")]))
+    return pods, [], platform_workloads() + wl
+
+
+@case("A ReplicaSet of 2 (no Deployment) whose second pod is terminating (deletionTimestamp): not active, 1 not yet created, fail.")
+def workloads_terminating_pod():
+    rs = "web-" + rs_hash("web")
+    pods = [Pod("shop", f"{rs}-{suffix(5, 'web', str(i))}", [owner("ReplicaSet", rs)]) for i in range(2)]
+    docs = spread(pods)
+    terminating(docs[1])
+    return platform_pods() + docs, [], platform_workloads() + [workload("ReplicaSet", "shop", rs, 2)]
+
+
+@case("A StatefulSet and a Deployment scaled to 0 replicas, no pods: they want nothing; a ReplicaSet without spec.replicas wants 1 and has it: pass.")
+def workloads_zero_replicas():
+    rs = "cache-" + rs_hash("cache")
+    pod = Pod("shop", f"{rs}-{suffix(5, 'cache')}", [owner("ReplicaSet", rs)])
+    return platform_pods() + spread([pod]), [], platform_workloads() + [
+        workload("StatefulSet", "data", "nats", 0), workload("Deployment", "shop", "idle", 0),
+        workload("ReplicaSet", "shop", rs, None)]
+
+
+@case("A ReplicaSet of 2 with one Failed pod and one running: the Failed pod is not created, 1 not yet created besides 1 failed, fail.")
+def workloads_failed_pod():
+    rs = "api-" + rs_hash("api")
+    pods = [Pod("shop", f"{rs}-{suffix(5, 'api', str(i))}", [owner("ReplicaSet", rs)]) for i in range(2)]
+    docs = [pods[0].running("kwok-node-1"), pods[1].failed("kwok-node-2", terminated("OOMKilled", 137))]
+    return platform_pods() + docs, [], platform_workloads() + [workload("ReplicaSet", "shop", rs, 2)]
+
+
+@case("A StatefulSet of 3 in an excluded namespace (kube-system) with no pods: not counted, pass.")
+def workloads_excluded_namespace():
+    return platform_pods(), [], platform_workloads() + [workload("StatefulSet", "kube-system", "etcd-backup", 3)]
+
+
+@case("A ReplicaSet owned by a Job (an excluded owner kind, default Job) wants 2 pods and has none: not counted, as its pods would not be, pass.")
+def workloads_job_owned():
+    wl = workload("ReplicaSet", "batch", "etl-runner", 2, owners=[owner("Job", "etl")])
+    return platform_pods(), [], platform_workloads() + [wl]
+
+
 def render(name):
-    """(README, pods.json bytes, events.json bytes) of one case."""
+    """(README, pods.json bytes, events.json bytes, workloads.json bytes or None) of one case."""
     readme, fn = CASES[name]
-    pods, events = fn()
+    pods, events, *workloads = fn()
     if pods == "copy":
-        return readme, events[0].read_bytes(), events[1].read_bytes()
+        return readme, events[0].read_bytes(), events[1].read_bytes(), None
+    if not workloads:
+        workloads_text = None
+    elif isinstance(workloads[0], Pages):
+        workloads_text = pages_text(workloads[0]).encode()
+    else:
+        workloads_text = go_json(kubectl_list(workloads[0])).encode()
     if isinstance(pods, Pages):
         pods_text = pages_text(pods)
     elif isinstance(pods, dict):  # a PodList as the API server returns it
         pods_text = go_json(pods, sort_keys=False, indent=None)
     else:
         pods_text = go_json(kubectl_list(pods))
-    return readme, pods_text.encode(), go_json(kubectl_list(events)).encode()
+    return readme, pods_text.encode(), go_json(kubectl_list(events)).encode(), workloads_text
 
 
 def pages_text(pages):
@@ -1267,12 +1444,16 @@ def write():
     for file, (fn, _) in {**BAD_PAGES, **BAD_EVENTS}.items():
         (HERE / "bad" / file).write_text(bad_text(fn))
     for name in CASES:
-        readme, pods, events = render(name)
+        readme, pods, events, workloads = render(name)
         folder = HERE / name
         folder.mkdir(exist_ok=True)
         (folder / "README").write_text(readme + "\n")
         (folder / "pods.json").write_bytes(pods)
         (folder / "events.json").write_bytes(events)
+        if workloads is not None:
+            (folder / WORKLOADS_FILE).write_bytes(workloads)
+        elif (folder / WORKLOADS_FILE).exists():
+            (folder / WORKLOADS_FILE).unlink()
         for file, values in ((LIMIT_FILE, LIMITS), (OWNER_KINDS_FILE, OWNER_KINDS)):
             path = folder / file
             if name in values:
@@ -1473,6 +1654,119 @@ def model(pods_doc, events_doc, kinds, substring=False):
             for (reason,), n in count_by(failed, lambda p: (p["reason"],))]),
     }
     return result
+
+
+# ---- Pods not yet created (issue 30), from the rules of the issue, not from workloads.jq.
+
+WORKLOADS_FILE = "workloads.json"
+
+
+def workloads_joined(docs, pods_version):
+    """The workloads of a workloads file: one List (`kubectl get rs,sts,ds,deploy -A -o json`,
+    items with their kind) or the raw pages of the four apps/v1 lists, one after the other
+    (items without kind: the list's kind without `List`). Like a snapshot, they are one
+    state: every document at the first one's resourceVersion, and a page with a continue
+    token is followed by the next page of the same list, the last page by none; and when
+    both the pods' and the workloads' versions are known, they are the same one."""
+    if not docs:
+        raise Refused("workloads empty")
+    if any(not isinstance(d, dict) or not isinstance(d.get("items"), list) for d in docs):
+        raise Refused("workloads: no items array")
+    version = lambda d: get(d, "metadata", "resourceVersion")
+    if any(version(d) != version(docs[0]) for d in docs):
+        raise Refused("workloads mix resourceVersions")
+    for d, after in zip(docs, docs[1:] + [None]):
+        if alt(get(d, "metadata", "continue"), "") != "" and (after is None or after.get("kind") != d.get("kind")):
+            raise Refused("workloads: a list is incomplete")
+    at = read_at(docs)
+    if at is not None and pods_version is not None and at != pods_version:
+        raise Refused("workloads at another resourceVersion than the pods")
+    items = []
+    for d in docs:
+        list_kind = d.get("kind") if isinstance(d.get("kind"), str) else ""
+        for item in d["items"]:
+            if not isinstance(item, dict):
+                continue
+            kind = alt(get(item, "kind"), list_kind[:-4] if list_kind.endswith("List") else None)
+            items.append((kind, item))
+    return items
+
+
+def model_workloads(pods_doc, workloads, kinds):
+    """`missing` and `missing_workloads`: None when no workloads were read. Each workload
+    outside the excluded namespaces, whose own owners are of no excluded kind, wants:
+    a ReplicaSet or StatefulSet spec.replicas (default 1); a DaemonSet
+    status.desiredNumberScheduled once status.observedGeneration >= metadata.generation,
+    else unknown; a Deployment spec.replicas, unknown while observedGeneration < generation.
+    It has created its active pods: owned by its uid, no deletionTimestamp, not Succeeded
+    nor Failed; a Deployment those of every ReplicaSet it owns (old and new: a rollout is
+    the Deployment's replicas across them), whose ReplicaSets are then not counted again.
+    Missing = wanted - created, never below 0; an unknown wanted counts 1 (at least one pod
+    the controller has not yet made known). Listed: every workload missing pods, by
+    namespace, name, kind."""
+    if workloads is None:
+        return {"missing": None, "missing_workloads": None}
+    excluded = excluded_namespaces()
+    pods = pods_doc["items"]
+    active = {}
+    for p in pods:
+        if get(p, "metadata", "deletionTimestamp") is not None:
+            continue
+        if get(p, "status", "phase") in ("Succeeded", "Failed"):
+            continue
+        refs = get(p, "metadata", "ownerReferences")
+        for ref in set(get(r, "uid") for r in (refs if isinstance(refs, list) else []) if isinstance(get(r, "uid"), str)):
+            active[ref] = active.get(ref, 0) + 1
+    def owners_of(w):
+        refs = get(w, "metadata", "ownerReferences")
+        return [r for r in refs if isinstance(r, dict)] if isinstance(refs, list) else []
+    deployments = {get(w, "metadata", "uid") for k, w in workloads if k == "Deployment"} - {None}
+    deployments = {d for d in deployments if isinstance(d, str)}
+    replicasets_of = {}
+    for k, w in workloads:
+        if k == "ReplicaSet":
+            for r in owners_of(w):
+                if r.get("kind") == "Deployment" and r.get("uid") in deployments:
+                    replicasets_of.setdefault(r["uid"], []).append(get(w, "metadata", "uid"))
+
+    def number(v):
+        return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+    def reconciled(w):
+        observed, generation = get(w, "status", "observedGeneration"), get(w, "metadata", "generation")
+        return number(observed) and (not number(generation) or observed >= generation)
+
+    def replicas(w):
+        v = get(w, "spec", "replicas")
+        return canon(v) if number(v) else 1
+
+    listed, missing = [], 0
+    for kind, w in workloads:
+        if kind not in WORKLOAD_KINDS or get(w, "metadata", "namespace") in excluded:
+            continue
+        if any(r.get("kind") in kinds for r in owners_of(w)):
+            continue
+        me = get(w, "metadata", "uid")
+        if kind == "ReplicaSet" and any(r.get("kind") == "Deployment" and r.get("uid") in deployments
+                                        for r in owners_of(w)):
+            continue
+        if kind == "Deployment":
+            created = sum(active.get(rs, 0) for rs in replicasets_of.get(me, []))
+            wanted = replicas(w) if reconciled(w) else None
+        elif kind == "DaemonSet":
+            created = active.get(me, 0)
+            desired = get(w, "status", "desiredNumberScheduled")
+            wanted = (canon(desired) if number(desired) else 0) if reconciled(w) else None
+        else:
+            created = active.get(me, 0)
+            wanted = replicas(w)
+        short = 1 if wanted is None else max(wanted - created, 0)
+        if short:
+            missing += short
+            listed.append({"kind": kind, "namespace": canon(get(w, "metadata", "namespace")),
+                           "name": canon(get(w, "metadata", "name")), "wanted": wanted, "created": created})
+    listed.sort(key=lambda m: (jq_order(m["namespace"]), jq_order(m["name"]), jq_order(m["kind"])))
+    return {"missing": missing, "missing_workloads": listed}
 
 
 def jq_order(value):
@@ -1784,23 +2078,55 @@ def check_text(name, expected, lines):
     status = f"Pod status: {expected['total']} total, {expected['running']} running, {expected['pending']} pending " \
              f"({expected['unscheduled']} unscheduled), {expected['failed']} failed"
     status += "".join(f", {expected[k]} {k}" for k in ("succeeded", "other") if expected.get(k))
+    # Issue 30: the pods the workloads want and that do not exist yet.
+    if expected.get("missing"):
+        status += f", {expected['missing']} not yet created"
     # The status line comes right after upstream's start line.
     if len(lines) < 2 or not lines[1].startswith(status + " ("):
         problems.append(f"second line does not start with the counts {status!r}: {lines[1:2]!r}")
     else:
-        terms = re.findall(r"(?:, |^Pod status: )(\d+) ", lines[1].split(" (attempts=")[0].replace(" (", ", ("))
+        counted = re.sub(r", \d+ not yet created$", "", lines[1].split(" (attempts=")[0])
+        terms = re.findall(r"(?:, |^Pod status: )(\d+) ", counted.replace(" (", ", ("))
         if sum(map(int, terms[1:])) != int(terms[0]):
             problems.append(f"the counts of the status line do not add up: {lines[1]!r}")
+    problems += check_missing(expected, lines, limit)
     return problems + check_upstream_lines(expected, lines)
+
+
+def check_missing(expected, lines, limit):
+    """Issue 30: a group naming how many pods are not yet created, then its first
+    `limit` workloads (every one with 0), each with its kind, namespace/name, how many
+    pods it has and wants; no group when none is missing."""
+    missing = expected.get("missing") or 0
+    heading = [i for i, line in enumerate(lines) if re.fullmatch(rf"{missing} pods? not yet created:", line)]
+    if not missing:
+        return [f"a group of pods not yet created, but none is: {lines[i]!r}" for i in heading]
+    if len(heading) != 1:
+        return [f"no one heading for the {missing} pods not yet created"]
+    problems, at = [], heading[0] + 1
+    shown = expected["missing_workloads"] if limit == 0 else expected["missing_workloads"][:limit]
+    for w in shown:
+        line = lines[at] if at < len(lines) else ""
+        want = [f"{w['kind']} {flat(w['namespace'])}/{flat(w['name'])}", f"{w['created']} "]
+        want += [f"of {w['wanted']}"] if w["wanted"] is not None else []
+        if not line.startswith("  ") or not all(t in line for t in want):
+            problems.append(f"expected the workload {want} at line {at + 1}: {line!r}")
+        at += 1
+    left = len(expected["missing_workloads"]) - len(shown)
+    if left and (at >= len(lines) or str(left) not in lines[at]):
+        problems.append(f"no line for the {left} workloads left out")
+    return problems
 
 
 def check():
     problems = []
     for name in CASES:
-        readme, pods, events = render(name)
+        readme, pods, events, workloads = render(name)
         folder = HERE / name
-        for file, want in (("README", (readme + "\n").encode()), ("pods.json", pods), ("events.json", events)):
-            if not (folder / file).is_file() or (folder / file).read_bytes() != want:
+        for file, want in (("README", (readme + "\n").encode()), ("pods.json", pods), ("events.json", events),
+                           (WORKLOADS_FILE, workloads)):
+            have = (folder / file).read_bytes() if (folder / file).is_file() else None
+            if have != want:
                 problems.append(f"{name}/{file}: differs from what make_corpus.py writes (run it with `write`)")
         for file, values in ((LIMIT_FILE, LIMITS), (OWNER_KINDS_FILE, OWNER_KINDS)):
             path = folder / file
@@ -1823,10 +2149,16 @@ def check():
         try:
             pods_doc = joined(documents((folder / "pods.json").read_bytes()))
             events_doc = joined(documents((folder / "events.json").read_bytes()), "Event")
+            workloads_file = folder / WORKLOADS_FILE
+            workloads_doc = (workloads_joined(documents(workloads_file.read_bytes()), pods_doc["resourceVersion"])
+                             if workloads_file.is_file() else None)
         except Refused as e:
             problems.append(f"{folder.name}: the model refuses a recorded case: {e}")
             continue
         want = model(pods_doc, events_doc, owner_kinds(folder.name))
+        want.update(model_workloads(pods_doc, workloads_doc, owner_kinds(folder.name)))
+        if want["missing"]:
+            want["verdict"] = "fail"
         if OWNER_KINDS.get(folder.name) == UPSTREAM_EQUIVALENT_KINDS:
             upstream = model(pods_doc, events_doc, set(), substring=True)
             if (upstream["verdict"], upstream["unscheduled_pods"]) != (want["verdict"], want["unscheduled_pods"]):

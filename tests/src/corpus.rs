@@ -49,6 +49,12 @@ impl Case {
         self.dir.join("events.json")
     }
 
+    /// `workloads.json` of the case, when it has one (issue 30): checked
+    /// with `--workloads` offline, served live.
+    pub fn workloads(&self) -> Option<PathBuf> {
+        Some(self.dir.join("workloads.json")).filter(|path| path.is_file())
+    }
+
     /// A file of the case folder.
     pub fn file(&self, name: &str) -> PathBuf {
         self.dir.join(name)
@@ -95,7 +101,7 @@ impl Case {
 
     /// The case's settings as both drivers read them from the environment:
     /// its list limit and excluded owner kinds.
-    pub fn env(&self) -> [(&'static str, String); 2] {
+    pub fn env(&self) -> [(&'static str, String); 3] {
         [
             (
                 checker::contract::LIST_LIMIT.env,
@@ -104,6 +110,12 @@ impl Case {
             (
                 checker::contract::EXCLUDE_OWNER_KINDS.env,
                 self.owner_kinds(),
+            ),
+            // Live, the workloads are read only for a case that has them
+            // (the others' goldens say none were: `missing` null).
+            (
+                checker::contract::WORKLOADS.env,
+                self.workloads().is_some().to_string(),
             ),
         ]
     }

@@ -278,7 +278,9 @@ pub fn install_stub_kubectl(dir: &Path) -> PathBuf {
 /// as the checker (and the bash rendered from its constants) asks them, and
 /// the chunk size they are asked with: kubectl's 500, so that a recorded
 /// paged list (one file per page) is asked page by page, as a server pages it.
-pub fn stub_kubectl_env() -> [(&'static str, String); 3] {
+/// The workloads are off: a test that serves them (`STUB_WORKLOADS`) turns
+/// them on after these.
+pub fn stub_kubectl_env() -> [(&'static str, String); 4] {
     [
         ("STUB_PODS_ARGS", first_page(checker::api::PODS)),
         ("STUB_EVENTS_ARGS", first_page(checker::api::EVENTS)),
@@ -286,18 +288,32 @@ pub fn stub_kubectl_env() -> [(&'static str, String); 3] {
             checker::contract::CHUNK_SIZE_ENV,
             KUBECTL_CHUNK_SIZE.to_string(),
         ),
+        (checker::contract::WORKLOADS.env, "false".to_owned()),
+    ]
+}
+
+/// What serves a case's workloads through the stub and turns them on
+/// (after [`stub_kubectl_env`]); nothing for a case without any.
+pub fn stub_workloads_env(workloads: Option<&Path>) -> Vec<(&'static str, String)> {
+    let Some(path) = workloads else {
+        return Vec::new();
+    };
+    vec![
+        ("STUB_WORKLOADS", path.display().to_string()),
+        (checker::contract::WORKLOADS.env, "true".to_owned()),
     ]
 }
 
 /// [`stub_kubectl_env`] for one request (chunk size 0, the drivers'
 /// default): the whole list is streamed and parsed as it comes, so a
 /// partial copy is saved while kubectl still prints.
-pub fn stub_kubectl_env_one_request() -> [(&'static str, String); 3] {
+pub fn stub_kubectl_env_one_request() -> [(&'static str, String); 4] {
     let one = |list: checker::api::List| list.args(0, None).join(" ");
     [
         ("STUB_PODS_ARGS", one(checker::api::PODS)),
         ("STUB_EVENTS_ARGS", one(checker::api::EVENTS)),
         (checker::contract::CHUNK_SIZE_ENV, "0".to_owned()),
+        (checker::contract::WORKLOADS.env, "false".to_owned()),
     ]
 }
 

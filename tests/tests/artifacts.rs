@@ -63,8 +63,8 @@ fn readme_replay_words() -> Vec<String> {
 }
 
 /// The README's replay command on the artifacts in `dir`, built as the
-/// README says: its `red/` is `dir`, and `--events FILE` is given only if
-/// that file exists. `extra` words are added (`--format json`).
+/// README says: its `red/` is `dir`, and `--events FILE` and `--workloads
+/// FILE` are given only if that file exists. `extra` words are added (`--format json`).
 fn replay(dir: &Path, extra: &[&str]) -> (Output, Vec<String>) {
     let words = readme_replay_words();
     let (program, args) = words.split_first().expect("a command");
@@ -77,9 +77,9 @@ fn replay(dir: &Path, extra: &[&str]) -> (Output, Vec<String>) {
     let mut args = args.iter().peekable();
     while let Some(word) = args.next() {
         match word.as_str() {
-            "--snapshot" | "--events" => {
+            "--snapshot" | "--events" | "--workloads" => {
                 let file = in_dir(args.next().expect("a file after the flag"));
-                if word == "--events" && !file.exists() {
+                if word != "--snapshot" && !file.exists() {
                     continue;
                 }
                 built.push(word.clone());
@@ -139,7 +139,11 @@ fn a_failed_events_list_saves_no_events_and_replays() {
             let output = live(driver, failing(), &rules, dir.path());
             let what = format!("{fault:?}: {}", describe(driver, &output));
             assert_eq!(output.status.code(), Some(1), "{what}");
-            assert_eq!(saved(dir.path()), ["pods.json", "report.json"], "{what}");
+            assert_eq!(
+                saved(dir.path()),
+                ["pods.json", "workloads.json", "report.json"],
+                "{what}"
+            );
             assert_replays(driver, dir.path(), &output);
         }
     }
@@ -223,7 +227,7 @@ fn a_failed_run_saves_what_it_saw_and_replays() {
             name: "a failed pod only, after an earlier failure",
             earlier: true,
             state: failed_pod,
-            files: &["pods.json", "report.json"],
+            files: &["pods.json", "workloads.json", "report.json"],
         },
     ];
     for Saves {

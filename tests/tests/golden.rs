@@ -35,6 +35,12 @@ fn check(case: &Case, extra: &[&str]) -> Output {
             "--events",
             "events.json",
         ])
+        .args(
+            case.workloads()
+                .map(|_| ["--workloads", "workloads.json"])
+                .into_iter()
+                .flatten(),
+        )
         .args(extra))
 }
 

@@ -45,6 +45,23 @@ fn same_as_offline(
     if live == offline {
         return true;
     }
+    // A case with workloads (issue 30): expect.rs derives no text with
+    // them yet, so the golden itself, at the one version served (the
+    // server's first, 1000), is what the live run must print.
+    if !state.workloads.is_empty() {
+        let (golden, served) = if offline_at.is_empty() {
+            (
+                " (attempts=1, waited=0s)\n".to_owned(),
+                " (attempts=1, waited=0s) at resourceVersion 1000\n",
+            )
+        } else {
+            (
+                format!(" at resourceVersion {offline_at}\n"),
+                " at resourceVersion 1000\n",
+            )
+        };
+        return live == offline.replacen(&golden, served, 1);
+    }
     let engine = Engine::new().expect("engine");
     let at_offline = expect::final_text_as(&engine, state, offline_at, Some(state), 1, 0, knobs);
     expect::start_line(&engine) + &at_offline == offline

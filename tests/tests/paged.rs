@@ -56,7 +56,10 @@ fn state() -> State {
 /// variables, which both drivers read) of a case.
 fn command(env: &KubeEnv, driver: Driver, knobs: &[(&str, String)]) -> Command {
     let mut cmd = driver.command(env);
-    cmd.env(INTERVAL_ENV, "1");
+    // The pods' pages are under test here; the workloads' lists are read
+    // (and saved) in tests/tests/workloads.rs and artifacts.rs.
+    cmd.env(INTERVAL_ENV, "1")
+        .env(checker::contract::WORKLOADS.env, "false");
     for (name, value) in knobs {
         cmd.env(name, value);
     }

@@ -33,9 +33,21 @@ use verify_pods_tests::{
 };
 
 /// The programs in the order their inputs become available.
-const STAGES: [&str; 8] = [
-    "report", "decision", "events", "result", "render", "progress", "github", "summary",
+const STAGES: [&str; 9] = [
+    "report",
+    "workloads",
+    "decision",
+    "events",
+    "result",
+    "render",
+    "progress",
+    "github",
+    "summary",
 ];
+
+/// The workloads a case without any is run with (issue 30): none, as
+/// `kubectl get rs,sts,ds,deploy -A -o json` prints them.
+const NO_WORKLOADS: &[u8] = b"{\"apiVersion\":\"v1\",\"items\":[],\"kind\":\"List\",\"metadata\":{\"resourceVersion\":\"\"}}\n";
 
 /// Run `work` on every case, two at a time (the machine has 2 cores); the
 /// results in case order.
@@ -76,14 +88,16 @@ fn read_doc(path: &Path, shape: &Shape) -> Val {
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
 }
 
-/// `--slurpfile`: every document of the file in an array (the files here
-/// hold one document, or nothing).
+/// `--slurpfile`: every document of the file in an array (nothing, one,
+/// or the raw pages of the workloads lists).
 fn read_slurp(path: &Path) -> Val {
     let bytes = corpus::read(path);
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Val::from_iter(std::iter::empty());
     }
-    Val::from_iter([read_doc(path, &Shape::Keep)])
+    let docs = snapshot::read_documents(&bytes[..], &path.display().to_string(), &Shape::Keep)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    Val::from_iter(docs)
 }
 
 /// The input as the program's descriptor says the drivers hand it over:
@@ -153,6 +167,22 @@ fn stage(program: Program, case: &Case, chain: &Chain, unscheduled: bool) -> JqR
         "report" => {
             let excluded = Programs::default_excluded_namespaces().join(",");
             (vec![excluded, case.owner_kinds()], case.pods())
+        }
+        "workloads" => {
+            let excluded = Programs::default_excluded_namespaces().join(",");
+            let workloads = case
+                .workloads()
+                .unwrap_or_else(|| chain.path("no-workloads.json"));
+            let workloads = workloads.display().to_string();
+            (
+                vec![
+                    excluded,
+                    case.owner_kinds(),
+                    path("pods-report.json"),
+                    workloads,
+                ],
+                case.pods(),
+            )
         }
         "events" => (vec![path("report.json")], case.events()),
         "result" => {
@@ -271,6 +301,7 @@ fn prepare(engine: &Engine, case: &Case) -> Prepared {
         dir: tempfile::tempdir().expect("scratch dir"),
     };
     fs::write(chain.path("empty"), b"").expect("write");
+    fs::write(chain.path("no-workloads.json"), NO_WORKLOADS).expect("write");
     let mut problems = Vec::new();
     let mut runs: Vec<(Program, JqRun, ToolOutput)> = Vec::new();
     let mut unscheduled = false;
@@ -281,9 +312,20 @@ fn prepare(engine: &Engine, case: &Case) -> Prepared {
         match name {
             "report" => {
                 fs::write(chain.path("report.json"), &out.stdout).expect("write");
+                fs::write(chain.path("pods-report.json"), &out.stdout).expect("write");
                 let report: serde_json::Value =
                     serde_json::from_slice(&out.stdout).expect("report is JSON");
                 unscheduled = report["unscheduled"].as_u64().unwrap_or(0) > 0;
+                problems.extend(projection_is_invisible(
+                    engine, projection, &run, &out, case,
+                ));
+            }
+            // A case with workloads goes on with their report, as the
+            // drivers do; the others are checked without (their goldens).
+            "workloads" => {
+                if case.workloads().is_some() {
+                    fs::write(chain.path("report.json"), &out.stdout).expect("write");
+                }
                 problems.extend(projection_is_invisible(
                     engine, projection, &run, &out, case,
                 ));
@@ -489,11 +531,11 @@ fn checker_live(served: &Served, scratch: &Path, env: &[(&str, String)]) -> Live
         .arg(&stub)
         .env(contract::DEADLINE_ENV, "0")
         .env(contract::ARTIFACT_DIR_ENV, &artifacts)
+        .envs(stub_kubectl_env())
         .envs(env.iter().cloned())
         .env("STUB_PODS", &served.pods)
         .env("STUB_EVENTS", &served.events)
-        .env("STUB_LOG", &log)
-        .envs(stub_kubectl_env()));
+        .env("STUB_LOG", &log));
     let took = started.elapsed();
     let kubectl_calls = fs::read_to_string(&log)
         .unwrap_or_default()
@@ -654,6 +696,9 @@ fn artifacts_agree(
         ),
     ];
     let mut problems = Vec::new();
+    if case.workloads().is_some() {
+        problems.extend(workloads_replay(case, live));
+    }
     for (name, want) in expected {
         let Some(want) = want else { continue };
         match file(name) {
@@ -666,6 +711,35 @@ fn artifacts_agree(
         }
     }
     problems
+}
+
+/// The saved workloads.json replays (README, "Debugging a red run"): with
+/// the saved pods.json it gives the golden's missing pods.
+fn workloads_replay(case: &Case, live: &LiveRun) -> Vec<String> {
+    let who = live.who;
+    let saved = live.artifacts.join("workloads.json");
+    if !saved.is_file() {
+        return vec![format!("{who} saved no workloads.json")];
+    }
+    let replay = run(checker_command()
+        .args(["check", "--format", "json", "--snapshot"])
+        .arg(live.artifacts.join("pods.json"))
+        .arg("--workloads")
+        .arg(&saved)
+        .envs(case.env()));
+    let golden: serde_json::Value =
+        serde_json::from_slice(&case.read(EXPECTED_JSON)).expect("expected.json");
+    let replayed: serde_json::Value = serde_json::from_slice(&replay.stdout).unwrap_or_default();
+    let key = |v: &serde_json::Value| (v["missing"].clone(), v["missing_workloads"].clone());
+    if key(&golden) != key(&replayed) {
+        return vec![format!(
+            "{who}'s saved workloads.json replays to {:?}, golden {:?} ({})",
+            key(&replayed),
+            key(&golden),
+            String::from_utf8_lossy(&replay.stderr).trim()
+        )];
+    }
+    vec![]
 }
 
 #[test]
@@ -687,8 +761,12 @@ fn generated_bash_matches_checker_and_goldens() {
         let engine = Engine::new().expect("programs compile");
         let scratch = tempfile::tempdir().expect("scratch");
         let (served, pages) = Served::case_in_pages(case, scratch.path());
-        let bash = bash_live(&served, scratch.path(), &case.env());
-        let checker = checker_live(&served, scratch.path(), &case.env());
+        // A case with workloads serves them (issue 30); the others run
+        // without, as their goldens were made.
+        let workloads = verify_pods_tests::stub_workloads_env(case.workloads().as_deref());
+        let env: Vec<_> = case.env().into_iter().chain(workloads).collect();
+        let bash = bash_live(&served, scratch.path(), &env);
+        let checker = checker_live(&served, scratch.path(), &env);
         let mut problems = live_run_agrees(&engine, case, &bash, pages);
         problems.extend(live_run_agrees(&engine, case, &checker, pages));
         problems

@@ -31,6 +31,9 @@ enum Feed {
     Pods,
     /// events.jq: the events list, `$report` slurped.
     Events,
+    /// workloads.jq: the pods snapshot, the report and workloads made from
+    /// the pods' owners.
+    Workloads,
     /// result.jq: the report, attempts, waited seconds, events slurped.
     Result,
     /// The result, every variable a number (render, github, summary: the
@@ -43,6 +46,7 @@ enum Feed {
 fn feed(program: Program) -> Feed {
     match program.name {
         "report" => Feed::Pods,
+        "workloads" => Feed::Workloads,
         "events" => Feed::Events,
         "result" => Feed::Result,
         "render" | "github" | "summary" => Feed::OfResult,
@@ -125,6 +129,7 @@ fn run_pipeline(
     depth: Depth,
 ) -> Vec<String> {
     let mut out = Vec::new();
+    let pods_bytes = pods;
     let pods = match input(Programs::REPORT, pods, &projection.pods) {
         Ok(doc) => doc,
         Err(_) => return vec!["pods: unreadable".to_owned()],
@@ -146,6 +151,16 @@ fn run_pipeline(
         ) else {
             continue;
         };
+        // workloads.jq, with a ReplicaSet of 2 for every owner the pods
+        // name, some of them terminating or finished (issue 30).
+        let workloads = workloads_of(pods_bytes, &projection.workloads);
+        let vars = vec![
+            Val::from(excluded.to_owned()),
+            Val::from(Programs::default_excluded_owner_kinds().join(",")),
+            Val::from_iter([report.clone()]),
+            workloads,
+        ];
+        run(engine, Programs::WORKLOADS, pods.clone(), vars, &mut out);
         let matched = match &events {
             Ok(doc) => {
                 let slurped = Val::from_iter([report.clone()]);
@@ -186,6 +201,40 @@ fn run_pipeline(
         }
     }
     out
+}
+
+/// The workloads of a snapshot, as `shape` reads them: a ReplicaSet of 2
+/// replicas for every owner uid its pods name (read in full).
+fn workloads_of(pods: &[u8], shape: &Shape) -> Val {
+    let docs = snapshot::read_documents(pods, "pods", &Shape::Keep).unwrap_or_default();
+    let mut uids = BTreeSet::new();
+    for doc in &docs {
+        let doc: serde_json::Value =
+            serde_json::from_str(&checker::engine::to_json(doc)).unwrap_or_default();
+        for pod in doc["items"].as_array().into_iter().flatten() {
+            for owner in pod["metadata"]["ownerReferences"]
+                .as_array()
+                .into_iter()
+                .flatten()
+            {
+                if let Some(uid) = owner["uid"].as_str() {
+                    uids.insert(uid.to_owned());
+                }
+            }
+        }
+    }
+    let items: Vec<serde_json::Value> = uids
+        .iter()
+        .map(|uid| {
+            serde_json::json!({"kind": "ReplicaSet", "metadata": {"namespace": "default",
+                "name": uid, "uid": uid, "generation": 1}, "spec": {"replicas": 2},
+                "status": {"observedGeneration": 1}})
+        })
+        .collect();
+    let list = serde_json::json!({"kind": "List", "apiVersion": "v1",
+        "metadata": {"resourceVersion": ""}, "items": items});
+    let bytes = serde_json::to_vec(&list).expect("JSON");
+    Val::from_iter(snapshot::read_documents(&bytes[..], "workloads", shape).expect("readable"))
 }
 
 /// Fails with the first differing line when the projection shows.
@@ -737,8 +786,9 @@ fn searched_lists_keep_only_what_a_search_finds() {
             br#"{"items":[]}"#,
         );
     }
-    // Owners are searched for the run's excluded kinds (data): only an owner
-    // of one of them is kept, and a list left with none is left out.
+    // Owners: workloads.jq (issue 30) counts a pod for every owner uid it
+    // names, so every owner is kept (its kind and uid), whatever the run's
+    // excluded kinds.
     let owned = |owners: Value, kinds: &[&str]| {
         let doc = json!({"items": [{"metadata": {"name": "p", "ownerReferences": owners}}]});
         let doc = serde_json::to_vec(&doc).unwrap();
@@ -754,30 +804,15 @@ fn searched_lists_keep_only_what_a_search_finds() {
     };
     let default = Programs::default_excluded_owner_kinds();
     let default: Vec<&str> = default.iter().map(String::as_str).collect();
-    let not_a_job =
-        || json!([{"kind": "ReplicaSet", "name": "rs"}, {"kind": "CronJob"}, {"name": "x"}]);
+    let not_a_job = || json!([{"kind": "ReplicaSet", "name": "rs", "uid": "u1"}, {"kind": "CronJob"}, {"name": "x"}]);
     let job = || json!([{"kind": "ReplicaSet"}, {"kind": "Job", "name": "j"}, "odd"]);
+    let kept_not_a_job = r#"{"items":[{"metadata":{"name":"p","ownerReferences":[{"kind":"ReplicaSet","uid":"u1"},{"kind":"CronJob"},{}]}}]}"#;
+    let kept_job = r#"{"items":[{"metadata":{"name":"p","ownerReferences":[{"kind":"ReplicaSet"},{"kind":"Job"},"odd"]}}]}"#;
     for (owners, kinds, kept) in [
-        (
-            not_a_job(),
-            &default[..],
-            r#"{"items":[{"metadata":{"name":"p"}}]}"#,
-        ),
-        (
-            job(),
-            &default[..],
-            r#"{"items":[{"metadata":{"name":"p","ownerReferences":[{"kind":"Job"},"odd"]}}]}"#,
-        ),
-        (
-            not_a_job(),
-            &["PyTorchJob", "CronJob"][..],
-            r#"{"items":[{"metadata":{"name":"p","ownerReferences":[{"kind":"CronJob"}]}}]}"#,
-        ),
-        (
-            job(),
-            &[][..],
-            r#"{"items":[{"metadata":{"name":"p","ownerReferences":["odd"]}}]}"#,
-        ),
+        (not_a_job(), &default[..], kept_not_a_job),
+        (job(), &default[..], kept_job),
+        (not_a_job(), &["PyTorchJob", "CronJob"][..], kept_not_a_job),
+        (job(), &[][..], kept_job),
     ] {
         assert_eq!(owned(owners, kinds), kept, "owner kinds {kinds:?}");
     }
@@ -1155,6 +1190,7 @@ fn unprojected_reads(texts: &[&str]) -> BTreeSet<String> {
     let projection = Projection::canonical();
     let mut allowed: BTreeSet<String> = projection.pods.keys().into_iter().collect();
     allowed.extend(projection.events.keys());
+    allowed.extend(projection.workloads.keys());
     let scans: Vec<Names> = texts.iter().map(|t| names(t)).collect();
     for scan in &scans {
         allowed.extend(scan.built.iter().cloned());
@@ -1200,6 +1236,7 @@ fn every_projected_key_is_read_by_a_program() {
         .keys()
         .into_iter()
         .chain(projection.events.keys())
+        .chain(projection.workloads.keys())
     {
         assert!(
             read.contains(&key),

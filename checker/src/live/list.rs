@@ -115,15 +115,28 @@ pub fn read(
     shape: &Shape,
     copy: Option<&mut dyn Write>,
 ) -> Result<Vec<Val>, ListError> {
+    read_at(kubectl, (list, None), chunk_size, until, shape, copy)
+}
+
+/// [`read`], the list read at exactly resourceVersion `at` when given
+/// ([`List::url_at`]): the workloads at the pods list's state.
+pub fn read_at(
+    kubectl: &Kubectl,
+    (list, at): (List, Option<&str>),
+    chunk_size: usize,
+    until: Until,
+    shape: &Shape,
+    copy: Option<&mut dyn Write>,
+) -> Result<Vec<Val>, ListError> {
     if chunk_size == 0 {
-        return read_whole(kubectl, list, until, shape, copy);
+        return read_whole(kubectl, (list, at), until, shape, copy);
     }
     thread::scope(|scope| {
         // One page may wait while the next is fetched.
         let (pages, received) = mpsc::sync_channel(1);
         let stop = Stop::default();
         let fetcher = stop.clone();
-        scope.spawn(move || fetch_pages(kubectl, (list, chunk_size), until, &fetcher, &pages));
+        scope.spawn(move || fetch_pages(kubectl, (list, at, chunk_size), until, &fetcher, &pages));
         let read = receive(received, shape, copy);
         // The fetcher may be waiting on kubectl for a page no one will
         // read (this one failed): end it now, not at its timeout.
@@ -173,7 +186,7 @@ type Fetched = Result<(usize, Vec<u8>, String), ListError>;
 /// (`stop` kills the page's kubectl).
 fn fetch_pages(
     kubectl: &Kubectl,
-    (list, chunk_size): (List, usize),
+    (list, at, chunk_size): (List, Option<&str>, usize),
     until: Until,
     stop: &Stop,
     out: &mpsc::SyncSender<Fetched>,
@@ -181,7 +194,7 @@ fn fetch_pages(
     let mut token: Option<String> = None;
     let mut version: Option<String> = None;
     for number in 1.. {
-        let args = list.args(chunk_size, token.as_deref());
+        let args = list.args_at(chunk_size, token.as_deref(), at);
         let args = args.each_ref().map(String::as_str);
         let command = kubectl.command_line(&args);
         let unfinished = ListError::Unfinished { pages: number - 1 };
@@ -258,12 +271,12 @@ fn coherent(
 /// One request, no limit: the whole list streamed from kubectl's stdout.
 fn read_whole(
     kubectl: &Kubectl,
-    list: List,
+    (list, at): (List, Option<&str>),
     until: Until,
     shape: &Shape,
     copy: Option<&mut dyn Write>,
 ) -> Result<Vec<Val>, ListError> {
-    let args = list.args(0, None);
+    let args = list.args_at(0, None, at);
     let args = args.each_ref().map(String::as_str);
     if until.left().is_zero() {
         return Err(ListError::Unfinished { pages: 0 });

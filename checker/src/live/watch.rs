@@ -64,6 +64,9 @@ pub enum Ended {
         report: Report,
         decision: Decision,
         waited: Duration,
+        /// The documents of that state (one page at its version), from
+        /// which the workloads are checked (issue 30).
+        pods: Vec<Val>,
     },
     /// The watch broke (why, in words): list again, never go on from a
     /// partial state.
@@ -77,6 +80,8 @@ pub enum Ended {
 pub struct Evaluated {
     pub report: Report,
     pub decision: Decision,
+    /// The documents the report was made from.
+    pub pods: Vec<Val>,
 }
 
 /// The pods at one resourceVersion: a list, then every event applied.
@@ -314,9 +319,14 @@ fn event_version(event: &Val) -> Option<String> {
 
 impl Settle<'_> {
     fn evaluate(&self, pods: &Pods) -> Result<Evaluated, EvalError> {
-        let report = self.engine.report(vec![pods.page()], self.excluded)?;
+        let page = vec![pods.page()];
+        let report = self.engine.report(page.clone(), self.excluded)?;
         let decision = self.engine.decide(&report)?;
-        Ok(Evaluated { report, decision })
+        Ok(Evaluated {
+            report,
+            decision,
+            pods: page,
+        })
     }
 
     /// Watch from the list `docs` (evaluated as `first`) until decision.jq
@@ -390,11 +400,19 @@ impl Settle<'_> {
             notice(&messages::WATCH_RETRY.format(&[("why", &why), ("delay", &seconds)]));
             thread::sleep(delay);
             if self.started.elapsed() >= self.deadline {
-                let (Evaluated { report, decision }, waited) = latest.last;
+                let (
+                    Evaluated {
+                        report,
+                        decision,
+                        pods,
+                    },
+                    waited,
+                ) = latest.last;
                 return Ok(Ended::Decided {
                     report,
                     decision,
                     waited,
+                    pods,
                 });
             }
         }
@@ -424,6 +442,7 @@ impl Settle<'_> {
                 report: state.report,
                 decision: state.decision,
                 waited,
+                pods: state.pods,
             }));
         }
         // A line when the counts change (on a busy stream at most one an
@@ -465,11 +484,19 @@ impl Settle<'_> {
             // state decides.
             let grace = (self.deadline + QUIET).saturating_sub(elapsed);
             if past && (latest.changed_since.is_none() || grace.is_zero()) {
-                let (Evaluated { report, decision }, waited) = latest.last.clone();
+                let (
+                    Evaluated {
+                        report,
+                        decision,
+                        pods,
+                    },
+                    waited,
+                ) = latest.last.clone();
                 return Ok(Followed::Done(Ended::Decided {
                     report,
                     decision,
                     waited,
+                    pods,
                 }));
             }
             let wait = if latest.changed_since.is_some() {

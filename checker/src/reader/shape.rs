@@ -115,6 +115,9 @@ pub struct Projection {
     pub pods: Shape,
     /// For `kubectl get events -A -o json`.
     pub events: Shape,
+    /// For the workloads lists (issue 30): `kubectl get rs,sts,ds,deploy
+    /// -A -o json`, or the raw pages of the four apps/v1 lists.
+    pub workloads: Shape,
 }
 
 impl Projection {
@@ -134,6 +137,7 @@ impl Projection {
         Self {
             pods: shape("pods"),
             events: shape("events"),
+            workloads: shape("workloads"),
         }
     }
 
@@ -142,6 +146,7 @@ impl Projection {
         Self {
             pods: Shape::Keep,
             events: Shape::Keep,
+            workloads: Shape::Keep,
         }
     }
 }

@@ -3,7 +3,7 @@
 //! the pods they make up.
 
 use super::CheckArgs;
-use checker::check::Source;
+use checker::check::{Source, Workloads};
 use checker::contract::{self, Knob};
 use clap::parser::ValueSource;
 use clap::ArgMatches;
@@ -79,6 +79,30 @@ fn watch_setting(text: &str, matches: &ArgMatches) -> Result<bool, contract::Sai
                 _ => contract::WATCH.flag.unwrap_or("--watch"),
             };
             let value = text.escape_debug().to_string();
+            Err(contract::messages::SETTING_NOT_A_BOOLEAN
+                .say(&[("named", &named), ("value", &value)]))
+        }
+    }
+}
+
+/// `--workloads` / KWOK_VERIFY_PODS_WORKLOADS: true (empty = unset, the
+/// default), false, or, offline only, a file of workloads.
+pub(crate) fn workloads(
+    text: &str,
+    source: &Source,
+    matches: &ArgMatches,
+) -> Result<Workloads, contract::Said> {
+    match (text, source) {
+        ("true" | "", _) => Ok(Workloads::On),
+        ("false", _) => Ok(Workloads::Off),
+        (path, Source::Offline { .. }) => Ok(Workloads::File(path.into())),
+        (_, Source::Live { .. }) => {
+            let named = match matches.value_source("workloads") {
+                Some(ValueSource::EnvVariable) => contract::WORKLOADS.env,
+                _ => contract::WORKLOADS.flag.unwrap_or("--workloads"),
+            };
+            let value = text.escape_debug().to_string();
+            // Live, a file means nothing: true or false, as the bash says.
             Err(contract::messages::SETTING_NOT_A_BOOLEAN
                 .say(&[("named", &named), ("value", &value)]))
         }

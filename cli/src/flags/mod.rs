@@ -5,7 +5,7 @@
 mod help;
 mod knobs;
 
-pub(crate) use knobs::{knob, owner_kinds, source};
+pub(crate) use knobs::{knob, owner_kinds, source, workloads};
 
 use checker::contract::{self, DEADLINE_ENV, INTERVAL_ENV};
 use checker::Programs;
@@ -143,6 +143,9 @@ pub(crate) struct CheckArgs {
     /// Settle on one list plus a watch stream (true), or list again every interval (false).
     #[arg(long, value_name = "BOOL", env = contract::WATCH.env, default_value = "true")]
     pub(crate) watch: String,
+    /// Wait for every pod the ReplicaSets, StatefulSets, DaemonSets and Deployments want (true), or not (false); offline, a FILE of them.
+    #[arg(long, value_name = "true|false|FILE", env = contract::WORKLOADS.env, default_value = "true")]
+    pub(crate) workloads: String,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]

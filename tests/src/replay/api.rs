@@ -80,8 +80,18 @@ enum Route {
     ApiV1,
     List(Resource, Option<String>),
     Get(Resource, Option<String>, String),
+    /// An apps/v1 list of every namespace, by the kind of its objects.
+    Workloads(&'static str),
     Unknown,
 }
+
+/// The apps/v1 lists served (issue 30): plural, kind.
+const WORKLOADS: [(&str, &str); 4] = [
+    ("replicasets", "ReplicaSet"),
+    ("statefulsets", "StatefulSet"),
+    ("daemonsets", "DaemonSet"),
+    ("deployments", "Deployment"),
+];
 
 fn route(path: &str) -> Route {
     let parts: Vec<&str> = path.trim_end_matches('/').split('/').skip(1).collect();
@@ -104,6 +114,10 @@ fn route(path: &str) -> Route {
         }),
         ["api", "v1", r @ ("nodes" | "namespaces"), name] => Resource::from_plural(r)
             .map_or(Route::Unknown, |r| Route::Get(r, None, name.to_owned())),
+        ["apis", "apps", "v1", r] => WORKLOADS
+            .iter()
+            .find(|(plural, _)| *plural == r)
+            .map_or(Route::Unknown, |(_, kind)| Route::Workloads(kind)),
         _ => Route::Unknown,
     }
 }
@@ -193,7 +207,7 @@ impl Shared {
         self.tick();
         let seq = self.log.len() + 1;
         let mut answer = self.answer(request, None, false);
-        let fault = self.fire(seq, &answer);
+        let fault = self.fire(seq, &answer, &request.path);
         let delivery = match &fault {
             None => Delivery::Normal,
             Some(Fault::OtherVersion) => {
@@ -340,13 +354,14 @@ impl Shared {
     }
 
     /// The first rule that aims at this request and has shots left.
-    fn fire(&mut self, seq: usize, answer: &Answer) -> Option<Fault> {
+    fn fire(&mut self, seq: usize, answer: &Answer, path: &str) -> Option<Fault> {
         let hit = |target: &Target| match *target {
             Target::PodsPage(n) => answer.list == Some(Resource::Pods) && answer.page == Some(n),
             Target::PodsList => answer.list == Some(Resource::Pods),
             Target::EventsList => answer.list == Some(Resource::Events),
             Target::Request(n) => n == seq,
             Target::PodsWatch => matches!(answer.watch, Some((Resource::Pods, _, _))),
+            Target::Workloads(plural) => path.strip_prefix("/apis/apps/v1/") == Some(plural),
         };
         let (rule, fired) = self.rules.iter_mut().find(|(rule, fired)| {
             hit(&rule.target)
@@ -403,6 +418,14 @@ impl Shared {
             (Route::Get(resource, ns, name), Some(format)) => {
                 Answer::plain(self.get(request, resource, ns.as_deref(), &name, &format))
             }
+            (Route::Workloads(kind), Some(Format::Json)) => {
+                Answer::plain(self.workloads(request, kind))
+            }
+            (Route::Workloads(_), Some(Format::Table(_))) => Answer::plain(status_response(
+                406,
+                "NotAcceptable",
+                "replay: the workloads are served as JSON only",
+            )),
             (Route::Unknown, _) => Answer::plain(status_response(
                 404,
                 "NotFound",
@@ -466,6 +489,92 @@ impl Shared {
                     )
                 })
                 .collect(),
+        }
+    }
+
+    /// An apps/v1 list (issue 30): the workloads of `kind` of the present
+    /// state, or with `resourceVersion=RV&resourceVersionMatch=Exact` of the
+    /// state at RV: 410 once it is compacted (older than the watch history
+    /// keeps, as etcd compacts), 504 past the present, as the apiserver.
+    /// `limit` and `continue` page it, pinned to its state.
+    fn workloads(&self, request: &Request, kind: &str) -> Response {
+        let present = self.present();
+        let mut index = present;
+        if let Some(token) = request.param("continue").filter(|c| !c.is_empty()) {
+            match parse_token(token).filter(|(s, _, _)| *s < self.states.len()) {
+                Some((state, _, _)) => index = state,
+                None => return status_response(400, "BadRequest", "continue key is not valid"),
+            }
+        } else if let Some(asked) = request.param("resourceVersion").filter(|v| !v.is_empty()) {
+            if request.param("resourceVersionMatch") != Some("Exact") {
+                return status_response(
+                    400,
+                    "BadRequest",
+                    "replay: only resourceVersionMatch=Exact is served",
+                );
+            }
+            let Some(asked) = (0..self.states.len()).find(|&i| resource_version(i) == asked) else {
+                let message = format!(
+                    "Too large resource version: {asked}, current: {}",
+                    resource_version(present)
+                );
+                return status_response(504, "Timeout", &message);
+            };
+            let first = self
+                .config
+                .watch_history
+                .map_or(0, |kept| present.saturating_sub(kept));
+            if asked < first {
+                let message = "The resourceVersion for the provided list is too old.";
+                return status_response(410, "Expired", message);
+            }
+            index = asked;
+        }
+        let offset = request
+            .param("continue")
+            .and_then(parse_token)
+            .map_or(0, |(_, offset, _)| offset);
+        let page = request
+            .param("continue")
+            .and_then(parse_token)
+            .map_or(1, |(_, _, page)| page);
+        let state = &self.states[index.min(self.states.len() - 1)];
+        let all: Vec<&Object> = state
+            .workloads
+            .iter()
+            .filter(|(k, _)| k == kind)
+            .map(|(_, o)| o)
+            .collect();
+        let size = request
+            .param("limit")
+            .and_then(|l| l.parse::<usize>().ok())
+            .filter(|&l| l > 0)
+            .unwrap_or(usize::MAX);
+        let start = offset.min(all.len());
+        let end = start.saturating_add(size).min(all.len());
+        let metadata = ListMeta {
+            resource_version: resource_version(index),
+            next: (end < all.len()).then(|| (token(index, end, page + 1), Some(all.len() - end))),
+        };
+        let mut body = Body::default();
+        body.push(
+            format!(
+                r#"{{"kind":"{kind}List","apiVersion":"apps/v1","metadata":{},"items":["#,
+                metadata.json()
+            )
+            .into_bytes(),
+        );
+        for (i, item) in all[start..end].iter().enumerate() {
+            if i > 0 {
+                body.push_static(b",");
+            }
+            body.push_object(item);
+        }
+        body.push_static(b"]}\n");
+        Response {
+            status: 200,
+            headers: Vec::new(),
+            body,
         }
     }
 

@@ -198,6 +198,8 @@ pub enum Target {
     Request(usize),
     /// Every pods watch (`?watch=1`; a watch is not a list page).
     PodsWatch,
+    /// Every request of an apps/v1 list, by its plural (`statefulsets`).
+    Workloads(&'static str),
 }
 
 /// How many times a rule fires.

@@ -20,6 +20,8 @@ pub struct State {
     pub pods: Vec<Object>,
     /// Event objects, in list order.
     pub events: Vec<Object>,
+    /// The apps/v1 workloads (issue 30), each with its kind, in list order.
+    pub workloads: Vec<(String, Object)>,
 }
 
 impl State {
@@ -37,6 +39,7 @@ impl State {
         Self {
             pods: pods.into_iter().map(Object::from_value).collect(),
             events: events.into_iter().map(Object::from_value).collect(),
+            workloads: Vec::new(),
         }
     }
 
@@ -58,16 +61,49 @@ impl State {
                 Some(path) => read_items(path)?,
                 None => Vec::new(),
             },
+            workloads: Vec::new(),
         })
     }
 
     /// A state from a corpus case folder (`pods.json`, and `events.json` when present).
     pub fn from_case_dir(dir: &Path) -> Result<Self, String> {
         let events = dir.join("events.json");
-        Self::from_files(
+        let state = Self::from_files(
             &dir.join("pods.json"),
             events.exists().then_some(events.as_path()),
-        )
+        )?;
+        let workloads = dir.join("workloads.json");
+        if !workloads.is_file() {
+            return Ok(state);
+        }
+        let error = |e: &dyn fmt::Display| format!("{}: {e}", workloads.display());
+        let text = std::fs::read(&workloads).map_err(|e| error(&e))?;
+        let mut values = Vec::new();
+        for doc in serde_json::Deserializer::from_slice(&text).into_iter::<Value>() {
+            let doc = doc.map_err(|e| error(&e))?;
+            let list_kind = doc["kind"].as_str().unwrap_or("");
+            let list_kind = list_kind.strip_suffix("List").unwrap_or("").to_owned();
+            for item in items(&doc, "workloads")? {
+                let mut item = item;
+                if item.get("kind").is_none() {
+                    item["kind"] = list_kind.clone().into();
+                }
+                values.push(item);
+            }
+        }
+        Ok(state.with_workloads(values))
+    }
+
+    /// This state with these workloads (objects with their `kind`).
+    pub fn with_workloads(mut self, workloads: Vec<Value>) -> Self {
+        self.workloads = workloads
+            .into_iter()
+            .map(|w| {
+                let kind = w["kind"].as_str().unwrap_or("").to_owned();
+                (kind, Object::from_value(w))
+            })
+            .collect();
+        self
     }
 
     /// This state's pods as one `List` document, the shape `kubectl get pods

@@ -1,0 +1,187 @@
+//! Pods not yet created (issue 30), live through the real kubectl against
+//! the replay server, both drivers: a pass waits for every pod the
+//! workloads want, read at the pods list's resourceVersion; a 403 on a
+//! workload list is one warning, never exit 2; a compacted revision (410)
+//! lists the pods again.
+
+use checker::contract::{messages, DEADLINE_ENV, INTERVAL_ENV};
+use serde_json::{json, Value};
+use std::process::Output;
+use std::time::{Duration, Instant};
+use verify_pods_tests::driver::{Driver, DRIVERS};
+use verify_pods_tests::replay::fixtures::Pod;
+use verify_pods_tests::replay::{Advance, Fault, FaultRule, KubeEnv, Server, State, Target};
+use verify_pods_tests::{lines_of, run, text};
+
+/// StatefulSet data/nats: 3 replicas, observed.
+fn nats() -> Value {
+    json!({"kind": "StatefulSet", "apiVersion": "apps/v1",
+           "metadata": {"name": "nats", "namespace": "data", "uid": "sts-nats", "generation": 1},
+           "spec": {"replicas": 3}, "status": {"observedGeneration": 1, "replicas": 3}})
+}
+
+/// nats-I, running, owned by the StatefulSet.
+fn nats_pod(i: usize) -> Value {
+    let mut pod = Pod::running("data", &format!("nats-{i}"), "kwok-node-0").to_json();
+    pod["metadata"]["ownerReferences"] = json!([{"apiVersion": "apps/v1", "kind": "StatefulSet",
+        "name": "nats", "uid": "sts-nats", "controller": true}]);
+    pod
+}
+
+/// The cluster with the first `n` pods of nats created, all scheduled.
+fn created(n: usize) -> State {
+    State::new((0..n).map(nats_pod).collect(), vec![]).with_workloads(vec![nats()])
+}
+
+fn shown(output: &Output) -> String {
+    format!(
+        "exit {:?}\n--- stdout\n{}--- stderr\n{}",
+        output.status.code(),
+        text(&output.stdout),
+        text(&output.stderr)
+    )
+}
+
+fn check(server: &Server, driver: Driver, deadline: u64) -> (Output, Duration) {
+    let env = KubeEnv::for_server(server).expect("kube env");
+    let started = Instant::now();
+    let output = run(driver
+        .command(&env)
+        .env(DEADLINE_ENV, deadline.to_string())
+        .env(INTERVAL_ENV, "1"));
+    (output, started.elapsed())
+}
+
+/// The StatefulSet's pods appear one a second (an OrderedReady StatefulSet,
+/// a controller-manager at its QPS): every state is all scheduled, and only
+/// the last has every pod the StatefulSet wants. Without the workloads both
+/// drivers pass at once, on the first state.
+#[test]
+fn a_pass_waits_for_pods_created_over_several_seconds() {
+    let period = Duration::from_millis(1500);
+    for driver in DRIVERS {
+        let server = Server::builder()
+            .states((1..=3).map(created))
+            .advance(Advance::Every(period))
+            .start()
+            .expect("server");
+        let (output, took) = check(&server, driver, 20);
+        let stdout = text(&output.stdout);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{driver:?}: {}",
+            shown(&output)
+        );
+        // The server's versions are 1000, 1001, …: the third state's.
+        let last = "1002";
+        assert!(
+            stdout.contains(&format!("at resourceVersion {last}"))
+                && stdout.contains("PASSED: all 3 pods"),
+            "{driver:?} did not pass on the last state: {}",
+            shown(&output)
+        );
+        assert!(took >= period * 2, "{driver:?} passed after {took:?}");
+    }
+}
+
+/// A user who may list pods but not StatefulSets: one warning naming the
+/// kind; the check goes on (here it passes: nats is not checked).
+#[test]
+fn a_forbidden_statefulsets_list_is_one_warning() {
+    for driver in DRIVERS {
+        let forbidden = Fault::Status {
+            code: 403,
+            reason: "Forbidden".into(),
+            message:
+                "statefulsets.apps is forbidden: User \"ci\" cannot list resource \"statefulsets\""
+                    .into(),
+            retry_after: None,
+        };
+        let server = Server::builder()
+            .state(created(1))
+            .fault(FaultRule::always(
+                Target::Workloads("statefulsets"),
+                forbidden,
+            ))
+            .start()
+            .expect("server");
+        let (output, _) = check(&server, driver, 2);
+        let stderr = text(&output.stderr);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{driver:?}: {}",
+            shown(&output)
+        );
+        assert_eq!(
+            lines_of(&stderr, &messages::WORKLOADS_NOT_LISTED),
+            1,
+            "{driver:?}: {}",
+            shown(&output)
+        );
+        assert!(stderr.contains("StatefulSets"), "{driver:?}: {stderr}");
+    }
+}
+
+/// The revision the pods were listed at is compacted before the workloads
+/// are read (410): no verdict from it; the pods are listed again.
+#[test]
+fn a_compacted_revision_lists_the_pods_again() {
+    for driver in DRIVERS {
+        let server = Server::builder()
+            .state(created(3))
+            .fault(FaultRule::once(
+                Target::Workloads("statefulsets"),
+                Fault::expired(),
+            ))
+            .start()
+            .expect("server");
+        let (output, _) = check(&server, driver, 10);
+        let stderr = text(&output.stderr);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{driver:?}: {}",
+            shown(&output)
+        );
+        assert_eq!(
+            lines_of(&stderr, &messages::WORKLOADS_AGAIN),
+            1,
+            "{driver:?}: {}",
+            shown(&output)
+        );
+        assert_eq!(
+            server.pods_lists().len(),
+            2,
+            "{driver:?}: {}",
+            shown(&output)
+        );
+    }
+}
+
+/// Pods that never come: the check settles until the deadline, then fails
+/// with the group of pods not yet created.
+#[test]
+fn pods_never_created_fail_at_the_deadline() {
+    for driver in DRIVERS {
+        let server = Server::builder().state(created(1)).start().expect("server");
+        let (output, took) = check(&server, driver, 2);
+        let stdout = text(&output.stdout);
+        assert_eq!(
+            output.status.code(),
+            Some(1),
+            "{driver:?}: {}",
+            shown(&output)
+        );
+        assert!(
+            stdout.contains("\n2 pods not yet created:\n  StatefulSet data/nats: 1 of 3\n"),
+            "{driver:?}: {}",
+            shown(&output)
+        );
+        assert!(
+            took >= Duration::from_secs(2),
+            "{driver:?} settled {took:?}"
+        );
+    }
+}
