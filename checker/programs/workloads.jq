@@ -34,73 +34,51 @@
 #   are left out.
 
 def workload_kinds: ["ReplicaSet", "StatefulSet", "DaemonSet", "Deployment"];
-
 def owners: .metadata.ownerReferences | arrays | .[] | objects;
-
 def reconciled:
-  .status.observedGeneration as $observed
-  | .metadata.generation as $generation
-  | ($observed | is_number) and (($generation | is_number | not) or $observed >= $generation);
+  .status.observedGeneration as $o | .metadata.generation as $g
+  | ($o | is_number) and (($g | is_number | not) or $o >= $g);
+def count_of($by): (.metadata.uid | strings | $by[.]) // 0;
 
-def replicas: .spec.replicas | if is_number then canon else 1 end;
-
-# Input: the workloads' documents. [{kind, w}] for every workload; refused
-# unless they are one state: every document at the first one's
-# resourceVersion, a page with a continue token followed by the rest of its
-# list, and that version the pods' when both are known.
+# Input: the workloads' documents. Their items, each with its kind (a raw
+# page's items have none: its list's). Refused unless they are one state:
+# every document at the pods' resourceVersion (the first one's when the
+# pods' is unknown), every list whole (a page with a continue token is
+# followed by the next page of its kind), and only the four kinds.
 def workload_items($pods_at):
-  if length == 0 then error("workloads is empty: expected a JSON document") else . end
-  | if any(.[]; type != "object" or (.items | type) != "array")
-    then error("workloads has no items array") else . end
-  | (first(.[] | .kind | select(. != null and . != "List" and (. as $k | any(workload_kinds[]; . + "List" == $k) | not)))
-     // null) as $other
-  | if $other != null
-    then error("\($other | a_kind), expected a List of ReplicaSets, StatefulSets, DaemonSets and Deployments (kubectl get rs,sts,ds,deploy -A -o json)")
-    else . end
-  | (.[0] | list_version) as $version
-  | [.[] | list_version | select(. != $version)] as $others
-  | if $others != []
-    then error("workloads mixes pages of resourceVersion \($version | tojson) and \($others[0] | tojson): not one state")
-    else . end
+  "workloads (kubectl get rs,sts,ds,deploy -A -o json)" as $what
+  | if length == 0 or any(.[]; (.items | type) != "array") then error("\($what): no items array") else . end
+  | ($pods_at // (.[0] | list_version)) as $at
+  | if any(.[]; list_version | . != $at and . != "" and . != null)
+    then error("\($what): not read at the pods' resourceVersion \($at | tojson)") else . end
   | . as $docs
-  | if any(range(0; length); . as $i | ($docs[$i] | list_continue) != ""
-           and ($i + 1 == ($docs | length) or $docs[$i + 1].kind != $docs[$i].kind))
-    then error("workloads is incomplete: a page with a continue token is not followed by the rest of its list")
-    else . end
-  | list_read_at as $at
-  | if $at != null and $pods_at != null and $at != $pods_at
-    then error("workloads were read at resourceVersion \($at | tojson), the pods at \($pods_at | tojson): not one state")
-    else . end
-  | [ .[] | (.kind | if is_string and .[-4:] == "List" then .[:-4] else "" end) as $list_kind
-      | .items[] | objects | {kind: (.kind // $list_kind), w: .} ];
+  | if any(range(0; length); ($docs[.] | list_continue) != "" and $docs[. + 1].kind != $docs[.].kind)
+    then error("\($what): a list is incomplete") else . end
+  | [ .[] | (.kind | if is_string and .[-4:] == "List" then .[:-4] else null end) as $kind
+      | .items[] | objects | . + {kind: (.kind // $kind)}
+      | .kind as $k | if any(workload_kinds[]; . == $k) then . else error("\($what): \($k | a_kind)") end ];
 
 ($excluded_namespaces | split(",") | map(select(. != ""))) as $excluded
 | ($excluded_owner_kinds | split(",") | map(select(. != ""))) as $owner_kinds
 | ($report[0].active_owners // {}) as $active
 | workload_items($report[0].resource_version) as $items
-| reduce ($items[] | select(.kind == "Deployment") | .w.metadata.uid | strings) as $uid ({}; . + {($uid): true})
-| . as $deployments
-| def of_listed_deployment: .kind == "Deployment" and (.uid | is_string) and $deployments[.uid] != null;
-  [ $items[] | select(.kind == "ReplicaSet") | .w | .metadata.uid as $rs
-    | owners | select(of_listed_deployment) | {uid: .uid, pods: (($rs | strings | $active[.]) // 0)} ]
-| reduce .[] as $rs ({}; . + {($rs.uid): ((.[$rs.uid] // 0) + $rs.pods)}) | . as $by_deployment
-| [ $items[] | .kind as $kind | .w
-    | select(any(workload_kinds[]; . == $kind))
+# A Deployment's pods: those of every ReplicaSet it owns, old and new.
+| (reduce ($items[] | select(.kind == "Deployment") | .metadata.uid | strings) as $uid ({}; . + {($uid): 0})) as $listed
+| (reduce ($items[] | select(.kind == "ReplicaSet") | count_of($active) as $n
+           | owners | select(.kind == "Deployment" and $listed[.uid | strings] != null) | {uid: .uid, n: $n}) as $rs
+     ($listed; . + {($rs.uid): (.[$rs.uid] + $rs.n)})) as $of_deployment
+| [ $items[]
     | select(.metadata.namespace as $ns | any($excluded[]; . == $ns) | not)
     | select(any(owners; .kind as $k | any($owner_kinds[]; . == $k)) | not)
-    | select($kind != "ReplicaSet" or (any(owners; of_listed_deployment) | not))
-    | .metadata.uid as $me
-    | (if $kind == "Deployment" then ($me | strings | $by_deployment[.]) // 0
-       else ($me | strings | $active[.]) // 0 end) as $created
-    | (if $kind == "Deployment" then (if reconciled then replicas else null end)
-       elif $kind == "DaemonSet"
-       then (if reconciled then (.status.desiredNumberScheduled | if is_number then canon else 0 end) else null end)
-       else replicas end) as $wanted
+    | select(.kind != "ReplicaSet" or (any(owners; .kind == "Deployment" and $listed[.uid | strings] != null) | not))
+    | (if .kind == "Deployment" then count_of($of_deployment) else count_of($active) end) as $created
+    | (if .kind == "DaemonSet" then (.status.desiredNumberScheduled | if is_number then canon else 0 end)
+       else (.spec.replicas | if is_number then canon else 1 end) end) as $replicas
+    | (if .kind == "ReplicaSet" or .kind == "StatefulSet" or reconciled then $replicas else null end) as $wanted
     | (if $wanted == null then 1 elif $wanted > $created then $wanted - $created else 0 end) as $short
     | select($short > 0)
-    | {kind: $kind, namespace: (.metadata.namespace | canon), name: (.metadata.name | canon),
+    | {kind: .kind, namespace: (.metadata.namespace | canon), name: (.metadata.name | canon),
        wanted: $wanted, created: $created, short: $short} ]
 | sort_by([.namespace, .name, .kind])
-| (map(.short) | add // 0) as $missing
-| $report[0] + {missing: $missing, missing_workloads: map(del(.short))}
+| $report[0] + {missing: (map(.short) | add // 0), missing_workloads: map(del(.short))}
 | if .missing > 0 then . + {verdict: "fail"} else . end
