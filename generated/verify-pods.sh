@@ -95,8 +95,8 @@ elif.verdict=="empty"then"No pods were created - bundle may be empty"else"Pod va
 def unscheduled_heading:"Unscheduled pods (\(.unscheduled))";def excused_line:"\(.excused) \(if.excused==1 then"pod"else"pods"end) without a node not counted: owned by "
 +(.excused_kinds|map(text)|reduce.[]as$k("";if.==""then$k else.+", "+$k end))+" (--exclude-owner-kinds)";def failed_heading:"Failed pods (\(.failed))";def events_missing_note:
 if.events==null then"FailedScheduling events: not collected"else"FailedScheduling events: none for the unscheduled pods"end;def pods_count:if.==1 then"1 pod"else"\(.) pods"end;
-def missing_heading:"\(.missing|pods_count) not yet created";def workload_line:"\(.kind) \(.namespace)/\(.name): "+(if.wanted==null then"\(.created) created, not yet reconciled by its controller"
-else"\(.created) of \(.wanted)"end);def missing_shown($n):if$n==0 then.missing_workloads else.missing_workloads[:$n]end;def no_scheduler_condition:"no scheduler condition";def unscheduled_cause(f):
+def missing_heading:"\(.missing|pods_count) not yet created";def workload_line:"\(.kind) \(.namespace)/\(.name): \(.created) of \(.wanted//"?, not yet reconciled")";
+def missing_shown($n):if$n==0 then.missing_workloads else.missing_workloads[:$n]end;def no_scheduler_condition:"no scheduler condition";def unscheduled_cause(f):
 if.reason==null and.message==null then no_scheduler_condition else parts_joined(f;[.reason,.message])end;def failed_cause(f):parts_joined(f;[.reason,.message]);def quotient($n;$d):
 reduce(reduce range(0;31)as$i([1];.+[.[length-1]*2])|reverse|.[])as$p({q:0,r:$n};if$p*$d<=.r then{q:(.q+$p),r:(.r-$p*$d)}else. end)|.q;def events_share($n):
 ([.unscheduled_groups|length,$n]|min)as$shown|if$shown==0 then 0 else[quotient($n;$shown),1]|max end;def group_events($groups;$share):
@@ -138,33 +138,27 @@ namespace:(.metadata.namespace|canon),name:(.metadata.name|canon),reason:($t.rea
 |($phases|count("Running"))as$running|($phases|count("Pending"))as$pending|($phases|count("Succeeded"))as$succeeded|{total:length,running:$running,pending:$pending,failed:($failed_pods|length),
 succeeded:$succeeded,other:(length-$running-$pending-($failed_pods|length)-$succeeded),unscheduled:($unscheduled_pods|length),unscheduled_pods:$unscheduled_pods,failed_pods:$failed_pods,
 distribution:($node_names|distribution),excused:($excused|length),excused_pods:[$excused[]|del(.excused_by)],excused_kinds:([$excused[].excused_by[]]|unique),active_owners:
-([$pods[]|select(.metadata.deletionTimestamp==null)|select(.status.phase!="Succeeded"and.status.phase!="Failed")|[.metadata.ownerReferences|arrays|.[]|objects|.uid|strings]|unique[]]
-|group_by(.)|reduce.[]as$same({};.+{($same[0]):($same|length)}))}|.+{verdict:(if.unscheduled>0 or.failed>0 then"fail"elif.total==0 then"empty"else"pass"end),resource_version:($documents|list_read_at)
-}
+([$pods[]|select(.metadata.deletionTimestamp==null and.status.phase!="Succeeded"and.status.phase!="Failed")|[.metadata.ownerReferences|arrays|.[]|objects|.uid|strings]|unique[]]
+|group_by(.)|reduce.[]as$same({};.+{($same[0]):($same|length)}))}|.+{verdict:(if.unscheduled>0 or.failed>0 then"fail"elif.total==0 then"empty"else"pass"end),
+resource_version:($documents|list_read_at),missing:null,missing_workloads:null}
 VERIFY_PODS_REPORT_JQ
   IFS= read -r -d '' decision_program <<'VERIFY_PODS_DECISION_JQ' || true
 "\(.verdict) \(.unscheduled) \(if(.unscheduled>0 or(.missing//0)>0)and.failed==0 then"wait"else"stop"end)"
 VERIFY_PODS_DECISION_JQ
   IFS= read -r -d '' workloads_program <<'VERIFY_PODS_WORKLOADS_JQ' || true
-def workload_kinds:["ReplicaSet","StatefulSet","DaemonSet","Deployment"];def owners:.metadata.ownerReferences|arrays|.[]|objects;def reconciled:.status.observedGeneration as$observed
-|.metadata.generation as$generation|($observed|is_number)and(($generation|is_number|not)or$observed>=$generation);def replicas:.spec.replicas|if is_number then canon else 1 end;
-def workload_items($pods_at):if length==0 then error("workloads is empty: expected a JSON document")else. end|if any(.[];type!="object"or(.items|type)!="array")
-then error("workloads has no items array")else. end|(first(.[]|.kind|select(.!=null and.!="List"and(. as$k|any(workload_kinds[];.+"List"==$k)|not)))//null)as$other|if$other!=null
-then error("\($other|a_kind), expected a List of ReplicaSets, StatefulSets, DaemonSets and Deployments (kubectl get rs,sts,ds,deploy -A -o json)")else. end|(.[0]|list_version)as$version
-|[.[]|list_version|select(.!=$version)]as$others|if$others!=[]then error("workloads mixes pages of resourceVersion \($version|tojson) and \($others[0]|tojson): not one state")else. end|. as$docs
-|if any(range(0;length);. as$i|($docs[$i]|list_continue)!=""and($i+1==($docs|length)or$docs[$i+1].kind!=$docs[$i].kind))
-then error("workloads is incomplete: a page with a continue token is not followed by the rest of its list")else. end|list_read_at as$at|if$at!=null and$pods_at!=null and$at!=$pods_at
-then error("workloads were read at resourceVersion \($at|tojson), the pods at \($pods_at|tojson): not one state")else. end|[.[]|(.kind|if is_string and.[-4:]=="List"then.[:-4]else""end)as$list_kind
-|.items[]|objects|{kind:(.kind//$list_kind),w:.}];($excluded_namespaces|split(",")|map(select(.!="")))as$excluded|($excluded_owner_kinds|split(",")|map(select(.!="")))as$owner_kinds
-|($report[0].active_owners//{})as$active|workload_items($report[0].resource_version)as$items|reduce($items[]|select(.kind=="Deployment")|.w.metadata.uid|strings)as$uid({};.+{($uid):true})
-|. as$deployments|def of_listed_deployment:.kind=="Deployment"and(.uid|is_string)and$deployments[.uid]!=null;[$items[]|select(.kind=="ReplicaSet")|.w|.metadata.uid as$rs
-|owners|select(of_listed_deployment)|{uid:.uid,pods:(($rs|strings|$active[.])//0)}]|reduce.[]as$rs({};.+{($rs.uid):((.[$rs.uid]//0)+$rs.pods)})|. as$by_deployment|[$items[]|.kind as$kind|.w
-|select(any(workload_kinds[];.==$kind))|select(.metadata.namespace as$ns|any($excluded[];.==$ns)|not)|select(any(owners;.kind as$k|any($owner_kinds[];.==$k))|not)
-|select($kind!="ReplicaSet"or(any(owners;of_listed_deployment)|not))|.metadata.uid as$me|(if$kind=="Deployment"then($me|strings|$by_deployment[.])//0 else($me|strings|$active[.])//0 end)as$created
-|(if$kind=="Deployment"then(if reconciled then replicas else null end)elif$kind=="DaemonSet"then(if reconciled then(.status.desiredNumberScheduled|if is_number then canon else 0 end)else null end)
-else replicas end)as$wanted|(if$wanted==null then 1 elif$wanted>$created then$wanted-$created else 0 end)as$short|select($short>0)
-|{kind:$kind,namespace:(.metadata.namespace|canon),name:(.metadata.name|canon),wanted:$wanted,created:$created,short:$short}]|sort_by([.namespace,.name,.kind])|(map(.short)|add//0)as$missing
-|$report[0]+{missing:$missing,missing_workloads:map(del(.short))}|if.missing>0 then.+{verdict:"fail"}else. end
+def owners:.metadata.ownerReferences|arrays|.[]|objects;def count_of($by):(.metadata.uid|strings|$by[.])//0;def deployments($listed):owners|select(.kind=="Deployment"and$listed[.uid|strings]!=null);
+def workload_items($at):($at//(.[0]|list_version))as$at|if length==0 or any(.[];(.items|type)!="array"or(list_version|.!=$at and.!=""and.!=null))
+then error("workloads: expected the four apps/v1 lists at resourceVersion \($at|tojson)")else. end|[.[]|(.kind|if is_string and.[-4:]=="List"then.[:-4]else null end)as$kind
+|.items[]|objects|.+{kind:(.kind//$kind)}|.kind as$k|if any("ReplicaSet","StatefulSet","DaemonSet","Deployment";.==$k)then. else error("workloads: \($k|a_kind)")end];
+($excluded_namespaces|split(",")|map(select(.!="")))as$excluded|($excluded_owner_kinds|split(",")|map(select(.!="")))as$owner_kinds|($report[0].active_owners//{})as$active
+|workload_items($report[0].resource_version)as$items|(reduce($items[]|select(.kind=="Deployment")|.metadata.uid|strings)as$uid({};.+{($uid):0}))as$listed
+|(reduce($items[]|select(.kind=="ReplicaSet")|count_of($active)as$n|deployments($listed)|{uid,n:$n})as$rs($listed;.+{($rs.uid):(.[$rs.uid]+$rs.n)}))as$pods_of_deployment|[$items[]
+|select(.metadata.namespace as$ns|any($excluded[];.==$ns)|not)|select(any(owners;.kind as$k|any($owner_kinds[];.==$k))|not)|select(.kind!="ReplicaSet"or([deployments($listed)]==[]))
+|(if.kind=="Deployment"then count_of($pods_of_deployment)else count_of($active)end)as$created|.status.observedGeneration as$o|.metadata.generation as$g|(.kind=="DaemonSet")as$ds
+|(if$ds then.status.desiredNumberScheduled else.spec.replicas end|if is_number then canon elif$ds then 0 else 1 end)as$replicas
+|(if.kind=="ReplicaSet"or.kind=="StatefulSet"or(($o|is_number)and(($g|is_number|not)or$o>=$g))then$replicas else null end)as$wanted|select($wanted==null or$wanted>$created)
+|{kind,namespace:(.metadata.namespace|canon),name:(.metadata.name|canon),wanted:$wanted,created:$created}]|sort_by([.namespace,.name,.kind])
+|$report[0]+{missing:(map((.wanted//.created+1)-.created)|add//0),missing_workloads:.}|if.missing>0 then.+{verdict:"fail"}else. end
 VERIFY_PODS_WORKLOADS_JQ
   IFS= read -r -d '' events_program <<'VERIFY_PODS_EVENTS_JQ' || true
 def pod_key:"\(.namespace|canon)/\(.name|canon)";def stamp:if is_string and.!=""then. else null end;def positive:if is_number and.>0 and.<2147483648 and.==floor then canon else null end;
@@ -189,10 +183,10 @@ elif$shift==0 then[$text[0:19],$fraction]else[two(0)*100+two(2),two(5),two(8),tw
 message:(.message//.note//""|canon)}]|sort_by([(.last_seen|instant),.namespace,.pod,.message])|{matched:length,events:reverse}
 VERIFY_PODS_EVENTS_JQ
   IFS= read -r -d '' result_program <<'VERIFY_PODS_RESULT_JQ' || true
-def by_count:sort_by([0-.count,.reason,.message]);. as$report|del(.missing,.missing_workloads,.active_owners)+{unscheduled_groups:(.unscheduled_pods|group_by([.reason,.message])
+def by_count:sort_by([0-.count,.reason,.message]);del(.active_owners)+{unscheduled_groups:(.unscheduled_pods|group_by([.reason,.message])
 |map({reason:.[0].reason,message:.[0].message,count:length})|by_count),failed_groups:(.failed_pods|group_by(.reason)|map(.[0].message as$message|{reason:.[0].reason,
 message:(if all(.[];.message==$message)then$message else null end),count:length})|by_count),attempts:$attempts,waited_seconds:$waited_seconds,events:$events[0].events,
-events_matched:$events[0].matched,missing:$report.missing,missing_workloads:$report.missing_workloads}
+events_matched:$events[0].matched}
 VERIFY_PODS_RESULT_JQ
   IFS= read -r -d '' render_program <<'VERIFY_PODS_RENDER_JQ' || true
 def line($level):"\($level)\t\(phrase)";def pod_ref:"\(.namespace)/\(.name)";def pod_line($parts):"  \(pod_ref)"+(parts_joined(trim_end;$parts)|if.==""then""else": "+. end);
@@ -252,13 +246,12 @@ VERIFY_PODS_SUMMARY_JQ
 |(.resourceVersion//""),(.["continue"]//"")
 VERIFY_PODS_PAGE_HEAD_JQ
   local pods_list=/api/v1/pods events_list='/api/v1/events?fieldSelector=reason%3DFailedScheduling'
-  local pods_file=$work_dir/pods.json events_file=$work_dir/events.json
+  local pods_file=$work_dir/pods.json events_file=$work_dir/events.json workloads_file=$work_dir/workloads.json
   local page_file=$work_dir/page.json head_file=$work_dir/head.txt
   local report_file=$work_dir/report.json decision_file=$work_dir/decision.txt
   local matched_file=$work_dir/matched-events.json result_file=$work_dir/result.json
   local lines_file=$work_dir/lines.txt stderr_file=$work_dir/stderr.txt
-  local workloads_file=$work_dir/workloads.json list_file=$work_dir/list.json
-  local last_line fetch_error jq_error kubectl_ran=false first_version pods_version warned=''
+  local last_line fetch_error jq_error kubectl_ran=false warned='' first_version
   local kubeconfig kubeconfig_from context context_from
   local -a stderr_lines=()
   vp_last_stderr_line() {
@@ -404,10 +397,9 @@ VERIFY_PODS_PAGE_HEAD_JQ
   }
   vp_list() {
     local list=$1 out_file=$2 token='' version status=0 cap capped first
-    first_version=''
     local waiting_what=${list%%\?*}
     waiting_what=${waiting_what##*/}
-    page=0 fetch_error='' unfinished=false
+    page=0 fetch_error='' unfinished=false first_version=''
     : >"$out_file"
     while :; do
       page=$((page + 1))
@@ -464,33 +456,25 @@ VERIFY_PODS_PAGE_HEAD_JQ
     fi
   }
   vp_workloads() {
-    local entry status=0
+    local entry status=0 at=$first_version
     : >"$workloads_file"
-    for entry in ReplicaSets:/apis/apps/v1/replicasets StatefulSets:/apis/apps/v1/statefulsets DaemonSets:/apis/apps/v1/daemonsets Deployments:/apis/apps/v1/deployments; do
-      vp_list "${entry#*:}${pods_version:+?resourceVersion=$pods_version&resourceVersionMatch=Exact}" "$list_file" || status=$?
+    vp_run_decision <"$report_file" >"$decision_file"
+    read -r verdict unscheduled next <"$decision_file"
+    vp_now
+    [[ $next == stop ]] || ((10#$now_us >= deadline_us)) || return 0
+    for entry in /apis/apps/v1/replicasets /apis/apps/v1/statefulsets /apis/apps/v1/daemonsets /apis/apps/v1/deployments; do
+      vp_list "$entry${at:+?resourceVersion=$at&resourceVersionMatch=Exact}" "$events_file" || status=$?
       case $status:$(<"$stderr_file") in
-        0:*) cat -- "$list_file" >>"$workloads_file" || return 1 ;;
-        1:* | *"(Expired)"* | *"(Gone)"*) return 1 ;;
+        0:*) cat -- "$events_file" >>"$workloads_file" ;;
+        *"(Expired)"* | *"(Gone)"*) return 1 ;;
         *"(Forbidden)"* | *"(NotFound)"*)
-          what=${entry%%:*} why=$fetch_error status=0
+          what=${entry##*/} why=$fetch_error status=0
           printf -v entry "cannot list the %s (%s): pods not yet created are not checked for them" "$what" "$why"
-          [[ $warned == *"$entry"* ]] || warned+=$entry$'\n'
+          [[ $warned == *"$entry"* ]] || { warned+=$entry && vp_warn '%s' "$entry"; }
           ;;
-        *)
-          if [[ $unfinished == true ]]; then
-            seconds=$((deadline + kubectl_timeout)) pages=$((page - 1))
-            printf -v why "the list did not finish within %ss (the deadline plus the kubectl timeout), %s pages read" "$seconds" "$pages"
-            vp_error 2 "no list of the pods by the deadline: %s" "$why" || return
-          fi
-          if [[ -n $fetch_error ]]; then vp_error "$status" '%s' "$fetch_error" || return; fi
-          vp_error 2 "cannot read the output of \`%s\`: %s" "$command" "$why" || return
-          ;;
+        *) return "$status" ;;
       esac
     done
-    [[ -s $workloads_file ]] || return 0
-    vp_must workloads.jq vp_run_workloads "$excluded_namespaces" "$excluded_owner_kinds" "$report_file" \
-      <"$workloads_file" >"$list_file" || return
-    cp -- "$list_file" "$report_file"
   }
   vp_jq() {
     if jq "$@" 2>"$stderr_file"; then return 0; fi
@@ -602,10 +586,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
     vp_error 2 "%s must be owner kinds separated by commas, each letters and digits starting with a letter (Job,PyTorchJob), got \"%s\"" "$named" "$value" || return
   fi
   local workloads=${KWOK_VERIFY_PODS_WORKLOADS:-true} what
-  if [[ $workloads != true && $workloads != false ]]; then
-    named=KWOK_VERIFY_PODS_WORKLOADS value=${workloads//[[:cntrl:]]/?}
-    vp_error 2 "%s must be true or false, got \"%s\"" "$named" "$value" || return
-  fi
+  named=KWOK_VERIFY_PODS_WORKLOADS value=${workloads//[[:cntrl:]]/?}
+  [[ $workloads == true || $workloads == false ]] || vp_error 2 "%s must be true or false, got \"%s\"" "$named" "$value" || return
   local artifact_dir=${KWOK_VERIFY_PODS_ARTIFACT_DIR:-} dir why command count
   if [[ -n $artifact_dir ]] && ! mkdir -p -- "$artifact_dir" 2>"$stderr_file"; then
     vp_last_stderr_line
@@ -627,7 +609,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
     done
   fi
   local attempts=0 waited=0 attempt_started=0 started_us unscheduled next verdict
-  local url page command why lists list list_status pause broken version entry
+  local url page command why lists list list_status pause broken entry
   local until_us deadline_us pods_until_us unfinished=false seconds pages now_us
   local epoch epoch_us settle_seconds settle_by_epoch=false until_by_epoch=false
   vp_now
@@ -663,7 +645,6 @@ VERIFY_PODS_PAGE_HEAD_JQ
       lists=$((lists + 1))
       list_status=0
       vp_list "$pods_list" "$pods_file" || list_status=$?
-      pods_version=$first_version
       if ((list_status == 0)) &&
         ! vp_run_report "$excluded_namespaces" "$excluded_owner_kinds" <"$pods_file" >"$report_file"; then
         why=$jq_error
@@ -671,6 +652,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
         list_status=1
         if ((page <= 1)); then list_status=2; fi
       fi
+      if ((list_status == 0)) && [[ $workloads == true ]]; then vp_workloads || list_status=$?; fi
       case $list_status in
         0) break ;;
         1) ;;
@@ -709,26 +691,13 @@ VERIFY_PODS_PAGE_HEAD_JQ
       printf -v why "%s JSON documents, expected one" "$count"
       vp_error 2 "cannot read the output of \`%s\`: %s" "$command" "$why" || return
     fi
+    if [[ -s $workloads_file ]]; then
+      vp_must workloads.jq vp_run_workloads "$excluded_namespaces" "$excluded_owner_kinds" "$report_file" \
+        <"$workloads_file" >"$result_file" && cp -- "$result_file" "$report_file" || return
+    fi
     vp_must decision.jq vp_run_decision <"$report_file" >"$decision_file" || return
     read -r verdict unscheduled next <"$decision_file"
     vp_elapsed
-    if [[ $workloads == true ]] && { [[ $next == stop ]] || ((10#$now_us >= deadline_us)); }; then
-      list_status=0
-      vp_workloads || list_status=$?
-      if ((list_status == 1)); then
-        version=$pods_version lists=$attempts
-        printf -v broken "the list broke at page %s (%s)" "$page" "$why"
-        if ((10#$now_us >= deadline_us)); then vp_error 2 "no coherent list of the pods before the deadline: %s lists broke, the last one %s" "$lists" "$broken" || return; fi
-        vp_warn "the workloads at resourceVersion %s cannot be read any more, %s: listing the pods again" "$version" "$broken"
-        vp_pause
-        vp_sleep || :
-        continue
-      fi
-      ((list_status == 0)) || return "$list_status"
-      vp_must decision.jq vp_run_decision <"$report_file" >"$decision_file" || return
-      read -r verdict unscheduled next <"$decision_file"
-      vp_elapsed
-    fi
     if [[ $next == wait ]] && ((10#$now_us < deadline_us)); then
       vp_must progress.jq vp_run_progress "$attempts" "$waited" "$settle_seconds" \
         <"$report_file" >"$lines_file" || return
@@ -746,7 +715,6 @@ VERIFY_PODS_PAGE_HEAD_JQ
     vp_epoch_passed || return
   fi
   waited=$attempt_started
-  while IFS= read -r entry; do [[ -z $entry ]] || vp_warn '%s' "$entry"; done <<<"$warned"
   local events_collected=false
   : >"$matched_file"
   if [[ $unscheduled != 0 ]]; then

@@ -132,10 +132,7 @@ def pods_count: if . == 1 then "1 pod" else "\(.) pods" end;
 # The group of pods not yet created, and one workload of it:
 # `StatefulSet data/nats: 1 of 3`.
 def missing_heading: "\(.missing | pods_count) not yet created";
-def workload_line:
-  "\(.kind) \(.namespace)/\(.name): "
-  + (if .wanted == null then "\(.created) created, not yet reconciled by its controller"
-     else "\(.created) of \(.wanted)" end);
+def workload_line: "\(.kind) \(.namespace)/\(.name): \(.created) of \(.wanted // "?, not yet reconciled")";
 # Input: a result. The workloads its digest lists (all with a limit of 0).
 def missing_shown($n): if $n == 0 then .missing_workloads else .missing_workloads[:$n] end;
 # The cause of a group of unscheduled pods: the scheduler's reason and

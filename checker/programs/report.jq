@@ -135,8 +135,7 @@ def outside($excluded):
     # with no deletionTimestamp, neither Succeeded nor Failed; an owner named
     # twice by one pod counts it once. result.jq leaves it out.
     active_owners:
-      ([ $pods[] | select(.metadata.deletionTimestamp == null)
-          | select(.status.phase != "Succeeded" and .status.phase != "Failed")
+      ([ $pods[] | select(.metadata.deletionTimestamp == null and .status.phase != "Succeeded" and .status.phase != "Failed")
           | [.metadata.ownerReferences | arrays | .[] | objects | .uid | strings] | unique[] ]
       | group_by(.) | reduce .[] as $same ({}; . + {($same[0]): ($same | length)}))
   }
@@ -145,5 +144,8 @@ def outside($excluded):
               elif .total == 0 then "empty"
               else "pass" end),
     # After list_items: the documents are known to be objects.
-    resource_version: ($documents | list_read_at)
+    resource_version: ($documents | list_read_at),
+    # workloads.jq's (issue 30): null, not read.
+    missing: null,
+    missing_workloads: null
   }

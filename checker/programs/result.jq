@@ -18,10 +18,8 @@
 
 def by_count: sort_by([0 - .count, .reason, .message]);
 
-# Issue 30: `missing` and `missing_workloads` (workloads.jq's, null when the
-# workloads were not read) come last, whatever the report held.
-. as $report
-| del(.missing, .missing_workloads, .active_owners) + {
+# report.jq's active_owners is for workloads.jq only.
+del(.active_owners) + {
   unscheduled_groups:
     (.unscheduled_pods | group_by([.reason, .message])
      | map({reason: .[0].reason, message: .[0].message, count: length}) | by_count),
@@ -35,7 +33,5 @@ def by_count: sort_by([0 - .count, .reason, .message]);
   attempts: $attempts,
   waited_seconds: $waited_seconds,
   events: $events[0].events,
-  events_matched: $events[0].matched,
-  missing: $report.missing,
-  missing_workloads: $report.missing_workloads
+  events_matched: $events[0].matched
 }

@@ -33,52 +33,47 @@
 # - Workloads in the excluded namespaces, or owned by an excluded owner kind,
 #   are left out.
 
-def workload_kinds: ["ReplicaSet", "StatefulSet", "DaemonSet", "Deployment"];
 def owners: .metadata.ownerReferences | arrays | .[] | objects;
-def reconciled:
-  .status.observedGeneration as $o | .metadata.generation as $g
-  | ($o | is_number) and (($g | is_number | not) or $o >= $g);
 def count_of($by): (.metadata.uid | strings | $by[.]) // 0;
+# The owners that are Deployments of the lists ($listed: {uid: 0}).
+def deployments($listed): owners | select(.kind == "Deployment" and $listed[.uid | strings] != null);
 
 # Input: the workloads' documents. Their items, each with its kind (a raw
-# page's items have none: its list's). Refused unless they are one state:
-# every document at the pods' resourceVersion (the first one's when the
-# pods' is unknown), every list whole (a page with a continue token is
-# followed by the next page of its kind), and only the four kinds.
-def workload_items($pods_at):
-  "workloads (kubectl get rs,sts,ds,deploy -A -o json)" as $what
-  | if length == 0 or any(.[]; (.items | type) != "array") then error("\($what): no items array") else . end
-  | ($pods_at // (.[0] | list_version)) as $at
-  | if any(.[]; list_version | . != $at and . != "" and . != null)
-    then error("\($what): not read at the pods' resourceVersion \($at | tojson)") else . end
-  | . as $docs
-  | if any(range(0; length); ($docs[.] | list_continue) != "" and $docs[. + 1].kind != $docs[.].kind)
-    then error("\($what): a list is incomplete") else . end
+# page's items have none: its list's). Refused unless they are one state at
+# the pods' resourceVersion (the first document's when the pods' is
+# unknown; "" and none are unknown), and only the four kinds.
+def workload_items($at):
+  ($at // (.[0] | list_version)) as $at
+  | if length == 0 or any(.[]; (.items | type) != "array" or (list_version | . != $at and . != "" and . != null))
+    then error("workloads: expected the four apps/v1 lists at resourceVersion \($at | tojson)") else . end
   | [ .[] | (.kind | if is_string and .[-4:] == "List" then .[:-4] else null end) as $kind
-      | .items[] | objects | . + {kind: (.kind // $kind)}
-      | .kind as $k | if any(workload_kinds[]; . == $k) then . else error("\($what): \($k | a_kind)") end ];
+      | .items[] | objects | . + {kind: (.kind // $kind)} | .kind as $k
+      | if any("ReplicaSet", "StatefulSet", "DaemonSet", "Deployment"; . == $k) then . else error("workloads: \($k | a_kind)") end ];
 
 ($excluded_namespaces | split(",") | map(select(. != ""))) as $excluded
 | ($excluded_owner_kinds | split(",") | map(select(. != ""))) as $owner_kinds
 | ($report[0].active_owners // {}) as $active
 | workload_items($report[0].resource_version) as $items
-# A Deployment's pods: those of every ReplicaSet it owns, old and new.
 | (reduce ($items[] | select(.kind == "Deployment") | .metadata.uid | strings) as $uid ({}; . + {($uid): 0})) as $listed
+# A Deployment's pods: those of every ReplicaSet it owns, old and new.
 | (reduce ($items[] | select(.kind == "ReplicaSet") | count_of($active) as $n
-           | owners | select(.kind == "Deployment" and $listed[.uid | strings] != null) | {uid: .uid, n: $n}) as $rs
-     ($listed; . + {($rs.uid): (.[$rs.uid] + $rs.n)})) as $of_deployment
+           | deployments($listed) | {uid, n: $n}) as $rs
+     ($listed; . + {($rs.uid): (.[$rs.uid] + $rs.n)})) as $pods_of_deployment
 | [ $items[]
     | select(.metadata.namespace as $ns | any($excluded[]; . == $ns) | not)
     | select(any(owners; .kind as $k | any($owner_kinds[]; . == $k)) | not)
-    | select(.kind != "ReplicaSet" or (any(owners; .kind == "Deployment" and $listed[.uid | strings] != null) | not))
-    | (if .kind == "Deployment" then count_of($of_deployment) else count_of($active) end) as $created
-    | (if .kind == "DaemonSet" then (.status.desiredNumberScheduled | if is_number then canon else 0 end)
-       else (.spec.replicas | if is_number then canon else 1 end) end) as $replicas
-    | (if .kind == "ReplicaSet" or .kind == "StatefulSet" or reconciled then $replicas else null end) as $wanted
-    | (if $wanted == null then 1 elif $wanted > $created then $wanted - $created else 0 end) as $short
-    | select($short > 0)
-    | {kind: .kind, namespace: (.metadata.namespace | canon), name: (.metadata.name | canon),
-       wanted: $wanted, created: $created, short: $short} ]
+    | select(.kind != "ReplicaSet" or ([deployments($listed)] == []))
+    | (if .kind == "Deployment" then count_of($pods_of_deployment) else count_of($active) end) as $created
+    # Trusted only once the controller observed this generation.
+    | .status.observedGeneration as $o | .metadata.generation as $g
+    | (.kind == "DaemonSet") as $ds
+    | (if $ds then .status.desiredNumberScheduled else .spec.replicas end
+       | if is_number then canon elif $ds then 0 else 1 end) as $replicas
+    | (if .kind == "ReplicaSet" or .kind == "StatefulSet" or (($o | is_number) and (($g | is_number | not) or $o >= $g))
+       then $replicas else null end) as $wanted
+    | select($wanted == null or $wanted > $created)
+    | {kind, namespace: (.metadata.namespace | canon), name: (.metadata.name | canon), wanted: $wanted, created: $created} ]
 | sort_by([.namespace, .name, .kind])
-| $report[0] + {missing: (map(.short) | add // 0), missing_workloads: map(del(.short))}
+# Missing = wanted - created; a workload not yet reconciled counts 1.
+| $report[0] + {missing: (map((.wanted // .created + 1) - .created) | add // 0), missing_workloads: .}
 | if .missing > 0 then . + {verdict: "fail"} else . end

@@ -34,22 +34,22 @@ pub const WORKLOADS: [List; 4] = [
     List {
         path: "/apis/apps/v1/replicasets",
         query: "",
-        what: "ReplicaSets",
+        what: "replicasets",
     },
     List {
         path: "/apis/apps/v1/statefulsets",
         query: "",
-        what: "StatefulSets",
+        what: "statefulsets",
     },
     List {
         path: "/apis/apps/v1/daemonsets",
         query: "",
-        what: "DaemonSets",
+        what: "daemonsets",
     },
     List {
         path: "/apis/apps/v1/deployments",
         query: "",
-        what: "Deployments",
+        what: "deployments",
     },
 ];
 

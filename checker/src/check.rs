@@ -227,7 +227,7 @@ pub fn run(
     let mut attempts = 0;
     let eval_error = |source: String| move |error| CheckError::Eval { source, error };
     let mut watching = matches!(source, Source::Live { watch: true, .. });
-    let mut warnings = Vec::new();
+    let mut warned = Vec::new();
     let checking = match (&settings.workloads, source) {
         (Workloads::Off, _) | (Workloads::On, Source::Offline { .. }) => false,
         (Workloads::On, Source::Live { .. }) | (Workloads::File(_), _) => true,
@@ -243,40 +243,31 @@ pub fn run(
         // comes from: 0 whenever the first attempt decides, in both drivers.
         let attempt_started = started.elapsed().as_secs();
         let list_started = Instant::now();
-        let docs = read_pods(source, &projection, &saver, (started, &bounds), notice)?;
-        // Rc clones: the watch starts from these pods.
-        let listed = watching.then(|| docs.clone());
-        let report = engine
-            .report(docs, &settings.excluded)
-            .map_err(|error| pods_eval_error(source, error))?;
-        let decision = engine
-            .decide(&report)
-            .map_err(eval_error("report".into()))?;
-        // A state that would decide is decided only with its workloads,
-        // read at its resourceVersion (issue 30).
-        let (report, decision) = match checking {
-            true if !settles(&decision) => {
-                let context = (engine, source, &bounds, settings, &saver, started);
-                match confirm(context, None, report, &mut warnings)? {
-                    Confirmed::Report(report, decision) => (report, decision),
-                    Confirmed::Again { version, page, why } => {
-                        if let Source::Live {
-                            deadline, interval, ..
-                        } = source
-                        {
-                            if started.elapsed() >= *deadline {
-                                let lists = attempts;
-                                return Err(CheckError::Incoherent { page, why, lists });
-                            }
-                            notice(&workloads_again(&version, page, &why));
-                            let rest = interval.saturating_sub(list_started.elapsed());
-                            thread::sleep(rest.min(deadline.saturating_sub(started.elapsed())));
-                        }
-                        continue;
-                    }
+        let mut lists = 0;
+        let (listed, report, decision) = loop {
+            let bounded = (started, &bounds, &mut lists);
+            let docs = read_pods(source, &projection, &saver, bounded, notice)?;
+            // Rc clones: the watch starts from these pods.
+            let listed = watching.then(|| docs.clone());
+            let report = engine
+                .report(docs, &settings.excluded)
+                .map_err(|error| pods_eval_error(source, error))?;
+            let decision = engine
+                .decide(&report)
+                .map_err(eval_error("report".into()))?;
+            if !checking || settles(&decision) {
+                break (listed, report, decision);
+            }
+            // A state that would decide is decided only with its
+            // workloads, read at its resourceVersion (issue 30); when they
+            // cannot be, the pods list is as good as broken: list again.
+            let context = (engine, source, &bounds, settings, &saver, started);
+            match confirm(context, None, report, &mut warned, notice)? {
+                Confirmed::Report(report, decision) => break (listed, report, decision),
+                Confirmed::Again { page, why } => {
+                    list_again(source, started, (page, &why, lists), notice)?;
                 }
             }
-            _ => (report, decision),
         };
         let waited = started.elapsed();
         match source {
@@ -334,9 +325,11 @@ pub fn run(
                     // The state the watch would decide on, with its
                     // workloads: missing pods keep it watching, from there.
                     let context = (engine, source, &bounds, settings, &saver, started);
-                    match confirm(context, pods.first(), report, &mut warnings)? {
-                        Confirmed::Again { version, page, why } => {
-                            break watch::Ended::ListAgain(workloads_again(&version, page, &why))
+                    match confirm(context, pods.first(), report, &mut warned, notice)? {
+                        Confirmed::Again { page, why } => {
+                            let broken =
+                                words::LIST_BROKEN.format(&[("page", &page), ("why", &why)]);
+                            break watch::Ended::ListAgain(broken);
                         }
                         Confirmed::Report(report, decision) if settles(&decision) => {
                             listed = pods.clone();
@@ -384,6 +377,7 @@ pub fn run(
     if decision.may_settle && bounds.settle_by_epoch {
         return Err(bounds.passed(started));
     }
+    let mut warnings = Vec::new();
     let events = read_events(
         engine,
         (source, &bounds),
@@ -416,12 +410,8 @@ enum Confirmed {
     /// decision.jq makes of it.
     Report(Report, crate::engine::Decision),
     /// The workloads at that resourceVersion cannot be read any more (410:
-    /// compacted), or their list broke at `page`: start the attempt again.
-    Again {
-        version: String,
-        page: usize,
-        why: String,
-    },
+    /// compacted), or their list broke at `page`: list the pods again.
+    Again { page: usize, why: String },
 }
 
 /// One workloads list as read: its documents, or why not.
@@ -441,14 +431,16 @@ type Context<'a> = (
 /// The workloads of the state `report` was made from, read at its
 /// resourceVersion, through workloads.jq with the report (issue 30; the
 /// pods are not read again). A kind the server refuses to list (403, 404)
-/// is left out with one warning; every other failure is the check's.
+/// is left out with one warning, said once (`warned`); every other failure
+/// is the check's, worded as a pods list's.
 /// `save`: a watch's state (one page), saved as pods.json beside the
 /// workloads read for it, so that the two replay the verdict.
 fn confirm(
     (engine, source, bounds, settings, saver, started): Context,
     save: Option<&Val>,
     report: Report,
-    warnings: &mut Vec<String>,
+    warned: &mut Vec<String>,
+    notice: &mut dyn FnMut(&str),
 ) -> Result<Confirmed, CheckError> {
     let shape = Projection::canonical().workloads;
     let workloads = match (source, &settings.workloads) {
@@ -471,7 +463,6 @@ fn confirm(
                 }
                 _ => None,
             };
-            let version = at.clone().unwrap_or_default();
             // A watch's state is saved as pods.json beside its workloads
             // (the list saved before it is another state): they replay.
             if let (Some(state), Some(mut file)) = (save, saver.tee("pods.json")) {
@@ -511,30 +502,30 @@ fn confirm(
                     // An artifact records its own write errors.
                     let _ = file.write_all(&copied);
                 }
-                let again = |page: usize, why: String| {
-                    let version = version.clone();
-                    Ok(Confirmed::Again { version, page, why })
-                };
+                let again = |page: usize, why: String| Ok(Confirmed::Again { page, why });
                 match read {
                     Ok(read) => docs.extend(read),
                     Err(ListError::Failed(Failure::Kubectl(
-                        error @ KubectlError::Failed { .. },
+                        error @ (KubectlError::Failed { .. } | KubectlError::TimedOut { .. }),
                     ))) => {
-                        let KubectlError::Failed { stderr, .. } = &error else {
-                            unreachable!()
+                        let stderr = match &error {
+                            KubectlError::Failed { stderr, .. } => stderr.as_str(),
+                            _ => "",
                         };
                         let said = |reason: &str| stderr.contains(&format!("({reason})"));
                         if said("Expired") || said("Gone") {
                             return again(1, error.to_string());
                         }
                         if !(said("Forbidden") || said("NotFound")) {
-                            return Err(CheckError::Kubectl(error));
+                            let config = kubectl.config_used();
+                            return Err(CheckError::Unreached { error, config });
                         }
                         let why = error.to_string();
                         let warning = messages::WORKLOADS_NOT_LISTED
                             .format(&[("what", &list.what), ("why", &why)]);
-                        if !warnings.contains(&warning) {
-                            warnings.push(warning);
+                        if !warned.contains(&warning) {
+                            notice(&warning);
+                            warned.push(warning);
                         }
                     }
                     Err(ListError::Failed(e)) => return Err(e.into()),
@@ -571,12 +562,6 @@ fn confirm(
             },
         })?;
     decided(engine, report)
-}
-
-/// The warning of a state whose workloads cannot be read any more.
-fn workloads_again(version: &str, page: usize, why: &str) -> String {
-    let broken = words::LIST_BROKEN.format(&[("page", &page), ("why", &why)]);
-    messages::WORKLOADS_AGAIN.format(&[("version", &version), ("broken", &broken)])
 }
 
 /// The report as it stands, and decision.jq's word on it.
@@ -628,25 +613,22 @@ fn read_pods(
     source: &Source,
     projection: &Projection,
     saver: &Saver,
-    (started, bounds): (Instant, &Bounds),
+    (started, bounds, lists): (Instant, &Bounds, &mut usize),
     notice: &mut dyn FnMut(&str),
 ) -> Result<Vec<Val>, CheckError> {
-    let (kubectl, deadline, interval, chunk_size) = match source {
+    let (kubectl, chunk_size) = match source {
         Source::Offline { snapshot, .. } => {
             return read_file(snapshot, &projection.pods, saver.tee("pods.json"))
         }
         Source::Live {
             kubectl,
-            deadline,
-            interval,
             chunk_size,
             ..
-        } => (kubectl, *deadline, *interval, *chunk_size),
+        } => (kubectl, *chunk_size),
     };
     let until = bounds.until;
-    let mut lists = 0;
     loop {
-        lists += 1;
+        *lists += 1;
         let mut tee = saver.tee("pods.json");
         let copy = tee.as_mut().map(|file| file as &mut dyn Write);
         match list::read(
@@ -676,17 +658,35 @@ fn read_pods(
                 return Err(CheckError::Unfinished { pages, seconds });
             }
             Err(ListError::Broken { page, why }) => {
-                if started.elapsed() >= deadline {
-                    return Err(CheckError::Incoherent { page, why, lists });
-                }
-                let broken = words::LIST_BROKEN.format(&[("page", &page), ("why", &why)]);
-                notice(
-                    &messages::LIST_AGAIN.format(&[("broken", &broken), ("list", &(lists + 1))]),
-                );
-                thread::sleep(interval.min(deadline.saturating_sub(started.elapsed())));
+                list_again(source, started, (page, &why, *lists), notice)?;
             }
         }
     }
+}
+
+/// A live list that broke at `page` (the `lists`th of the attempt): said,
+/// and a pause of an interval (never past the deadline) before it is read
+/// again; past the deadline, no coherent list (exit 2).
+fn list_again(
+    source: &Source,
+    started: Instant,
+    (page, why, lists): (usize, &str, usize),
+    notice: &mut dyn FnMut(&str),
+) -> Result<(), CheckError> {
+    let Source::Live {
+        deadline, interval, ..
+    } = source
+    else {
+        return Ok(());
+    };
+    if started.elapsed() >= *deadline {
+        let why = why.to_owned();
+        return Err(CheckError::Incoherent { page, why, lists });
+    }
+    let broken = words::LIST_BROKEN.format(&[("page", &page), ("why", &why)]);
+    notice(&messages::LIST_AGAIN.format(&[("broken", &broken), ("list", &(lists + 1))]));
+    thread::sleep((*interval).min(deadline.saturating_sub(started.elapsed())));
+    Ok(())
 }
 
 /// A live check's ends, computed once when it starts: the one place the

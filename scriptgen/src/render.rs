@@ -43,8 +43,9 @@ pub struct Fields {
     pub pods_list: String,
     /// The events list, with its field selector.
     pub events_list: String,
-    /// The workloads lists (issue 30), `WHAT:PATH` space-joined, each read
-    /// at the pods list's version with [`Self::exact`].
+    /// The workloads lists' paths (issue 30), space-joined, each read at
+    /// the pods list's version with [`Self::exact`]; the last segment
+    /// names the list in words.
     pub workloads_lists: String,
     /// `resourceVersionMatch=Exact`.
     pub exact: &'static str,
@@ -493,7 +494,7 @@ impl Fields {
             pods_list: api::PODS.url(0, None),
             events_list: api::EVENTS.url(0, None),
             workloads_lists: api::WORKLOADS
-                .map(|list| format!("{}:{}", list.what, list.url(0, None)))
+                .map(|list| list.url(0, None))
                 .join(" "),
             exact: api::EXACT,
             workloads: contract::WORKLOADS,

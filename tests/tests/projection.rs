@@ -31,8 +31,8 @@ enum Feed {
     Pods,
     /// events.jq: the events list, `$report` slurped.
     Events,
-    /// workloads.jq: the pods snapshot, the report and workloads made from
-    /// the pods' owners.
+    /// workloads.jq: workloads made from the pods' owners, the report
+    /// slurped (its active_owners: the pods are not read again).
     Workloads,
     /// result.jq: the report, attempts, waited seconds, events slurped.
     Result,
@@ -158,9 +158,8 @@ fn run_pipeline(
             Val::from(excluded.to_owned()),
             Val::from(Programs::default_excluded_owner_kinds().join(",")),
             Val::from_iter([report.clone()]),
-            workloads,
         ];
-        run(engine, Programs::WORKLOADS, pods.clone(), vars, &mut out);
+        run(engine, Programs::WORKLOADS, workloads, vars, &mut out);
         let matched = match &events {
             Ok(doc) => {
                 let slurped = Val::from_iter([report.clone()]);

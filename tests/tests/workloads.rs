@@ -120,7 +120,7 @@ fn a_forbidden_statefulsets_list_is_one_warning() {
             "{driver:?}: {}",
             shown(&output)
         );
-        assert!(stderr.contains("StatefulSets"), "{driver:?}: {stderr}");
+        assert!(stderr.contains("statefulsets"), "{driver:?}: {stderr}");
     }
 }
 
@@ -146,7 +146,7 @@ fn a_compacted_revision_lists_the_pods_again() {
             shown(&output)
         );
         assert_eq!(
-            lines_of(&stderr, &messages::WORKLOADS_AGAIN),
+            lines_of(&stderr, &messages::LIST_AGAIN),
             1,
             "{driver:?}: {}",
             shown(&output)
