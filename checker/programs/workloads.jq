@@ -34,6 +34,7 @@
 #   are left out.
 
 def owners: .metadata.ownerReferences | arrays | .[] | objects;
+def one_of($list): . as $x | any($list[]; . == $x);
 def count_of($by): (.metadata.uid | strings | $by[.]) // 0;
 # The owners that are Deployments of the lists ($listed: {uid: 0}).
 def deployments($listed): owners | select(.kind == "Deployment" and $listed[.uid | strings] != null);
@@ -45,26 +46,25 @@ def deployments($listed): owners | select(.kind == "Deployment" and $listed[.uid
 def workload_items($at):
   ($at // (.[0] | list_version)) as $at
   | if length == 0 or any(.[]; (.items | type) != "array" or (list_version | . != $at and . != "" and . != null))
-    then error("workloads: expected the four apps/v1 lists at resourceVersion \($at | tojson)") else . end
-  | [ .[] | (.kind | if is_string and .[-4:] == "List" then .[:-4] else null end) as $kind
-      | .items[] | objects | . + {kind: (.kind // $kind)} | .kind as $k
-      | if any("ReplicaSet", "StatefulSet", "DaemonSet", "Deployment"; . == $k) then . else error("workloads: \($k | a_kind)") end ];
+    then error("workloads: not the apps/v1 lists at resourceVersion \($at | tojson)") else . end
+  | [ .[] | (.kind | if is_string then .[:-4] else null end) as $kind
+      | .items[] | objects | . + {kind: (.kind // $kind)}
+      | if .kind | one_of(["ReplicaSet", "StatefulSet", "DaemonSet", "Deployment"]) then . else error("workloads: \(.kind | a_kind)") end ];
 
-($excluded_namespaces | split(",") | map(select(. != ""))) as $excluded
-| ($excluded_owner_kinds | split(",") | map(select(. != ""))) as $owner_kinds
+($excluded_namespaces | split(",")) as $excluded
+| ($excluded_owner_kinds | split(",")) as $owner_kinds
 | ($report[0].active_owners // {}) as $active
 | workload_items($report[0].resource_version) as $items
 | (reduce ($items[] | select(.kind == "Deployment") | .metadata.uid | strings) as $uid ({}; . + {($uid): 0})) as $listed
 # A Deployment's pods: those of every ReplicaSet it owns, old and new.
-| (reduce ($items[] | select(.kind == "ReplicaSet") | count_of($active) as $n
-           | deployments($listed) | {uid, n: $n}) as $rs
+| (reduce ($items[] | select(.kind == "ReplicaSet") | count_of($active) as $n | deployments($listed) | {uid, n: $n}) as $rs
      ($listed; . + {($rs.uid): (.[$rs.uid] + $rs.n)})) as $pods_of_deployment
 | [ $items[]
-    | select(.metadata.namespace as $ns | any($excluded[]; . == $ns) | not)
-    | select(any(owners; .kind as $k | any($owner_kinds[]; . == $k)) | not)
+    | select((.metadata.namespace | one_of($excluded)) or any(owners; .kind | one_of($owner_kinds)) | not)
     | select(.kind != "ReplicaSet" or ([deployments($listed)] == []))
     | (if .kind == "Deployment" then count_of($pods_of_deployment) else count_of($active) end) as $created
-    # Trusted only once the controller observed this generation.
+    # A DaemonSet's and a Deployment's own figures are trusted only once
+    # the controller observed this generation.
     | .status.observedGeneration as $o | .metadata.generation as $g
     | (.kind == "DaemonSet") as $ds
     | (if $ds then .status.desiredNumberScheduled else .spec.replicas end
