@@ -137,10 +137,10 @@ uid:(.metadata.uid|canon),reason:($why.reason|canon),message:($why.message|canon
 namespace:(.metadata.namespace|canon),name:(.metadata.name|canon),reason:($t.reason//.status.reason//"Unknown"|canon),message:($t.message//.status.message//""|canon)}]as$failed_pods
 |($phases|count("Running"))as$running|($phases|count("Pending"))as$pending|($phases|count("Succeeded"))as$succeeded|{total:length,running:$running,pending:$pending,failed:($failed_pods|length),
 succeeded:$succeeded,other:(length-$running-$pending-($failed_pods|length)-$succeeded),unscheduled:($unscheduled_pods|length),unscheduled_pods:$unscheduled_pods,failed_pods:$failed_pods,
-distribution:($node_names|distribution),excused:($excused|length),excused_pods:[$excused[]|del(.excused_by)],excused_kinds:([$excused[].excused_by[]]|unique),active_owners:
+distribution:($node_names|distribution),excused:($excused|length),excused_pods:[$excused[]|del(.excused_by)],excused_kinds:([$excused[].excused_by[]]|unique)}|.+{
+verdict:(if.unscheduled>0 or.failed>0 then"fail"elif.total==0 then"empty"else"pass"end),resource_version:($documents|list_read_at),missing:null,missing_workloads:null,active_owners:
 ([$pods[]|select(.metadata.deletionTimestamp==null and.status.phase!="Succeeded"and.status.phase!="Failed")|[.metadata.ownerReferences|arrays|.[]|objects|.uid|strings]|unique[]]
-|group_by(.)|reduce.[]as$same({};.+{($same[0]):($same|length)}))}|.+{verdict:(if.unscheduled>0 or.failed>0 then"fail"elif.total==0 then"empty"else"pass"end),
-resource_version:($documents|list_read_at),missing:null,missing_workloads:null}
+|group_by(.)|reduce.[]as$same({};.+{($same[0]):($same|length)}))}
 VERIFY_PODS_REPORT_JQ
   IFS= read -r -d '' decision_program <<'VERIFY_PODS_DECISION_JQ' || true
 "\(.verdict) \(.unscheduled) \(if(.unscheduled>0 or(.missing//0)>0)and.failed==0 then"wait"else"stop"end)"

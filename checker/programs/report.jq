@@ -129,15 +129,7 @@ def outside($excluded):
     # shaped like unscheduled_pods, and the owner kinds that excused them.
     excused: ($excused | length),
     excused_pods: [$excused[] | del(.excused_by)],
-    excused_kinds: ([$excused[].excused_by[]] | unique),
-    # What workloads.jq needs of the pods (issue 30), so that it never reads
-    # them again: {owner uid: how many active pods it owns}. A pod is active
-    # with no deletionTimestamp, neither Succeeded nor Failed; an owner named
-    # twice by one pod counts it once. result.jq leaves it out.
-    active_owners:
-      ([ $pods[] | select(.metadata.deletionTimestamp == null and .status.phase != "Succeeded" and .status.phase != "Failed")
-          | [.metadata.ownerReferences | arrays | .[] | objects | .uid | strings] | unique[] ]
-      | group_by(.) | reduce .[] as $same ({}; . + {($same[0]): ($same | length)}))
+    excused_kinds: ([$excused[].excused_by[]] | unique)
   }
 | . + {
     verdict: (if .unscheduled > 0 or .failed > 0 then "fail"
@@ -147,5 +139,14 @@ def outside($excluded):
     resource_version: ($documents | list_read_at),
     # workloads.jq's (issue 30): null, not read.
     missing: null,
-    missing_workloads: null
+    missing_workloads: null,
+    # What workloads.jq needs of the pods (issue 30), so that it never reads
+    # them again: {owner uid: how many active pods it owns}. A pod is active
+    # with no deletionTimestamp, neither Succeeded nor Failed; an owner named
+    # twice by one pod counts it once. result.jq leaves it out: it is last,
+    # as jaq's del moves the last key into the place it empties.
+    active_owners:
+      ([ $pods[] | select(.metadata.deletionTimestamp == null and .status.phase != "Succeeded" and .status.phase != "Failed")
+          | [.metadata.ownerReferences | arrays | .[] | objects | .uid | strings] | unique[] ]
+      | group_by(.) | reduce .[] as $same ({}; . + {($same[0]): ($same | length)}))
   }
