@@ -465,8 +465,10 @@ fn confirm(
             };
             // A watch's state is saved as pods.json beside its workloads
             // (the list saved before it is another state): they replay.
-            if let (Some(state), Some(mut file)) = (save, saver.tee("pods.json")) {
-                let _ = writeln!(file, "{}", crate::engine::to_json(state));
+            if let Some(state) = save {
+                if let Some(mut file) = saver.tee("pods.json") {
+                    let _ = writeln!(file, "{}", crate::engine::to_json(state));
+                }
             }
             let mut tee = saver.tee("workloads.json");
             let mut docs = Vec::new();

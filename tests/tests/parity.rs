@@ -173,15 +173,9 @@ fn stage(program: Program, case: &Case, chain: &Chain, unscheduled: bool) -> JqR
             let workloads = case
                 .workloads()
                 .unwrap_or_else(|| chain.path("no-workloads.json"));
-            let workloads = workloads.display().to_string();
             (
-                vec![
-                    excluded,
-                    case.owner_kinds(),
-                    path("pods-report.json"),
-                    workloads,
-                ],
-                case.pods(),
+                vec![excluded, case.owner_kinds(), path("pods-report.json")],
+                workloads,
             )
         }
         "events" => (vec![path("report.json")], case.events()),
@@ -367,6 +361,8 @@ fn projection_is_invisible(
 ) -> Vec<String> {
     let shape = if run.input == case.pods() {
         &projection.pods
+    } else if run.program.name == Programs::WORKLOADS.name {
+        &projection.workloads
     } else {
         &projection.events
     };
