@@ -4,14 +4,14 @@
 //! workload list is one warning, never exit 2; a compacted revision (410)
 //! lists the pods again.
 
-use checker::contract::{messages, DEADLINE_ENV, INTERVAL_ENV};
+use checker::contract::{messages, ARTIFACT_DIR_ENV, DEADLINE_ENV, INTERVAL_ENV};
 use serde_json::{json, Value};
 use std::process::Output;
 use std::time::{Duration, Instant};
 use verify_pods_tests::driver::{Driver, DRIVERS};
 use verify_pods_tests::replay::fixtures::Pod;
 use verify_pods_tests::replay::{Advance, Fault, FaultRule, KubeEnv, Server, State, Target};
-use verify_pods_tests::{lines_of, run, text};
+use verify_pods_tests::{checker_command, lines_of, run, text};
 
 /// StatefulSet data/nats: 3 replicas, observed.
 fn nats() -> Value {
@@ -43,12 +43,25 @@ fn shown(output: &Output) -> String {
 }
 
 fn check(server: &Server, driver: Driver, deadline: u64) -> (Output, Duration) {
+    check_saving(server, driver, deadline, None)
+}
+
+fn check_saving(
+    server: &Server,
+    driver: Driver,
+    deadline: u64,
+    save_dir: Option<&std::path::Path>,
+) -> (Output, Duration) {
     let env = KubeEnv::for_server(server).expect("kube env");
     let started = Instant::now();
-    let output = run(driver
-        .command(&env)
+    let mut command = driver.command(&env);
+    command
         .env(DEADLINE_ENV, deadline.to_string())
-        .env(INTERVAL_ENV, "1"));
+        .env(INTERVAL_ENV, "1");
+    if let Some(dir) = save_dir {
+        command.env(ARTIFACT_DIR_ENV, dir);
+    }
+    let output = run(&mut command);
     (output, started.elapsed())
 }
 
@@ -161,12 +174,33 @@ fn a_compacted_revision_lists_the_pods_again() {
 }
 
 /// Pods that never come: the check settles until the deadline, then fails
-/// with the group of pods not yet created.
+/// with the group of pods not yet created; the artifacts it saves (the
+/// checker's from the state its watch decided on) replay that verdict.
 #[test]
 fn pods_never_created_fail_at_the_deadline() {
     for driver in DRIVERS {
-        let server = Server::builder().state(created(1)).start().expect("server");
-        let (output, took) = check(&server, driver, 2);
+        // A second pod comes after the first list (the checker's watch
+        // sees it), the third never.
+        let server = Server::builder()
+            .states((1..=2).map(created))
+            .start()
+            .expect("server");
+        let dir = tempfile::tempdir().expect("temp dir");
+        let (output, took) = check_saving(&server, driver, 2, Some(dir.path()));
+        let replay = run(checker_command()
+            .arg("check")
+            .arg("--snapshot")
+            .arg(dir.path().join("pods.json"))
+            .arg("--workloads")
+            .arg(dir.path().join("workloads.json"))
+            .args(["--format", "json"]));
+        let replayed: Value = serde_json::from_slice(&replay.stdout).unwrap_or_default();
+        assert_eq!(
+            (replay.status.code(), &replayed["missing"]),
+            (Some(1), &json!(1)),
+            "{driver:?}'s artifacts replay: {}",
+            shown(&replay)
+        );
         let stdout = text(&output.stdout);
         assert_eq!(
             output.status.code(),
@@ -175,7 +209,7 @@ fn pods_never_created_fail_at_the_deadline() {
             shown(&output)
         );
         assert!(
-            stdout.contains("\n2 pods not yet created:\n  StatefulSet data/nats: 1 of 3\n"),
+            stdout.contains("\n1 pod not yet created:\n  StatefulSet data/nats: 2 of 3\n"),
             "{driver:?}: {}",
             shown(&output)
         );
