@@ -493,9 +493,7 @@ impl Fields {
             exclude_owner_kinds: contract::EXCLUDE_OWNER_KINDS,
             pods_list: api::PODS.url(0, None),
             events_list: api::EVENTS.url(0, None),
-            workloads_lists: api::WORKLOADS
-                .map(|list| list.url(0, None))
-                .join(" "),
+            workloads_lists: api::WORKLOADS.map(|list| list.url(0, None)).join(" "),
             exact: api::EXACT,
             workloads: contract::WORKLOADS,
             page_head: compact_jq(Programs::PAGE_HEAD).map_err(|why| {
