@@ -1,9 +1,10 @@
 """Issue 30's cost: live at 10k pods with 2,000 workloads, both drivers with
 the workloads read (the default) against the same without them
-(KWOK_VERIFY_PODS_WORKLOADS=false, today's work). Not yet a step of
-`make bench`:
+(KWOK_VERIFY_PODS_WORKLOADS=false), and against an older build without the
+check at all (`--main-checker BINARY --main-wrapper SCRIPT`: main before
+issue 30, which the target is about). Not yet a step of `make bench`:
 
-    python3 bench/workloads.py [--reps N] [--pods N]
+    python3 bench/workloads.py [--reps N] [--pods N] [--main-checker B --main-wrapper S]
 
 The workloads are made from the synthetic pods' own owners: 600
 Deployments with a ReplicaSet each, 400 StatefulSets, 400 DaemonSets, each
@@ -72,6 +73,8 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--reps", type=int, default=7)
     parser.add_argument("--pods", type=int, default=10000)
+    parser.add_argument("--main-checker", help="an older verify-pods binary: the baseline")
+    parser.add_argument("--main-wrapper", help="an older generated/verify-pods.sh: the baseline")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as work:
         gen.generate(args.pods, os.path.join(work, "pods.json"), os.path.join(work, "events.json"))
@@ -82,13 +85,19 @@ def main():
         try:
             server.stdout.readline()
             drivers = {"checker": [CHECKER, "check", "--format", "json"], "bash": ["bash", WRAPPER]}
+            baseline = {"checker": args.main_checker and [args.main_checker, "check", "--format", "json"],
+                        "bash": args.main_wrapper and ["bash", args.main_wrapper]}
             times = {(d, w): [] for d in drivers for w in ("false", "true")}
+            for driver, command in baseline.items():
+                if command:
+                    times[(driver, "main")] = []
             for _ in range(args.reps):
                 for (driver, workloads), runs in times.items():
                     env = dict(os.environ, KUBECONFIG=kubeconfig, KWOK_VERIFY_PODS_DEADLINE="0",
                                KWOK_VERIFY_PODS_WORKLOADS=workloads)
                     started = time.perf_counter()
-                    subprocess.run(drivers[driver], env=env, stdout=subprocess.DEVNULL,
+                    command = baseline[driver] if workloads == "main" else drivers[driver]
+                    subprocess.run(command, env=env, stdout=subprocess.DEVNULL,
                                    stderr=subprocess.DEVNULL, check=False)
                     runs.append(time.perf_counter() - started)
         finally:
@@ -99,7 +108,11 @@ def main():
         for driver in drivers:
             off = statistics.median(times[(driver, "false")])
             on = statistics.median(times[(driver, "true")])
-            print(f"  {driver}: workloads off {off:.2f} s, on {on:.2f} s: {100 * (on / off - 1):+.0f} %")
+            line = f"  {driver}: workloads off {off:.2f} s, on {on:.2f} s: {100 * (on / off - 1):+.0f} %"
+            if (driver, "main") in times:
+                main_time = statistics.median(times[(driver, "main")])
+                line += f"; main {main_time:.2f} s: on {100 * (on / main_time - 1):+.0f} %"
+            print(line)
 
 
 if __name__ == "__main__":

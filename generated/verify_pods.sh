@@ -114,9 +114,9 @@ def owned_by($kinds):any(.metadata.ownerReferences[]?;.kind as$kind|any($kinds[]
 def owner_kinds_in($kinds):[.metadata.ownerReferences[]?|.kind as$kind|select(any($kinds[];.==$kind))|$kind];def nodeless($phases):[indices(null),indices(""),indices(false)]|add|sort
 |map(select($phases[.]!="Succeeded"and$phases[.]!="Failed"));def scheduler_verdict:[.status.conditions|arrays|.[]|objects|select(.type=="PodScheduled"and.status=="False")]|.[0]//{};
 def terminated:[.status.containerStatuses[]?|.state.terminated|objects]|.[0];def with_phase($phases;$phase):.[$phases|indices($phase)[]];def distribution:group_by(.)
-|map({node:(.[0]//""|if.==""then"<none>"else. end),pods:length})|group_by(.node)|map({node:(.[0].node|canon),pods:(map(.pods)|add)});def count($phase):indices($phase)|length;def outside($excluded):
-. as$pods|map(.metadata.namespace)as$namespaces|([$excluded[]as$name|$namespaces|indices($name)[]]|unique)as$dropped|if$dropped==[]then$pods else[range(0;($dropped|length)+1)as$i
-|$pods[(if$i==0 then 0 else$dropped[$i-1]+1 end):($dropped[$i]//length)][]]end;($excluded_namespaces|split(",")|map(select(.!="")))as$excluded
+|map({node:(.[0]//""|if.==""then"<none>"else. end),pods:length})|group_by(.node)|map({node:(.[0].node|canon),pods:(map(.pods)|add)});def count($phase):indices($phase)|length;def without($dropped):
+. as$all|if$dropped==[]then$all else[range(0;($dropped|length)+1)as$i|$all[(if$i==0 then 0 else$dropped[$i-1]+1 end):($dropped[$i]//length)][]]end;def outside($excluded):
+map(.metadata.namespace)as$namespaces|without([$excluded[]as$name|$namespaces|indices($name)[]]|unique);($excluded_namespaces|split(",")|map(select(.!="")))as$excluded
 |($excluded_owner_kinds|split(",")|map(select(.!="")))as$owner_kinds|. as$documents|list_items("snapshot";"Pod";"kubectl get pods -A -o json")|outside($excluded)|map(.status.phase)as$phases
 |map(.spec.nodeName)as$node_names|. as$pods|[$node_names|nodeless($phases)[]|$pods[.]|scheduler_verdict as$why|{namespace:(.metadata.namespace|canon),name:(.metadata.name|canon),
 uid:(.metadata.uid|canon),reason:($why.reason|canon),message:($why.message|canon),excused_by:owner_kinds_in($owner_kinds)}]as$nodeless_pods
@@ -126,8 +126,8 @@ namespace:(.metadata.namespace|canon),name:(.metadata.name|canon),reason:($t.rea
 succeeded:$succeeded,other:(length-$running-$pending-($failed_pods|length)-$succeeded),unscheduled:($unscheduled_pods|length),unscheduled_pods:$unscheduled_pods,failed_pods:$failed_pods,
 distribution:($node_names|distribution),excused:($excused|length),excused_pods:[$excused[]|del(.excused_by)],excused_kinds:([$excused[].excused_by[]]|unique)}|.+{
 verdict:(if.unscheduled>0 or.failed>0 then"fail"elif.total==0 then"empty"else"pass"end),resource_version:($documents|list_read_at),missing:null,missing_workloads:null,active_owners:
-([$pods[]|select(.metadata.deletionTimestamp==null and.status.phase!="Succeeded"and.status.phase!="Failed")|[.metadata.ownerReferences|arrays|.[]|objects|.uid|strings]|unique[]]
-|group_by(.)|reduce.[]as$same({};.+{($same[0]):($same|length)}))}
+(([$phases|indices("Succeeded"),indices("Failed")]+[$pods|map(.metadata.deletionTimestamp==null)|indices(false)]|add|unique)as$ended
+|[$pods|map(.metadata.ownerReferences)|without($ended)[]|arrays|.[]|objects|.uid|strings]|group_by(.)|map([.[0],length]))}
 VERIFY_PODS_REPORT_JQ
   IFS= read -r -d '' decision_program <<'VERIFY_PODS_DECISION_JQ' || true
 "\(.verdict) \(.unscheduled) \(if(.unscheduled>0 or(.missing//0)>0)and.failed==0 then"wait"else"stop"end)"
@@ -138,7 +138,7 @@ def deployments($listed):owners|select(.kind=="Deployment"and$listed[.uid|string
 |if length==0 or any(.[];(.items|type)!="array"or(list_version|.!=$at and.!=""and.!=null))then error("workloads: not the apps/v1 lists at resourceVersion \($at|tojson)")else. end
 |[.[]|(.kind|if is_string then.[:-4]else null end)as$kind|.items[]|objects|.+{kind:(.kind//$kind)}
 |if.kind|one_of(["ReplicaSet","StatefulSet","DaemonSet","Deployment"])then. else error("workloads: \(.kind|a_kind)")end];($excluded_namespaces|split(","))as$excluded
-|($excluded_owner_kinds|split(","))as$owner_kinds|($report[0].active_owners//{})as$active|workload_items($report[0].resource_version)as$items
+|($excluded_owner_kinds|split(","))as$owner_kinds|(reduce($report[0].active_owners//[])[]as$owner({};.+{($owner[0]):$owner[1]}))as$active|workload_items($report[0].resource_version)as$items
 |(reduce($items[]|select(.kind=="Deployment")|.metadata.uid|strings)as$uid({};.+{($uid):0}))as$listed
 |(reduce($items[]|select(.kind=="ReplicaSet")|count_of($active)as$n|deployments($listed)|{uid,n:$n})as$rs($listed;.+{($rs.uid):(.[$rs.uid]+$rs.n)}))as$pods_of_deployment|[$items[]
 |select((.metadata.namespace|one_of($excluded))or any(owners;.kind|one_of($owner_kinds))|not)|select(.kind!="ReplicaSet"or([deployments($listed)]==[]))

@@ -53,7 +53,7 @@ def workload_items($at):
 
 ($excluded_namespaces | split(",")) as $excluded
 | ($excluded_owner_kinds | split(",")) as $owner_kinds
-| ($report[0].active_owners // {}) as $active
+| (reduce ($report[0].active_owners // [])[] as $owner ({}; . + {($owner[0]): $owner[1]})) as $active
 | workload_items($report[0].resource_version) as $items
 | (reduce ($items[] | select(.kind == "Deployment") | .metadata.uid | strings) as $uid ({}; . + {($uid): 0})) as $listed
 # A Deployment's pods: those of every ReplicaSet it owns, old and new.

@@ -1715,7 +1715,9 @@ def model_workloads(pods_doc, workloads, kinds):
         if get(p, "status", "phase") in ("Succeeded", "Failed"):
             continue
         refs = get(p, "metadata", "ownerReferences")
-        for ref in set(get(r, "uid") for r in (refs if isinstance(refs, list) else []) if isinstance(get(r, "uid"), str)):
+        # Every reference counts (a pod naming one owner twice, which no
+        # controller writes, counts twice).
+        for ref in [get(r, "uid") for r in (refs if isinstance(refs, list) else []) if isinstance(get(r, "uid"), str)]:
             active[ref] = active.get(ref, 0) + 1
     def owners_of(w):
         refs = get(w, "metadata", "ownerReferences")
