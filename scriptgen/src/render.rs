@@ -73,6 +73,41 @@ pub struct Fields {
     pub program_lines: Vec<String>,
     /// Whether the function appends GitHub's step summary.
     pub summary: bool,
+    /// The features it was rendered with, as `--with` names them (empty:
+    /// none), and those left out, for the header.
+    pub with: Vec<&'static str>,
+    /// The features left out, each `NAME (what it does)`.
+    pub without: Vec<String>,
+}
+
+/// A part of the function a host may leave out: the wrapper
+/// (generated/verify-pods.sh) has every one; generated/verify_pods.sh and a
+/// spliced library only those asked for with `--with` (issue 31: the bash
+/// keeps only what the host needs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum)]
+pub enum Feature {
+    /// GitHub's step summary (summary.jq) into the file GITHUB_STEP_SUMMARY
+    /// names; upstream's function never wrote one.
+    Summary,
+}
+
+impl Feature {
+    /// Every feature, in the order headers list them.
+    pub const ALL: [Feature; 1] = [Feature::Summary];
+
+    /// The name `--with` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Feature::Summary => "summary",
+        }
+    }
+
+    /// What it adds, in a few words, for the header.
+    pub fn about(self) -> &'static str {
+        match self {
+            Feature::Summary => "GitHub's step summary",
+        }
+    }
 }
 
 /// Where the headers send a reader for verify-pods itself.
@@ -403,20 +438,16 @@ pub fn heredoc_delimiter(name: &str) -> String {
 }
 
 impl Fields {
-    /// Everything from the checker.
+    /// Every feature: the wrapper, generated/verify-pods.sh.
     pub fn from_checker() -> Result<Self, RenderError> {
-        Self::with_summary(true)
+        Self::with(&Feature::ALL)
     }
 
-    /// For a host's library (`splice --lib`): without GitHub's step
-    /// summary (summary.jq), which upstream's function never wrote: the
-    /// host's job summary stays its own (issue 31: the bash keeps only what
-    /// the host needs). generated/ and `verify-pods check` keep it.
-    pub fn for_library() -> Result<Self, RenderError> {
-        Self::with_summary(false)
-    }
-
-    fn with_summary(summary: bool) -> Result<Self, RenderError> {
+    /// The function for a host (generated/verify_pods.sh, `splice`):
+    /// only the features asked for.
+    pub fn with(features: &[Feature]) -> Result<Self, RenderError> {
+        let has = |feature| features.contains(&feature);
+        let summary = has(Feature::Summary);
         let used = USED
             .into_iter()
             .filter(|p| summary || p.name != Programs::SUMMARY.name);
@@ -466,6 +497,16 @@ impl Fields {
             settings_lines: wrapped(&settings, 74),
             releases: RELEASES,
             summary,
+            with: Feature::ALL
+                .into_iter()
+                .filter(|f| has(*f))
+                .map(Feature::name)
+                .collect(),
+            without: Feature::ALL
+                .into_iter()
+                .filter(|f| !has(*f))
+                .map(|f| format!("{} ({})", f.name(), f.about()))
+                .collect(),
             program_lines: wrapped(
                 &program_files
                     .iter()

@@ -19,8 +19,8 @@ fn scriptgen(args: &[&str]) -> String {
 #[test]
 fn every_used_program_appears_compacted_in_every_output() {
     let outputs = [
-        scriptgen(&["render"]),
-        scriptgen(&["render", "--definition"]),
+        scriptgen(&["render", "--with", "summary"]),
+        scriptgen(&["render", "--definition", "--with", "summary"]),
         scriptgen(&["render", "--wrapper"]),
     ];
     for program in USED {
@@ -119,7 +119,7 @@ fn no_program_contains_a_heredoc_delimiter() {
         }
     }
     // Each delimiter opens and closes exactly one here-document.
-    let definition = scriptgen(&["render", "--definition"]);
+    let definition = scriptgen(&["render", "--definition", "--with", "summary"]);
     for name in USED.iter().map(|p| p.name).chain([Programs::LIB_NAME]) {
         let delimiter = heredoc_delimiter(name);
         let opening = format!("<<'{delimiter}'");
@@ -156,15 +156,22 @@ fn settings_come_from_the_checker() {
 
 #[test]
 fn the_definition_is_what_splice_inserts_and_the_files_include() {
-    let fields = Fields::from_checker().unwrap();
-    let definition = render::definition(&fields).unwrap();
+    // A host's function (no --with) is what splice inserts and
+    // generated/verify_pods.sh holds; the wrapper holds every feature.
+    let host = Fields::with(&[]).unwrap();
+    let definition = render::definition(&host).unwrap();
     assert!(definition.starts_with("verify_pods() {\n"));
     assert!(definition.ends_with("\n}\n"));
-    assert!(render::function_file(&fields)
-        .unwrap()
-        .contains(&definition));
-    assert!(render::wrapper(&fields).unwrap().contains(&definition));
+    assert!(render::function_file(&host).unwrap().contains(&definition));
     assert_eq!(scriptgen(&["render", "--definition"]), definition);
+    let all = Fields::from_checker().unwrap();
+    let full = render::definition(&all).unwrap();
+    assert!(render::wrapper(&all).unwrap().contains(&full));
+    assert_ne!(full, definition, "the features add nothing");
+    assert_eq!(
+        scriptgen(&["render", "--definition", "--with", "summary"]),
+        full
+    );
 }
 
 #[test]
@@ -189,9 +196,17 @@ fn headers_say_the_version_and_how_to_regenerate_and_check() {
         );
         assert!(header.contains(concat!("verify-pods ", env!("CARGO_PKG_VERSION"))));
         assert!(header.contains("release archives"), "{header}");
+        // It names each program it embeds; a host's function says what
+        // it left out and how to add it.
         for program in USED {
-            assert!(header.contains(program.file), "{}", program.file);
+            let embedded = output.contains(&compact_jq(program.body).unwrap());
+            assert_eq!(header.contains(program.file), embedded, "{}", program.file);
         }
+        let wrapper = args.contains(&"--wrapper");
+        assert_eq!(
+            header.contains("Left out (render or splice --with NAME"),
+            !wrapper
+        );
         assert!(header.contains(contract::DEADLINE_ENV), "the settings");
     }
     assert!(scriptgen(&["render", "--wrapper"]).starts_with("#!/usr/bin/env bash\n"));
