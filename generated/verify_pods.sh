@@ -68,129 +68,119 @@ verify_pods() {
   trap 'vp_cancel HUP' HUP
   local lib_program report_program decision_program events_program result_program render_program progress_program page_head_program
   IFS= read -r -d '' lib_program <<'VERIFY_PODS_LIB_JQ' || true
-def is_number: . > true and . < "";def is_string: . >= "" and . < [];def canon: if is_number|not then . elif . < 100000000000000000 and . > -100000000000000000 and . == floor then floor + 0
-else null end;def text: if is_string then . else tojson end;def hidden_control: if . < 127 then . < 32 else . == 127 or (. >= 128 and . < 160)
-or . == 1564 or . == 8206 or . == 8207 or . == 8232 or . == 8233 or (. >= 8234 and . <= 8238) or (. >= 8294 and . <= 8297) end;def one_line: text
-|if utf8bytelength == length and (tojson|length) == length + 2 then . else [explode[]|if hidden_control then 32 else . end]|implode end;def blank: if . < 127 then . <= 32
-else . == 160 or . == 5760 or (. >= 8192 and . <= 8202) or . == 8239 or . == 8287 or . == 12288 or hidden_control end;def trim_end: text|if .[-1:]|. > " " and . < "\u007f" then . else
-explode as $codes|($codes|length|until(. == 0 or ($codes[. - 1]|blank|not);. - 1)) as $kept|$codes[:$kept]|implode end;def phrase: one_line|trim_end;def parts_joined(f;$parts):
-reduce ($parts[]|select(. != null)|f|select(. != "")) as $p ("";if . == "" then $p else . + ": " + $p end);def trim_lines: text|if . == "" then . else
-split("\n")|map(trim_end)|reduce .[1:][] as $l (.[0];. + "\n" + $l)|trim_end end;def status_counts:
-"\(.total) total, \(.running) running, \(.pending) pending (\(.unscheduled) unscheduled), \(.failed) failed" + (if .succeeded > 0 then ", \(.succeeded) succeeded" else "" end)
-+ (if .other > 0 then ", \(.other) other" else "" end);def verdict_message: if .verdict == "pass" then "Scheduling validation PASSED: all \(.total - .excused) pods scheduled successfully"
-elif .verdict == "empty" then "No pods were created - bundle may be empty" else "Pod validation failed: \(.unscheduled) unscheduled, \(.failed) failed" end;
-def unscheduled_heading: "Unscheduled pods (\(.unscheduled))";def excused_line: "\(.excused) \(if .excused == 1 then "pod" else "pods" end) without a node not counted: owned by "
-+ (.excused_kinds|map(text)|reduce .[] as $k ("";if . == "" then $k else . + ", " + $k end)) + " (--exclude-owner-kinds)";def failed_heading: "Failed pods (\(.failed))";def events_missing_note:
-if .events == null then "FailedScheduling events: not collected" else "FailedScheduling events: none for the unscheduled pods" end;def pods_count: if . == 1 then "1 pod" else "\(.) pods" end;
-def no_scheduler_condition: "no scheduler condition";def unscheduled_cause(f): if .reason == null and .message == null then no_scheduler_condition else parts_joined(f;[.reason,.message]) end;
-def failed_cause(f): parts_joined(f;[.reason,.message]);def quotient($n;$d): reduce (reduce range(0;31) as $i ([1];. + [.[length - 1] * 2])|reverse|.[]) as $p
-({q: 0,r: $n};if $p * $d <= .r then {q: (.q + $p),r: (.r - $p * $d)} else . end)|.q;def events_share($n): ([.unscheduled_groups|length,$n]|min) as $shown
-|if $shown == 0 then 0 else [quotient($n;$shown),1]|max end;def group_events($groups;$share): (.unscheduled_pods|map({key: ([.namespace,.name]|tojson),value: ([.reason,.message]|tojson)})
-|from_entries) as $group_of|[.events // []|.[]|{key: $group_of[[.namespace,.pod]|tojson],event: .}] as $keyed|$groups[]|. as $group|([.reason,.message]|tojson) as $key
-|[$keyed[]|select(.key == $key)|.event] as $mine|{group: $group,matched: ($mine|length),events: $mine[:$share]};def events_heading($n):
-if $n == 0 then "FailedScheduling events for the unscheduled pods (\(.events|length), newest first)"
-else "FailedScheduling events for the unscheduled pods, newest first, at most \(events_share($n)) a group" end;def group_events_count: if .matched == 0 then "no FailedScheduling events"
-else "\(.events|length) of \(.matched) \(if .matched == 1 then "event" else "events" end)" end;
-def group_events_line(f): "\(.group.count|pods_count) (\(group_events_count)): \(.group|unscheduled_cause(f))";
-def event_line: "\(.last_seen|text) \(.namespace|text)/\(.pod|text) (x\(.count|text)): \(.message|trim_end)";def unscheduled_members($group;$n):
-[.unscheduled_pods[]|select(.reason == $group.reason and .message == $group.message)]|.[:$n];def failed_members($group;$n): [.failed_pods[]|select(.reason == $group.reason)]|.[:$n];
-def and_more($count;$shown): if $count > $shown then "… and \($count - $shown) more" else "" end;def groups_left($n): .[$n:] as $left|if $left == [] then ""
-else "… and \($left|length) more \(if ($left|length) == 1 then "group" else "groups" end)" + " (\($left|map(.count)|add|pods_count))" end;def node_figures:
-[.distribution[]|select(.node != "<none>")] as $nodes|($nodes|map(.pods)|sort) as $counts|{nodes: ($nodes|length),min: $counts[0],median: $counts[[range(2;$counts|length;2)]|length],max: $counts[-1],
-none: ([.distribution[]|select(.node == "<none>")|.pods]|add // 0),most: ($nodes|sort_by([0 - .pods,.node]))};def node_summary:
-"\(.nodes) nodes, pods per node: min \(.min), median \(.median), max \(.max); <none>: \(.none)";def list_version: if (.metadata|type) == "object" then .metadata.resourceVersion else null end;
-def list_read_at: .[0]|list_version|if is_string and . != "" then . else null end;def list_continue: if (.metadata|type) == "object" then .metadata["continue"] // "" else "" end;def a_kind:
-if is_string then .[0:1] as $first|(if any("A","E","I","O","U";. == $first) then "an " else "a " end) + one_line else "a kind " + tojson end;def list_kinds($kind;$command): "\($kind)List" as $list
-|(if $kind == "Pod" then "a PodList or a List of Pods" else "an \($list) or a List of \($kind)s" end + " (\($command))") as $expected
-|(first(.[]|.kind|select(. != null and . != $list and . != "List")) // null) as $other|if $other != null then error("\($other|a_kind), expected \($expected)") else . end
-|(first(.[]|select(.kind != $list)|.items|map(.kind?)|select(length > (indices($kind)|length) + (indices(null)|length))|.[]|select(. != null and . != $kind)) // null) as $item
-|if $item != null then error("a List holding \($item|a_kind), expected \($expected)") else . end;def list_items($what;$kind;$command):
-if length == 0 then error("\($what) is empty: expected a JSON document") else . end|if any(.[];type != "object" or (.items|type) != "array") then error("\($what) has no items array") else . end
-|list_kinds($kind;$command)|(.[0]|list_version) as $version|[.[]|list_version|select(. != $version)] as $others|if $others != []
-then error("\($what) mixes pages of resourceVersion \($version|tojson) and \($others[0]|tojson): not one list") else . end
-|if .[-1]|list_continue != "" then error("\($what) is incomplete: its last page has a continue token") else . end|[.[].items[]];
+def is_number:.>true and.<"";def is_string:.>=""and.<[];def canon:if is_number|not then. elif.<100000000000000000 and.>-100000000000000000 and.==floor then floor+0 else null end;
+def text:if is_string then. else tojson end;def hidden_control:if.<127 then.<32 else.==127 or(.>=128 and.<160)or.==1564 or.==8206 or.==8207 or.==8232 or.==8233
+or(.>=8234 and.<=8238)or(.>=8294 and.<=8297)end;def one_line:text|if utf8bytelength==length and(tojson|length)==length+2 then. else[explode[]|if hidden_control then 32 else. end]|implode end;
+def blank:if.<127 then.<=32 else.==160 or.==5760 or(.>=8192 and.<=8202)or.==8239 or.==8287 or.==12288 or hidden_control end;def trim_end:text|if.[-1:]|.>" "and.<"\u007f"then. else explode as$codes
+|($codes|length|until(.==0 or($codes[.-1]|blank|not);.-1))as$kept|$codes[:$kept]|implode end;def phrase:one_line|trim_end;def parts_joined(f;$parts):
+reduce($parts[]|select(.!=null)|f|select(.!=""))as$p("";if.==""then$p else.+": "+$p end);def trim_lines:text|if.==""then. else split("\n")|map(trim_end)|reduce.[1:][]as$l(.[0];.+"\n"+$l)|trim_end end;
+def status_counts:"\(.total) total, \(.running) running, \(.pending) pending (\(.unscheduled) unscheduled), \(.failed) failed"+(if.succeeded>0 then", \(.succeeded) succeeded"else""end)
++(if.other>0 then", \(.other) other"else""end);def verdict_message:if.verdict=="pass"then"Scheduling validation PASSED: all \(.total-.excused) pods scheduled successfully"
+elif.verdict=="empty"then"No pods were created - bundle may be empty"else"Pod validation failed: \(.unscheduled) unscheduled, \(.failed) failed"end;
+def unscheduled_heading:"Unscheduled pods (\(.unscheduled))";def excused_line:"\(.excused) \(if.excused==1 then"pod"else"pods"end) without a node not counted: owned by "
++(.excused_kinds|map(text)|reduce.[]as$k("";if.==""then$k else.+", "+$k end))+" (--exclude-owner-kinds)";def failed_heading:"Failed pods (\(.failed))";def events_missing_note:
+if.events==null then"FailedScheduling events: not collected"else"FailedScheduling events: none for the unscheduled pods"end;def pods_count:if.==1 then"1 pod"else"\(.) pods"end;
+def no_scheduler_condition:"no scheduler condition";def unscheduled_cause(f):if.reason==null and.message==null then no_scheduler_condition else parts_joined(f;[.reason,.message])end;
+def failed_cause(f):parts_joined(f;[.reason,.message]);def quotient($n;$d):reduce(reduce range(0;31)as$i([1];.+[.[length-1]*2])|reverse|.[])as$p
+({q:0,r:$n};if$p*$d<=.r then{q:(.q+$p),r:(.r-$p*$d)}else. end)|.q;def events_share($n):([.unscheduled_groups|length,$n]|min)as$shown|if$shown==0 then 0 else[quotient($n;$shown),1]|max end;
+def group_events($groups;$share):(.unscheduled_pods|map({key:([.namespace,.name]|tojson),value:([.reason,.message]|tojson)})|from_entries)as$group_of
+|[.events//[]|.[]|{key:$group_of[[.namespace,.pod]|tojson],event:.}]as$keyed|$groups[]|. as$group|([.reason,.message]|tojson)as$key|[$keyed[]|select(.key==$key)|.event]as$mine
+|{group:$group,matched:($mine|length),events:$mine[:$share]};def events_heading($n):if$n==0 then"FailedScheduling events for the unscheduled pods (\(.events|length), newest first)"
+else"FailedScheduling events for the unscheduled pods, newest first, at most \(events_share($n)) a group"end;def group_events_count:if.matched==0 then"no FailedScheduling events"
+else"\(.events|length) of \(.matched) \(if.matched==1 then"event"else"events"end)"end;def group_events_line(f):"\(.group.count|pods_count) (\(group_events_count)): \(.group|unscheduled_cause(f))";
+def event_line:"\(.last_seen|text) \(.namespace|text)/\(.pod|text) (x\(.count|text)): \(.message|trim_end)";def unscheduled_members($group;$n):
+[.unscheduled_pods[]|select(.reason==$group.reason and.message==$group.message)]|.[:$n];def failed_members($group;$n):[.failed_pods[]|select(.reason==$group.reason)]|.[:$n];
+def and_more($count;$shown):if$count>$shown then"… and \($count-$shown) more"else""end;def groups_left($n):.[$n:]as$left|if$left==[]then""
+else"… and \($left|length) more \(if($left|length)==1 then"group"else"groups"end)"+" (\($left|map(.count)|add|pods_count))"end;def node_figures:[.distribution[]|select(.node!="<none>")]as$nodes
+|($nodes|map(.pods)|sort)as$counts|{nodes:($nodes|length),min:$counts[0],median:$counts[[range(2;$counts|length;2)]|length],max:$counts[-1],
+none:([.distribution[]|select(.node=="<none>")|.pods]|add//0),most:($nodes|sort_by([0-.pods,.node]))};def node_summary:
+"\(.nodes) nodes, pods per node: min \(.min), median \(.median), max \(.max); <none>: \(.none)";def list_version:if(.metadata|type)=="object"then.metadata.resourceVersion else null end;
+def list_read_at:.[0]|list_version|if is_string and.!=""then. else null end;def list_continue:if(.metadata|type)=="object"then.metadata["continue"]//""else""end;def a_kind:if is_string then
+.[0:1]as$first|(if any("A","E","I","O","U";.==$first)then"an "else"a "end)+one_line else"a kind "+tojson end;def list_kinds($kind;$command):"\($kind)List"as$list
+|(if$kind=="Pod"then"a PodList or a List of Pods"else"an \($list) or a List of \($kind)s"end+" (\($command))")as$expected|(first(.[]|.kind|select(.!=null and.!=$list and.!="List"))//null)as$other
+|if$other!=null then error("\($other|a_kind), expected \($expected)")else. end|(first(.[]|select(.kind!=$list)|.items|map(.kind?)|select(length>(indices($kind)|length)+(indices(null)|length))
+|.[]|select(.!=null and.!=$kind))//null)as$item|if$item!=null then error("a List holding \($item|a_kind), expected \($expected)")else. end;def list_items($what;$kind;$command):
+if length==0 then error("\($what) is empty: expected a JSON document")else. end|if any(.[];type!="object"or(.items|type)!="array")then error("\($what) has no items array")else. end
+|list_kinds($kind;$command)|(.[0]|list_version)as$version|[.[]|list_version|select(.!=$version)]as$others|if$others!=[]
+then error("\($what) mixes pages of resourceVersion \($version|tojson) and \($others[0]|tojson): not one list")else. end
+|if.[-1]|list_continue!=""then error("\($what) is incomplete: its last page has a continue token")else. end|[.[].items[]];
 VERIFY_PODS_LIB_JQ
   IFS= read -r -d '' report_program <<'VERIFY_PODS_REPORT_JQ' || true
-def owned_by($kinds): any(.metadata.ownerReferences[]?;.kind as $kind|any($kinds[];. == $kind));
-def owner_kinds_in($kinds): [.metadata.ownerReferences[]?|.kind as $kind|select(any($kinds[];. == $kind))|$kind];def nodeless($phases): [indices(null),indices(""),indices(false)]|add|sort
-|map(select($phases[.] != "Succeeded" and $phases[.] != "Failed"));def scheduler_verdict: [.status.conditions|arrays|.[]|objects|select(.type == "PodScheduled" and .status == "False")]|.[0] // {};
-def terminated: [.status.containerStatuses[]?|.state.terminated|objects]|.[0];def with_phase($phases;$phase): .[$phases|indices($phase)[]];def distribution: group_by(.)
-|map({node: (.[0] // ""|if . == "" then "<none>" else . end),pods: length})|group_by(.node)|map({node: (.[0].node|canon),pods: (map(.pods)|add)});def count($phase): indices($phase)|length;
-def outside($excluded): . as $pods|map(.metadata.namespace) as $namespaces|([$excluded[] as $name|$namespaces|indices($name)[]]|unique) as $dropped|if $dropped == [] then $pods
-else [range(0;($dropped|length) + 1) as $i|$pods[(if $i == 0 then 0 else $dropped[$i - 1] + 1 end) : ($dropped[$i] // length)][]] end;
-($excluded_namespaces|split(",")|map(select(. != ""))) as $excluded|($excluded_owner_kinds|split(",")|map(select(. != ""))) as $owner_kinds|. as $documents
-|list_items("snapshot";"Pod";"kubectl get pods -A -o json")|outside($excluded)|map(.status.phase) as $phases|map(.spec.nodeName) as $node_names|. as $pods|[$node_names|nodeless($phases)[]|$pods[.]
-|scheduler_verdict as $why|{namespace: (.metadata.namespace|canon),name: (.metadata.name|canon),uid: (.metadata.uid|canon),reason: ($why.reason|canon),message: ($why.message|canon),
-excused_by: owner_kinds_in($owner_kinds)}] as $nodeless_pods|[$nodeless_pods[]|select(.excused_by == [])|del(.excused_by)] as $unscheduled_pods
-|[$nodeless_pods[]|select(.excused_by != [])] as $excused|[with_phase($phases;"Failed")|terminated as $t|{namespace: (.metadata.namespace|canon),name: (.metadata.name|canon),
-reason: ($t.reason // .status.reason // "Unknown"|canon),message: ($t.message // .status.message // ""|canon)}] as $failed_pods|($phases|count("Running")) as $running
-|($phases|count("Pending")) as $pending|($phases|count("Succeeded")) as $succeeded|{total: length,running: $running,pending: $pending,failed: ($failed_pods|length),succeeded: $succeeded,
-other: (length - $running - $pending - ($failed_pods|length) - $succeeded),unscheduled: ($unscheduled_pods|length),unscheduled_pods: $unscheduled_pods,failed_pods: $failed_pods,
-distribution: ($node_names|distribution),excused: ($excused|length),excused_pods: [$excused[]|del(.excused_by)],excused_kinds: ([$excused[].excused_by[]]|unique)}|. + {
-verdict: (if .unscheduled > 0 or .failed > 0 then "fail" elif .total == 0 then "empty" else "pass" end),resource_version: ($documents|list_read_at)}
+def owned_by($kinds):any(.metadata.ownerReferences[]?;.kind as$kind|any($kinds[];.==$kind));
+def owner_kinds_in($kinds):[.metadata.ownerReferences[]?|.kind as$kind|select(any($kinds[];.==$kind))|$kind];def nodeless($phases):[indices(null),indices(""),indices(false)]|add|sort
+|map(select($phases[.]!="Succeeded"and$phases[.]!="Failed"));def scheduler_verdict:[.status.conditions|arrays|.[]|objects|select(.type=="PodScheduled"and.status=="False")]|.[0]//{};
+def terminated:[.status.containerStatuses[]?|.state.terminated|objects]|.[0];def with_phase($phases;$phase):.[$phases|indices($phase)[]];def distribution:group_by(.)
+|map({node:(.[0]//""|if.==""then"<none>"else. end),pods:length})|group_by(.node)|map({node:(.[0].node|canon),pods:(map(.pods)|add)});def count($phase):indices($phase)|length;def outside($excluded):
+. as$pods|map(.metadata.namespace)as$namespaces|([$excluded[]as$name|$namespaces|indices($name)[]]|unique)as$dropped|if$dropped==[]then$pods else[range(0;($dropped|length)+1)as$i
+|$pods[(if$i==0 then 0 else$dropped[$i-1]+1 end):($dropped[$i]//length)][]]end;($excluded_namespaces|split(",")|map(select(.!="")))as$excluded
+|($excluded_owner_kinds|split(",")|map(select(.!="")))as$owner_kinds|. as$documents|list_items("snapshot";"Pod";"kubectl get pods -A -o json")|outside($excluded)|map(.status.phase)as$phases
+|map(.spec.nodeName)as$node_names|. as$pods|[$node_names|nodeless($phases)[]|$pods[.]|scheduler_verdict as$why|{namespace:(.metadata.namespace|canon),name:(.metadata.name|canon),
+uid:(.metadata.uid|canon),reason:($why.reason|canon),message:($why.message|canon),excused_by:owner_kinds_in($owner_kinds)}]as$nodeless_pods
+|[$nodeless_pods[]|select(.excused_by==[])|del(.excused_by)]as$unscheduled_pods|[$nodeless_pods[]|select(.excused_by!=[])]as$excused|[with_phase($phases;"Failed")|terminated as$t|{
+namespace:(.metadata.namespace|canon),name:(.metadata.name|canon),reason:($t.reason//.status.reason//"Unknown"|canon),message:($t.message//.status.message//""|canon)}]as$failed_pods
+|($phases|count("Running"))as$running|($phases|count("Pending"))as$pending|($phases|count("Succeeded"))as$succeeded|{total:length,running:$running,pending:$pending,failed:($failed_pods|length),
+succeeded:$succeeded,other:(length-$running-$pending-($failed_pods|length)-$succeeded),unscheduled:($unscheduled_pods|length),unscheduled_pods:$unscheduled_pods,failed_pods:$failed_pods,
+distribution:($node_names|distribution),excused:($excused|length),excused_pods:[$excused[]|del(.excused_by)],excused_kinds:([$excused[].excused_by[]]|unique)}|.+{
+verdict:(if.unscheduled>0 or.failed>0 then"fail"elif.total==0 then"empty"else"pass"end),resource_version:($documents|list_read_at)}
 VERIFY_PODS_REPORT_JQ
   IFS= read -r -d '' decision_program <<'VERIFY_PODS_DECISION_JQ' || true
-"\(.verdict) \(.unscheduled) \(if .unscheduled > 0 and .failed == 0 then "wait" else "stop" end)"
+"\(.verdict) \(.unscheduled) \(if.unscheduled>0 and.failed==0 then"wait"else"stop"end)"
 VERIFY_PODS_DECISION_JQ
   IFS= read -r -d '' events_program <<'VERIFY_PODS_EVENTS_JQ' || true
-def pod_key: "\(.namespace|canon)/\(.name|canon)";def stamp: if is_string and . != "" then . else null end;
-def positive: if is_number and . > 0 and . < 2147483648 and . == floor then canon else null end;def series_set: .series|objects;
-def first_seen: (.firstTimestamp|stamp) // (.deprecatedFirstTimestamp|stamp) // (.eventTime|stamp);def last_seen: (series_set|.lastObservedTime|stamp)
-// (.lastTimestamp|stamp) // (.deprecatedLastTimestamp|stamp) // first_seen // "";def occurrences: (series_set|.count|positive) // (.count|positive) // (.deprecatedCount|positive) // 1;
-def leap: (. % 4 == 0 and . % 100 != 0) or . % 400 == 0;def days_in($year;$month): if $month == 2 then (if $year|leap then 29 else 28 end)
-elif $month == 4 or $month == 6 or $month == 9 or $month == 11 then 30 else 31 end;def next_day: if .[2] < days_in(.[0];.[1]) then [.[0],.[1],.[2] + 1] elif .[1] < 12 then [.[0],.[1] + 1,1]
-else [.[0] + 1,1,1] end;def previous_day: if .[2] > 1 then [.[0],.[1],.[2] - 1] elif .[1] > 1 then [.[0],.[1] - 1,days_in(.[0];.[1] - 1)] else [.[0] - 1,12,31] end;
-def pad($n): tostring as $s|("0000"|.[0:$n - ($s|length)]) + $s;def units($unit;$below): . as $x|reduce range(0;$below) as $i (0;if $i * $unit <= $x then $i else . end);def instant:
-if (is_string|not) or length < 20 then [] else . as $text|explode as $c|def digit($i): $c[$i] >= 48 and $c[$i] <= 57;def two($i): ($c[$i] - 48) * 10 + $c[$i + 1] - 48;
-if ($c[0:4] + $c[5:7] + $c[8:10] + $c[11:13] + $c[14:16] + $c[17:19]|sort|.[0] < 48 or .[-1] > 57) or $text[4:5] + $text[7:8] + $text[10:11] + $text[13:14] + $text[16:17] != "--T::" then [] else
-(if $c[19] == 46 then ($c[20:]|map(. >= 48 and . <= 57)|(indices(false)|.[0]) // length) else -1 end) as $digits|(if $digits < 0 then 19 else 20 + $digits end) as $zone_at
-|($text|.[$zone_at:]) as $zone|(if $digits > 0 then $text[20:20 + $digits] + "000000000"|.[0:9] else "000000000" end) as $fraction|(if $zone == "Z" then 0
-elif ($zone|length) == 6 and ($c[$zone_at] == 43 or $c[$zone_at] == 45) and digit($zone_at + 1) and digit($zone_at + 2) and $c[$zone_at + 3] == 58 and digit($zone_at + 4) and digit($zone_at + 5)
-and two($zone_at + 1) <= 23 and two($zone_at + 4) <= 59 then (two($zone_at + 1) * 60 + two($zone_at + 4)) * 60|if $c[$zone_at] == 43 then 0 - . else . end else null end) as $shift
-|if $shift == null or $digits == 0 or $text[0:4] == "0000" or $text[5:7] < "01" or $text[5:7] > "12" or $text[8:10] < "01" or ($text[8:10] > "28" and two(8) > days_in(two(0) * 100 + two(2);two(5)))
-or $text[11:13] > "23" or $text[14:16] > "59" or $text[17:19] > "59" then [] elif $shift == 0 then [$text[0:19],$fraction] else [two(0) * 100 + two(2),two(5),two(8),two(11),two(14),two(17)] as $f
-|($f[3] * 3600 + $f[4] * 60 + $f[5] + $shift) as $second|(if $second < 0 then [$f[0:3]|previous_day,$second + 86400] elif $second >= 86400 then [$f[0:3]|next_day,$second - 86400]
-else [$f[0:3],$second] end) as [$date,$utc]|($utc|units(3600;24)) as $h|($utc - $h * 3600|units(60;60)) as $m
-|["\($date[0]|pad(4))-\($date[1]|pad(2))-\($date[2]|pad(2))T\($h|pad(2)):\($m|pad(2)):\($utc - $h * 3600 - $m * 60|pad(2))",$fraction] end end end;
-($report[0].unscheduled_pods|map({key: pod_key,value: (.uid // "")})|from_entries) as $uid_by_pod|[list_items("events document";"Event";"kubectl get events -A -o json")[]
-|select(.reason == "FailedScheduling")|(.involvedObject // .regarding // {}) as $pod|select(($pod.kind // "Pod") == "Pod")|($pod|pod_key) as $key|select($uid_by_pod|has($key))
-|select($uid_by_pod[$key] == "" or ($pod.uid // "") == "" or $pod.uid == $uid_by_pod[$key])|{namespace: ($pod.namespace|canon),pod: ($pod.name|canon),last_seen: last_seen,count: occurrences,
-message: (.message // .note // ""|canon)}]|sort_by([(.last_seen|instant),.namespace,.pod,.message])|{matched: length,events: reverse}
+def pod_key:"\(.namespace|canon)/\(.name|canon)";def stamp:if is_string and.!=""then. else null end;def positive:if is_number and.>0 and.<2147483648 and.==floor then canon else null end;
+def series_set:.series|objects;def first_seen:(.firstTimestamp|stamp)//(.deprecatedFirstTimestamp|stamp)//(.eventTime|stamp);def last_seen:(series_set|.lastObservedTime|stamp)
+//(.lastTimestamp|stamp)//(.deprecatedLastTimestamp|stamp)//first_seen//"";def occurrences:(series_set|.count|positive)//(.count|positive)//(.deprecatedCount|positive)//1;
+def leap:(.%4==0 and.%100!=0)or.%400==0;def days_in($year;$month):if$month==2 then(if$year|leap then 29 else 28 end)elif$month==4 or$month==6 or$month==9 or$month==11 then 30 else 31 end;
+def next_day:if.[2]<days_in(.[0];.[1])then[.[0],.[1],.[2]+1]elif.[1]<12 then[.[0],.[1]+1,1]else[.[0]+1,1,1]end;def previous_day:if.[2]>1 then[.[0],.[1],.[2]-1]
+elif.[1]>1 then[.[0],.[1]-1,days_in(.[0];.[1]-1)]else[.[0]-1,12,31]end;def pad($n):tostring as$s|("0000"|.[0:$n-($s|length)])+$s;
+def units($unit;$below):. as$x|reduce range(0;$below)as$i(0;if$i*$unit<=$x then$i else. end);def instant:if(is_string|not)or length<20 then[]else. as$text|explode as$c
+|def digit($i):$c[$i]>=48 and$c[$i]<=57;def two($i):($c[$i]-48)*10+$c[$i+1]-48;if($c[0:4]+$c[5:7]+$c[8:10]+$c[11:13]+$c[14:16]+$c[17:19]|sort|.[0]<48 or.[-1]>57)
+or$text[4:5]+$text[7:8]+$text[10:11]+$text[13:14]+$text[16:17]!="--T::"then[]else(if$c[19]==46 then($c[20:]|map(.>=48 and.<=57)|(indices(false)|.[0])//length)else-1 end)as$digits
+|(if$digits<0 then 19 else 20+$digits end)as$zone_at|($text|.[$zone_at:])as$zone|(if$digits>0 then$text[20:20+$digits]+"000000000"|.[0:9]else"000000000"end)as$fraction|(if$zone=="Z"then 0
+elif($zone|length)==6 and($c[$zone_at]==43 or$c[$zone_at]==45)and digit($zone_at+1)and digit($zone_at+2)and$c[$zone_at+3]==58 and digit($zone_at+4)and digit($zone_at+5)
+and two($zone_at+1)<=23 and two($zone_at+4)<=59 then(two($zone_at+1)*60+two($zone_at+4))*60|if$c[$zone_at]==43 then 0-. else. end else null end)as$shift|if$shift==null or$digits==0
+or$text[0:4]=="0000"or$text[5:7]<"01"or$text[5:7]>"12"or$text[8:10]<"01"or($text[8:10]>"28"and two(8)>days_in(two(0)*100+two(2);two(5)))or$text[11:13]>"23"or$text[14:16]>"59"or$text[17:19]>"59"then[]
+elif$shift==0 then[$text[0:19],$fraction]else[two(0)*100+two(2),two(5),two(8),two(11),two(14),two(17)]as$f|($f[3]*3600+$f[4]*60+$f[5]+$shift)as$second
+|(if$second<0 then[$f[0:3]|previous_day,$second+86400]elif$second>=86400 then[$f[0:3]|next_day,$second-86400]else[$f[0:3],$second]end)as[$date,$utc]|($utc|units(3600;24))as$h
+|($utc-$h*3600|units(60;60))as$m|["\($date[0]|pad(4))-\($date[1]|pad(2))-\($date[2]|pad(2))T\($h|pad(2)):\($m|pad(2)):\($utc-$h*3600-$m*60|pad(2))",$fraction]end end end;
+($report[0].unscheduled_pods|map({key:pod_key,value:(.uid//"")})|from_entries)as$uid_by_pod|[list_items("events document";"Event";"kubectl get events -A -o json")[]
+|select(.reason=="FailedScheduling")|(.involvedObject//.regarding//{})as$pod|select(($pod.kind//"Pod")=="Pod")|($pod|pod_key)as$key|select($uid_by_pod|has($key))
+|select($uid_by_pod[$key]==""or($pod.uid//"")==""or$pod.uid==$uid_by_pod[$key])|{namespace:($pod.namespace|canon),pod:($pod.name|canon),last_seen:last_seen,count:occurrences,
+message:(.message//.note//""|canon)}]|sort_by([(.last_seen|instant),.namespace,.pod,.message])|{matched:length,events:reverse}
 VERIFY_PODS_EVENTS_JQ
   IFS= read -r -d '' result_program <<'VERIFY_PODS_RESULT_JQ' || true
-def by_count: sort_by([0 - .count,.reason,.message]);. + {unscheduled_groups: (.unscheduled_pods|group_by([.reason,.message])|map({reason: .[0].reason,message: .[0].message,count: length})|by_count),
-failed_groups: (.failed_pods|group_by(.reason)|map(.[0].message as $message|{reason: .[0].reason,message: (if all(.[];.message == $message) then $message else null end),count: length})|by_count),
-attempts: $attempts,waited_seconds: $waited_seconds,events: $events[0].events,events_matched: $events[0].matched}
+def by_count:sort_by([0-.count,.reason,.message]);.+{unscheduled_groups:(.unscheduled_pods|group_by([.reason,.message])|map({reason:.[0].reason,message:.[0].message,count:length})|by_count),
+failed_groups:(.failed_pods|group_by(.reason)|map(.[0].message as$message|{reason:.[0].reason,message:(if all(.[];.message==$message)then$message else null end),count:length})|by_count),
+attempts:$attempts,waited_seconds:$waited_seconds,events:$events[0].events,events_matched:$events[0].matched}
 VERIFY_PODS_RESULT_JQ
   IFS= read -r -d '' render_program <<'VERIFY_PODS_RENDER_JQ' || true
-def line($level): "\($level)\t\(phrase)";def pod_ref: "\(.namespace)/\(.name)";def pod_line($parts): "  \(pod_ref)" + (parts_joined(trim_end;$parts)|if . == "" then "" else ": " + . end);
-def group_pods($members;$count;$messages): ($members[]|"  " + pod_line(if $messages then [.message] else [] end)|line("plain")),
-(and_more($count;$members|length)|select(. != "")|"    \(.)"|line("plain"));def failure_banner: "==========================================" as $rule
-|(""|line("plain")),($rule|line("plain")),("Scheduling validation FAILED"|line("error")),($rule|line("plain")),(""|line("plain"));
-("Pod status: \(status_counts) (attempts=\(.attempts), waited=\(.waited_seconds)s)" + (if .resource_version == null then "" else " at resourceVersion \(.resource_version)" end)|line("info")),
-(if .verdict == "fail" then failure_banner,(if .unscheduled > 0 then "\(.unscheduled) pods could not be scheduled to nodes"|line("error") else empty end),
-(if .failed > 0 then "\(.failed) pods are in Failed state"|line("error") else empty end) else empty end),(if .unscheduled > 0 then ("\(unscheduled_heading):"|line("error")),(if $list_limit == 0 then
-(.unscheduled_pods[]|pod_line([.reason,.message])|line("plain")) else . as $result|(.unscheduled_groups[:$list_limit][]|("  \(.count|pods_count): \(unscheduled_cause(trim_end))"|line("plain")),
-(. as $group|group_pods($result|unscheduled_members($group;$list_limit);.count;false))),(.unscheduled_groups|groups_left($list_limit)|select(. != "")|"  \(.)"|line("plain")) end) else empty end),
-(if .failed > 0 then ("\(failed_heading):"|line("error")),(if $list_limit == 0 then (.failed_pods[]|pod_line([.reason,.message])|line("plain")) else . as $result|(.failed_groups[:$list_limit][]
-|("  \(.count|pods_count): \(failed_cause(trim_end))"|line("plain")),(. as $group|group_pods($result|failed_members($group;$list_limit);.count;.message == null))),
-(.failed_groups|groups_left($list_limit)|select(. != "")|"  \(.)"|line("plain")) end) else empty end),(if .excused > 0 then excused_line|line("plain") else empty end),(if .unscheduled == 0 then empty
-elif (.events|length) == 0 then events_missing_note|line("warn") elif $list_limit == 0 then ("\(events_heading(0)):"|line("error")),(.events[]|"  \(event_line)"|line("plain")) else
-("\(events_heading($list_limit)):"|line("error")),(group_events(.unscheduled_groups[:$list_limit];events_share($list_limit))|("  \(group_events_line(trim_end))"|line("plain")),
-(.events[]|"    \(event_line)"|line("plain"))) end),(if (.distribution|length) == 0 then empty elif $list_limit > 0 and .verdict == "pass" and (node_figures|.nodes > 0) then
-"Pod distribution by node: \(node_figures|node_summary)"|line("info") elif $list_limit > 0 and (node_figures|.nodes > $list_limit) then (node_figures
-|("Pod distribution by node: \(node_summary); the \($list_limit) with the most pods:"|line("info")),(.most[:$list_limit][]|"  \(.node): \(.pods)"|line("plain"))) else
-("Pod distribution by node:"|line("info")),(.distribution[]|"  \(.node): \(.pods)"|line("plain")) end),
-((if .verdict == "pass" then "info" elif .verdict == "empty" then "warn" else "plain" end) as $level|verdict_message|line($level))
+def line($level):"\($level)\t\(phrase)";def pod_ref:"\(.namespace)/\(.name)";def pod_line($parts):"  \(pod_ref)"+(parts_joined(trim_end;$parts)|if.==""then""else": "+. end);
+def group_pods($members;$count;$messages):($members[]|"  "+pod_line(if$messages then[.message]else[]end)|line("plain")),(and_more($count;$members|length)|select(.!="")|"    \(.)"|line("plain"));
+def failure_banner:"=========================================="as$rule|(""|line("plain")),($rule|line("plain")),("Scheduling validation FAILED"|line("error")),
+($rule|line("plain")),(""|line("plain"));("Pod status: \(status_counts) (attempts=\(.attempts), waited=\(.waited_seconds)s)"
++(if.resource_version==null then""else" at resourceVersion \(.resource_version)"end)|line("info")),(if.verdict=="fail"then failure_banner,
+(if.unscheduled>0 then"\(.unscheduled) pods could not be scheduled to nodes"|line("error")else empty end),(if.failed>0 then"\(.failed) pods are in Failed state"|line("error")else empty end)
+else empty end),(if.unscheduled>0 then("\(unscheduled_heading):"|line("error")),(if$list_limit==0 then(.unscheduled_pods[]|pod_line([.reason,.message])|line("plain"))else. as$result
+|(.unscheduled_groups[:$list_limit][]|("  \(.count|pods_count): \(unscheduled_cause(trim_end))"|line("plain")),(. as$group|group_pods($result|unscheduled_members($group;$list_limit);.count;false))),
+(.unscheduled_groups|groups_left($list_limit)|select(.!="")|"  \(.)"|line("plain"))end)else empty end),(if.failed>0 then("\(failed_heading):"|line("error")),(if$list_limit==0 then
+(.failed_pods[]|pod_line([.reason,.message])|line("plain"))else. as$result|(.failed_groups[:$list_limit][]|("  \(.count|pods_count): \(failed_cause(trim_end))"|line("plain")),(. as$group
+|group_pods($result|failed_members($group;$list_limit);.count;.message==null))),(.failed_groups|groups_left($list_limit)|select(.!="")|"  \(.)"|line("plain"))end)else empty end),
+(if.excused>0 then excused_line|line("plain")else empty end),(if.unscheduled==0 then empty elif(.events|length)==0 then events_missing_note|line("warn")elif$list_limit==0 then
+("\(events_heading(0)):"|line("error")),(.events[]|"  \(event_line)"|line("plain"))else("\(events_heading($list_limit)):"|line("error")),
+(group_events(.unscheduled_groups[:$list_limit];events_share($list_limit))|("  \(group_events_line(trim_end))"|line("plain")),(.events[]|"    \(event_line)"|line("plain")))end),
+(if(.distribution|length)==0 then empty elif$list_limit>0 and.verdict=="pass"and(node_figures|.nodes>0)then"Pod distribution by node: \(node_figures|node_summary)"|line("info")
+elif$list_limit>0 and(node_figures|.nodes>$list_limit)then(node_figures|("Pod distribution by node: \(node_summary); the \($list_limit) with the most pods:"|line("info")),
+(.most[:$list_limit][]|"  \(.node): \(.pods)"|line("plain")))else("Pod distribution by node:"|line("info")),(.distribution[]|"  \(.node): \(.pods)"|line("plain"))end),
+((if.verdict=="pass"then"info"elif.verdict=="empty"then"warn"else"plain"end)as$level|verdict_message|line($level))
 VERIFY_PODS_RENDER_JQ
   IFS= read -r -d '' progress_program <<'VERIFY_PODS_PROGRESS_JQ' || true
-if $attempts == 0 then "info\tVerifying pod scheduling..." else "info\tAttempt \($attempts): \(status_counts) — waiting for scheduler (\($waited_seconds)/\($deadline_seconds)s)" end
+if$attempts==0 then"info\tVerifying pod scheduling..."else"info\tAttempt \($attempts): \(status_counts) — waiting for scheduler (\($waited_seconds)/\($deadline_seconds)s)"end
 VERIFY_PODS_PROGRESS_JQ
   local excluded_namespaces=kube-system,kube-node-lease,kube-public,local-path-storage,kwok-system,argocd,flux-system,aicr-registry
   IFS= read -r -d '' page_head_program <<'VERIFY_PODS_PAGE_HEAD_JQ' || true
-[label $items|inputs|if .[0][0] == "items" then break $items else . end|select(length == 2 and (.[0]|length) == 2 and .[0][0] == "metadata")|{key: .[0][1],value: .[1]}]|from_entries
-|if ([.resourceVersion,.["continue"]]|all(. == null or type == "string")) then . else error("not a list page: metadata.resourceVersion and metadata.continue must be strings") end
-|(.resourceVersion // ""),(.["continue"] // "")
+[label$items|inputs|if.[0][0]=="items"then break$items else. end|select(length==2 and(.[0]|length)==2 and.[0][0]=="metadata")|{key:.[0][1],value:.[1]}]|from_entries
+|if([.resourceVersion,.["continue"]]|all(.==null or type=="string"))then. else error("not a list page: metadata.resourceVersion and metadata.continue must be strings")end
+|(.resourceVersion//""),(.["continue"]//"")
 VERIFY_PODS_PAGE_HEAD_JQ
   local pods_list=/api/v1/pods events_list='/api/v1/events?fieldSelector=reason%3DFailedScheduling'
   local pods_file=$work_dir/pods.json events_file=$work_dir/events.json

@@ -328,13 +328,14 @@ impl Embedded {
 pub const JQ_WIDTH: usize = 200;
 
 /// A jq program as the bash embeds it: the same tokens, without its
-/// comments, blank lines and indentation, runs of blanks one space (none
-/// after `( [ { , ; |` or before `) ] } , ; |`, where no two tokens can
-/// merge), and lines joined (jq reads a newline as a space) up to
-/// [`JQ_WIDTH`] columns. The commented program stays in checker/programs/; the parity
-/// tests run this text. Refuses what it cannot shorten safely: a string
-/// that spans lines, a comment ending with a backslash (jq 1.7.1 and later
-/// continue such a comment on the next line, jq 1.6 does not).
+/// comments, blank lines and indentation, and with a blank between two
+/// tokens only where they would otherwise merge ([`needs_blank`]; jq's
+/// lexer skips blanks anywhere else), lines joined (jq reads a newline as
+/// a blank) up to [`JQ_WIDTH`] columns. The commented program stays in
+/// checker/programs/; the parity tests run this text. Refuses what it
+/// cannot shorten safely: a string that spans lines, a comment ending with
+/// a backslash (jq 1.7.1 and later continue such a comment on the next
+/// line, jq 1.6 does not).
 pub fn compact_jq(text: &str) -> Result<String, &'static str> {
     // The lexer's state: None in a string, Some(depth of parentheses) in
     // code; a string's `\(` opens code that its `)` closes.
@@ -342,6 +343,7 @@ pub fn compact_jq(text: &str) -> Result<String, &'static str> {
     let mut pieces = Vec::new();
     for line in text.lines() {
         let mut out = String::new();
+        let mut blank = false;
         let mut chars = line.chars();
         while let Some(c) = chars.next() {
             let nested = stack.len() > 1;
@@ -358,70 +360,54 @@ pub fn compact_jq(text: &str) -> Result<String, &'static str> {
                         stack.pop();
                     }
                 }
-                Some(depth) => match c {
-                    ')' | ']' | '}' | ',' | ';' | '|' if out.ends_with(' ') => {
-                        out.pop();
-                        match c {
-                            ')' => {
-                                out.push(c);
-                                if *depth == 0 && nested {
-                                    stack.pop();
-                                } else {
-                                    *depth =
-                                        depth.checked_sub(1).ok_or("unbalanced parentheses")?;
-                                }
+                Some(depth) => {
+                    match c {
+                        '#' => {
+                            if line.ends_with('\\') {
+                                return Err("a comment ends with a backslash");
                             }
-                            _ => out.push(c),
+                            break;
                         }
-                    }
-                    '#' => {
-                        if line.ends_with('\\') {
-                            return Err("a comment ends with a backslash");
+                        ' ' | '\t' => {
+                            blank = true;
+                            continue;
                         }
-                        break;
+                        _ => {}
                     }
-                    ' ' | '\t' => {
-                        // None after an opener or a separator.
-                        if !out.is_empty() && !out.ends_with([' ', '(', '[', '{', ',', ';', '|']) {
-                            out.push(' ');
-                        }
+                    if std::mem::take(&mut blank)
+                        && out.chars().last().is_some_and(|last| needs_blank(last, c))
+                    {
+                        out.push(' ');
                     }
-                    '"' => {
-                        out.push(c);
-                        stack.push(None);
-                    }
-                    '(' => {
-                        *depth += 1;
-                        out.push(c);
-                    }
-                    ')' => {
-                        out.push(c);
-                        if *depth == 0 && nested {
+                    out.push(c);
+                    match c {
+                        '"' => stack.push(None),
+                        '(' => *depth += 1,
+                        ')' if *depth == 0 && nested => {
                             stack.pop();
-                        } else {
-                            *depth = depth.checked_sub(1).ok_or("unbalanced parentheses")?;
                         }
+                        ')' => *depth = depth.checked_sub(1).ok_or("unbalanced parentheses")?,
+                        _ => {}
                     }
-                    _ => out.push(c),
-                },
+                }
             }
         }
         if stack.len() > 1 {
             return Err("a string spans lines");
         }
-        let piece = out.trim_end();
-        if !piece.is_empty() {
-            pieces.push(piece.to_owned());
+        if !out.is_empty() {
+            pieces.push(out);
         }
     }
     let mut lines: Vec<String> = Vec::new();
     for piece in pieces {
         match lines.last_mut() {
             Some(last) if last.len() + 1 + piece.len() <= JQ_WIDTH => {
-                let tight = last.ends_with(['(', '[', '{', ',', ';', '|'])
-                    || piece.starts_with([')', ']', '}', ',', ';', '|']);
-                if !tight {
-                    last.push(' ');
+                let (a, b) = (last.chars().last(), piece.chars().next());
+                if let (Some(a), Some(b)) = (a, b) {
+                    if needs_blank(a, b) {
+                        last.push(' ');
+                    }
                 }
                 last.push_str(&piece);
             }
@@ -429,6 +415,26 @@ pub fn compact_jq(text: &str) -> Result<String, &'static str> {
         }
     }
     Ok(lines.iter().map(|l| format!("{l}\n")).collect())
+}
+
+/// Whether jq would read two other tokens if the blank between the code
+/// characters `a` and `b` were dropped: two word characters (`then .`
+/// stays apart from `1 as`), a field or `..` from `.`, a number from a
+/// digit and `.`, and the operators of two characters (`?//` among them:
+/// `.a? // 1` is not `.a ?// 1`).
+pub fn needs_blank(a: char, b: char) -> bool {
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    const PAIRS: [&str; 14] = [
+        "==", "!=", "<=", ">=", "|=", "+=", "-=", "*=", "/=", "%=", "//", "?/", "..", "::",
+    ];
+    (word(a) && word(b))
+        || (a == '.' && (word(b) || b == '.'))
+        || (a.is_ascii_digit() && b == '.')
+        || a == '$'
+        || a == '@'
+        || PAIRS
+            .iter()
+            .any(|p| p.starts_with(a) && p.ends_with(b) && p.len() == a.len_utf8() + b.len_utf8())
 }
 
 /// `VERIFY_PODS_REPORT_JQ` for report.jq: upper case, which no canonical

@@ -49,11 +49,17 @@ fn compacting_drops_comments_and_keeps_the_tokens() {
         "# about\ndef f: \"a # not a comment \\(1 + (2)) \\\" b\";  # why\n\n  .x\n   | f\n";
     assert_eq!(
         compact_jq(program).unwrap(),
-        "def f: \"a # not a comment \\(1 + (2)) \\\" b\";.x|f\n"
+        "def f:\"a # not a comment \\(1+(2)) \\\" b\";.x|f\n"
     );
     assert_eq!(
         compact_jq("[ 1 , ( 2 ) ]\n| {a: \"( x , y )\"}\n").unwrap(),
-        "[1,(2)]|{a: \"( x , y )\"}\n"
+        "[1,(2)]|{a:\"( x , y )\"}\n"
+    );
+    // Blanks stay where tokens would merge: words, a field from `.`, a
+    // number from a digit and `.`, operators of two characters, `?//`.
+    assert_eq!(
+        compact_jq(". as $x | 1 . | . .. | . == 1 | .a? // $x | 1 - -1 | not\n.y").unwrap(),
+        ". as$x|1 .|. ..|.==1|.a? //$x|1--1|not.y\n"
     );
     assert!(compact_jq("\"a\nb\"").is_err(), "a string across lines");
     assert!(
