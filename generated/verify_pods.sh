@@ -13,7 +13,8 @@
 # Its jq programs, comments stripped, are verify-pods 0.1.0's
 #   report.jq decision.jq events.jq result.jq render.jq progress.jq lib.jq
 #   page-head.jq
-# verify-pods without building Rust: its release archives (one binary a platform).
+# verify-pods without building Rust: its release archives (one binary a
+# platform, with its sha256) at https://github.com/NVIDIA/verify-pods/releases
 # Left out (render or splice --with NAME,... adds): summary (GitHub's step summary).
 # Regenerate: verify-pods bash render > verify_pods.sh
 # Check:      verify-pods bash render | diff - verify_pods.sh

@@ -111,7 +111,7 @@ impl Feature {
 }
 
 /// Where the headers send a reader for verify-pods itself.
-pub const RELEASES: &str = "its release archives (one binary a platform)";
+pub const RELEASES: &str = concat!(env!("CARGO_PKG_REPOSITORY"), "/releases");
 
 /// `words` joined by spaces into lines of at most `width` columns.
 fn wrapped(words: &[String], width: usize) -> Vec<String> {

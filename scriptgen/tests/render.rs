@@ -202,6 +202,8 @@ fn headers_say_the_version_and_how_to_regenerate_and_check() {
         );
         assert!(header.contains(concat!("verify-pods ", env!("CARGO_PKG_VERSION"))));
         assert!(header.contains("release archives"), "{header}");
+        let releases = concat!(env!("CARGO_PKG_REPOSITORY"), "/releases");
+        assert!(header.contains(releases), "{header}");
         // It names each program it embeds; a host's function says what
         // it left out and how to add it.
         for program in USED {
