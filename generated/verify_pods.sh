@@ -75,7 +75,7 @@ or(.>=8234 and.<=8238)or(.>=8294 and.<=8297)end;def one_line:text|if utf8bytelen
 def blank:if.<127 then.<=32 else.==160 or.==5760 or(.>=8192 and.<=8202)or.==8239 or.==8287 or.==12288 or hidden_control end;def trim_end:text|if.[-1:]|.>" "and.<"\u007f"then. else explode as$codes
 |($codes|length|until(.==0 or($codes[.-1]|blank|not);.-1))as$kept|$codes[:$kept]|implode end;def phrase:one_line|trim_end;def parts_joined(f;$parts):
 reduce($parts[]|select(.!=null)|f|select(.!=""))as$p("";if.==""then$p else.+": "+$p end);def trim_lines:text|if.==""then. else split("\n")|map(trim_end)|reduce.[1:][]as$l(.[0];.+"\n"+$l)|trim_end end;
-def missing_term:if(.missing//0)>0 then", \(.missing) not yet created"else""end;def status_counts:
+def missing_term:if.missing>0 then", \(.missing) not yet created"else""end;def status_counts:
 "\(.total) total, \(.running) running, \(.pending) pending (\(.unscheduled) unscheduled), \(.failed) failed"+(if.succeeded>0 then", \(.succeeded) succeeded"else""end)
 +(if.other>0 then", \(.other) other"else""end)+missing_term;def verdict_message:if.verdict=="pass"then"Scheduling validation PASSED: all \(.total-.excused) pods scheduled successfully"
 elif.verdict=="empty"then"No pods were created - bundle may be empty"else"Pod validation failed: \(.unscheduled) unscheduled, \(.failed) failed"+missing_term end;
@@ -130,22 +130,21 @@ verdict:(if.unscheduled>0 or.failed>0 then"fail"elif.total==0 then"empty"else"pa
 |[$pods|map(.metadata.ownerReferences)|without($ended)[]|arrays|.[]|objects|.uid|strings]|group_by(.)|map([.[0],length]))}
 VERIFY_PODS_REPORT_JQ
   IFS= read -r -d '' decision_program <<'VERIFY_PODS_DECISION_JQ' || true
-"\(.verdict) \(.unscheduled) \(if(.unscheduled>0 or(.missing//0)>0)and.failed==0 then"wait"else"stop"end)"
+"\(.verdict) \(.unscheduled) \(if(.unscheduled>0 or.missing>0)and.failed==0 then"wait"else"stop"end)"
 VERIFY_PODS_DECISION_JQ
   IFS= read -r -d '' workloads_program <<'VERIFY_PODS_WORKLOADS_JQ' || true
 def owners:.metadata.ownerReferences|arrays|.[]|objects;def one_of($list):. as$x|any($list[];.==$x);def count_of($by):(.metadata.uid|strings|$by[.])//0;
 def deployments($listed):owners|select(.kind=="Deployment"and$listed[.uid|strings]!=null);def workload_items($at):($at//(.[0]|list_version))as$at
-|if length==0 or any(.[];(.items|type)!="array"or(list_version|.!=$at and.!=""and.!=null))then error("workloads: not the apps/v1 lists at resourceVersion \($at|tojson)")else. end
+|if length==0 or any(.[];(.items|type)!="array"or(list_version|.!=$at and.!=""and.!=null))then error("workloads: not one state at \($at|tojson)")else. end
 |[.[]|(.kind|if is_string then.[:-4]else null end)as$kind|.items[]|objects|.+{kind:(.kind//$kind)}
 |if.kind|one_of(["ReplicaSet","StatefulSet","DaemonSet","Deployment"])then. else error("workloads: \(.kind|a_kind)")end];($excluded_namespaces|split(","))as$excluded
 |($excluded_owner_kinds|split(","))as$owner_kinds|(reduce($report[0].active_owners//[])[]as$owner({};.+{($owner[0]):$owner[1]}))as$active|workload_items($report[0].resource_version)as$items
 |(reduce($items[]|select(.kind=="Deployment")|.metadata.uid|strings)as$uid({};.+{($uid):0}))as$listed
 |(reduce($items[]|select(.kind=="ReplicaSet")|count_of($active)as$n|deployments($listed)|{uid,n:$n})as$rs($listed;.+{($rs.uid):(.[$rs.uid]+$rs.n)}))as$pods_of_deployment|[$items[]
 |select((.metadata.namespace|one_of($excluded))or any(owners;.kind|one_of($owner_kinds))|not)|select(.kind!="ReplicaSet"or([deployments($listed)]==[]))
-|(if.kind=="Deployment"then count_of($pods_of_deployment)else count_of($active)end)as$created|.status.observedGeneration as$o|.metadata.generation as$g|(.kind=="DaemonSet")as$ds
-|(if$ds then.status.desiredNumberScheduled else.spec.replicas end|if is_number then canon elif$ds then 0 else 1 end)as$replicas
-|(if.kind=="ReplicaSet"or.kind=="StatefulSet"or(($o|is_number)and(($g|is_number|not)or$o>=$g))then$replicas else null end)as$wanted|select($wanted==null or$wanted>$created)
-|{kind,namespace:(.metadata.namespace|canon),name:(.metadata.name|canon),wanted:$wanted,created:$created}]|sort_by([.namespace,.name,.kind])
+|(if.kind=="Deployment"then count_of($pods_of_deployment)else count_of($active)end)as$created|(.kind=="DaemonSet")as$ds|(if$ds then.status.desiredNumberScheduled else.spec.replicas end
+|if is_number then canon elif$ds then 0 else 1 end)as$replicas|(if.kind=="ReplicaSet"or.kind=="StatefulSet"or.status.observedGeneration>=(.metadata.generation//0)then$replicas else null end)as$wanted
+|select($wanted==null or$wanted>$created)|{kind,namespace:(.metadata.namespace|canon),name:(.metadata.name|canon),wanted:$wanted,created:$created}]|sort_by([.namespace,.name,.kind])
 |$report[0]+{missing:(map((.wanted//.created+1)-.created)|add//0),missing_workloads:.}|if.missing>0 then.+{verdict:"fail"}else. end
 VERIFY_PODS_WORKLOADS_JQ
   IFS= read -r -d '' events_program <<'VERIFY_PODS_EVENTS_JQ' || true
@@ -187,8 +186,8 @@ def rule:"=========================================="|line("error");def failure_
 |("  \(.count|pods_count): \(unscheduled_cause(trim_end))"|line("plain")),(. as$group|group_pods($result|unscheduled_members($group;$list_limit);.count;false))),
 (.unscheduled_groups|groups_left($list_limit)|select(.!="")|"  \(.)"|line("plain"))end)else empty end),(if.failed>0 then("\(failed_heading):"|line("error")),(if$list_limit==0 then
 (.failed_pods[]|pod_line([.reason,.message])|line("plain"))else. as$result|(.failed_groups[:$list_limit][]|("  \(.count|pods_count): \(failed_cause(trim_end))"|line("plain")),(. as$group
-|group_pods($result|failed_members($group;$list_limit);.count;.message==null))),(.failed_groups|groups_left($list_limit)|select(.!="")|"  \(.)"|line("plain"))end)else empty end),
-(if(.missing//0)>0 then("\(missing_heading):"|line("error")),(missing_shown($list_limit)[]|"  \(workload_line)"|line("plain")),(and_more(.missing_workloads|length;missing_shown($list_limit)|length)
+|group_pods($result|failed_members($group;$list_limit);.count;.message==null))),(.failed_groups|groups_left($list_limit)|select(.!="")|"  \(.)"|line("plain"))end)else empty end),(if.missing>0 then
+("\(missing_heading):"|line("error")),(missing_shown($list_limit)[]|"  \(workload_line)"|line("plain")),(and_more(.missing_workloads|length;missing_shown($list_limit)|length)
 |select(.!="")|"  \(.)"|line("plain"))else empty end),(if.excused>0 then excused_line|line("plain")else empty end),(if.unscheduled==0 then empty elif(.events|length)==0 then
 events_missing_note|line("warn")elif$list_limit==0 then("\(events_heading(0)):"|line("error")),(.events[]|"  \(event_line)"|line("plain"))else("\(events_heading($list_limit)):"|line("error")),
 (group_events(.unscheduled_groups[:$list_limit];events_share($list_limit))|("  \(group_events_line(trim_end))"|line("plain")),(.events[]|"    \(event_line)"|line("plain")))end),

@@ -109,7 +109,7 @@ else
   command("error"; "verify-pods";
           "\(verdict_message) (attempts=\(.attempts), waited=\(.waited_seconds)s)"),
   # Issue 30: one error for the pods not yet created, its workloads listed.
-  (if (.missing // 0) > 0 then
+  (if .missing > 0 then
      command("error"; missing_heading;
              lines_of([missing_shown($list_limit)[] | workload_line]
                       + [and_more(.missing_workloads | length; missing_shown($list_limit) | length)
@@ -125,7 +125,7 @@ else
      # At most 9 groups (building one looks its pods up: only those shown),
      # 8 beside the pods not yet created.
      ((.unscheduled_groups | length) + (.failed_groups | length)) as $groups
-     | (if (.missing // 0) > 0 then 8 else 9 end) as $most
+     | (if .missing > 0 then 8 else 9 end) as $most
      | group_annotations($most),
        (if $groups > $most then
           command("warning"; "More failing pods"; "\($groups - $most) more groups of unscheduled or failed pods are not annotated; the job log has the digest, `--format json` every pod")

@@ -89,7 +89,7 @@ def trim_lines:
 # (but the unscheduled ones, in parentheses) add up to the total.
 # Issue 30: ", M not yet created" when pods the workloads want are missing
 # (`missing` is null or absent when the workloads were not read).
-def missing_term: if (.missing // 0) > 0 then ", \(.missing) not yet created" else "" end;
+def missing_term: if .missing > 0 then ", \(.missing) not yet created" else "" end;
 def status_counts:
   "\(.total) total, \(.running) running, \(.pending) pending (\(.unscheduled) unscheduled), \(.failed) failed"
   + (if .succeeded > 0 then ", \(.succeeded) succeeded" else "" end)

@@ -91,7 +91,7 @@ def failure_banner: rule, ("Scheduling validation FAILED" | line("error")), rule
  else empty end)
 ,
 # Issue 30: the workloads whose pods are not all created yet, the first N.
-(if (.missing // 0) > 0 then
+(if .missing > 0 then
    ("\(missing_heading):" | line("error")),
    (missing_shown($list_limit)[] | "  \(workload_line)" | line("plain")),
    (and_more(.missing_workloads | length; missing_shown($list_limit) | length)

@@ -114,7 +114,7 @@ def summary_lines:
      (if $list_limit == 0 then empty else .failed_groups | groups_line end)
    else empty end),
   # Issue 30: the workloads whose pods are not all created yet.
-  (if (.missing // 0) > 0 then
+  (if .missing > 0 then
      "#### \(missing_heading)",
      "",
      table(["Kind", "Namespace", "Name", "Created", "Wanted"]; ["---", "---", "---", "---:", "---:"];

@@ -46,7 +46,7 @@ def deployments($listed): owners | select(.kind == "Deployment" and $listed[.uid
 def workload_items($at):
   ($at // (.[0] | list_version)) as $at
   | if length == 0 or any(.[]; (.items | type) != "array" or (list_version | . != $at and . != "" and . != null))
-    then error("workloads: not the apps/v1 lists at resourceVersion \($at | tojson)") else . end
+    then error("workloads: not one state at \($at | tojson)") else . end
   | [ .[] | (.kind | if is_string then .[:-4] else null end) as $kind
       | .items[] | objects | . + {kind: (.kind // $kind)}
       | if .kind | one_of(["ReplicaSet", "StatefulSet", "DaemonSet", "Deployment"]) then . else error("workloads: \(.kind | a_kind)") end ];
@@ -63,13 +63,12 @@ def workload_items($at):
     | select((.metadata.namespace | one_of($excluded)) or any(owners; .kind | one_of($owner_kinds)) | not)
     | select(.kind != "ReplicaSet" or ([deployments($listed)] == []))
     | (if .kind == "Deployment" then count_of($pods_of_deployment) else count_of($active) end) as $created
-    # A DaemonSet's and a Deployment's own figures are trusted only once
-    # the controller observed this generation.
-    | .status.observedGeneration as $o | .metadata.generation as $g
     | (.kind == "DaemonSet") as $ds
     | (if $ds then .status.desiredNumberScheduled else .spec.replicas end
        | if is_number then canon elif $ds then 0 else 1 end) as $replicas
-    | (if .kind == "ReplicaSet" or .kind == "StatefulSet" or (($o | is_number) and (($g | is_number | not) or $o >= $g))
+    # A DaemonSet's and a Deployment's own figures are trusted only once
+    # the controller observed this generation (in jq's order of values).
+    | (if .kind == "ReplicaSet" or .kind == "StatefulSet" or .status.observedGeneration >= (.metadata.generation // 0)
        then $replicas else null end) as $wanted
     | select($wanted == null or $wanted > $created)
     | {kind, namespace: (.metadata.namespace | canon), name: (.metadata.name | canon), wanted: $wanted, created: $created} ]

@@ -1735,8 +1735,9 @@ def model_workloads(pods_doc, workloads, kinds):
         return isinstance(v, (int, float)) and not isinstance(v, bool)
 
     def reconciled(w):
+        # observedGeneration >= generation (0 when absent), in jq's order of values.
         observed, generation = get(w, "status", "observedGeneration"), get(w, "metadata", "generation")
-        return number(observed) and (not number(generation) or observed >= generation)
+        return jq_order(observed) >= jq_order(alt(generation, 0))
 
     def replicas(w):
         v = get(w, "spec", "replicas")
