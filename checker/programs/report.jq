@@ -7,10 +7,18 @@
 # Variables: $excluded_namespaces  comma-separated namespace names, exact match.
 #            $excluded_owner_kinds comma-separated owner kinds whose pending
 #                                  pods are not unscheduled, exact match.
+#            $namespaces           comma-separated namespaces (`-n`): only
+#                                  their pods count; "" = every namespace.
+#            $selector             a label selector (`-l`): only the pods it
+#                                  selects count; "" = every pod. Live, the
+#                                  server applies both first; offline, this
+#                                  is the selection.
 # Output:    one report object: counts (every phase), the unscheduled pods
 #            with the scheduler's reason, the failed pods, the per-node
 #            distribution, the verdict and the resourceVersion it was decided
-#            at (lib.jq's list_read_at: null when unknown). The checker's
+#            at (lib.jq's list_read_at: null when unknown), and the
+#            namespaces of the counted pods with how many each has (the
+#            tests of ctrf.jq). The checker's
 #            watch hands this program its state as one page at the version
 #            of the last event or bookmark applied, so the version follows.
 #
@@ -85,10 +93,49 @@ def outside($excluded):
            | $pods[(if $i == 0 then 0 else $dropped[$i - 1] + 1 end) : ($dropped[$i] // length)][] ]
     end;
 
-($excluded_namespaces | split(",") | map(select(. != ""))) as $excluded
+# The selection (`-n`, `-l`), as the API server makes it: kubectl's
+# equality-based label selector, terms separated by commas, each `key`,
+# `!key`, `key=value`, `key==value` or `key!=value` (a missing label is
+# `!=` any value). Set-based terms (`in`, `notin`, parentheses) and spaces
+# are refused, as is anything but letters, digits, `-`, `_`, `.` (and `/`
+# in keys). The drivers run this program on no pods first, so a selection
+# it refuses ends the check before any list.
+def label_chars($slash):
+  explode | all(.[]; (. >= 97 and . <= 122) or (. >= 65 and . <= 90) or (. >= 48 and . <= 57)
+                     or . == 45 or . == 95 or . == 46 or ($slash and . == 47));
+def selector_terms:
+  . as $selector
+  | split(",")
+  | map(. as $term
+        | (if .[:1] == "!" then {key: .[1:], op: "absent", value: null}
+           elif (split("!=") | length) == 2 then split("!=") | {key: .[0], op: "not", value: .[1]}
+           elif (split("==") | length) == 2 then split("==") | {key: .[0], op: "is", value: .[1]}
+           elif (split("=") | length) == 2 then split("=") | {key: .[0], op: "is", value: .[1]}
+           else {key: ., op: "present", value: null} end)
+        | if .key != "" and (.key | label_chars(true)) and (.value // "" | label_chars(false)) then .
+          else error("the label selector \($selector | tojson) has the term \($term | tojson): only key, !key, key=value, key==value and key!=value are supported, separated by commas without spaces (no in, notin)")
+          end);
+def selected($terms):
+  (.metadata.labels | if type == "object" then . else {} end) as $labels
+  | all($terms[]; $labels[.key] as $value
+        | if .op == "present" then $value != null
+          elif .op == "absent" then $value == null
+          elif .op == "is" then $value == .value
+          else $value != .value end);
+def namespace_names:
+  split(",") | map(select(. != ""))
+  | map(if (explode | all(.[]; (. >= 97 and . <= 122) or (. >= 48 and . <= 57) or . == 45))
+           and .[:1] != "-" and .[-1:] != "-"
+        then . else error("\(tojson) is not a namespace name: lowercase letters, digits and -") end);
+
+($namespaces | namespace_names) as $only
+| (if $selector == "" then [] else $selector | selector_terms end) as $terms
+| ($excluded_namespaces | split(",") | map(select(. != ""))) as $excluded
 | ($excluded_owner_kinds | split(",") | map(select(. != ""))) as $owner_kinds
 | . as $documents
 | list_items("snapshot"; "Pod"; "kubectl get pods -A -o json") | outside($excluded)
+| if $only == [] then . else map(select(.metadata.namespace as $ns | any($only[]; . == $ns))) end
+| if $terms == [] then . else map(select(selected($terms))) end
 | map(.status.phase) as $phases
 | map(.spec.nodeName) as $node_names
 | . as $pods
@@ -129,7 +176,10 @@ def outside($excluded):
     # shaped like unscheduled_pods, and the owner kinds that excused them.
     excused: ($excused | length),
     excused_pods: [$excused[] | del(.excused_by)],
-    excused_kinds: ([$excused[].excused_by[]] | unique)
+    excused_kinds: ([$excused[].excused_by[]] | unique),
+    # The namespaces that have counted pods, by name (jq's order), with
+    # how many each has: ctrf.jq makes a test of each.
+    namespaces: (map(.metadata.namespace) | group_by(.) | map({namespace: (.[0] | canon), pods: length}))
   }
 | . + {
     verdict: (if .unscheduled > 0 or .failed > 0 then "fail"

@@ -13,6 +13,9 @@ pub struct List {
     pub what: &'static str,
 }
 
+/// Where the lists of one namespace are: `/api/v1/namespaces/NS/pods`.
+pub const NAMESPACES_PATH: &str = "/api/v1/namespaces/";
+
 /// Every pod of every namespace.
 pub const PODS: List = List {
     path: "/api/v1/pods",
@@ -45,6 +48,33 @@ impl List {
             self.path.to_owned()
         } else {
             format!("{}?{}", self.path, params.join("&"))
+        }
+    }
+
+    /// This list within a selection (`-n`, `-l`): with one namespace, that
+    /// namespace's list (`/api/v1/namespaces/NS/pods`: a namespace-scoped
+    /// role can read it); with `selector`, `labelSelector=…` on every
+    /// request. The strings are leaked: a check makes its lists once.
+    pub fn within(self, namespaces: &[String], selector: &str) -> List {
+        let path = match namespaces {
+            [one] => Box::leak(format!("{NAMESPACES_PATH}{one}/{}", self.what).into_boxed_str()),
+            _ => self.path,
+        };
+        let query = if selector.is_empty() {
+            self.query
+        } else {
+            let label = format!("labelSelector={}", url_encode(selector));
+            let query = if self.query.is_empty() {
+                label
+            } else {
+                format!("{}&{label}", self.query)
+            };
+            Box::leak(query.into_boxed_str())
+        };
+        List {
+            path,
+            query,
+            what: self.what,
         }
     }
 
@@ -90,6 +120,24 @@ mod tests {
         assert_eq!(
             EVENTS.url(0, None),
             "/api/v1/events?fieldSelector=reason%3DFailedScheduling"
+        );
+    }
+
+    #[test]
+    fn a_selection_scopes_the_lists() {
+        let one = ["ml".to_owned()];
+        assert_eq!(
+            PODS.within(&one, "").url(0, None),
+            "/api/v1/namespaces/ml/pods"
+        );
+        assert_eq!(
+            EVENTS.within(&one, "").url(500, None),
+            "/api/v1/namespaces/ml/events?fieldSelector=reason%3DFailedScheduling&limit=500"
+        );
+        let two = ["ml".to_owned(), "web".to_owned()];
+        assert_eq!(
+            PODS.within(&two, "tier!=db").url(0, None),
+            "/api/v1/pods?labelSelector=tier%21%3Ddb"
         );
     }
 }

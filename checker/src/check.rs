@@ -168,6 +168,10 @@ pub enum Source {
         /// A unix time by which the whole check ends (0: none), see
         /// [`Bounds`].
         deadline_epoch: u64,
+        /// The pods list and the events list, within the selection
+        /// ([`api::List::within`]).
+        pods: api::List,
+        events: api::List,
     },
 }
 
@@ -201,7 +205,10 @@ pub fn run(
     progress: &mut dyn FnMut(&str, &str),
     notice: &mut dyn FnMut(&str),
 ) -> Result<Outcome, CheckError> {
-    let projection = Projection::for_owner_kinds(&settings.excluded.owner_kinds);
+    let projection = Projection::for_run(
+        &settings.excluded.owner_kinds,
+        !settings.excluded.selector.is_empty(),
+    );
     let saver = Saver::new(settings.save_dir.as_deref(), &inputs(source));
     let started = Instant::now();
     let bounds = Bounds::new(source, started)?;
@@ -230,6 +237,7 @@ pub fn run(
                 deadline,
                 interval,
                 kubectl,
+                pods,
                 ..
             } if decision.may_settle && waited < *deadline => {
                 let (level, text) = engine
@@ -244,6 +252,7 @@ pub fn run(
                 let settle = watch::Settle {
                     engine,
                     kubectl,
+                    pods: *pods,
                     excluded: &settings.excluded,
                     started,
                     deadline: *deadline,
@@ -323,9 +332,10 @@ fn pods_eval_error(source: &Source, error: EvalError) -> CheckError {
         Source::Live {
             kubectl,
             chunk_size,
+            pods,
             ..
         } => CheckError::Unreadable {
-            command: list_command(kubectl, *chunk_size, api::PODS),
+            command: list_command(kubectl, *chunk_size, *pods),
             why: error.message,
         },
     }
@@ -355,7 +365,7 @@ fn read_pods(
     (started, bounds): (Instant, &Bounds),
     notice: &mut dyn FnMut(&str),
 ) -> Result<Vec<Val>, CheckError> {
-    let (kubectl, deadline, interval, chunk_size) = match source {
+    let (kubectl, deadline, interval, chunk_size, pods) = match source {
         Source::Offline { snapshot, .. } => {
             return read_file(snapshot, &projection.pods, saver.tee("pods.json"))
         }
@@ -364,8 +374,9 @@ fn read_pods(
             deadline,
             interval,
             chunk_size,
+            pods,
             ..
-        } => (kubectl, *deadline, *interval, *chunk_size),
+        } => (kubectl, *deadline, *interval, *chunk_size, *pods),
     };
     let until = bounds.until;
     let mut lists = 0;
@@ -373,14 +384,7 @@ fn read_pods(
         lists += 1;
         let mut tee = saver.tee("pods.json");
         let copy = tee.as_mut().map(|file| file as &mut dyn Write);
-        match list::read(
-            kubectl,
-            api::PODS,
-            chunk_size,
-            until,
-            &projection.pods,
-            copy,
-        ) {
+        match list::read(kubectl, pods, chunk_size, until, &projection.pods, copy) {
             Ok(docs) => return Ok(docs),
             // The cluster's answer to the first page: kubectl ran and
             // failed, so say which kubeconfig and context it used.
@@ -540,6 +544,7 @@ fn read_events(
             Source::Live {
                 kubectl,
                 chunk_size,
+                events: events_list,
                 ..
             },
             Some(saver),
@@ -549,7 +554,7 @@ fn read_events(
             let until = events_until(bounds.until, kubectl);
             let read = list::read(
                 kubectl,
-                api::EVENTS,
+                *events_list,
                 *chunk_size,
                 until,
                 &projection.events,
@@ -569,7 +574,7 @@ fn read_events(
             // Events are diagnostics: a list that breaks is not listed again.
             let matched = docs.and_then(|docs| {
                 engine.events(docs, report).map_err(|e| {
-                    let command = list_command(kubectl, *chunk_size, api::EVENTS);
+                    let command = list_command(kubectl, *chunk_size, *events_list);
                     messages::UNREADABLE_OUTPUT
                         .format(&[("command", &command), ("why", &e.message)])
                 })
@@ -645,6 +650,8 @@ mod tests {
             chunk_size: 0,
             watch: true,
             deadline_epoch,
+            pods: api::PODS,
+            events: api::EVENTS,
         }
     }
 

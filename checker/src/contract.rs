@@ -271,7 +271,18 @@ fn shown(text: &str) -> String {
 
 /// Parse `a,b,c` into namespace names; each must be a DNS-1123 label
 /// (what Kubernetes allows as a namespace name). An empty list is allowed.
+/// `+a,b` adds them to the default list (checker/programs/excluded-namespaces)
+/// instead of replacing it.
 pub fn parse_namespaces(text: &str) -> Result<Vec<String>, String> {
+    if let Some(added) = text.strip_prefix('+') {
+        let mut names = crate::Programs::default_excluded_namespaces();
+        for name in parse_namespaces(added)? {
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+        return Ok(names);
+    }
     text.split(',')
         .map(str::trim)
         .filter(|name| !name.is_empty())
@@ -394,6 +405,11 @@ mod tests {
     fn io_errors_in_the_systems_words() {
         let error = std::io::Error::from_raw_os_error(20);
         assert_eq!(io_words(&error), "Not a directory");
+        let defaults = crate::Programs::default_excluded_namespaces();
+        let mut added = defaults.clone();
+        added.push("web".to_owned());
+        assert_eq!(parse_namespaces("+web,kube-system").unwrap(), added);
+        assert_eq!(parse_namespaces("web").unwrap(), ["web"]);
         assert_eq!(
             io_words(&std::io::Error::other("x (os error 1)")),
             "x (os error 1)"

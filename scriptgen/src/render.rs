@@ -15,7 +15,7 @@ use std::fmt;
 /// variable, e.g. `$report_program`). summary.jq runs only when
 /// GITHUB_STEP_SUMMARY names a file; github.jq formats the checker's
 /// `--format github`, the function prints text only.
-pub const USED: [Program; 7] = [
+pub const USED: [Program; 9] = [
     Programs::REPORT,
     Programs::DECISION,
     Programs::EVENTS,
@@ -23,6 +23,8 @@ pub const USED: [Program; 7] = [
     Programs::RENDER,
     Programs::PROGRESS,
     Programs::SUMMARY,
+    Programs::CTRF,
+    Programs::JUNIT,
 ];
 
 /// What the templates may use: the program texts and the checker's constants.
@@ -56,6 +58,18 @@ pub struct Fields {
     pub artifacts: String,
     /// GitHub's step summary file's setting.
     pub step_summary: contract::Setting,
+    /// The selection's settings (`-n`, `-l`).
+    pub namespaces: contract::Setting,
+    pub selector: contract::Setting,
+    /// A namespace's lists: NAMESPACES_PATH + NS + `/` + the resource (and
+    /// the events list's query), as checker::api::List::within.
+    pub namespaces_path: &'static str,
+    pub pods_what: &'static str,
+    pub events_what: &'static str,
+    pub events_query: &'static str,
+    /// The CI results' settings (`--ctrf`, `--junit`).
+    pub ctrf: contract::Setting,
+    pub junit: contract::Setting,
     /// The checker's watch setting (the function polls; its comment says so).
     pub watch: contract::Setting,
     /// How the function's lines on stderr begin.
@@ -459,6 +473,14 @@ impl Fields {
             artifact_dir: contract::ARTIFACT_DIR,
             artifacts: checker::artifacts::ARTIFACTS.join(" "),
             step_summary: contract::STEP_SUMMARY,
+            namespaces: contract::NAMESPACES,
+            selector: contract::SELECTOR,
+            namespaces_path: api::NAMESPACES_PATH,
+            pods_what: api::PODS.what,
+            events_what: api::EVENTS.what,
+            events_query: api::EVENTS.query,
+            ctrf: contract::CTRF,
+            junit: contract::JUNIT,
             watch: contract::WATCH,
             prefix: contract::BASH_PREFIX,
             splice_command: SPLICE_COMMAND,

@@ -85,6 +85,14 @@ fn jq_receives_each_program_compacted() {
         checker::contract::STEP_SUMMARY_ENV,
         summary.to_str().unwrap(),
     );
+    // ctrf.jq and junit.jq run only for the CI results.
+    for (setting, file) in [
+        (checker::contract::CTRF, "results.json"),
+        (checker::contract::JUNIT, "results.xml"),
+    ] {
+        let path = sandbox.path(file);
+        sandbox.set(setting.env, path.to_str().unwrap());
+    }
     let output = harness(&mut sandbox, "checked");
     assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
     let passed: Vec<String> = fs::read_dir(&dir)

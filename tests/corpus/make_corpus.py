@@ -469,6 +469,13 @@ LIMIT_FILE = "list-limit"
 # `exclude-owner-kinds` file, which the tests read.
 OWNER_KINDS = {}
 OWNER_KINDS_FILE = "exclude-owner-kinds"
+# Cases checked within a selection (issue 32, `-n`, `-l`): name -> the
+# namespaces (comma-separated) / the label selector, written to the case's
+# `namespaces` / `selector` file, which the tests read.
+NAMESPACES = {}
+NAMESPACES_FILE = "namespaces"
+SELECTORS = {}
+SELECTOR_FILE = "selector"
 # The list that reproduces upstream's rule (`map(.kind) | contains(["Job"])`:
 # a substring test, case-sensitive) for the owner kinds that exist: batch/v1
 # Job (and Volcano's Job), the Kubeflow training operator's kinds, and the
@@ -477,10 +484,14 @@ OWNER_KINDS_FILE = "exclude-owner-kinds"
 UPSTREAM_EQUIVALENT_KINDS = "Job,CronJob,JobSet,TrainJob,PyTorchJob,TFJob,MPIJob,XGBoostJob,PaddleJob,JAXJob,MXJob,RayJob"
 
 
-def case(readme, list_limit=None, owner_kinds=None):
+def case(readme, list_limit=None, owner_kinds=None, namespaces=None, selector=None):
     def register(fn):
         name = fn.__name__.replace("_", "-")
         CASES[name] = (readme, fn)
+        if namespaces is not None:
+            NAMESPACES[name] = namespaces
+        if selector is not None:
+            SELECTORS[name] = selector
         if list_limit is not None:
             LIMITS[name] = list_limit
         if owner_kinds is not None:
@@ -1132,6 +1143,21 @@ def mixed_everything():
     return pods, events
 
 
+@case("-n training (issue 32): only that namespace's pods count; live, the lists are "
+      "/api/v1/namespaces/training/pods and its events.", namespaces="training")
+def selection_one_namespace():
+    return mixed_everything()
+
+
+@case("-n reports,training -l 'training.kubeflow.org/job-name,training.kubeflow.org/job-name!=llama-ft' "
+      "(issue 32): two namespaces (the cluster list, selected), a label that must exist and one "
+      "that must differ: only the stuck report pod counts.",
+      namespaces="reports,training",
+      selector="training.kubeflow.org/job-name,training.kubeflow.org/job-name!=llama-ft")
+def selection_namespaces_and_selector():
+    return mixed_everything()
+
+
 @case("A larger cluster, generated with a fixed seed: 400 pods in 30 namespaces on 16 nodes, a few unscheduled and failed.")
 def large_generated():
     rng = random.Random(20260528)
@@ -1273,7 +1299,8 @@ def write():
         (folder / "README").write_text(readme + "\n")
         (folder / "pods.json").write_bytes(pods)
         (folder / "events.json").write_bytes(events)
-        for file, values in ((LIMIT_FILE, LIMITS), (OWNER_KINDS_FILE, OWNER_KINDS)):
+        for file, values in ((LIMIT_FILE, LIMITS), (OWNER_KINDS_FILE, OWNER_KINDS),
+                             (NAMESPACES_FILE, NAMESPACES), (SELECTOR_FILE, SELECTORS)):
             path = folder / file
             if name in values:
                 path.write_text(f"{values[name]}\n")
@@ -1384,13 +1411,49 @@ def read_at(docs):
     return version if isinstance(version, str) and version != "" else None
 
 
-def model(pods_doc, events_doc, kinds, substring=False):
+def selection(name):
+    """The case's selection (issue 32): its namespaces (a set; empty = every one) and its
+    label selector's terms, [(key, op, value)], from the case's files, parsed here
+    independently of report.jq: `key`, `!key`, `key=value`, `key==value`, `key!=value`."""
+    def read(file):
+        path = HERE / name / file
+        return path.read_text().strip() if path.is_file() else ""
+    namespaces = set(read(NAMESPACES_FILE).split(",")) - {""}
+    terms = []
+    for term in filter(None, read(SELECTOR_FILE).split(",")):
+        if term.startswith("!"):
+            terms.append((term[1:], "absent", None))
+        elif "!=" in term:
+            key, value = term.split("!=", 1)
+            terms.append((key, "not", value))
+        elif "=" in term:
+            key, value = term.replace("==", "=", 1).split("=", 1)
+            terms.append((key, "is", value))
+        else:
+            terms.append((term, "present", None))
+    return namespaces, terms
+
+
+def selected(pod, terms):
+    labels = get(pod, "metadata", "labels")
+    labels = labels if isinstance(labels, dict) else {}
+    for key, op, value in terms:
+        have = labels.get(key)
+        if (op == "present" and have is None) or (op == "absent" and have is not None) \
+                or (op == "is" and have != value) or (op == "not" and have == value):
+            return False
+    return True
+
+
+def model(pods_doc, events_doc, kinds, substring=False, within=(set(), [])):
     """What `verify-pods check --snapshot --events --format json` must say, from the rules of
     issues 2 and 11: a pending pod without a node is unscheduled unless an owner's kind is one
     of `kinds` (exact match, issue 24). With `substring`, upstream's rule instead: an owner
     kind that contains "Job"."""
     excluded = excluded_namespaces()
     pods = [p for p in pods_doc["items"] if get(p, "metadata", "namespace") not in excluded]
+    only, terms = within
+    pods = [p for p in pods if (not only or get(p, "metadata", "namespace") in only) and selected(p, terms)]
     phase = lambda p: get(p, "status", "phase")
     node = lambda p: alt(get(p, "spec", "nodeName"), "")
     owner_kinds = lambda p: [get(o, "kind") for o in (get(p, "metadata", "ownerReferences") or [])]
@@ -1454,6 +1517,11 @@ def model(pods_doc, events_doc, kinds, substring=False):
         "excused_pods": [unscheduled_pod(p) for p in excused],
         "excused_kinds": sorted({k for p in excused for k in excused_by(p)}, key=jq_order),
         "distribution": [{"node": canon(n), "pods": per_node[n]} for n in sorted(per_node, key=order_key)],
+        # Issue 32: the namespaces of the counted pods (the CTRF and JUnit
+        # tests), in jq's order of the raw values, with how many pods each has.
+        "namespaces": [{"namespace": canon(v), "pods": n}
+                       for v, n in sorted(count_raw(get(p, "metadata", "namespace") for p in pods),
+                                          key=lambda vn: jq_order(vn[0]))],
         "verdict": "fail" if unscheduled or failed else ("empty" if not pods else "pass"),
         "resource_version": pods_doc["resourceVersion"],
         "attempts": 1,
@@ -1473,6 +1541,14 @@ def model(pods_doc, events_doc, kinds, substring=False):
             for (reason,), n in count_by(failed, lambda p: (p["reason"],))]),
     }
     return result
+
+
+def count_raw(values):
+    """[(value, how many times it occurs)], values compared as jq compares them (1 == 1.0)."""
+    counts = {}
+    for v in values:
+        counts.setdefault(jq_order(v), [v, 0])[1] += 1
+    return list(counts.values())
 
 
 def jq_order(value):
@@ -1802,7 +1878,8 @@ def check():
         for file, want in (("README", (readme + "\n").encode()), ("pods.json", pods), ("events.json", events)):
             if not (folder / file).is_file() or (folder / file).read_bytes() != want:
                 problems.append(f"{name}/{file}: differs from what make_corpus.py writes (run it with `write`)")
-        for file, values in ((LIMIT_FILE, LIMITS), (OWNER_KINDS_FILE, OWNER_KINDS)):
+        for file, values in ((LIMIT_FILE, LIMITS), (OWNER_KINDS_FILE, OWNER_KINDS),
+                             (NAMESPACES_FILE, NAMESPACES), (SELECTOR_FILE, SELECTORS)):
             path = folder / file
             if (path.read_text() if path.is_file() else None) != (f"{values[name]}\n" if name in values else None):
                 problems.append(f"{name}/{file}: differs from what make_corpus.py writes (run it with `write`)")
@@ -1826,7 +1903,7 @@ def check():
         except Refused as e:
             problems.append(f"{folder.name}: the model refuses a recorded case: {e}")
             continue
-        want = model(pods_doc, events_doc, owner_kinds(folder.name))
+        want = model(pods_doc, events_doc, owner_kinds(folder.name), within=selection(folder.name))
         if OWNER_KINDS.get(folder.name) == UPSTREAM_EQUIVALENT_KINDS:
             upstream = model(pods_doc, events_doc, set(), substring=True)
             if (upstream["verdict"], upstream["unscheduled_pods"]) != (want["verdict"], want["unscheduled_pods"]):

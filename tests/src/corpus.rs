@@ -93,9 +93,30 @@ impl Case {
         text.trim().to_owned()
     }
 
+    /// The namespaces the case is checked within (`-n`, comma-separated):
+    /// its `namespaces` file, else "" (every namespace).
+    pub fn namespaces(&self) -> String {
+        self.setting_file("namespaces")
+    }
+
+    /// The label selector the case is checked with (`-l`): its `selector`
+    /// file, else "" (every pod).
+    pub fn selector(&self) -> String {
+        self.setting_file("selector")
+    }
+
+    fn setting_file(&self, name: &str) -> String {
+        let path = self.file(name);
+        if !path.is_file() {
+            return String::new();
+        }
+        let text = String::from_utf8(read(&path)).expect("a setting file is text");
+        text.trim().to_owned()
+    }
+
     /// The case's settings as both drivers read them from the environment:
-    /// its list limit and excluded owner kinds.
-    pub fn env(&self) -> [(&'static str, String); 2] {
+    /// its list limit, excluded owner kinds and selection.
+    pub fn env(&self) -> [(&'static str, String); 4] {
         [
             (
                 checker::contract::LIST_LIMIT.env,
@@ -105,6 +126,8 @@ impl Case {
                 checker::contract::EXCLUDE_OWNER_KINDS.env,
                 self.owner_kinds(),
             ),
+            (checker::contract::NAMESPACES.env, self.namespaces()),
+            (checker::contract::SELECTOR.env, self.selector()),
         ]
     }
 

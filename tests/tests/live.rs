@@ -58,6 +58,13 @@ fn knobs(case: &Case) -> expect::Knobs {
         excluded: checker::engine::Excluded {
             owner_kinds: checker::contract::parse_owner_kinds(&case.name, &case.owner_kinds())
                 .expect("the case's owner kinds parse"),
+            only_namespaces: case
+                .namespaces()
+                .split(',')
+                .filter(|ns| !ns.is_empty())
+                .map(str::to_owned)
+                .collect(),
+            selector: case.selector(),
             ..Default::default()
         },
         list_limit: case.list_limit(),

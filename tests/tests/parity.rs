@@ -33,8 +33,9 @@ use verify_pods_tests::{
 };
 
 /// The programs in the order their inputs become available.
-const STAGES: [&str; 8] = [
-    "report", "decision", "events", "result", "render", "progress", "github", "summary",
+const STAGES: [&str; 10] = [
+    "report", "decision", "events", "result", "render", "progress", "github", "summary", "ctrf",
+    "junit",
 ];
 
 /// Run `work` on every case, two at a time (the machine has 2 cores); the
@@ -152,7 +153,15 @@ fn stage(program: Program, case: &Case, chain: &Chain, unscheduled: bool) -> JqR
     let (values, input) = match program.name {
         "report" => {
             let excluded = Programs::default_excluded_namespaces().join(",");
-            (vec![excluded, case.owner_kinds()], case.pods())
+            (
+                vec![
+                    excluded,
+                    case.owner_kinds(),
+                    case.namespaces(),
+                    case.selector(),
+                ],
+                case.pods(),
+            )
         }
         "events" => (vec![path("report.json")], case.events()),
         "result" => {
@@ -173,6 +182,19 @@ fn stage(program: Program, case: &Case, chain: &Chain, unscheduled: bool) -> JqR
             chain.path("result.json"),
         ),
         "decision" => (vec![], chain.path("report.json")),
+        // Fixed times: the drivers pass the clock's.
+        "ctrf" => (
+            vec![
+                case.list_limit().to_string(),
+                String::new(),
+                "0.1.0".into(),
+                "2026-12-04T01:02:03Z".into(),
+                "1796346123000".into(),
+                "1796346124005".into(),
+            ],
+            chain.path("result.json"),
+        ),
+        "junit" => (vec![], chain.path("ctrf.json")),
         "progress" => {
             let deadline = contract::DEFAULT_DEADLINE.to_string();
             (
@@ -266,7 +288,7 @@ fn prepare(engine: &Engine, case: &Case) -> Prepared {
     // The projection the checker reads this case with: it keeps the owners
     // of the case's excluded kinds.
     let owner_kinds: Vec<String> = case.owner_kinds().split(',').map(str::to_owned).collect();
-    let projection = &Projection::for_owner_kinds(&owner_kinds);
+    let projection = &Projection::for_run(&owner_kinds, !case.selector().is_empty());
     let chain = Chain {
         dir: tempfile::tempdir().expect("scratch dir"),
     };
@@ -295,6 +317,7 @@ fn prepare(engine: &Engine, case: &Case) -> Prepared {
                 ));
             }
             "result" => fs::write(chain.path("result.json"), &out.stdout).expect("write"),
+            "ctrf" => fs::write(chain.path("ctrf.json"), &out.stdout).expect("write"),
             _ => {}
         }
         runs.push((program, run, out));
@@ -684,6 +707,12 @@ fn goldens_rederive_with_result_and_render() {
 #[test]
 fn generated_bash_matches_checker_and_goldens() {
     let problems: Vec<String> = for_each_case(|case| {
+        // The stub serves the cluster's list alone: a case with a selection
+        // (its namespace's list, a labelSelector) runs through the replay
+        // server, which selects (live.rs, selection.rs).
+        if !case.namespaces().is_empty() || !case.selector().is_empty() {
+            return Vec::new();
+        }
         let engine = Engine::new().expect("programs compile");
         let scratch = tempfile::tempdir().expect("scratch");
         let (served, pages) = Served::case_in_pages(case, scratch.path());
@@ -1054,6 +1083,8 @@ fn json_that_jq_reads_is_read_alike_and_json_it_refuses_is_refused() {
             values: vec![
                 excluded.clone(),
                 Programs::default_excluded_owner_kinds().join(","),
+                String::new(),
+                String::new(),
             ],
             input: pods,
         });

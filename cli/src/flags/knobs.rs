@@ -3,8 +3,11 @@
 //! the pods they make up.
 
 use super::CheckArgs;
+use checker::api;
 use checker::check::Source;
 use checker::contract::{self, Knob};
+use checker::reader::Shape;
+use checker::{Engine, Excluded};
 use clap::parser::ValueSource;
 use clap::ArgMatches;
 use std::time::Duration;
@@ -46,6 +49,7 @@ pub(crate) fn source(args: &CheckArgs, matches: &ArgMatches) -> Result<Source, c
         kubeconfig: args.kubeconfig.clone(),
         timeout: Duration::from_secs(timeout),
     };
+    let only = only_namespaces(args);
     Ok(Source::Live {
         kubectl,
         deadline: Duration::from_secs(deadline),
@@ -53,7 +57,64 @@ pub(crate) fn source(args: &CheckArgs, matches: &ArgMatches) -> Result<Source, c
         chunk_size,
         watch,
         deadline_epoch,
+        // The events of the unscheduled pods: in their namespace, whatever
+        // their labels (an event has its own).
+        pods: api::PODS.within(&only, &args.selector),
+        events: api::EVENTS.within(&only, ""),
     })
+}
+
+/// `-n`: the namespaces named, without empty ones (an empty
+/// KWOK_VERIFY_PODS_NAMESPACES is every namespace).
+pub(crate) fn only_namespaces(args: &CheckArgs) -> Vec<String> {
+    args.namespace
+        .iter()
+        .filter(|name| !name.is_empty())
+        .cloned()
+        .collect()
+}
+
+/// Whether report.jq takes the selection (`-n`, `-l`): it runs on no pods
+/// with each, so a name or selector it refuses ends the check before any
+/// list, in its words (the bash function does the same).
+pub(crate) fn selection(
+    engine: &Engine,
+    excluded: &Excluded,
+    matches: &ArgMatches,
+) -> Result<(), contract::Said> {
+    let checks = [
+        (
+            "namespace",
+            contract::NAMESPACES,
+            excluded.only_namespaces.is_empty(),
+            Excluded {
+                selector: String::new(),
+                ..excluded.clone()
+            },
+        ),
+        (
+            "selector",
+            contract::SELECTOR,
+            excluded.selector.is_empty(),
+            excluded.clone(),
+        ),
+    ];
+    for (id, setting, unset, excluded) in checks {
+        if unset {
+            continue;
+        }
+        let none = checker::snapshot::read(&br#"{"items":[]}"#[..], "no pods", &Shape::Keep)
+            .expect("an empty list reads");
+        if let Err(e) = engine.report(vec![none], &excluded) {
+            let named = match matches.value_source(id) {
+                Some(ValueSource::EnvVariable) => setting.env,
+                _ => setting.flag.unwrap_or(setting.env),
+            };
+            return Err(contract::messages::SELECTION_INVALID
+                .say(&[("named", &named), ("why", &e.message)]));
+        }
+    }
+    Ok(())
 }
 
 /// `--exclude-owner-kinds` / KWOK_VERIFY_PODS_EXCLUDE_OWNER_KINDS, its error
