@@ -148,17 +148,15 @@ def owner_kinds_in($kinds): [.metadata.ownerReferences[]?|.kind as $kind|select(
 def terminated: [.status.containerStatuses[]?|.state.terminated|objects]|.[0];def with_phase($phases;$phase): .[$phases|indices($phase)[]];def distribution: group_by(.)
 |map({node: (.[0] // ""|if . == "" then "<none>" else . end),pods: length})|group_by(.node)|map({node: (.[0].node|canon),pods: (map(.pods)|add)});def count($phase): indices($phase)|length;
 def outside($excluded): . as $pods|map(.metadata.namespace) as $namespaces|([$excluded[] as $name|$namespaces|indices($name)[]]|unique) as $dropped|if $dropped == [] then $pods
-else [range(0;($dropped|length) + 1) as $i|$pods[(if $i == 0 then 0 else $dropped[$i - 1] + 1 end) : ($dropped[$i] // length)][]] end;def label_chars($slash):
-explode|all(.[];(. >= 97 and . <= 122) or (. >= 65 and . <= 90) or (. >= 48 and . <= 57) or . == 45 or . == 95 or . == 46 or ($slash and . == 47));def selector_terms: . as $selector|split(",")
-|map(. as $term|(if .[:1] == "!" then {key: .[1:],op: "absent",value: null} elif (split("!=")|length) == 2 then split("!=")|{key: .[0],op: "not",value: .[1]}
-elif (split("==")|length) == 2 then split("==")|{key: .[0],op: "is",value: .[1]} elif (split("=")|length) == 2 then split("=")|{key: .[0],op: "is",value: .[1]}
-else {key: .,op: "present",value: null} end)|if .key != "" and (.key|label_chars(true)) and (.value // ""|label_chars(false)) then .
-else error("the label selector \($selector|tojson) has the term \($term|tojson): only key, !key, key=value, key==value and key!=value are supported, separated by commas without spaces (no in, notin)")
-end);def selected($terms): (.metadata.labels|if type == "object" then . else {} end) as $labels|all($terms[];$labels[.key] as $value|if .op == "present" then $value != null
-elif .op == "absent" then $value == null elif .op == "is" then $value == .value else $value != .value end);def namespace_names: split(",")|map(select(. != ""))
-|map(if (explode|all(.[];(. >= 97 and . <= 122) or (. >= 48 and . <= 57) or . == 45)) and .[:1] != "-" and .[-1:] != "-"
-then . else error("\(tojson) is not a namespace name: lowercase letters, digits and -") end);($namespaces|namespace_names) as $only
-|(if $selector == "" then [] else $selector|selector_terms end) as $terms|($excluded_namespaces|split(",")|map(select(. != ""))) as $excluded
+else [range(0;($dropped|length) + 1) as $i|$pods[(if $i == 0 then 0 else $dropped[$i - 1] + 1 end) : ($dropped[$i] // length)][]] end;def label($slash):
+explode|all(.[];. >= 97 and . <= 122 or . >= 65 and . <= 90 or . >= 45 and . <= 57 and . != 47 or . == 95 or . == $slash);def terms: split(",")|map(. as $t|if .[:1] == "!" then [.[1:],null,false]
+elif (split("!=")|length) == 2 then split("!=") + [false] elif (split("==")|length) == 2 then split("==") + [true] else split("=")|. + (if length == 1 then [null,true] else [true] end) end
+|if length == 3 and .[0] != "" and (.[0]|label(47)) and (.[1] // ""|label(0)) then .
+else error("label selector term \($t|tojson): only key, !key, key=value, key==value and key!=value, comma-separated, no spaces") end);def selected($terms): (.metadata.labels|objects // {}) as $labels
+|all($terms[];.[2] == (.[1] as $value|$labels[.[0]]|if $value == null then . != null else . == $value end));def names($what): split(",")|map(select(. != "")
+|if length < 64 and .[:1] != "-" and .[-1:] != "-" and (explode|all(.[];. >= 97 and . <= 122 or . >= 48 and . <= 57 or . == 45))
+then . else error("\($what) \(tojson) is not a DNS-1123 label: a-z, 0-9 and -, at most 63") end);($namespaces|names("namespace")) as $only
+|(if $selector == "" then [] else $selector|terms end) as $terms|($excluded_namespaces|names("excluded namespace")) as $excluded
 |($excluded_owner_kinds|split(",")|map(select(. != ""))) as $owner_kinds|. as $documents|list_items("snapshot";"Pod";"kubectl get pods -A -o json")|outside($excluded)
 |if $only == [] then . else map(select(.metadata.namespace as $ns|any($only[];. == $ns))) end|if $terms == [] then . else map(select(selected($terms))) end|map(.status.phase) as $phases
 |map(.spec.nodeName) as $node_names|. as $pods|[$node_names|nodeless($phases)[]|$pods[.]|scheduler_verdict as $why|{namespace: (.metadata.namespace|canon),name: (.metadata.name|canon),
@@ -421,7 +419,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
     if [[ -z $context ]]; then printf -v context "none"; fi
   }
   vp_page_url() {
-    local token=$2 sep='?'
+    local token=$2 sep='?' i c hex
     url=$1
     if [[ $url == *\?* ]]; then sep='&'; fi
     if ((chunk_size > 0)); then
@@ -429,23 +427,18 @@ VERIFY_PODS_PAGE_HEAD_JQ
       sep='&'
     fi
     if [[ -n $token ]]; then
-      vp_encode "$token"
-      url+="${sep}continue=$encoded"
+      url+="${sep}continue="
+      for ((i = 0; i < ${#token}; i++)); do
+        c=${token:i:1}
+        case $c in
+          [abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._~-]) url+=$c ;;
+          *)
+            printf -v hex '%%%02X' "'$c"
+            url+=$hex
+            ;;
+        esac
+      done
     fi
-  }
-  vp_encode() {
-    local text=$1 i c hex
-    encoded=
-    for ((i = 0; i < ${#text}; i++)); do
-      c=${text:i:1}
-      case $c in
-        [abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._~-]) encoded+=$c ;;
-        *)
-          printf -v hex '%%%02X' "'$c"
-          encoded+=$hex
-          ;;
-      esac
-    done
   }
   vp_list() {
     local list=$1 out_file=$2 token='' version first_version='' status=0 cap capped first
@@ -658,32 +651,21 @@ VERIFY_PODS_PAGE_HEAD_JQ
     $excluded_owner_kinds == [0123456789]* || $excluded_owner_kinds == *,[0123456789]* ]]; then
     vp_error 2 "%s must be owner kinds separated by commas, each letters and digits starting with a letter (Job,PyTorchJob), got \"%s\"" "$named" "$value" || return
   fi
-  local only_namespaces=${KWOK_VERIFY_PODS_NAMESPACES:-} selector=${KWOK_VERIFY_PODS_SELECTOR:-} encoded
-  named=KWOK_VERIFY_PODS_NAMESPACES
-  if [[ -n $only_namespaces ]] &&
-    ! vp_run_report '' '' "$only_namespaces" '' <<<'{"items":[]}' >/dev/null; then
+  local only_namespaces=${KWOK_VERIFY_PODS_NAMESPACES:-} selector=${KWOK_VERIFY_PODS_SELECTOR:-} exclude_ns=${KWOK_VERIFY_PODS_EXCLUDE_NS:-} encoded
+  [[ $exclude_ns != +* ]] || exclude_ns=$excluded_namespaces,${exclude_ns#+}
+  excluded_namespaces=${exclude_ns:-$excluded_namespaces}
+  if [[ -n $exclude_ns$only_namespaces$selector ]] &&
+    ! vp_run_report "$excluded_namespaces" '' "$only_namespaces" "$selector" <<<'{"items":[]}' >/dev/null; then
     why=$jq_error
-    vp_error 2 "%s: %s" "$named" "$why" || return
+    vp_error 2 "%s" "$why" || return
   fi
-  named=KWOK_VERIFY_PODS_SELECTOR
-  if [[ -n $selector ]] &&
-    ! vp_run_report '' '' "$only_namespaces" "$selector" <<<'{"items":[]}' >/dev/null; then
-    why=$jq_error
-    vp_error 2 "%s: %s" "$named" "$why" || return
-  fi
-  local -a names=()
-  IFS=, read -r -a names <<<"$only_namespaces"
-  local only_one='' count=0
-  for name in ${names[@]+"${names[@]}"}; do
-    if [[ -n $name ]]; then only_one=$name count=$((count + 1)); fi
-  done
-  if ((count == 1)); then
-    pods_list="/api/v1/namespaces/$only_one/pods"
-    events_list="/api/v1/namespaces/$only_one/events?fieldSelector=reason%3DFailedScheduling"
+  if [[ $only_namespaces =~ ^,*([^,]+),*$ ]]; then
+    pods_list=/api/v1/namespaces/${BASH_REMATCH[1]}/pods
+    events_list=/api/v1/namespaces/${BASH_REMATCH[1]}/events?fieldSelector=reason%3DFailedScheduling
   fi
   if [[ -n $selector ]]; then
-    vp_encode "$selector"
-    pods_list+="?labelSelector=$encoded"
+    encoded=${selector//\//%2F} encoded=${encoded//=/%3D} encoded=${encoded//!/%21}
+    pods_list+="?labelSelector=${encoded//,/%2C}"
   fi
   local artifact_dir=${KWOK_VERIFY_PODS_ARTIFACT_DIR:-} dir why command count
   if [[ -n $artifact_dir ]] && ! mkdir -p -- "$artifact_dir" 2>"$stderr_file"; then

@@ -96,41 +96,37 @@ def outside($excluded):
 # The selection (`-n`, `-l`), as the API server makes it: kubectl's
 # equality-based label selector, terms separated by commas, each `key`,
 # `!key`, `key=value`, `key==value` or `key!=value` (a missing label is
-# `!=` any value). Set-based terms (`in`, `notin`, parentheses) and spaces
-# are refused, as is anything but letters, digits, `-`, `_`, `.` (and `/`
-# in keys). The drivers run this program on no pods first, so a selection
-# it refuses ends the check before any list.
-def label_chars($slash):
-  explode | all(.[]; (. >= 97 and . <= 122) or (. >= 65 and . <= 90) or (. >= 48 and . <= 57)
-                     or . == 45 or . == 95 or . == 46 or ($slash and . == 47));
-def selector_terms:
-  . as $selector
-  | split(",")
-  | map(. as $term
-        | (if .[:1] == "!" then {key: .[1:], op: "absent", value: null}
-           elif (split("!=") | length) == 2 then split("!=") | {key: .[0], op: "not", value: .[1]}
-           elif (split("==") | length) == 2 then split("==") | {key: .[0], op: "is", value: .[1]}
-           elif (split("=") | length) == 2 then split("=") | {key: .[0], op: "is", value: .[1]}
-           else {key: ., op: "present", value: null} end)
-        | if .key != "" and (.key | label_chars(true)) and (.value // "" | label_chars(false)) then .
-          else error("the label selector \($selector | tojson) has the term \($term | tojson): only key, !key, key=value, key==value and key!=value are supported, separated by commas without spaces (no in, notin)")
+# `!=` any value), as [key, value or null, whether it must match]. Set-based
+# terms (`in`, `notin`, parentheses) and spaces are refused, as is anything
+# but letters, digits, `-`, `_`, `.` (and `/` in keys). Namespace names
+# (`-n` and the excluded ones) must be DNS-1123 labels. The drivers run
+# this program on no pods first, so a setting it refuses ends the check
+# before any list.
+def label($slash):
+  explode | all(.[]; . >= 97 and . <= 122 or . >= 65 and . <= 90 or . >= 45 and . <= 57 and . != 47
+                     or . == 95 or . == $slash);
+def terms:
+  split(",")
+  | map(. as $t
+        | if .[:1] == "!" then [.[1:], null, false]
+          elif (split("!=") | length) == 2 then split("!=") + [false]
+          elif (split("==") | length) == 2 then split("==") + [true]
+          else split("=") | . + (if length == 1 then [null, true] else [true] end) end
+        | if length == 3 and .[0] != "" and (.[0] | label(47)) and (.[1] // "" | label(0)) then .
+          else error("label selector term \($t | tojson): only key, !key, key=value, key==value and key!=value, comma-separated, no spaces")
           end);
 def selected($terms):
-  (.metadata.labels | if type == "object" then . else {} end) as $labels
-  | all($terms[]; $labels[.key] as $value
-        | if .op == "present" then $value != null
-          elif .op == "absent" then $value == null
-          elif .op == "is" then $value == .value
-          else $value != .value end);
-def namespace_names:
-  split(",") | map(select(. != ""))
-  | map(if (explode | all(.[]; (. >= 97 and . <= 122) or (. >= 48 and . <= 57) or . == 45))
-           and .[:1] != "-" and .[-1:] != "-"
-        then . else error("\(tojson) is not a namespace name: lowercase letters, digits and -") end);
+  (.metadata.labels | objects // {}) as $labels
+  | all($terms[]; .[2] == (.[1] as $value | $labels[.[0]] | if $value == null then . != null else . == $value end));
+def names($what):
+  split(",") | map(select(. != "")
+                   | if length < 64 and .[:1] != "-" and .[-1:] != "-"
+                        and (explode | all(.[]; . >= 97 and . <= 122 or . >= 48 and . <= 57 or . == 45))
+                     then . else error("\($what) \(tojson) is not a DNS-1123 label: a-z, 0-9 and -, at most 63") end);
 
-($namespaces | namespace_names) as $only
-| (if $selector == "" then [] else $selector | selector_terms end) as $terms
-| ($excluded_namespaces | split(",") | map(select(. != ""))) as $excluded
+($namespaces | names("namespace")) as $only
+| (if $selector == "" then [] else $selector | terms end) as $terms
+| ($excluded_namespaces | names("excluded namespace")) as $excluded
 | ($excluded_owner_kinds | split(",") | map(select(. != ""))) as $owner_kinds
 | . as $documents
 | list_items("snapshot"; "Pod"; "kubectl get pods -A -o json") | outside($excluded)

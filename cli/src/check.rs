@@ -1,6 +1,8 @@
 //! `verify-pods check`: run the check and print its verdict.
 
-use crate::flags::{knob, only_namespaces, owner_kinds, selection, source, CheckArgs, Format};
+use crate::flags::{
+    excluded_namespaces, knob, only_namespaces, owner_kinds, selection, source, CheckArgs, Format,
+};
 use crate::output::{append_step_summary, print_lines, render_result, Colour};
 use crate::results::Results;
 use crate::{fail_as, written};
@@ -83,10 +85,6 @@ fn check(
         Ok(limit) => limit,
         Err(said) => return Err(refuse(said)),
     };
-    let excluded_namespaces = match contract::parse_namespaces(&args.exclude_ns) {
-        Ok(names) => names,
-        Err(e) => return Err(fail(e)),
-    };
     let owner_kinds = match owner_kinds(&args.exclude_owner_kinds, matches) {
         Ok(kinds) => kinds,
         Err(said) => return Err(refuse(said)),
@@ -96,12 +94,12 @@ fn check(
         return Err(fail(format!("cannot handle signals: {e}")));
     }
     let excluded = checker::Excluded {
-        namespaces: excluded_namespaces,
+        namespaces: excluded_namespaces(args, matches),
         owner_kinds,
         only_namespaces: only_namespaces(args),
         selector: args.selector.clone(),
     };
-    if let Err(said) = selection(engine, &excluded, matches) {
+    if let Err(said) = selection(engine, &excluded) {
         return Err(refuse(said));
     }
     let settings = check::Settings {

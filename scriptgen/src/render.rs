@@ -58,7 +58,8 @@ pub struct Fields {
     pub artifacts: String,
     /// GitHub's step summary file's setting.
     pub step_summary: contract::Setting,
-    /// The selection's settings (`-n`, `-l`).
+    /// The selection's settings (`--exclude-ns`, `-n`, `-l`).
+    pub exclude_namespaces: contract::Setting,
     pub namespaces: contract::Setting,
     pub selector: contract::Setting,
     /// A namespace's lists: NAMESPACES_PATH + NS + `/` + the resource (and
@@ -473,6 +474,7 @@ impl Fields {
             artifact_dir: contract::ARTIFACT_DIR,
             artifacts: checker::artifacts::ARTIFACTS.join(" "),
             step_summary: contract::STEP_SUMMARY,
+            exclude_namespaces: contract::EXCLUDE_NAMESPACES,
             namespaces: contract::NAMESPACES,
             selector: contract::SELECTOR,
             namespaces_path: api::NAMESPACES_PATH,

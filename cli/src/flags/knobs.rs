@@ -74,47 +74,29 @@ pub(crate) fn only_namespaces(args: &CheckArgs) -> Vec<String> {
         .collect()
 }
 
-/// Whether report.jq takes the selection (`-n`, `-l`): it runs on no pods
-/// with each, so a name or selector it refuses ends the check before any
-/// list, in its words (the bash function does the same).
-pub(crate) fn selection(
-    engine: &Engine,
-    excluded: &Excluded,
-    matches: &ArgMatches,
-) -> Result<(), contract::Said> {
-    let checks = [
-        (
-            "namespace",
-            contract::NAMESPACES,
-            excluded.only_namespaces.is_empty(),
-            Excluded {
-                selector: String::new(),
-                ..excluded.clone()
-            },
-        ),
-        (
-            "selector",
-            contract::SELECTOR,
-            excluded.selector.is_empty(),
-            excluded.clone(),
-        ),
-    ];
-    for (id, setting, unset, excluded) in checks {
-        if unset {
-            continue;
+/// `--exclude-ns` / KWOK_VERIFY_PODS_EXCLUDE_NS: the names, `+NS,NS` after
+/// the default list; set but empty, the default (as the bash reads it).
+/// report.jq checks the names ([`selection`]).
+pub(crate) fn excluded_namespaces(args: &CheckArgs, matches: &ArgMatches) -> Vec<String> {
+    match matches.value_source("exclude_ns") {
+        Some(ValueSource::EnvVariable) if args.exclude_ns.is_empty() => {
+            checker::Programs::default_excluded_namespaces()
         }
-        let none = checker::snapshot::read(&br#"{"items":[]}"#[..], "no pods", &Shape::Keep)
-            .expect("an empty list reads");
-        if let Err(e) = engine.report(vec![none], &excluded) {
-            let named = match matches.value_source(id) {
-                Some(ValueSource::EnvVariable) => setting.env,
-                _ => setting.flag.unwrap_or(setting.env),
-            };
-            return Err(contract::messages::SELECTION_INVALID
-                .say(&[("named", &named), ("why", &e.message)]));
-        }
+        _ => contract::excluded_namespaces(&args.exclude_ns),
     }
-    Ok(())
+}
+
+/// Whether report.jq takes the namespaces and the selector (`--exclude-ns`,
+/// `-n`, `-l`): it runs on no pods with them, so a name or selector it
+/// refuses ends the check before any list, in its words (the bash function
+/// does the same).
+pub(crate) fn selection(engine: &Engine, excluded: &Excluded) -> Result<(), contract::Said> {
+    let none = checker::snapshot::read(&br#"{"items":[]}"#[..], "no pods", &Shape::Keep)
+        .expect("an empty list reads");
+    match engine.report(vec![none], excluded) {
+        Ok(_) => Ok(()),
+        Err(e) => Err(contract::messages::SELECTION_INVALID.say(&[("why", &e.message)])),
+    }
 }
 
 /// `--exclude-owner-kinds` / KWOK_VERIFY_PODS_EXCLUDE_OWNER_KINDS, its error

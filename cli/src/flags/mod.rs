@@ -5,7 +5,7 @@
 mod help;
 mod knobs;
 
-pub(crate) use knobs::{knob, only_namespaces, owner_kinds, selection, source};
+pub(crate) use knobs::{excluded_namespaces, knob, only_namespaces, owner_kinds, selection, source};
 
 use checker::contract::{self, DEADLINE_ENV, INTERVAL_ENV};
 use checker::Programs;
@@ -101,7 +101,7 @@ pub(crate) struct CheckArgs {
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub(crate) format: Format,
     /// Comma-separated namespaces to ignore, replacing the default list; `+NS,NS` adds to it.
-    #[arg(long, value_name = "NS,NS", default_value_t = default_excluded())]
+    #[arg(long, value_name = "NS,NS", env = contract::EXCLUDE_NAMESPACES.env, default_value_t = default_excluded())]
     pub(crate) exclude_ns: String,
     /// Only the pods of these namespaces count, as kubectl's -n (repeatable or comma-separated).
     #[arg(short = 'n', long = "namespace", value_name = "NS", env = contract::NAMESPACES.env,
