@@ -102,36 +102,35 @@ def outside($excluded):
 # (`-n` and the excluded ones) must be DNS-1123 labels. The drivers run
 # this program on no pods first, so a setting it refuses ends the check
 # before any list.
-def label($slash):
+def chars($c):
   explode | all(.[]; . >= 97 and . <= 122 or . >= 65 and . <= 90 or . >= 45 and . <= 57 and . != 47
-                     or . == 95 or . == $slash);
+                     or . == 95 or . == $c);
 def terms:
-  split(",")
+  if . == "" then [] else split(",") end
   | map(. as $t
         | if .[:1] == "!" then [.[1:], null, false]
-          elif (split("!=") | length) == 2 then split("!=") + [false]
-          elif (split("==") | length) == 2 then split("==") + [true]
-          else split("=") | . + (if length == 1 then [null, true] else [true] end) end
-        | if length == 3 and .[0] != "" and (.[0] | label(47)) and (.[1] // "" | label(0)) then .
-          else error("label selector term \($t | tojson): only key, !key, key=value, key==value and key!=value, comma-separated, no spaces")
+          else (split("!=") | select(length == 2) + [false]) // (split("==") | select(length == 2) + [true])
+               // (split("=") | . + [null][length - 1:] + [true]) end
+        | if length == 3 and .[0] != "" and (.[0] | chars(47)) and (.[1] // "" | chars(0)) then .
+          else error("label selector term \($t | tojson): use key, !key, key=value or key!=value")
           end);
-def selected($terms):
-  (.metadata.labels | objects // {}) as $labels
-  | all($terms[]; .[2] == (.[1] as $value | $labels[.[0]] | if $value == null then . != null else . == $value end));
-def names($what):
-  split(",") | map(select(. != "")
-                   | if length < 64 and .[:1] != "-" and .[-1:] != "-"
-                        and (explode | all(.[]; . >= 97 and . <= 122 or . >= 48 and . <= 57 or . == 45))
-                     then . else error("\($what) \(tojson) is not a DNS-1123 label: a-z, 0-9 and -, at most 63") end);
+def names($w):
+  split(",") - [""]
+  | map(if length < 64 and (explode | .[0] != 45 and .[-1] != 45 and all(.[]; . >= 97 and . <= 122 or . >= 48 and . <= 57 or . == 45))
+        then . else error("\($w) \(tojson) is not a DNS-1123 label") end);
 
 ($namespaces | names("namespace")) as $only
-| (if $selector == "" then [] else $selector | terms end) as $terms
+| ($selector | terms) as $terms
 | ($excluded_namespaces | names("excluded namespace")) as $excluded
 | ($excluded_owner_kinds | split(",") | map(select(. != ""))) as $owner_kinds
 | . as $documents
 | list_items("snapshot"; "Pod"; "kubectl get pods -A -o json") | outside($excluded)
-| if $only == [] then . else map(select(.metadata.namespace as $ns | any($only[]; . == $ns))) end
-| if $terms == [] then . else map(select(selected($terms))) end
+| if $only + $terms == [] then .
+  # A pod of one of $only (none: any), whose labels match every term.
+  else map(select((.metadata.namespace as $ns | $only == [] or any($only[]; . == $ns))
+                  and ((.metadata.labels | objects // {}) as $l
+                       | all($terms[]; .[2] == (.[1] as $v | $l[.[0]] | if $v == null then . != null else . == $v end)))))
+  end
 | map(.status.phase) as $phases
 | map(.spec.nodeName) as $node_names
 | . as $pods

@@ -3,7 +3,7 @@
 //! name in the messages differs ([`Tool`]); flags, help, output and exit
 //! codes are the same.
 
-use crate::render::{self, Fields, Library};
+use crate::render::{self, Feature, Fields, Library};
 use crate::{diff, splice};
 use clap::Args;
 use std::fs;
@@ -52,9 +52,14 @@ pub struct RenderArgs {
     /// Print the definition alone, as splice inserts it.
     #[arg(long, conflicts_with = "wrapper")]
     pub definition: bool,
-    /// Print the runnable wrapper generated/verify-pods.sh instead.
-    #[arg(long)]
+    /// Print the runnable wrapper generated/verify-pods.sh instead (it has
+    /// every feature).
+    #[arg(long, conflicts_with = "with")]
     pub wrapper: bool,
+    /// Add parts a host leaves out by default, comma-separated
+    /// (summary: GitHub's step summary).
+    #[arg(long, value_name = "FEATURES", value_delimiter = ',')]
+    pub with: Vec<Feature>,
 }
 
 /// The `--help` text after the flags of splice.
@@ -92,11 +97,21 @@ pub struct SpliceArgs {
     /// (e.g. lib/verify-pods.sh), and source it from SCRIPT.
     #[arg(long, value_name = "PATH")]
     pub lib: Option<PathBuf>,
+    /// Add parts a host leaves out by default, comma-separated
+    /// (summary: GitHub's step summary). The library's regenerate
+    /// command repeats them.
+    #[arg(long, value_name = "FEATURES", value_delimiter = ',')]
+    pub with: Vec<Feature>,
 }
 
 /// Print the function file, the definition alone or the wrapper.
 pub fn render(tool: Tool, args: &RenderArgs) -> u8 {
-    let rendered = Fields::from_checker().and_then(|fields| {
+    let fields = if args.wrapper {
+        Fields::from_checker()
+    } else {
+        Fields::with(&args.with)
+    };
+    let rendered = fields.and_then(|fields| {
         if args.definition {
             render::definition(&fields)
         } else if args.wrapper {
@@ -123,7 +138,7 @@ pub fn splice(tool: Tool, args: &SpliceArgs) -> u8 {
         Ok(text) => text,
         Err(e) => return tool.fail(format!("{name}: {e}")),
     };
-    let definition = match Fields::from_checker().and_then(|f| render::definition(&f)) {
+    let definition = match Fields::with(&args.with).and_then(|f| render::definition(&f)) {
         Ok(text) => text,
         Err(e) => return tool.fail(e),
     };
@@ -222,7 +237,7 @@ fn splice_lib(tool: Tool, args: &SpliceArgs, lib: &Path) -> u8 {
     };
     let lib_path = path.parent().unwrap_or(Path::new("")).join(lib);
     let lib_name = lib_path.display().to_string();
-    let (spliced, wanted) = match library(tool, path, &script, lib_word) {
+    let (spliced, wanted) = match library(tool, path, &script, lib_word, &args.with) {
         Ok(both) => both,
         Err(e) => return tool.fail(format!("{name}: {e}")),
     };
@@ -326,9 +341,10 @@ fn library(
     path: &Path,
     script: &str,
     lib: &str,
+    with: &[Feature],
 ) -> Result<(String, String), Box<dyn std::error::Error>> {
     let spliced = splice::splice_source(script, lib)?;
-    let fields = Fields::for_library()?;
+    let fields = Fields::with(with)?;
     let mut definition = render::definition(&fields)?;
     if let (Some(ours), Some(host)) = (
         splice::indent_step(&definition)?,
@@ -337,12 +353,15 @@ fn library(
         definition = splice::reindent(&definition, ours, host)?;
     }
     let (from, script_path) = regenerate_location(path);
-    let regenerate = format!(
+    let mut regenerate = format!(
         "{} {} --lib {}",
         tool.splice,
         render::shell_word(&script_path),
         render::shell_word(lib)
     );
+    if !fields.with.is_empty() {
+        regenerate.push_str(&format!(" --with {}", fields.with.join(",")));
+    }
     let host = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

@@ -5,7 +5,6 @@
 use clap::{Parser, Subcommand};
 use scriptgen::commands::{self, RenderArgs, SpliceArgs, Tool, SPLICE_HELP};
 use scriptgen::generated;
-use scriptgen::render::Fields;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -67,8 +66,8 @@ fn main() -> ExitCode {
     let code = match cli.command {
         Command::Render(args) => commands::render(TOOL, &args),
         Command::Splice(args) => commands::splice(TOOL, &args),
-        Command::Write => with_fields(|fields| run_write(&root, fields)),
-        Command::Check => with_fields(|fields| run_check(&root, fields)),
+        Command::Write => run_write(&root),
+        Command::Check => run_check(&root),
     };
     ExitCode::from(code)
 }
@@ -77,15 +76,8 @@ fn fail(message: impl std::fmt::Display) -> u8 {
     TOOL.fail(message)
 }
 
-fn with_fields(command: impl FnOnce(&Fields) -> u8) -> u8 {
-    match Fields::from_checker() {
-        Ok(fields) => command(&fields),
-        Err(e) => fail(e),
-    }
-}
-
-fn run_write(root: &Path, fields: &Fields) -> u8 {
-    let files = match generated::files(fields) {
+fn run_write(root: &Path) -> u8 {
+    let files = match generated::files() {
         Ok(files) => files,
         Err(e) => return fail(e),
     };
@@ -104,8 +96,8 @@ fn run_write(root: &Path, fields: &Fields) -> u8 {
     }
 }
 
-fn run_check(root: &Path, fields: &Fields) -> u8 {
-    let files = match generated::files(fields) {
+fn run_check(root: &Path) -> u8 {
+    let files = match generated::files() {
         Ok(files) => files,
         Err(e) => return fail(e),
     };

@@ -13,7 +13,8 @@ use std::fmt;
 
 /// The programs the bash function runs (the template refers to each by its
 /// variable, e.g. `$report_program`). summary.jq runs only when
-/// GITHUB_STEP_SUMMARY names a file; github.jq formats the checker's
+/// GITHUB_STEP_SUMMARY names a file, ctrf.jq and junit.jq only for the
+/// CI results (both features); github.jq formats the checker's
 /// `--format github`, the function prints text only.
 pub const USED: [Program; 9] = [
     Programs::REPORT,
@@ -65,9 +66,6 @@ pub struct Fields {
     /// A namespace's lists: NAMESPACES_PATH + NS + `/` + the resource (and
     /// the events list's query), as checker::api::List::within.
     pub namespaces_path: &'static str,
-    pub pods_what: &'static str,
-    pub events_what: &'static str,
-    pub events_query: &'static str,
     /// The CI results' settings (`--ctrf`, `--junit`).
     pub ctrf: contract::Setting,
     pub junit: contract::Setting,
@@ -88,10 +86,52 @@ pub struct Fields {
     pub program_lines: Vec<String>,
     /// Whether the function appends GitHub's step summary.
     pub summary: bool,
+    /// Whether it writes the CI results (`--ctrf`, `--junit`).
+    pub results: bool,
+    /// The features it was rendered with, as `--with` names them (empty:
+    /// none), and those left out, for the header.
+    pub with: Vec<&'static str>,
+    /// The features left out, each `NAME (what it does)`.
+    pub without: Vec<String>,
+}
+
+/// A part of the function a host may leave out: the wrapper
+/// (generated/verify-pods.sh) has every one; generated/verify_pods.sh and a
+/// spliced library only those asked for with `--with` (issue 31: the bash
+/// keeps only what the host needs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum)]
+pub enum Feature {
+    /// GitHub's step summary (summary.jq) into the file GITHUB_STEP_SUMMARY
+    /// names; upstream's function never wrote one.
+    Summary,
+    /// CI results (ctrf.jq, junit.jq) into the files KWOK_VERIFY_PODS_CTRF
+    /// and KWOK_VERIFY_PODS_JUNIT name (issue 32).
+    Results,
+}
+
+impl Feature {
+    /// Every feature, in the order headers list them.
+    pub const ALL: [Feature; 2] = [Feature::Summary, Feature::Results];
+
+    /// The name `--with` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Feature::Summary => "summary",
+            Feature::Results => "results",
+        }
+    }
+
+    /// What it adds, in a few words, for the header.
+    pub fn about(self) -> &'static str {
+        match self {
+            Feature::Summary => "GitHub's step summary",
+            Feature::Results => "CTRF, JUnit",
+        }
+    }
 }
 
 /// Where the headers send a reader for verify-pods itself.
-pub const RELEASES: &str = "its release archives (one binary a platform)";
+pub const RELEASES: &str = concat!(env!("CARGO_PKG_REPOSITORY"), "/releases");
 
 /// `words` joined by spaces into lines of at most `width` columns.
 fn wrapped(words: &[String], width: usize) -> Vec<String> {
@@ -308,13 +348,14 @@ impl Embedded {
 pub const JQ_WIDTH: usize = 200;
 
 /// A jq program as the bash embeds it: the same tokens, without its
-/// comments, blank lines and indentation, runs of blanks one space (none
-/// after `( [ { , ; |` or before `) ] } , ; |`, where no two tokens can
-/// merge), and lines joined (jq reads a newline as a space) up to
-/// [`JQ_WIDTH`] columns. The commented program stays in checker/programs/; the parity
-/// tests run this text. Refuses what it cannot shorten safely: a string
-/// that spans lines, a comment ending with a backslash (jq 1.7.1 and later
-/// continue such a comment on the next line, jq 1.6 does not).
+/// comments, blank lines and indentation, and with a blank between two
+/// tokens only where they would otherwise merge ([`needs_blank`]; jq's
+/// lexer skips blanks anywhere else), lines joined (jq reads a newline as
+/// a blank) up to [`JQ_WIDTH`] columns. The commented program stays in
+/// checker/programs/; the parity tests run this text. Refuses what it
+/// cannot shorten safely: a string that spans lines, a comment ending with
+/// a backslash (jq 1.7.1 and later continue such a comment on the next
+/// line, jq 1.6 does not).
 pub fn compact_jq(text: &str) -> Result<String, &'static str> {
     // The lexer's state: None in a string, Some(depth of parentheses) in
     // code; a string's `\(` opens code that its `)` closes.
@@ -322,6 +363,7 @@ pub fn compact_jq(text: &str) -> Result<String, &'static str> {
     let mut pieces = Vec::new();
     for line in text.lines() {
         let mut out = String::new();
+        let mut blank = false;
         let mut chars = line.chars();
         while let Some(c) = chars.next() {
             let nested = stack.len() > 1;
@@ -338,70 +380,54 @@ pub fn compact_jq(text: &str) -> Result<String, &'static str> {
                         stack.pop();
                     }
                 }
-                Some(depth) => match c {
-                    ')' | ']' | '}' | ',' | ';' | '|' if out.ends_with(' ') => {
-                        out.pop();
-                        match c {
-                            ')' => {
-                                out.push(c);
-                                if *depth == 0 && nested {
-                                    stack.pop();
-                                } else {
-                                    *depth =
-                                        depth.checked_sub(1).ok_or("unbalanced parentheses")?;
-                                }
+                Some(depth) => {
+                    match c {
+                        '#' => {
+                            if line.ends_with('\\') {
+                                return Err("a comment ends with a backslash");
                             }
-                            _ => out.push(c),
+                            break;
                         }
-                    }
-                    '#' => {
-                        if line.ends_with('\\') {
-                            return Err("a comment ends with a backslash");
+                        ' ' | '\t' => {
+                            blank = true;
+                            continue;
                         }
-                        break;
+                        _ => {}
                     }
-                    ' ' | '\t' => {
-                        // None after an opener or a separator.
-                        if !out.is_empty() && !out.ends_with([' ', '(', '[', '{', ',', ';', '|']) {
-                            out.push(' ');
-                        }
+                    if std::mem::take(&mut blank)
+                        && out.chars().last().is_some_and(|last| needs_blank(last, c))
+                    {
+                        out.push(' ');
                     }
-                    '"' => {
-                        out.push(c);
-                        stack.push(None);
-                    }
-                    '(' => {
-                        *depth += 1;
-                        out.push(c);
-                    }
-                    ')' => {
-                        out.push(c);
-                        if *depth == 0 && nested {
+                    out.push(c);
+                    match c {
+                        '"' => stack.push(None),
+                        '(' => *depth += 1,
+                        ')' if *depth == 0 && nested => {
                             stack.pop();
-                        } else {
-                            *depth = depth.checked_sub(1).ok_or("unbalanced parentheses")?;
                         }
+                        ')' => *depth = depth.checked_sub(1).ok_or("unbalanced parentheses")?,
+                        _ => {}
                     }
-                    _ => out.push(c),
-                },
+                }
             }
         }
         if stack.len() > 1 {
             return Err("a string spans lines");
         }
-        let piece = out.trim_end();
-        if !piece.is_empty() {
-            pieces.push(piece.to_owned());
+        if !out.is_empty() {
+            pieces.push(out);
         }
     }
     let mut lines: Vec<String> = Vec::new();
     for piece in pieces {
         match lines.last_mut() {
             Some(last) if last.len() + 1 + piece.len() <= JQ_WIDTH => {
-                let tight = last.ends_with(['(', '[', '{', ',', ';', '|'])
-                    || piece.starts_with([')', ']', '}', ',', ';', '|']);
-                if !tight {
-                    last.push(' ');
+                let (a, b) = (last.chars().last(), piece.chars().next());
+                if let (Some(a), Some(b)) = (a, b) {
+                    if needs_blank(a, b) {
+                        last.push(' ');
+                    }
                 }
                 last.push_str(&piece);
             }
@@ -411,6 +437,26 @@ pub fn compact_jq(text: &str) -> Result<String, &'static str> {
     Ok(lines.iter().map(|l| format!("{l}\n")).collect())
 }
 
+/// Whether jq would read two other tokens if the blank between the code
+/// characters `a` and `b` were dropped: two word characters (`then .`
+/// stays apart from `1 as`), a field or `..` from `.`, a number from a
+/// digit and `.`, and the operators of two characters (`?//` among them:
+/// `.a? // 1` is not `.a ?// 1`).
+pub fn needs_blank(a: char, b: char) -> bool {
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    const PAIRS: [&str; 14] = [
+        "==", "!=", "<=", ">=", "|=", "+=", "-=", "*=", "/=", "%=", "//", "?/", "..", "::",
+    ];
+    (word(a) && word(b))
+        || (a == '.' && (word(b) || b == '.'))
+        || (a.is_ascii_digit() && b == '.')
+        || a == '$'
+        || a == '@'
+        || PAIRS
+            .iter()
+            .any(|p| p.starts_with(a) && p.ends_with(b) && p.len() == a.len_utf8() + b.len_utf8())
+}
+
 /// `VERIFY_PODS_REPORT_JQ` for report.jq: upper case, which no canonical
 /// program uses for identifiers (jq keywords and builtins are lower case).
 pub fn heredoc_delimiter(name: &str) -> String {
@@ -418,23 +464,21 @@ pub fn heredoc_delimiter(name: &str) -> String {
 }
 
 impl Fields {
-    /// Everything from the checker.
+    /// Every feature: the wrapper, generated/verify-pods.sh.
     pub fn from_checker() -> Result<Self, RenderError> {
-        Self::with_summary(true)
+        Self::with(&Feature::ALL)
     }
 
-    /// For a host's library (`splice --lib`): without GitHub's step
-    /// summary (summary.jq), which upstream's function never wrote: the
-    /// host's job summary stays its own (issue 31: the bash keeps only what
-    /// the host needs). generated/ and `verify-pods check` keep it.
-    pub fn for_library() -> Result<Self, RenderError> {
-        Self::with_summary(false)
-    }
-
-    fn with_summary(summary: bool) -> Result<Self, RenderError> {
-        let used = USED
-            .into_iter()
-            .filter(|p| summary || p.name != Programs::SUMMARY.name);
+    /// The function for a host (generated/verify_pods.sh, `splice`):
+    /// only the features asked for.
+    pub fn with(features: &[Feature]) -> Result<Self, RenderError> {
+        let has = |feature| features.contains(&feature);
+        let summary = has(Feature::Summary);
+        let results = has(Feature::Results);
+        let used = USED.into_iter().filter(|p| {
+            (summary || p.name != Programs::SUMMARY.name)
+                && (results || (p.name != Programs::CTRF.name && p.name != Programs::JUNIT.name))
+        });
         let programs = std::iter::once(Embedded::lib())
             .chain(used.clone().map(Embedded::new))
             .collect::<Result<Vec<_>, _>>()?;
@@ -450,6 +494,10 @@ impl Fields {
         settings.push(format!("{}=", contract::ARTIFACT_DIR.env));
         if summary {
             settings.push(format!("{}=", contract::STEP_SUMMARY.env));
+        }
+        if results {
+            settings.push(format!("{}=", contract::CTRF.env));
+            settings.push(format!("{}=", contract::JUNIT.env));
         }
         let mut program_files: Vec<&str> = used.map(|p| p.file).collect();
         program_files.push(Programs::LIB_FILE);
@@ -478,9 +526,6 @@ impl Fields {
             namespaces: contract::NAMESPACES,
             selector: contract::SELECTOR,
             namespaces_path: api::NAMESPACES_PATH,
-            pods_what: api::PODS.what,
-            events_what: api::EVENTS.what,
-            events_query: api::EVENTS.query,
             ctrf: contract::CTRF,
             junit: contract::JUNIT,
             watch: contract::WATCH,
@@ -490,6 +535,17 @@ impl Fields {
             settings_lines: wrapped(&settings, 74),
             releases: RELEASES,
             summary,
+            results,
+            with: Feature::ALL
+                .into_iter()
+                .filter(|f| has(*f))
+                .map(Feature::name)
+                .collect(),
+            without: Feature::ALL
+                .into_iter()
+                .filter(|f| !has(*f))
+                .map(|f| format!("{} ({})", f.name(), f.about()))
+                .collect(),
             program_lines: wrapped(
                 &program_files
                     .iter()

@@ -19,8 +19,8 @@ fn scriptgen(args: &[&str]) -> String {
 #[test]
 fn every_used_program_appears_compacted_in_every_output() {
     let outputs = [
-        scriptgen(&["render"]),
-        scriptgen(&["render", "--definition"]),
+        scriptgen(&["render", "--with", "summary"]),
+        scriptgen(&["render", "--definition", "--with", "summary"]),
         scriptgen(&["render", "--wrapper"]),
     ];
     for program in USED {
@@ -49,11 +49,17 @@ fn compacting_drops_comments_and_keeps_the_tokens() {
         "# about\ndef f: \"a # not a comment \\(1 + (2)) \\\" b\";  # why\n\n  .x\n   | f\n";
     assert_eq!(
         compact_jq(program).unwrap(),
-        "def f: \"a # not a comment \\(1 + (2)) \\\" b\";.x|f\n"
+        "def f:\"a # not a comment \\(1+(2)) \\\" b\";.x|f\n"
     );
     assert_eq!(
         compact_jq("[ 1 , ( 2 ) ]\n| {a: \"( x , y )\"}\n").unwrap(),
-        "[1,(2)]|{a: \"( x , y )\"}\n"
+        "[1,(2)]|{a:\"( x , y )\"}\n"
+    );
+    // Blanks stay where tokens would merge: words, a field from `.`, a
+    // number from a digit and `.`, operators of two characters, `?//`.
+    assert_eq!(
+        compact_jq(". as $x | 1 . | . .. | . == 1 | .a? // $x | 1 - -1 | not\n.y").unwrap(),
+        ". as$x|1 .|. ..|.==1|.a? //$x|1--1|not.y\n"
     );
     assert!(compact_jq("\"a\nb\"").is_err(), "a string across lines");
     assert!(
@@ -119,7 +125,7 @@ fn no_program_contains_a_heredoc_delimiter() {
         }
     }
     // Each delimiter opens and closes exactly one here-document.
-    let definition = scriptgen(&["render", "--definition"]);
+    let definition = scriptgen(&["render", "--definition", "--with", "summary"]);
     for name in USED.iter().map(|p| p.name).chain([Programs::LIB_NAME]) {
         let delimiter = heredoc_delimiter(name);
         let opening = format!("<<'{delimiter}'");
@@ -156,15 +162,22 @@ fn settings_come_from_the_checker() {
 
 #[test]
 fn the_definition_is_what_splice_inserts_and_the_files_include() {
-    let fields = Fields::from_checker().unwrap();
-    let definition = render::definition(&fields).unwrap();
+    // A host's function (no --with) is what splice inserts and
+    // generated/verify_pods.sh holds; the wrapper holds every feature.
+    let host = Fields::with(&[]).unwrap();
+    let definition = render::definition(&host).unwrap();
     assert!(definition.starts_with("verify_pods() {\n"));
     assert!(definition.ends_with("\n}\n"));
-    assert!(render::function_file(&fields)
-        .unwrap()
-        .contains(&definition));
-    assert!(render::wrapper(&fields).unwrap().contains(&definition));
+    assert!(render::function_file(&host).unwrap().contains(&definition));
     assert_eq!(scriptgen(&["render", "--definition"]), definition);
+    let all = Fields::from_checker().unwrap();
+    let full = render::definition(&all).unwrap();
+    assert!(render::wrapper(&all).unwrap().contains(&full));
+    assert_ne!(full, definition, "the features add nothing");
+    assert_eq!(
+        scriptgen(&["render", "--definition", "--with", "summary"]),
+        full
+    );
 }
 
 #[test]
@@ -189,9 +202,19 @@ fn headers_say_the_version_and_how_to_regenerate_and_check() {
         );
         assert!(header.contains(concat!("verify-pods ", env!("CARGO_PKG_VERSION"))));
         assert!(header.contains("release archives"), "{header}");
+        let releases = concat!(env!("CARGO_PKG_REPOSITORY"), "/releases");
+        assert!(header.contains(releases), "{header}");
+        // It names each program it embeds; a host's function says what
+        // it left out and how to add it.
         for program in USED {
-            assert!(header.contains(program.file), "{}", program.file);
+            let embedded = output.contains(&compact_jq(program.body).unwrap());
+            assert_eq!(header.contains(program.file), embedded, "{}", program.file);
         }
+        let wrapper = args.contains(&"--wrapper");
+        assert_eq!(
+            header.contains("Left out (render or splice --with NAME"),
+            !wrapper
+        );
         assert!(header.contains(contract::DEADLINE_ENV), "the settings");
     }
     assert!(scriptgen(&["render", "--wrapper"]).starts_with("#!/usr/bin/env bash\n"));

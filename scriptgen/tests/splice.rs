@@ -325,6 +325,44 @@ fn splice_lib_adds_a_source_line_and_writes_the_library() {
 }
 
 #[test]
+fn a_library_with_a_feature_says_so_and_regenerates_with_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = host_copy(dir.path(), &fixture_text());
+    let lib = dir.path().join(LIB);
+    let with = |flag: &str| {
+        let mut cmd = Command::new(sandbox::verify_pods_bin());
+        cmd.args(["bash", "splice"]).arg(&script);
+        cmd.args(["--lib", LIB, flag, "--with", "summary"]);
+        cmd.assert()
+    };
+    with("--write").success();
+    let text = fs::read_to_string(&lib).unwrap();
+    let summary = scriptgen::render::compact_jq(checker::Programs::SUMMARY.body).unwrap();
+    assert!(text.contains(&summary), "no summary.jq in\n{text}");
+    assert!(text.contains("--lib lib/verify-pods.sh --with summary --write"));
+    assert!(!text.contains("Left out"), "{text}");
+    with("--check").success().stdout("");
+    // Without the feature the library is stale: --check says so.
+    splice_lib(&script, LIB, Some("--check"))
+        .code(1)
+        .stderr(contains("lib/verify-pods.sh: differs"));
+}
+
+/// generated/verify_pods.sh, the function as a host gets it, stays within
+/// issue 31's budget too (the library above is its reindented copy).
+#[test]
+fn the_generated_function_is_at_most_800_lines_and_45_000_bytes() {
+    let path = sandbox::function_file();
+    let text = fs::read_to_string(&path).unwrap();
+    let (lines, bytes) = (text.lines().count(), text.len());
+    eprintln!("{}: {lines} lines, {bytes} bytes", path.display());
+    assert!(
+        lines <= 800 && bytes <= 45_000,
+        "{lines} lines, {bytes} bytes"
+    );
+}
+
+#[test]
 fn splice_lib_check_says_which_file_is_stale() {
     let dir = tempfile::tempdir().unwrap();
     let original = fixture_text();

@@ -476,6 +476,10 @@ NAMESPACES = {}
 NAMESPACES_FILE = "namespaces"
 SELECTORS = {}
 SELECTOR_FILE = "selector"
+# Cases checked with --exclude-ns / KWOK_VERIFY_PODS_EXCLUDE_NS: name -> its
+# value (`+NS` adds to the default list), in the case's `exclude-ns` file.
+EXCLUDE_NS = {}
+EXCLUDE_NS_FILE = "exclude-ns"
 # The list that reproduces upstream's rule (`map(.kind) | contains(["Job"])`:
 # a substring test, case-sensitive) for the owner kinds that exist: batch/v1
 # Job (and Volcano's Job), the Kubeflow training operator's kinds, and the
@@ -484,10 +488,12 @@ SELECTOR_FILE = "selector"
 UPSTREAM_EQUIVALENT_KINDS = "Job,CronJob,JobSet,TrainJob,PyTorchJob,TFJob,MPIJob,XGBoostJob,PaddleJob,JAXJob,MXJob,RayJob"
 
 
-def case(readme, list_limit=None, owner_kinds=None, namespaces=None, selector=None):
+def case(readme, list_limit=None, owner_kinds=None, namespaces=None, selector=None, exclude_ns=None):
     def register(fn):
         name = fn.__name__.replace("_", "-")
         CASES[name] = (readme, fn)
+        if exclude_ns is not None:
+            EXCLUDE_NS[name] = exclude_ns
         if namespaces is not None:
             NAMESPACES[name] = namespaces
         if selector is not None:
@@ -1158,6 +1164,12 @@ def selection_namespaces_and_selector():
     return mixed_everything()
 
 
+@case("--exclude-ns +training (issue 32): the + adds training to the default excluded "
+      "namespaces, so kube-system's pods still do not count.", exclude_ns="+training")
+def selection_exclude_added():
+    return mixed_everything()
+
+
 @case("A larger cluster, generated with a fixed seed: 400 pods in 30 namespaces on 16 nodes, a few unscheduled and failed.")
 def large_generated():
     rng = random.Random(20260528)
@@ -1300,7 +1312,8 @@ def write():
         (folder / "pods.json").write_bytes(pods)
         (folder / "events.json").write_bytes(events)
         for file, values in ((LIMIT_FILE, LIMITS), (OWNER_KINDS_FILE, OWNER_KINDS),
-                             (NAMESPACES_FILE, NAMESPACES), (SELECTOR_FILE, SELECTORS)):
+                             (NAMESPACES_FILE, NAMESPACES), (SELECTOR_FILE, SELECTORS),
+                             (EXCLUDE_NS_FILE, EXCLUDE_NS)):
             path = folder / file
             if name in values:
                 path.write_text(f"{values[name]}\n")
@@ -1312,10 +1325,17 @@ def write():
 # ---------------------------------------------------------------- the model
 
 
-def excluded_namespaces():
-    """The default list, read from the one file that defines it (never restated here)."""
+def excluded_namespaces(name=None):
+    """The default list, read from the one file that defines it (never restated here); for
+    a case with an exclude-ns file, its value: `+a,b` adds a and b, `a,b` replaces the list."""
     lines = (ROOT / "checker/programs/excluded-namespaces").read_text().splitlines()
-    return {line.split("#")[0].strip() for line in lines} - {""}
+    default = {line.split("#")[0].strip() for line in lines} - {""}
+    path = HERE / name / EXCLUDE_NS_FILE if name else None
+    setting = path.read_text().strip() if path and path.is_file() else ""
+    if setting == "":
+        return default
+    listed = set((setting[1:] if setting.startswith("+") else setting).split(",")) - {""}
+    return default | listed if setting.startswith("+") else listed
 
 
 def owner_kinds(name):
@@ -1445,12 +1465,12 @@ def selected(pod, terms):
     return True
 
 
-def model(pods_doc, events_doc, kinds, substring=False, within=(set(), [])):
+def model(pods_doc, events_doc, kinds, substring=False, within=(set(), []), excluded=None):
     """What `verify-pods check --snapshot --events --format json` must say, from the rules of
     issues 2 and 11: a pending pod without a node is unscheduled unless an owner's kind is one
     of `kinds` (exact match, issue 24). With `substring`, upstream's rule instead: an owner
     kind that contains "Job"."""
-    excluded = excluded_namespaces()
+    excluded = excluded_namespaces() if excluded is None else excluded
     pods = [p for p in pods_doc["items"] if get(p, "metadata", "namespace") not in excluded]
     only, terms = within
     pods = [p for p in pods if (not only or get(p, "metadata", "namespace") in only) and selected(p, terms)]
@@ -1879,7 +1899,8 @@ def check():
             if not (folder / file).is_file() or (folder / file).read_bytes() != want:
                 problems.append(f"{name}/{file}: differs from what make_corpus.py writes (run it with `write`)")
         for file, values in ((LIMIT_FILE, LIMITS), (OWNER_KINDS_FILE, OWNER_KINDS),
-                             (NAMESPACES_FILE, NAMESPACES), (SELECTOR_FILE, SELECTORS)):
+                             (NAMESPACES_FILE, NAMESPACES), (SELECTOR_FILE, SELECTORS),
+                             (EXCLUDE_NS_FILE, EXCLUDE_NS)):
             path = folder / file
             if (path.read_text() if path.is_file() else None) != (f"{values[name]}\n" if name in values else None):
                 problems.append(f"{name}/{file}: differs from what make_corpus.py writes (run it with `write`)")
@@ -1903,7 +1924,8 @@ def check():
         except Refused as e:
             problems.append(f"{folder.name}: the model refuses a recorded case: {e}")
             continue
-        want = model(pods_doc, events_doc, owner_kinds(folder.name), within=selection(folder.name))
+        want = model(pods_doc, events_doc, owner_kinds(folder.name), within=selection(folder.name),
+                     excluded=excluded_namespaces(folder.name))
         if OWNER_KINDS.get(folder.name) == UPSTREAM_EQUIVALENT_KINDS:
             upstream = model(pods_doc, events_doc, set(), substring=True)
             if (upstream["verdict"], upstream["unscheduled_pods"]) != (want["verdict"], want["unscheduled_pods"]):

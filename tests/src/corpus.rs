@@ -105,6 +105,13 @@ impl Case {
         self.setting_file("selector")
     }
 
+    /// The excluded namespaces the case is checked with (`--exclude-ns`,
+    /// `+NS` adds to the default list): its `exclude-ns` file, else ""
+    /// (the default list).
+    pub fn exclude_ns(&self) -> String {
+        self.setting_file("exclude-ns")
+    }
+
     fn setting_file(&self, name: &str) -> String {
         let path = self.file(name);
         if !path.is_file() {
@@ -116,7 +123,7 @@ impl Case {
 
     /// The case's settings as both drivers read them from the environment:
     /// its list limit, excluded owner kinds and selection.
-    pub fn env(&self) -> [(&'static str, String); 4] {
+    pub fn env(&self) -> [(&'static str, String); 5] {
         [
             (
                 checker::contract::LIST_LIMIT.env,
@@ -128,6 +135,10 @@ impl Case {
             ),
             (checker::contract::NAMESPACES.env, self.namespaces()),
             (checker::contract::SELECTOR.env, self.selector()),
+            (
+                checker::contract::EXCLUDE_NAMESPACES.env,
+                self.exclude_ns(),
+            ),
         ]
     }
 

@@ -65,7 +65,10 @@ fn knobs(case: &Case) -> expect::Knobs {
                 .map(str::to_owned)
                 .collect(),
             selector: case.selector(),
-            ..Default::default()
+            namespaces: match case.exclude_ns().as_str() {
+                "" => checker::Programs::default_excluded_namespaces(),
+                text => checker::contract::excluded_namespaces(text),
+            },
         },
         list_limit: case.list_limit(),
     }

@@ -92,19 +92,23 @@ fn the_selector_goes_to_the_server_and_the_watch_but_not_to_the_events() {
 
 #[test]
 fn a_selection_report_jq_refuses_ends_the_check_before_any_list() {
-    // (setting, value): each refused by both drivers, exit 2, one line.
+    // (setting, value, what report.jq says): each refused by both
+    // drivers, exit 2, one line naming the value.
     let refused = [
-        (contract::SELECTOR, "env in (prod,dev)"),
-        (contract::SELECTOR, "app = web"),
-        (contract::SELECTOR, "=web"),
-        (contract::SELECTOR, "app=we$b"),
-        (contract::NAMESPACES, "Training"),
-        (contract::NAMESPACES, "a/b"),
-        (contract::NAMESPACES, "-a"),
+        (contract::SELECTOR, "env in (prod,dev)", "label selector term \"env in (prod\""),
+        (contract::SELECTOR, "app = web", "label selector term \"app = web\""),
+        (contract::SELECTOR, "=web", "label selector term \"=web\""),
+        (contract::SELECTOR, "app=we$b", "label selector term \"app=we$b\""),
+        (contract::SELECTOR, "a/b=c/d", "label selector term \"a/b=c/d\""),
+        (contract::NAMESPACES, "Training", "namespace \"Training\""),
+        (contract::NAMESPACES, "a/b", "namespace \"a/b\""),
+        (contract::NAMESPACES, "ok,-a", "namespace \"-a\""),
+        (contract::EXCLUDE_NAMESPACES, "Kube-System", "excluded namespace \"Kube-System\""),
+        (contract::EXCLUDE_NAMESPACES, "+web,b_c", "excluded namespace \"b_c\""),
     ];
     // No server: a list would fail otherwise (kubectl's words, not these).
     let env = KubeEnv::new("http://127.0.0.1:9").expect("kubeconfig");
-    for (setting, value) in refused {
+    for (setting, value, said) in refused {
         for driver in DRIVERS {
             let out = run(driver.command(&env).env(setting.env, value));
             let stderr = text(&out.stderr);
@@ -114,7 +118,7 @@ fn a_selection_report_jq_refuses_ends_the_check_before_any_list() {
                 1,
                 "{driver:?} {value:?}: {stderr}"
             );
-            assert!(stderr.contains(setting.env), "{driver:?}: {stderr}");
+            assert!(stderr.contains(said), "{driver:?}: {stderr}");
             assert!(!stderr.contains("kubectl"), "{driver:?} listed: {stderr}");
         }
     }

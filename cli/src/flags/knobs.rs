@@ -95,7 +95,7 @@ pub(crate) fn selection(engine: &Engine, excluded: &Excluded) -> Result<(), cont
         .expect("an empty list reads");
     match engine.report(vec![none], excluded) {
         Ok(_) => Ok(()),
-        Err(e) => Err(contract::messages::SELECTION_INVALID.say(&[("why", &e.message)])),
+        Err(e) => Err(contract::messages::SELECTION_INVALID.say(&[("jq_error", &e.message)])),
     }
 }
 
