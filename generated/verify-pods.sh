@@ -195,12 +195,12 @@ VERIFY_PODS_RESULT_JQ
   IFS= read -r -d '' render_program <<'VERIFY_PODS_RENDER_JQ' || true
 def line($level):"\($level)\t\(phrase)";def pod_ref:"\(.namespace)/\(.name)";def pod_line($parts):"  \(pod_ref)"+(parts_joined(trim_end;$parts)|if.==""then""else": "+. end);
 def group_pods($members;$count;$messages):($members[]|"  "+pod_line(if$messages then[.message]else[]end)|line("plain")),(and_more($count;$members|length)|select(.!="")|"    \(.)"|line("plain"));
-def failure_banner:"=========================================="as$rule|(""|line("plain")),($rule|line("plain")),("Scheduling validation FAILED"|line("error")),
-($rule|line("plain")),(""|line("plain"));("Pod status: \(status_counts) (attempts=\(.attempts), waited=\(.waited_seconds)s)"
-+(if.resource_version==null then""else" at resourceVersion \(.resource_version)"end)|line("info")),(if.verdict=="fail"then failure_banner,
-(if.unscheduled>0 then"\(.unscheduled) pods could not be scheduled to nodes"|line("error")else empty end),(if.failed>0 then"\(.failed) pods are in Failed state"|line("error")else empty end)
-else empty end),(if.unscheduled>0 then("\(unscheduled_heading):"|line("error")),(if$list_limit==0 then(.unscheduled_pods[]|pod_line([.reason,.message])|line("plain"))else. as$result
-|(.unscheduled_groups[:$list_limit][]|("  \(.count|pods_count): \(unscheduled_cause(trim_end))"|line("plain")),(. as$group|group_pods($result|unscheduled_members($group;$list_limit);.count;false))),
+def rule:"=========================================="|line("error");def failure_banner:rule,("Scheduling validation FAILED"|line("error")),rule;
+("Pod status: \(status_counts) (attempts=\(.attempts), waited=\(.waited_seconds)s)"+(if.resource_version==null then""else" at resourceVersion \(.resource_version)"end)|line("info")),
+(if.verdict=="fail"then failure_banner,(if.unscheduled>0 then"\(.unscheduled) pods could not be scheduled to nodes"|line("error")else empty end),
+(if.failed>0 then"\(.failed) pods are in Failed state"|line("error")else empty end),(""|line("error"))else empty end),(if.unscheduled>0 then("\(unscheduled_heading):"|line("error")),
+(if$list_limit==0 then(.unscheduled_pods[]|pod_line([.reason,.message])|line("plain"))else. as$result|(.unscheduled_groups[:$list_limit][]
+|("  \(.count|pods_count): \(unscheduled_cause(trim_end))"|line("plain")),(. as$group|group_pods($result|unscheduled_members($group;$list_limit);.count;false))),
 (.unscheduled_groups|groups_left($list_limit)|select(.!="")|"  \(.)"|line("plain"))end)else empty end),(if.failed>0 then("\(failed_heading):"|line("error")),(if$list_limit==0 then
 (.failed_pods[]|pod_line([.reason,.message])|line("plain"))else. as$result|(.failed_groups[:$list_limit][]|("  \(.count|pods_count): \(failed_cause(trim_end))"|line("plain")),(. as$group
 |group_pods($result|failed_members($group;$list_limit);.count;.message==null))),(.failed_groups|groups_left($list_limit)|select(.!="")|"  \(.)"|line("plain"))end)else empty end),
@@ -210,7 +210,7 @@ else empty end),(if.unscheduled>0 then("\(unscheduled_heading):"|line("error")),
 (if(.distribution|length)==0 then empty elif$list_limit>0 and.verdict=="pass"and(node_figures|.nodes>0)then"Pod distribution by node: \(node_figures|node_summary)"|line("info")
 elif$list_limit>0 and(node_figures|.nodes>$list_limit)then(node_figures|("Pod distribution by node: \(node_summary); the \($list_limit) with the most pods:"|line("info")),
 (.most[:$list_limit][]|"  \(.node): \(.pods)"|line("plain")))else("Pod distribution by node:"|line("info")),(.distribution[]|"  \(.node): \(.pods)"|line("plain"))end),
-((if.verdict=="pass"then"info"elif.verdict=="empty"then"warn"else"plain"end)as$level|verdict_message|line($level))
+((if.verdict=="pass"then"info"elif.verdict=="empty"then"warn"else"plain"end)as$level|verdict_message|line($level)),(if.verdict=="fail"then rule else empty end)
 VERIFY_PODS_RENDER_JQ
   IFS= read -r -d '' progress_program <<'VERIFY_PODS_PROGRESS_JQ' || true
 if$attempts==0 then"info\tVerifying pod scheduling..."else"info\tAttempt \($attempts): \(status_counts) — waiting for scheduler (\($waited_seconds)/\($deadline_seconds)s)"end

@@ -7,8 +7,9 @@
 # LEVEL is info, warn, error or plain; the bash function hands TEXT to
 # log_LEVEL (plain: printf, on stdout) and the checker prints TEXT. A line
 # upstream's verify_pods() prints through log_info, log_warn or log_error
-# has that level; one it echoes (the node and pod entries, the events, the
-# banner's rules) and our new lines (groups, the closing line) are plain. Every word a user reads comes from here.
+# has that level (the banner's rules and blank line too); one it echoes (the
+# node and pod entries, the events) and our new lines (groups, the closing
+# line) are plain. Every word a user reads comes from here.
 
 # Shared definitions (phrase, parts_joined, status_counts, verdict_message,
 # the headings) come from lib.jq, which the drivers put in front of this file.
@@ -28,12 +29,11 @@ def group_pods($members; $count; $messages):
   ($members[] | "  " + pod_line(if $messages then [.message] else [] end) | line("plain")),
   (and_more($count; $members | length) | select(. != "") | "    \(.)" | line("plain"));
 
-# Upstream's banner, as it prints it: a blank line, a rule of 42 `=`, its
-# words (log_error), the rule again, a blank line.
-def failure_banner:
-  "==========================================" as $rule
-  | ("" | line("plain")), ($rule | line("plain")), ("Scheduling validation FAILED" | line("error")),
-    ($rule | line("plain")), ("" | line("plain"));
+# Upstream's banner, as it prints it, each line through log_error: a rule
+# of 42 `=`, its words, the rule again; its counts follow, then a blank
+# line, and the same rule closes the failure.
+def rule: "==========================================" | line("error");
+def failure_banner: rule, ("Scheduling validation FAILED" | line("error")), rule;
 
 # The order (issue 29): the verdict first, the evidence after. The status
 # line; for a failure upstream's banner and counts; the unscheduled groups;
@@ -56,7 +56,8 @@ def failure_banner:
 (if .verdict == "fail" then
    failure_banner,
    (if .unscheduled > 0 then "\(.unscheduled) pods could not be scheduled to nodes" | line("error") else empty end),
-   (if .failed > 0 then "\(.failed) pods are in Failed state" | line("error") else empty end)
+   (if .failed > 0 then "\(.failed) pods are in Failed state" | line("error") else empty end),
+   ("" | line("error"))
  else empty end)
 ,
 (if .unscheduled > 0 then
@@ -124,3 +125,5 @@ def failure_banner:
 ,
 ((if .verdict == "pass" then "info" elif .verdict == "empty" then "warn" else "plain" end) as $level
  | verdict_message | line($level))
+,
+(if .verdict == "fail" then rule else empty end)

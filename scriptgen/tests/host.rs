@@ -193,9 +193,11 @@ fn a_host_without_log_functions_gets_upstreams_tags_and_streams() {
         stderr.contains("[ERROR] Scheduling validation FAILED\n"),
         "{stderr}"
     );
+    // The banner's rules go where upstream's log_error sends them.
     assert!(
-        stdout.contains("\n==========================================\n"),
-        "{stdout}"
+        stderr.contains("[ERROR] ==========================================\n"),
+        "{stderr}"
     );
+    assert!(!stdout.contains("=========="), "{stdout}");
     assert!(!stderr.contains("command not found"), "{stderr}");
 }

@@ -1752,7 +1752,8 @@ FAILED_LINE = "{n} pods are in Failed state"
 def check_upstream_lines(expected, lines):
     """The start line first; a pass or an empty cluster ends with upstream's sentence; a
     failure has upstream's banner (a line of `=` above and below) after the status line,
-    followed at once by upstream's counts of what failed."""
+    followed at once by upstream's counts of what failed and a blank line, and ends with
+    the rule, as upstream's failing branch does."""
     problems = []
     if lines[:1] != [START_LINE]:
         problems.append(f"the first line is not {START_LINE!r}: {lines[:1]!r}")
@@ -1766,16 +1767,21 @@ def check_upstream_lines(expected, lines):
         if banners:
             problems.append(f"a {FAILED_BANNER!r} banner for verdict {expected['verdict']}")
         return problems
-    if len(banners) != 1 or banners[0] < 4:
+    if len(banners) != 1 or banners[0] < 3:
         return problems + [f"no one {FAILED_BANNER!r} banner after the status line: {banners}"]
     at = banners[0]
-    # Upstream's spacing and width (issue 31): a blank line, 42 `=`, the words, 42 `=`, a blank line.
-    if lines[at - 2:at + 3] != ["", BANNER_RULE, FAILED_BANNER, BANNER_RULE, ""]:
-        problems.append(f"the banner is not upstream's: {lines[at - 2:at + 3]!r}")
+    # Upstream's width and spacing (issue 31, as its function prints them through
+    # log_error): 42 `=`, the words, 42 `=`, the counts, a blank line; no blank above.
+    if lines[at - 2:at + 2] != [lines[at - 2], BANNER_RULE, FAILED_BANNER, BANNER_RULE] \
+            or lines[at - 2] in ("", BANNER_RULE):
+        problems.append(f"the banner is not upstream's: {lines[at - 2:at + 2]!r}")
     counts = [UNSCHEDULED_LINE.format(n=expected["unscheduled"])] if expected["unscheduled"] else []
     counts += [FAILED_LINE.format(n=expected["failed"])] if expected["failed"] else []
-    if lines[at + 3:at + 3 + len(counts)] != counts:
-        problems.append(f"the banner is not followed by {counts}: {lines[at + 3:at + 3 + len(counts)]}")
+    if lines[at + 2:at + 3 + len(counts)] != counts + [""]:
+        problems.append(f"the banner is not followed by {counts} and a blank line: "
+                        f"{lines[at + 2:at + 3 + len(counts)]}")
+    if lines[-1:] != [BANNER_RULE]:
+        problems.append(f"the failure does not end with the rule: {lines[-1:]!r}")
     return problems
 
 
