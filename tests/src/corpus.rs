@@ -112,6 +112,15 @@ impl Case {
         self.setting_file("exclude-ns")
     }
 
+    /// The excluded namespaces report.jq gets for the case: the default
+    /// list, or what its `exclude-ns` file makes of it.
+    pub fn excluded_namespaces(&self) -> Vec<String> {
+        match self.exclude_ns().as_str() {
+            "" => checker::Programs::default_excluded_namespaces(),
+            text => checker::contract::excluded_namespaces(text),
+        }
+    }
+
     fn setting_file(&self, name: &str) -> String {
         let path = self.file(name);
         if !path.is_file() {

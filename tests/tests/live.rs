@@ -65,10 +65,7 @@ fn knobs(case: &Case) -> expect::Knobs {
                 .map(str::to_owned)
                 .collect(),
             selector: case.selector(),
-            namespaces: match case.exclude_ns().as_str() {
-                "" => checker::Programs::default_excluded_namespaces(),
-                text => checker::contract::excluded_namespaces(text),
-            },
+            namespaces: case.excluded_namespaces(),
         },
         list_limit: case.list_limit(),
     }

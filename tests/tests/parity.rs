@@ -152,10 +152,9 @@ fn stage(program: Program, case: &Case, chain: &Chain, unscheduled: bool) -> JqR
     let path = |name: &str| chain.path(name).display().to_string();
     let (values, input) = match program.name {
         "report" => {
-            let excluded = Programs::default_excluded_namespaces().join(",");
             (
                 vec![
-                    excluded,
+                    case.excluded_namespaces().join(","),
                     case.owner_kinds(),
                     case.namespaces(),
                     case.selector(),
