@@ -144,10 +144,7 @@ impl Case {
             ),
             (checker::contract::NAMESPACES.env, self.namespaces()),
             (checker::contract::SELECTOR.env, self.selector()),
-            (
-                checker::contract::EXCLUDE_NAMESPACES.env,
-                self.exclude_ns(),
-            ),
+            (checker::contract::EXCLUDE_NAMESPACES.env, self.exclude_ns()),
         ]
     }
 

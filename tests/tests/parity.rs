@@ -151,17 +151,15 @@ impl Chain {
 fn stage(program: Program, case: &Case, chain: &Chain, unscheduled: bool) -> JqRun {
     let path = |name: &str| chain.path(name).display().to_string();
     let (values, input) = match program.name {
-        "report" => {
-            (
-                vec![
-                    case.excluded_namespaces().join(","),
-                    case.owner_kinds(),
-                    case.namespaces(),
-                    case.selector(),
-                ],
-                case.pods(),
-            )
-        }
+        "report" => (
+            vec![
+                case.excluded_namespaces().join(","),
+                case.owner_kinds(),
+                case.namespaces(),
+                case.selector(),
+            ],
+            case.pods(),
+        ),
         "events" => (vec![path("report.json")], case.events()),
         "result" => {
             // Events are only collected when something is unscheduled;

@@ -94,17 +94,26 @@ fn the_selector_goes_to_the_server_and_the_watch_but_not_to_the_events() {
 fn a_selection_report_jq_refuses_ends_the_check_before_any_list() {
     // (setting, value, what report.jq says): each refused by both
     // drivers, exit 2, one line naming the value.
+    let (sel, ns, ex) = (
+        contract::SELECTOR,
+        contract::NAMESPACES,
+        contract::EXCLUDE_NAMESPACES,
+    );
     let refused = [
-        (contract::SELECTOR, "env in (prod,dev)", "label selector term \"env in (prod\""),
-        (contract::SELECTOR, "app = web", "label selector term \"app = web\""),
-        (contract::SELECTOR, "=web", "label selector term \"=web\""),
-        (contract::SELECTOR, "app=we$b", "label selector term \"app=we$b\""),
-        (contract::SELECTOR, "a/b=c/d", "label selector term \"a/b=c/d\""),
-        (contract::NAMESPACES, "Training", "namespace \"Training\""),
-        (contract::NAMESPACES, "a/b", "namespace \"a/b\""),
-        (contract::NAMESPACES, "ok,-a", "namespace \"-a\""),
-        (contract::EXCLUDE_NAMESPACES, "Kube-System", "excluded namespace \"Kube-System\""),
-        (contract::EXCLUDE_NAMESPACES, "+web,b_c", "excluded namespace \"b_c\""),
+        (
+            sel,
+            "env in (prod,dev)",
+            "label selector term \"env in (prod\"",
+        ),
+        (sel, "app = web", "label selector term \"app = web\""),
+        (sel, "=web", "label selector term \"=web\""),
+        (sel, "app=we$b", "label selector term \"app=we$b\""),
+        (sel, "a/b=c/d", "label selector term \"a/b=c/d\""),
+        (ns, "Training", "namespace \"Training\""),
+        (ns, "a/b", "namespace \"a/b\""),
+        (ns, "ok,-a", "namespace \"-a\""),
+        (ex, "Kube-System", "excluded namespace \"Kube-System\""),
+        (ex, "+web,b_c", "excluded namespace \"b_c\""),
     ];
     // No server: a list would fail otherwise (kubectl's words, not these).
     let env = KubeEnv::new("http://127.0.0.1:9").expect("kubeconfig");

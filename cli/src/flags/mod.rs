@@ -5,7 +5,9 @@
 mod help;
 mod knobs;
 
-pub(crate) use knobs::{excluded_namespaces, knob, only_namespaces, owner_kinds, selection, source};
+pub(crate) use knobs::{
+    excluded_namespaces, knob, only_namespaces, owner_kinds, selection, source,
+};
 
 use checker::contract::{self, DEADLINE_ENV, INTERVAL_ENV};
 use checker::Programs;
