@@ -517,7 +517,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
   fi
   enc=${selector//\//%2F} enc=${enc//=/%3D} enc=${enc//!/%21}
   [[ -z $selector ]] || pods_list+="?labelSelector=${enc//,/%2C}"
-  [[ -z ${KWOK_VERIFY_PODS_CTRF:-}${KWOK_VERIFY_PODS_JUNIT:-} ]] || vp_warn "rendered without --with results: no CTRF/JUnit"
+  [[ -z ${KWOK_VERIFY_PODS_CTRF:-}${KWOK_VERIFY_PODS_JUNIT:-} ]] || vp_warn "no CTRF/JUnit: rendered without --with results"
   local artifact_dir=${KWOK_VERIFY_PODS_ARTIFACT_DIR:-} dir why command count
   if [[ -n $artifact_dir ]] && ! mkdir -p -- "$artifact_dir" 2>"$stderr_file"; then
     vp_last_stderr_line
