@@ -137,7 +137,8 @@ def jq_command(name, program_file, values):
 
 def report_values(excluded):
     """The placeholders of report.jq's command line: the default lists."""
-    return {"EXCLUDED_NAMESPACES": ",".join(excluded), "EXCLUDED_OWNER_KINDS": ",".join(excluded_owner_kinds())}
+    return {"EXCLUDED_NAMESPACES": ",".join(excluded), "EXCLUDED_OWNER_KINDS": ",".join(excluded_owner_kinds()),
+            "NAMESPACES": "", "SELECTOR": ""}
 
 
 def contenders(pods_file, events_file, excluded, work, have_wrapper, compare=()):

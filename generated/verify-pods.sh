@@ -9,10 +9,10 @@
 #   KWOK_VERIFY_PODS_KUBECTL_TIMEOUT=120 KWOK_VERIFY_PODS_CHUNK_SIZE=0
 #   KWOK_VERIFY_PODS_LIST_LIMIT=10 KWOK_VERIFY_PODS_DEADLINE_EPOCH=0
 #   KWOK_VERIFY_PODS_EXCLUDE_OWNER_KINDS=Job KWOK_VERIFY_PODS_ARTIFACT_DIR=
-#   GITHUB_STEP_SUMMARY=
+#   GITHUB_STEP_SUMMARY= KWOK_VERIFY_PODS_CTRF= KWOK_VERIFY_PODS_JUNIT=
 # Its jq programs, comments stripped, are verify-pods 0.1.0's
 #   report.jq decision.jq workloads.jq events.jq result.jq render.jq
-#   progress.jq summary.jq lib.jq page-head.jq
+#   progress.jq summary.jq ctrf.jq junit.jq lib.jq page-head.jq
 # verify-pods without building Rust: its release archives (one binary a
 # platform, with its sha256) at https://github.com/NVIDIA/verify-pods/releases
 # Regenerate: verify-pods bash render --wrapper > verify-pods.sh
@@ -63,6 +63,7 @@ verify_pods() {
   local kubectl_pid='' waiting_pid=''
   vp_cancel() {
     trap '' TERM INT HUP
+    trap - EXIT
     if [[ -n $kubectl_pid ]]; then
       kill -s KILL -- "-$kubectl_pid" "$kubectl_pid" 2>/dev/null
       wait "$kubectl_pid" 2>/dev/null
@@ -77,10 +78,27 @@ verify_pods() {
     kill -s "$1" "$(BASH_ENV='' exec "$BASH" -c 'echo "$PPID"')"
     exit $((128 + $(kill -l "$1")))
   }
+  local ctrf_file=${KWOK_VERIFY_PODS_CTRF:-} junit_file=${KWOK_VERIFY_PODS_JUNIT:-}
+  local start_ms=0 results_timestamp='' results_written=false stopped_why='' epoch_ms
+  vp_epoch_ms() {
+    epoch_ms=${EPOCHREALTIME:-}
+    if [[ -n $epoch_ms ]]; then
+      epoch_ms=${epoch_ms//[!0123456789]/}
+      epoch_ms=$((10#$epoch_ms / 1000))
+    else
+      epoch_ms=$(date +%s)000 || epoch_ms=0
+    fi
+  }
+  if [[ -n $ctrf_file || -n $junit_file ]]; then
+    vp_epoch_ms
+    start_ms=$epoch_ms
+    results_timestamp=$(date -u -d "@$((start_ms / 1000))" +%Y-%m-%dT%H:%M:%SZ 2>/dev/null ||
+      date -u -r "$((start_ms / 1000))" +%Y-%m-%dT%H:%M:%SZ)
+  fi
   trap 'vp_cancel TERM' TERM
   trap 'vp_cancel INT' INT
   trap 'vp_cancel HUP' HUP
-  local lib_program report_program decision_program workloads_program events_program result_program render_program progress_program summary_program page_head_program
+  local lib_program report_program decision_program workloads_program events_program result_program render_program progress_program summary_program ctrf_program junit_program page_head_program
   IFS= read -r -d '' lib_program <<'VERIFY_PODS_LIB_JQ' || true
 def is_number:.>true and.<"";def is_string:.>=""and.<[];def canon:if is_number|not then. elif.<100000000000000000 and.>-100000000000000000 and.==floor then floor+0 else null end;
 def text:if is_string then. else tojson end;def hidden_control:if.<127 then.<32 else.==127 or(.>=128 and.<160)or.==1564 or.==8206 or.==8207 or.==8232 or.==8233
@@ -129,18 +147,25 @@ def owner_kinds_in($kinds):[.metadata.ownerReferences[]?|.kind as$kind|select(an
 def terminated:[.status.containerStatuses[]?|.state.terminated|objects]|.[0];def with_phase($phases;$phase):.[$phases|indices($phase)[]];def distribution:group_by(.)
 |map({node:(.[0]//""|if.==""then"<none>"else. end),pods:length})|group_by(.node)|map({node:(.[0].node|canon),pods:(map(.pods)|add)});def count($phase):indices($phase)|length;def without($dropped):
 . as$all|if$dropped==[]then$all else[range(0;($dropped|length)+1)as$i|$all[(if$i==0 then 0 else$dropped[$i-1]+1 end):($dropped[$i]//length)][]]end;def outside($excluded):
-map(.metadata.namespace)as$namespaces|without([$excluded[]as$name|$namespaces|indices($name)[]]|unique);($excluded_namespaces|split(",")|map(select(.!="")))as$excluded
-|($excluded_owner_kinds|split(",")|map(select(.!="")))as$owner_kinds|. as$documents|list_items("snapshot";"Pod";"kubectl get pods -A -o json")|outside($excluded)|map(.status.phase)as$phases
-|map(.spec.nodeName)as$node_names|. as$pods|[$node_names|nodeless($phases)[]|$pods[.]|scheduler_verdict as$why|{namespace:(.metadata.namespace|canon),name:(.metadata.name|canon),
+map(.metadata.namespace)as$namespaces|without([$excluded[]as$name|$namespaces|indices($name)[]]|unique);def chars($c):explode|all(.[];.>=97 and.<=122 or.>=65 and.<=90 or.>=45 and.<=57 and.!=47
+or.==95 or.==$c);def terms:if.==""then[]else split(",")end|map(. as$t|if.[:1]=="!"then[.[1:],null,false]else(split("!=")|select(length==2)+[false])//(split("==")|select(length==2)+[true])
+//(split("=")|.+[null][length-1:]+[true])end|if length==3 and.[0]!=""and(.[0]|chars(47))and(.[1]//""|chars(0))then.
+else error("label selector term \($t|tojson): use key, !key, key=value or key!=value")end);def names($w):split(",")-[""]
+|map(if length<64 and(explode|.[0]!=45 and.[-1]!=45 and all(.[];.>=97 and.<=122 or.>=48 and.<=57 or.==45))then. else error("\($w) \(tojson) is not a DNS-1123 label")end);
+($namespaces|names("namespace"))as$only|($selector|terms)as$terms|($excluded_namespaces|names("excluded namespace"))as$excluded|($excluded_owner_kinds|split(",")|map(select(.!="")))as$owner_kinds
+|. as$documents|list_items("snapshot";"Pod";"kubectl get pods -A -o json")|outside($excluded)|if$only+$terms==[]then. else map(select((.metadata.namespace as$ns|$only==[]or any($only[];.==$ns))
+and((.metadata.labels|objects//{})as$l|all($terms[];.[2]==(.[1]as$v|$l[.[0]]|if$v==null then.!=null else.==$v end)))))end|map(.status.phase)as$phases|map(.spec.nodeName)as$node_names|. as$pods
+|[$node_names|nodeless($phases)[]|$pods[.]|scheduler_verdict as$why|{namespace:(.metadata.namespace|canon),name:(.metadata.name|canon),
 uid:(.metadata.uid|canon),reason:($why.reason|canon),message:($why.message|canon),excused_by:owner_kinds_in($owner_kinds)}]as$nodeless_pods
 |[$nodeless_pods[]|select(.excused_by==[])|del(.excused_by)]as$unscheduled_pods|[$nodeless_pods[]|select(.excused_by!=[])]as$excused|[with_phase($phases;"Failed")|terminated as$t|{
 namespace:(.metadata.namespace|canon),name:(.metadata.name|canon),reason:($t.reason//.status.reason//"Unknown"|canon),message:($t.message//.status.message//""|canon)}]as$failed_pods
 |($phases|count("Running"))as$running|($phases|count("Pending"))as$pending|($phases|count("Succeeded"))as$succeeded|{total:length,running:$running,pending:$pending,failed:($failed_pods|length),
 succeeded:$succeeded,other:(length-$running-$pending-($failed_pods|length)-$succeeded),unscheduled:($unscheduled_pods|length),unscheduled_pods:$unscheduled_pods,failed_pods:$failed_pods,
-distribution:($node_names|distribution),excused:($excused|length),excused_pods:[$excused[]|del(.excused_by)],excused_kinds:([$excused[].excused_by[]]|unique)}|.+{
-verdict:(if.unscheduled>0 or.failed>0 then"fail"elif.total==0 then"empty"else"pass"end),resource_version:($documents|list_read_at),missing:null,missing_workloads:null,active_owners:
-(([$phases|indices("Succeeded"),indices("Failed")]+[$pods|map(.metadata.deletionTimestamp==null)|indices(false)]|add|unique)as$ended
-|[$pods|map(.metadata.ownerReferences)|without($ended)[]|arrays|.[]|objects|.uid|strings]|group_by(.)|map([.[0],length]))}
+distribution:($node_names|distribution),excused:($excused|length),excused_pods:[$excused[]|del(.excused_by)],excused_kinds:([$excused[].excused_by[]]|unique),
+namespaces:(map(.metadata.namespace)|group_by(.)|map({namespace:(.[0]|canon),pods:length}))}|.+{verdict:(if.unscheduled>0 or.failed>0 then"fail"elif.total==0 then"empty"else"pass"end),
+resource_version:($documents|list_read_at),missing:null,missing_workloads:null,active_owners:(([$phases|indices("Succeeded"),indices("Failed")]
++[$pods|map(.metadata.deletionTimestamp==null)|indices(false)]|add|unique)as$ended|[$pods|map(.metadata.ownerReferences)|without($ended)[]|arrays|.[]|objects|.uid|strings]
+|group_by(.)|map([.[0],length]))}
 VERIFY_PODS_REPORT_JQ
   IFS= read -r -d '' decision_program <<'VERIFY_PODS_DECISION_JQ' || true
 "\(.verdict) \(.unscheduled) \(if(.unscheduled>0 or.missing>0)and.failed==0 then"wait"else"stop"end)"
@@ -151,10 +176,10 @@ def deployments($listed):owners|select(.kind=="Deployment"and$listed[.uid|string
 |if length==0 or any(.[];(.items|type)!="array"or(list_version|.!=$at and.!=""and.!=null))then error("workloads: not one state at \($at|tojson)")else. end
 |[.[]|(.kind|if is_string then.[:-4]else null end)as$kind|.items[]|objects|.+{kind:(.kind//$kind)}
 |if.kind|one_of(["ReplicaSet","StatefulSet","DaemonSet","Deployment"])then. else error("workloads: \(.kind|a_kind)")end];($excluded_namespaces|split(","))as$excluded
-|($excluded_owner_kinds|split(","))as$owner_kinds|(reduce($report[0].active_owners//[])[]as$owner({};.+{($owner[0]):$owner[1]}))as$active|workload_items($report[0].resource_version)as$items
-|(reduce($items[]|select(.kind=="Deployment")|.metadata.uid|strings)as$uid({};.+{($uid):0}))as$listed
+|($excluded_owner_kinds|split(","))as$owner_kinds|($namespaces|split(","))as$only|(reduce($report[0].active_owners//[])[]as$owner({};.+{($owner[0]):$owner[1]}))as$active
+|workload_items($report[0].resource_version)as$items|(reduce($items[]|select(.kind=="Deployment")|.metadata.uid|strings)as$uid({};.+{($uid):0}))as$listed
 |(reduce($items[]|select(.kind=="ReplicaSet")|count_of($active)as$n|deployments($listed)|{uid,n:$n})as$rs($listed;.+{($rs.uid):(.[$rs.uid]+$rs.n)}))as$pods_of_deployment|[$items[]
-|select((.metadata.namespace|one_of($excluded))or any(owners;.kind|one_of($owner_kinds))|not)|select(.kind!="ReplicaSet"or([deployments($listed)]==[]))
+|select((.metadata.namespace|one_of($excluded)or($only!=[]and(one_of($only)|not)))or any(owners;.kind|one_of($owner_kinds))|not)|select(.kind!="ReplicaSet"or([deployments($listed)]==[]))
 |(if.kind=="Deployment"then count_of($pods_of_deployment)else count_of($active)end)as$created|(.kind=="DaemonSet")as$ds|(if$ds then.status.desiredNumberScheduled else.spec.replicas end
 |if is_number then canon elif$ds then 0 else 1 end)as$replicas|(if.kind=="ReplicaSet"or.kind=="StatefulSet"or.status.observedGeneration>=(.metadata.generation//0)then$replicas else null end)as$wanted
 |select($wanted==null or$wanted>$created)|{kind,namespace:(.metadata.namespace|canon),name:(.metadata.name|canon),wanted:$wanted,created:$created}]|sort_by([.namespace,.name,.kind])
@@ -239,6 +264,35 @@ else empty end),(if.excused>0 then(excused_line|cell),""else empty end),(if.unsc
 |[summary_lines]as$lines|if($lines|map(utf8bytelength+1)|add)+1<=$most then$lines[],""else(reduce($lines[]|utf8bytelength+1)as$size([0,0];
 if.[0]+$size>$most-4096 then[$most,.[1]]else[.[0]+$size,.[1]+1]end)|.[1])as$kept|$lines[:$kept][],"","The step summary stops here: GitHub shows at most 1 MiB. \(full_lists_note)",""end
 VERIFY_PODS_SUMMARY_JQ
+  IFS= read -r -d '' ctrf_program <<'VERIFY_PODS_CTRF_JQ' || true
+def group_index(key):. as$groups|reduce range(0;$groups|length)as$i({};.+{($groups[$i]|key|tojson):$i});def namespace_groups($groups;$index;key):map({i:$index[key|tojson],pod:.})|group_by(.i)
+|map($groups[.[0].i]+{count:length,pods:map(.pod)});def digest($what;cause):(if$list_limit==0 then. else.[:$list_limit]end)as$shown|($shown[]|"\(.count) \($what): \(cause)",
+((if$list_limit==0 then.pods else.pods[:$list_limit]end)[]|"  \(.namespace|phrase)/\(.name|phrase)"),(and_more(.count;if$list_limit==0 then.count else[.count,$list_limit]|min end)
+|select(.!="")|"  "+.)),(if$list_limit==0 then empty else groups_left($list_limit)|select(.!="")end);def lines_joined:reduce.[1:][]as$line(.[0]//"";.+"\n"+$line);def ctrf_tests:if.==null then
+[{name:"pods",status:"other",duration:($stop_ms-$start_ms),message:$why}]else. as$result|(.unscheduled_groups|group_index([.reason,.message]))as$unscheduled_index
+|(.failed_groups|group_index(.reason))as$failed_index|(reduce(.unscheduled_pods|group_by(.namespace)[])as$pods({};.+{($pods[0].namespace|tojson):$pods}))as$unscheduled
+|(reduce(.failed_pods|group_by(.namespace)[])as$pods({};.+{($pods[0].namespace|tojson):$pods}))as$failed|[.namespaces[]|(.namespace|tojson)as$key|.pods as$pods|($unscheduled[$key]//[])as$u
+|($failed[$key]//[])as$f|{name:"pods/\(.namespace|phrase)",status:(if$u==[]and$f==[]then"passed"else"failed"end),pods:.pods,unscheduled:($u|length),failed:($f|length),lines:(if$u==[]and$f==[]then[]
+else[[(if$u==[]then empty else"\($u|length) unscheduled"end),(if$f==[]then empty else"\($f|length) failed"end)]|reduce.[1:][]as$term(.[0];.+" and "+$term)|.+" of \($pods|pods_count)"]
++[$u|namespace_groups($result.unscheduled_groups;$unscheduled_index;[.reason,.message])|digest("unscheduled";unscheduled_cause(phrase))]
++[$f|namespace_groups($result.failed_groups;$failed_index;.reason)|digest("failed";failed_cause(phrase))]end)}|{name,status,duration:($stop_ms-$start_ms)}
++(if.lines==[]then{}else{message:(.lines|lines_joined)}end)+{extra:{"verify-pods.pods":.pods,"verify-pods.unscheduled":.unscheduled,"verify-pods.failed":.failed}}]end;
+def count($tests;$status):[$tests[]|select(.status==$status)]|length;. as$result|ctrf_tests as$tests|{reportFormat:"CTRF",specVersion:"0.0.0",timestamp:$timestamp,generatedBy:"verify-pods",results:{
+tool:{name:"verify-pods",version:$version},summary:{tests:($tests|length),passed:count($tests;"passed"),failed:count($tests;"failed"),skipped:0,pending:0,other:count($tests;"other"),start:$start_ms,
+stop:$stop_ms},tests:$tests,extra:(if$result==null then{"verify-pods.verdict":null}else{"verify-pods.verdict":$result.verdict,"verify-pods.resource_version":$result.resource_version,
+"verify-pods.attempts":$result.attempts,"verify-pods.waited_seconds":$result.waited_seconds,"verify-pods.list_limit":$list_limit}end)}}
+VERIFY_PODS_CTRF_JQ
+  IFS= read -r -d '' junit_program <<'VERIFY_PODS_JUNIT_JQ' || true
+def xml:text|[explode[]|if.==38 then"&amp;"elif.==60 then"&lt;"elif.==62 then"&gt;"elif.==34 then"&quot;"elif.==39 then"&apos;"elif(.<32 and.!=9 and.!=10 and.!=13)or.==65534 or.==65535 then" "
+else[.]|implode end]|add//"";def seconds:tostring|(if length<4 then("0000"+.)[-4:]else. end)|.[:-3]+"."+.[-3:];def first_line:text|split("\n")|.[0]//"";.results as$results|$results.summary as$summary
+|($summary.stop-$summary.start|seconds)as$time|($summary.failed|tostring)as$failures|($summary.other|tostring)as$errors
+|"tests=\"\($summary.tests)\" failures=\"\($failures)\" errors=\"\($errors)\" skipped=\"\($summary.skipped+$summary.pending)\" time=\"\($time)\""as$counts
+|"<?xml version=\"1.0\" encoding=\"UTF-8\"?>","<testsuites name=\"verify-pods\" \($counts)>","  <testsuite name=\"verify-pods\" \($counts) timestamp=\"\(.timestamp|xml)\">",($results.tests[]
+|(.name|split("/")|.[0])as$class|[$class,if.name==$class then$class else.name[($class|length)+1:]end]as$names
+|"    <testcase classname=\"\($names[0]|xml)\" name=\"\($names[1]|xml)\" time=\"\(.duration|seconds)\"\(if.status=="passed"then"/"else""end)>",(if.status=="passed"then empty else
+(if.status=="failed"then"failure"else"error"end)as$element|"      <\($element) message=\"\(.message|first_line|xml)\" type=\"\(.status)\">\(.message|xml)</\($element)>","    </testcase>"end)),
+"  </testsuite>","</testsuites>"
+VERIFY_PODS_JUNIT_JQ
   local excluded_namespaces=kube-system,kube-node-lease,kube-public,local-path-storage,kwok-system,argocd,flux-system,aicr-registry
   IFS= read -r -d '' page_head_program <<'VERIFY_PODS_PAGE_HEAD_JQ' || true
 [label$items|inputs|if.[0][0]=="items"then break$items else. end|select(length==2 and(.[0]|length)==2 and.[0][0]=="metadata")|{key:.[0][1],value:.[1]}]|from_entries
@@ -272,6 +326,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
     shift 2
     # shellcheck disable=SC2059 # the format is the contract's, rendered
     printf -v said "$format" "$@"
+    [[ -n $stopped_why ]] || stopped_why=$said
     log_error 'verify_pods: '"$said" >&2
     return "$code"
   }
@@ -463,7 +518,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
     vp_now
     [[ $next == stop ]] || ((10#$now_us >= deadline_us)) || return 0
     for entry in /apis/apps/v1/replicasets /apis/apps/v1/statefulsets /apis/apps/v1/daemonsets /apis/apps/v1/deployments; do
-      vp_list "$entry${at:+?resourceVersion=$at&resourceVersionMatch=Exact}" "$events_file" || status=$?
+      vp_list "${entry%/*}/$scope${entry##*/}${at:+?resourceVersion=$at&resourceVersionMatch=Exact}" "$events_file" || status=$?
       case $status:$(<"$stderr_file") in
         0:*) cat -- "$events_file" >>"$workloads_file" ;;
         *"(Expired)"* | *"(Gone)"*) return 1 ;;
@@ -483,14 +538,16 @@ VERIFY_PODS_PAGE_HEAD_JQ
     if [[ -z $jq_error ]]; then printf -v jq_error "jq failed without a message"; fi
     return 1
   }
-  vp_run_report() { vp_jq -c --slurp --arg excluded_namespaces "$1" --arg excluded_owner_kinds "$2" "$lib_program$report_program"; }
+  vp_run_report() { vp_jq -c --slurp --arg excluded_namespaces "$1" --arg excluded_owner_kinds "$2" --arg namespaces "$3" --arg selector "$4" "$lib_program$report_program"; }
   vp_run_decision() { vp_jq -r "$decision_program"; }
-  vp_run_workloads() { vp_jq -c --slurp --arg excluded_namespaces "$1" --arg excluded_owner_kinds "$2" --slurpfile report "$3" "$lib_program$workloads_program"; }
+  vp_run_workloads() { vp_jq -c --slurp --arg excluded_namespaces "$1" --arg excluded_owner_kinds "$2" --arg namespaces "$3" --slurpfile report "$4" "$lib_program$workloads_program"; }
   vp_run_events() { vp_jq -c --slurp --slurpfile report "$1" "$lib_program$events_program"; }
   vp_run_result() { vp_jq -c --argjson attempts "$1" --argjson waited_seconds "$2" --slurpfile events "$3" "$result_program"; }
   vp_run_render() { vp_jq -r --argjson list_limit "$1" "$lib_program$render_program"; }
   vp_run_progress() { vp_jq -r --argjson attempts "$1" --argjson waited_seconds "$2" --argjson deadline_seconds "$3" "$lib_program$progress_program"; }
   vp_run_summary() { vp_jq -r --argjson list_limit "$1" "$lib_program$summary_program"; }
+  vp_run_ctrf() { vp_jq -c --argjson list_limit "$1" --arg why "$2" --arg version "$3" --arg timestamp "$4" --argjson start_ms "$5" --argjson stop_ms "$6" "$lib_program$ctrf_program"; }
+  vp_run_junit() { vp_jq -r "$lib_program$junit_program"; }
   vp_must() {
     local program=$1 why
     shift
@@ -498,6 +555,47 @@ VERIFY_PODS_PAGE_HEAD_JQ
     why=$jq_error
     vp_error 2 "%s: %s" "$program" "$why" || return
   }
+  vp_results() {
+    local why=$1 limit=$2 report=$work_dir/results.json file format
+    results_written=true
+    [[ -n $ctrf_file || -n $junit_file ]] || return 0
+    vp_epoch_ms
+    ((epoch_ms >= start_ms)) || epoch_ms=$start_ms
+    if ! vp_run_ctrf "$limit" "$why" 0.1.0 "$results_timestamp" "$start_ms" "$epoch_ms" >"$report"; then
+      why=$jq_error
+      for file in "$ctrf_file" "$junit_file"; do
+        format=CTRF
+        [[ $file == "$junit_file" ]] && format=JUnit
+        if [[ -n $file ]]; then vp_warn "%s: cannot write the %s results: %s" "$file" "$format" "$why"; fi
+      done
+      return 0
+    fi
+    if [[ -n $ctrf_file ]]; then
+      file=$ctrf_file format=CTRF
+      if ! { cat -- "$report" >"$file"; } 2>"$stderr_file"; then
+        vp_last_stderr_line
+        why=${last_line##*: }
+        vp_warn "%s: cannot write the %s results: %s" "$file" "$format" "$why"
+      fi
+    fi
+    if [[ -n $junit_file ]]; then
+      file=$junit_file format=JUnit jq_error=
+      if ! vp_run_junit <"$report" 2>"$stderr_file" >"$file"; then
+        why=$jq_error
+        if [[ -z $why ]]; then
+          vp_last_stderr_line
+          why=${last_line##*: }
+        fi
+        vp_warn "%s: cannot write the %s results: %s" "$file" "$format" "$why"
+      fi
+    fi
+  }
+  vp_stopped() {
+    if [[ $1 == 2 && $results_written != true ]]; then
+      vp_results "$stopped_why" 0 <<<null
+    fi
+  }
+  trap 'vp_stopped "$?"' EXIT
   vp_epoch_passed() {
     epoch=$deadline_epoch
     vp_error 2 "the deadline epoch %s passed after %ss: the observation was cut short, no verdict" "$epoch" "$waited" || return
@@ -588,6 +686,15 @@ VERIFY_PODS_PAGE_HEAD_JQ
   local workloads=${KWOK_VERIFY_PODS_WORKLOADS:-true} what
   named=KWOK_VERIFY_PODS_WORKLOADS value=${workloads//[[:cntrl:]]/?}
   [[ $workloads == true || $workloads == false ]] || vp_error 2 "%s must be true or false, got \"%s\"" "$named" "$value" || return
+  local namespaces=${KWOK_VERIFY_PODS_NAMESPACES:-} selector=${KWOK_VERIFY_PODS_SELECTOR:-} exclude=${KWOK_VERIFY_PODS_EXCLUDE_NS:-} enc scope=
+  exclude=${exclude/#+/$excluded_namespaces,} excluded_namespaces=${exclude:-$excluded_namespaces}
+  [[ -z $exclude$namespaces$selector ]] ||
+    vp_run_report "$excluded_namespaces" '' "$namespaces" "$selector" <<<'{"items":[]}' >/dev/null ||
+    vp_error 2 "%s" "$jq_error" || return
+  [[ ! $namespaces =~ ^,*([^,]+),*$ ]] || scope=namespaces/${BASH_REMATCH[1]}/
+  pods_list=${pods_list%/*}/$scope${pods_list##*/} events_list=${events_list%/*}/$scope${events_list##*/}
+  enc=${selector//\//%2F} enc=${enc//=/%3D} enc=${enc//!/%21}
+  [[ -z $selector ]] || pods_list+="?labelSelector=${enc//,/%2C}" workloads=false
   local artifact_dir=${KWOK_VERIFY_PODS_ARTIFACT_DIR:-} dir why command count
   if [[ -n $artifact_dir ]] && ! mkdir -p -- "$artifact_dir" 2>"$stderr_file"; then
     vp_last_stderr_line
@@ -646,7 +753,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
       list_status=0
       vp_list "$pods_list" "$pods_file" || list_status=$?
       if ((list_status == 0)) &&
-        ! vp_run_report "$excluded_namespaces" "$excluded_owner_kinds" <"$pods_file" >"$report_file"; then
+        ! vp_run_report "$excluded_namespaces" "$excluded_owner_kinds" "$namespaces" "$selector" <"$pods_file" >"$report_file"; then
         why=$jq_error
         vp_unreadable_page <"$pods_file"
         list_status=1
@@ -692,7 +799,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
       vp_error 2 "cannot read the output of \`%s\`: %s" "$command" "$why" || return
     fi
     if [[ -s $workloads_file ]]; then
-      vp_must workloads.jq vp_run_workloads "$excluded_namespaces" "$excluded_owner_kinds" "$report_file" \
+      vp_must workloads.jq vp_run_workloads "$excluded_namespaces" "$excluded_owner_kinds" "$namespaces" "$report_file" \
         <"$workloads_file" >"$result_file" && cp -- "$result_file" "$report_file" || return
     fi
     vp_must decision.jq vp_run_decision <"$report_file" >"$decision_file" || return
@@ -772,6 +879,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
       fi
     done
   fi
+  vp_results '' "$list_limit" <"$result_file"
   vp_must render.jq vp_run_render "$list_limit" <"$result_file" >"$lines_file" || return
   vp_log_lines <"$lines_file" || return
   if [[ -n ${GITHUB_STEP_SUMMARY:-} ]]; then

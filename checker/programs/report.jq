@@ -7,10 +7,18 @@
 # Variables: $excluded_namespaces  comma-separated namespace names, exact match.
 #            $excluded_owner_kinds comma-separated owner kinds whose pending
 #                                  pods are not unscheduled, exact match.
+#            $namespaces           comma-separated namespaces (`-n`): only
+#                                  their pods count; "" = every namespace.
+#            $selector             a label selector (`-l`): only the pods it
+#                                  selects count; "" = every pod. Live, the
+#                                  server applies both first; offline, this
+#                                  is the selection.
 # Output:    one report object: counts (every phase), the unscheduled pods
 #            with the scheduler's reason, the failed pods, the per-node
 #            distribution, the verdict and the resourceVersion it was decided
-#            at (lib.jq's list_read_at: null when unknown). The checker's
+#            at (lib.jq's list_read_at: null when unknown), and the
+#            namespaces of the counted pods with how many each has (the
+#            tests of ctrf.jq). The checker's
 #            watch hands this program its state as one page at the version
 #            of the last event or bookmark applied, so the version follows.
 #
@@ -86,10 +94,44 @@ def outside($excluded):
   map(.metadata.namespace) as $namespaces
   | without([$excluded[] as $name | $namespaces | indices($name)[]] | unique);
 
-($excluded_namespaces | split(",") | map(select(. != ""))) as $excluded
+# The selection (`-n`, `-l`), as the API server makes it: kubectl's
+# equality-based label selector, terms separated by commas, each `key`,
+# `!key`, `key=value`, `key==value` or `key!=value` (a missing label is
+# `!=` any value), as [key, value or null, whether it must match]. Set-based
+# terms (`in`, `notin`, parentheses) and spaces are refused, as is anything
+# but letters, digits, `-`, `_`, `.` (and `/` in keys). Namespace names
+# (`-n` and the excluded ones) must be DNS-1123 labels. The drivers run
+# this program on no pods first, so a setting it refuses ends the check
+# before any list.
+def chars($c):
+  explode | all(.[]; . >= 97 and . <= 122 or . >= 65 and . <= 90 or . >= 45 and . <= 57 and . != 47
+                     or . == 95 or . == $c);
+def terms:
+  if . == "" then [] else split(",") end
+  | map(. as $t
+        | if .[:1] == "!" then [.[1:], null, false]
+          else (split("!=") | select(length == 2) + [false]) // (split("==") | select(length == 2) + [true])
+               // (split("=") | . + [null][length - 1:] + [true]) end
+        | if length == 3 and .[0] != "" and (.[0] | chars(47)) and (.[1] // "" | chars(0)) then .
+          else error("label selector term \($t | tojson): use key, !key, key=value or key!=value")
+          end);
+def names($w):
+  split(",") - [""]
+  | map(if length < 64 and (explode | .[0] != 45 and .[-1] != 45 and all(.[]; . >= 97 and . <= 122 or . >= 48 and . <= 57 or . == 45))
+        then . else error("\($w) \(tojson) is not a DNS-1123 label") end);
+
+($namespaces | names("namespace")) as $only
+| ($selector | terms) as $terms
+| ($excluded_namespaces | names("excluded namespace")) as $excluded
 | ($excluded_owner_kinds | split(",") | map(select(. != ""))) as $owner_kinds
 | . as $documents
 | list_items("snapshot"; "Pod"; "kubectl get pods -A -o json") | outside($excluded)
+| if $only + $terms == [] then .
+  # A pod of one of $only (none: any), whose labels match every term.
+  else map(select((.metadata.namespace as $ns | $only == [] or any($only[]; . == $ns))
+                  and ((.metadata.labels | objects // {}) as $l
+                       | all($terms[]; .[2] == (.[1] as $v | $l[.[0]] | if $v == null then . != null else . == $v end)))))
+  end
 | map(.status.phase) as $phases
 | map(.spec.nodeName) as $node_names
 | . as $pods
@@ -130,7 +172,10 @@ def outside($excluded):
     # shaped like unscheduled_pods, and the owner kinds that excused them.
     excused: ($excused | length),
     excused_pods: [$excused[] | del(.excused_by)],
-    excused_kinds: ([$excused[].excused_by[]] | unique)
+    excused_kinds: ([$excused[].excused_by[]] | unique),
+    # The namespaces that have counted pods, by name (jq's order), with
+    # how many each has: ctrf.jq makes a test of each.
+    namespaces: (map(.metadata.namespace) | group_by(.) | map({namespace: (.[0] | canon), pods: length}))
   }
 | . + {
     verdict: (if .unscheduled > 0 or .failed > 0 then "fail"

@@ -7,6 +7,11 @@
 # Variables: $excluded_namespaces  as for report.jq.
 #            $excluded_owner_kinds as for report.jq: a workload owned by one
 #                                  of these kinds is left out, as its pods are.
+#            $namespaces           as for report.jq (`-n`): only the workloads
+#                                  of these namespaces count; empty = all.
+#                                  (With `-l` the drivers read no workloads:
+#                                  a workload's labels do not say which pods
+#                                  it will create.)
 #            $report               slurped report of report.jq: [report]. Its
 #                                  `active_owners` is all this program knows
 #                                  of the pods: it never reads them again.
@@ -30,8 +35,8 @@
 #   in progress never makes a false "missing". A ReplicaSet owned by a listed
 #   Deployment is not counted on its own.
 # - Missing = wanted - created, never below 0; 0 replicas want nothing.
-# - Workloads in the excluded namespaces, or owned by an excluded owner kind,
-#   are left out.
+# - Workloads in the excluded namespaces, outside the `-n` namespaces, or
+#   owned by an excluded owner kind, are left out.
 
 def owners: .metadata.ownerReferences | arrays | .[] | objects;
 def one_of($list): . as $x | any($list[]; . == $x);
@@ -53,6 +58,7 @@ def workload_items($at):
 
 ($excluded_namespaces | split(",")) as $excluded
 | ($excluded_owner_kinds | split(",")) as $owner_kinds
+| ($namespaces | split(",")) as $only
 | (reduce ($report[0].active_owners // [])[] as $owner ({}; . + {($owner[0]): $owner[1]})) as $active
 | workload_items($report[0].resource_version) as $items
 | (reduce ($items[] | select(.kind == "Deployment") | .metadata.uid | strings) as $uid ({}; . + {($uid): 0})) as $listed
@@ -60,7 +66,7 @@ def workload_items($at):
 | (reduce ($items[] | select(.kind == "ReplicaSet") | count_of($active) as $n | deployments($listed) | {uid, n: $n}) as $rs
      ($listed; . + {($rs.uid): (.[$rs.uid] + $rs.n)})) as $pods_of_deployment
 | [ $items[]
-    | select((.metadata.namespace | one_of($excluded)) or any(owners; .kind | one_of($owner_kinds)) | not)
+    | select((.metadata.namespace | one_of($excluded) or ($only != [] and (one_of($only) | not))) or any(owners; .kind | one_of($owner_kinds)) | not)
     | select(.kind != "ReplicaSet" or ([deployments($listed)] == []))
     | (if .kind == "Deployment" then count_of($pods_of_deployment) else count_of($active) end) as $created
     | (.kind == "DaemonSet") as $ds

@@ -88,6 +88,39 @@ impl List {
         }
     }
 
+    /// This list within a selection (`-n`, `-l`): with one namespace, that
+    /// namespace's list (`/api/v1/namespaces/NS/pods`: a namespace-scoped
+    /// role can read it); with `selector`, `labelSelector=…` on every
+    /// request. The strings are leaked: a check makes its lists once.
+    pub fn within(self, namespaces: &[String], selector: &str) -> List {
+        let path = match namespaces {
+            // `/api/v1/pods` → `/api/v1/namespaces/NS/pods`, and
+            // `/apis/apps/v1/replicasets` likewise.
+            [one] => {
+                let group = &self.path[..self.path.rfind('/').map_or(0, |at| at + 1)];
+                let path = format!("{group}namespaces/{one}/{}", self.what);
+                Box::leak(path.into_boxed_str())
+            }
+            _ => self.path,
+        };
+        let query = if selector.is_empty() {
+            self.query
+        } else {
+            let label = format!("labelSelector={}", url_encode(selector));
+            let query = if self.query.is_empty() {
+                label
+            } else {
+                format!("{}&{label}", self.query)
+            };
+            Box::leak(query.into_boxed_str())
+        };
+        List {
+            path,
+            query,
+            what: self.what,
+        }
+    }
+
     /// kubectl's arguments for a page.
     pub fn args(&self, chunk_size: usize, token: Option<&str>) -> [String; 3] {
         self.args_at(chunk_size, token, None)
@@ -143,6 +176,24 @@ mod tests {
         assert_eq!(
             WORKLOADS[1].url_at(500, Some("t"), Some("48213")),
             "/apis/apps/v1/statefulsets?limit=500&continue=t"
+        );
+    }
+
+    #[test]
+    fn a_selection_scopes_the_lists() {
+        let one = ["ml".to_owned()];
+        assert_eq!(
+            PODS.within(&one, "").url(0, None),
+            "/api/v1/namespaces/ml/pods"
+        );
+        assert_eq!(
+            EVENTS.within(&one, "").url(500, None),
+            "/api/v1/namespaces/ml/events?fieldSelector=reason%3DFailedScheduling&limit=500"
+        );
+        let two = ["ml".to_owned(), "web".to_owned()];
+        assert_eq!(
+            PODS.within(&two, "tier!=db").url(0, None),
+            "/api/v1/pods?labelSelector=tier%21%3Ddb"
         );
     }
 }

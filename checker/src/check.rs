@@ -169,6 +169,10 @@ pub enum Source {
         /// A unix time by which the whole check ends (0: none), see
         /// [`Bounds`].
         deadline_epoch: u64,
+        /// The pods list and the events list, within the selection
+        /// ([`api::List::within`]).
+        pods: api::List,
+        events: api::List,
     },
 }
 
@@ -198,6 +202,19 @@ pub struct Settings {
     pub save_dir: Option<PathBuf>,
 }
 
+impl Settings {
+    /// Whether the workloads are read: on, live or from a file, and no
+    /// label selector (`-l`): a workload's labels do not say which pods it
+    /// will create, so with one nothing checks them (and nothing says so).
+    fn reads_workloads(&self, source: &Source) -> bool {
+        let on = match (&self.workloads, source) {
+            (Workloads::Off, _) | (Workloads::On, Source::Offline { .. }) => false,
+            (Workloads::On, Source::Live { .. }) | (Workloads::File(_), _) => true,
+        };
+        on && self.excluded.selector.is_empty()
+    }
+}
+
 /// The outcome of a check.
 pub struct Outcome {
     /// What decision.jq made of it.
@@ -219,7 +236,10 @@ pub fn run(
     progress: &mut dyn FnMut(&str, &str),
     notice: &mut dyn FnMut(&str),
 ) -> Result<Outcome, CheckError> {
-    let projection = Projection::for_owner_kinds(&settings.excluded.owner_kinds);
+    let projection = Projection::for_run(
+        &settings.excluded.owner_kinds,
+        !settings.excluded.selector.is_empty(),
+    );
     let saver = Saver::new(settings.save_dir.as_deref(), &inputs(source));
     let started = Instant::now();
     let bounds = Bounds::new(source, started)?;
@@ -228,10 +248,7 @@ pub fn run(
     let eval_error = |source: String| move |error| CheckError::Eval { source, error };
     let mut watching = matches!(source, Source::Live { watch: true, .. });
     let mut warned = Vec::new();
-    let checking = match (&settings.workloads, source) {
-        (Workloads::Off, _) | (Workloads::On, Source::Offline { .. }) => false,
-        (Workloads::On, Source::Live { .. }) | (Workloads::File(_), _) => true,
-    };
+    let checking = settings.reads_workloads(source);
     // Live, a state settles while decision.jq says wait before the deadline.
     let settles = |decision: &crate::engine::Decision| match source {
         Source::Live { deadline, .. } => decision.may_settle && started.elapsed() < *deadline,
@@ -275,6 +292,7 @@ pub fn run(
                 deadline,
                 interval,
                 kubectl,
+                pods,
                 ..
             } if decision.may_settle && waited < *deadline => {
                 let (level, text) = engine
@@ -289,6 +307,7 @@ pub fn run(
                 let settle = watch::Settle {
                     engine,
                     kubectl,
+                    pods: *pods,
                     excluded: &settings.excluded,
                     started,
                     deadline: *deadline,
@@ -443,6 +462,9 @@ fn confirm(
     notice: &mut dyn FnMut(&str),
 ) -> Result<Confirmed, CheckError> {
     let shape = Projection::canonical().workloads;
+    if !settings.reads_workloads(source) {
+        return decided(engine, report);
+    }
     let workloads = match (source, &settings.workloads) {
         (Source::Offline { .. }, Workloads::File(path)) => {
             read_file(path, &shape, saver.tee("workloads.json"))?
@@ -472,10 +494,13 @@ fn confirm(
             }
             let mut tee = saver.tee("workloads.json");
             let mut docs = Vec::new();
+            // With one `-n` namespace, that namespace's lists (a role
+            // scoped to it is enough), as for the pods.
+            let lists = api::WORKLOADS.map(|list| list.within(&settings.excluded.only_namespaces, ""));
             // The four lists at once (one kubectl each), each copied into
             // its own buffer; then taken in order, as the bash reads them.
             let reads: Vec<(Listed, Vec<u8>)> = thread::scope(|scope| {
-                let handles: Vec<_> = api::WORKLOADS
+                let handles: Vec<_> = lists
                     .map(|list| {
                         let (at, shape) = (at.as_deref(), &shape);
                         let copying = tee.is_some();
@@ -499,7 +524,7 @@ fn confirm(
                     .map(|handle| handle.join().expect("a workloads list thread"))
                     .collect()
             });
-            for (list, (read, copied)) in api::WORKLOADS.into_iter().zip(reads) {
+            for (list, (read, copied)) in lists.into_iter().zip(reads) {
                 if let (Some(file), Ok(_)) = (tee.as_mut(), &read) {
                     // An artifact records its own write errors.
                     let _ = file.write_all(&copied);
@@ -586,9 +611,10 @@ fn pods_eval_error(source: &Source, error: EvalError) -> CheckError {
         Source::Live {
             kubectl,
             chunk_size,
+            pods,
             ..
         } => CheckError::Unreadable {
-            command: list_command(kubectl, *chunk_size, api::PODS),
+            command: list_command(kubectl, *chunk_size, *pods),
             why: error.message,
         },
     }
@@ -618,29 +644,23 @@ fn read_pods(
     (started, bounds, lists): (Instant, &Bounds, &mut usize),
     notice: &mut dyn FnMut(&str),
 ) -> Result<Vec<Val>, CheckError> {
-    let (kubectl, chunk_size) = match source {
+    let (kubectl, chunk_size, pods) = match source {
         Source::Offline { snapshot, .. } => {
             return read_file(snapshot, &projection.pods, saver.tee("pods.json"))
         }
         Source::Live {
             kubectl,
             chunk_size,
+            pods,
             ..
-        } => (kubectl, *chunk_size),
+        } => (kubectl, *chunk_size, *pods),
     };
     let until = bounds.until;
     loop {
         *lists += 1;
         let mut tee = saver.tee("pods.json");
         let copy = tee.as_mut().map(|file| file as &mut dyn Write);
-        match list::read(
-            kubectl,
-            api::PODS,
-            chunk_size,
-            until,
-            &projection.pods,
-            copy,
-        ) {
+        match list::read(kubectl, pods, chunk_size, until, &projection.pods, copy) {
             Ok(docs) => return Ok(docs),
             // The cluster's answer to the first page: kubectl ran and
             // failed, so say which kubeconfig and context it used.
@@ -818,6 +838,7 @@ fn read_events(
             Source::Live {
                 kubectl,
                 chunk_size,
+                events: events_list,
                 ..
             },
             Some(saver),
@@ -827,7 +848,7 @@ fn read_events(
             let until = events_until(bounds.until, kubectl);
             let read = list::read(
                 kubectl,
-                api::EVENTS,
+                *events_list,
                 *chunk_size,
                 until,
                 &projection.events,
@@ -847,7 +868,7 @@ fn read_events(
             // Events are diagnostics: a list that breaks is not listed again.
             let matched = docs.and_then(|docs| {
                 engine.events(docs, report).map_err(|e| {
-                    let command = list_command(kubectl, *chunk_size, api::EVENTS);
+                    let command = list_command(kubectl, *chunk_size, *events_list);
                     messages::UNREADABLE_OUTPUT
                         .format(&[("command", &command), ("why", &e.message)])
                 })
@@ -923,6 +944,8 @@ mod tests {
             chunk_size: 0,
             watch: true,
             deadline_epoch,
+            pods: api::PODS,
+            events: api::EVENTS,
         }
     }
 

@@ -269,11 +269,30 @@ fn shown(text: &str) -> String {
         .collect()
 }
 
-/// Parse `a,b,c` into namespace names; each must be a DNS-1123 label
-/// (what Kubernetes allows as a namespace name). An empty list is allowed.
+/// `a,b,c` as namespace names, unchecked (report.jq checks them); `+a,b`
+/// adds them to the default list (checker/programs/excluded-namespaces)
+/// instead of replacing it.
+pub fn excluded_namespaces(text: &str) -> Vec<String> {
+    let (mut names, listed) = match text.strip_prefix('+') {
+        Some(added) => (crate::Programs::default_excluded_namespaces(), added),
+        None => (Vec::new(), text),
+    };
+    names.extend(
+        listed
+            .split(',')
+            .filter(|name| !name.is_empty())
+            .map(str::to_owned),
+    );
+    names
+}
+
+/// Parse `a,b,c` into namespace names, as [`excluded_namespaces`]; each
+/// must be a DNS-1123 label (what Kubernetes allows as a namespace name).
+/// An empty list is allowed.
 pub fn parse_namespaces(text: &str) -> Result<Vec<String>, String> {
-    text.split(',')
-        .map(str::trim)
+    excluded_namespaces(text)
+        .iter()
+        .map(|name| name.trim())
         .filter(|name| !name.is_empty())
         .map(|name| {
             if is_dns1123_label(name) {
@@ -388,6 +407,16 @@ mod tests {
             assert!(knob.default.to_string().len() <= knob.max_digits);
             assert!(knob.flag.starts_with("--") && knob.env.starts_with("KWOK_VERIFY_PODS_"));
         }
+    }
+
+    #[test]
+    fn a_plus_adds_to_the_default_namespaces() {
+        let mut added = crate::Programs::default_excluded_namespaces();
+        added.push("web".to_owned());
+        assert_eq!(excluded_namespaces("+web,"), added);
+        assert_eq!(parse_namespaces("+web").unwrap(), added);
+        assert_eq!(excluded_namespaces("web,,Bad"), ["web", "Bad"]);
+        assert_eq!(excluded_namespaces(""), Vec::<String>::new());
     }
 
     #[test]

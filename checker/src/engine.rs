@@ -45,11 +45,17 @@ pub enum Verdict {
 pub struct Report(pub Val);
 
 /// What report.jq leaves out: the pods of these namespaces, and the pending
-/// pods owned by these kinds (both exact match).
+/// pods owned by these kinds (both exact match); and the selection
+/// (`-n`, `-l`): when set, only the pods of these namespaces and those the
+/// label selector selects count.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Excluded {
     pub namespaces: Vec<String>,
     pub owner_kinds: Vec<String>,
+    /// `-n`: the only namespaces whose pods count; empty = every one.
+    pub only_namespaces: Vec<String>,
+    /// `-l`: a label selector; empty = every pod.
+    pub selector: String,
 }
 
 impl Default for Excluded {
@@ -59,6 +65,8 @@ impl Default for Excluded {
         Excluded {
             namespaces: Programs::default_excluded_namespaces(),
             owner_kinds: Programs::default_excluded_owner_kinds(),
+            only_namespaces: Vec::new(),
+            selector: String::new(),
         }
     }
 }
@@ -171,6 +179,8 @@ impl Engine {
         let vars = vec![
             Val::from(excluded.namespaces.join(",")),
             Val::from(excluded.owner_kinds.join(",")),
+            Val::from(excluded.only_namespaces.join(",")),
+            Val::from(excluded.selector.clone()),
         ];
         self.run_one(Programs::REPORT, Val::from_iter(snapshot), vars)
             .map(Report)
@@ -189,6 +199,7 @@ impl Engine {
         let vars = vec![
             Val::from(excluded.namespaces.join(",")),
             Val::from(excluded.owner_kinds.join(",")),
+            Val::from(excluded.only_namespaces.join(",")),
             Val::from_iter([report.0.clone()]),
         ];
         self.run_one(Programs::WORKLOADS, Val::from_iter(workloads), vars)

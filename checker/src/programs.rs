@@ -188,7 +188,9 @@ impl Programs {
         "the snapshot: one `kubectl get pods -A -o json` List, or the raw pages of a paged list",
         &[
             var!(Arg "$excluded_namespaces"),
-            var!(Arg "$excluded_owner_kinds")
+            var!(Arg "$excluded_owner_kinds"),
+            var!(Arg "$namespaces"),
+            var!(Arg "$selector")
         ],
         Value
     );
@@ -200,6 +202,7 @@ impl Programs {
         &[
             var!(Arg "$excluded_namespaces"),
             var!(Arg "$excluded_owner_kinds"),
+            var!(Arg "$namespaces"),
             var!(SlurpFile "$report")
         ],
         Value
@@ -257,9 +260,25 @@ impl Programs {
         &[var!(ArgJson "$list_limit")],
         Lines
     );
+    /// result (or null: could not observe) → the CTRF report (`--ctrf`).
+    pub const CTRF: Program = program!(
+        with_lib "ctrf",
+        "the result of result.jq, or null when the check could not observe",
+        &[
+            var!(ArgJson "$list_limit"),
+            var!(Arg "$why"),
+            var!(Arg "$version"),
+            var!(Arg "$timestamp"),
+            var!(ArgJson "$start_ms"),
+            var!(ArgJson "$stop_ms")
+        ],
+        Value
+    );
+    /// CTRF report → JUnit XML lines (`--junit`).
+    pub const JUNIT: Program = program!(with_lib "junit", "the CTRF report of ctrf.jq", &[], Lines);
 
     /// Every canonical program.
-    pub const ALL: [Program; 9] = [
+    pub const ALL: [Program; 11] = [
         Self::REPORT,
         Self::WORKLOADS,
         Self::EVENTS,
@@ -269,6 +288,8 @@ impl Programs {
         Self::DECISION,
         Self::GITHUB,
         Self::SUMMARY,
+        Self::CTRF,
+        Self::JUNIT,
     ];
 
     /// `checker/programs/lib.jq`: the definitions the programs share

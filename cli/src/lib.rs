@@ -7,6 +7,7 @@ mod check;
 mod completions;
 mod flags;
 mod output;
+mod results;
 mod triage;
 
 use checker::contract;

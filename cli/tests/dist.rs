@@ -852,6 +852,20 @@ fn the_action_passes_refuses_bad_input_and_a_wrong_checksum() {
     assert_eq!(ran.outputs["exit-code"], "0");
     assert_eq!(ran.outputs["report"], "");
 
+    // No pod to count: exit 0 too, but the verdict says empty.
+    let tmp = tempfile::tempdir().unwrap();
+    let empty = verify_pods_tests::corpus::case("empty-list").pods();
+    let ran = run_action(
+        &[
+            ("archive", archive.to_str().unwrap()),
+            ("args", &format!("--snapshot {}", empty.display())),
+        ],
+        tmp.path(),
+    );
+    assert_eq!(ran.failed, None, "{}", ran.stdout);
+    assert_eq!(ran.outputs["verdict"], "empty");
+    assert_eq!(ran.outputs["exit-code"], "0");
+
     let tmp = tempfile::tempdir().unwrap();
     let bad = verify_pods_tests::bad_inputs()[0].clone();
     let ran = run_action(

@@ -13,9 +13,10 @@ use std::fmt;
 
 /// The programs the bash function runs (the template refers to each by its
 /// variable, e.g. `$report_program`). summary.jq runs only when
-/// GITHUB_STEP_SUMMARY names a file; github.jq formats the checker's
+/// GITHUB_STEP_SUMMARY names a file, ctrf.jq and junit.jq only for the
+/// CI results (both features); github.jq formats the checker's
 /// `--format github`, the function prints text only.
-pub const USED: [Program; 8] = [
+pub const USED: [Program; 10] = [
     Programs::REPORT,
     Programs::DECISION,
     Programs::WORKLOADS,
@@ -24,6 +25,8 @@ pub const USED: [Program; 8] = [
     Programs::RENDER,
     Programs::PROGRESS,
     Programs::SUMMARY,
+    Programs::CTRF,
+    Programs::JUNIT,
 ];
 
 /// What the templates may use: the program texts and the checker's constants.
@@ -65,6 +68,13 @@ pub struct Fields {
     pub artifacts: String,
     /// GitHub's step summary file's setting.
     pub step_summary: contract::Setting,
+    /// The selection's settings (`--exclude-ns`, `-n`, `-l`).
+    pub exclude_namespaces: contract::Setting,
+    pub namespaces: contract::Setting,
+    pub selector: contract::Setting,
+    /// The CI results' settings (`--ctrf`, `--junit`).
+    pub ctrf: contract::Setting,
+    pub junit: contract::Setting,
     /// The checker's watch setting (the function polls; its comment says so).
     pub watch: contract::Setting,
     /// How the function's lines on stderr begin.
@@ -82,6 +92,8 @@ pub struct Fields {
     pub program_lines: Vec<String>,
     /// Whether the function appends GitHub's step summary.
     pub summary: bool,
+    /// Whether it writes the CI results (`--ctrf`, `--junit`).
+    pub results: bool,
     /// The features it was rendered with, as `--with` names them (empty:
     /// none), and those left out, for the header.
     pub with: Vec<&'static str>,
@@ -98,16 +110,20 @@ pub enum Feature {
     /// GitHub's step summary (summary.jq) into the file GITHUB_STEP_SUMMARY
     /// names; upstream's function never wrote one.
     Summary,
+    /// CI results (ctrf.jq, junit.jq) into the files KWOK_VERIFY_PODS_CTRF
+    /// and KWOK_VERIFY_PODS_JUNIT name (issue 32).
+    Results,
 }
 
 impl Feature {
     /// Every feature, in the order headers list them.
-    pub const ALL: [Feature; 1] = [Feature::Summary];
+    pub const ALL: [Feature; 2] = [Feature::Summary, Feature::Results];
 
     /// The name `--with` takes.
     pub fn name(self) -> &'static str {
         match self {
             Feature::Summary => "summary",
+            Feature::Results => "results",
         }
     }
 
@@ -115,6 +131,7 @@ impl Feature {
     pub fn about(self) -> &'static str {
         match self {
             Feature::Summary => "GitHub's step summary",
+            Feature::Results => "CTRF, JUnit",
         }
     }
 }
@@ -463,9 +480,11 @@ impl Fields {
     pub fn with(features: &[Feature]) -> Result<Self, RenderError> {
         let has = |feature| features.contains(&feature);
         let summary = has(Feature::Summary);
-        let used = USED
-            .into_iter()
-            .filter(|p| summary || p.name != Programs::SUMMARY.name);
+        let results = has(Feature::Results);
+        let used = USED.into_iter().filter(|p| {
+            (summary || p.name != Programs::SUMMARY.name)
+                && (results || (p.name != Programs::CTRF.name && p.name != Programs::JUNIT.name))
+        });
         let programs = std::iter::once(Embedded::lib())
             .chain(used.clone().map(Embedded::new))
             .collect::<Result<Vec<_>, _>>()?;
@@ -481,6 +500,10 @@ impl Fields {
         settings.push(format!("{}=", contract::ARTIFACT_DIR.env));
         if summary {
             settings.push(format!("{}=", contract::STEP_SUMMARY.env));
+        }
+        if results {
+            settings.push(format!("{}=", contract::CTRF.env));
+            settings.push(format!("{}=", contract::JUNIT.env));
         }
         let mut program_files: Vec<&str> = used.map(|p| p.file).collect();
         program_files.push(Programs::LIB_FILE);
@@ -508,6 +531,11 @@ impl Fields {
             artifact_dir: contract::ARTIFACT_DIR,
             artifacts: checker::artifacts::ARTIFACTS.join(" "),
             step_summary: contract::STEP_SUMMARY,
+            exclude_namespaces: contract::EXCLUDE_NAMESPACES,
+            namespaces: contract::NAMESPACES,
+            selector: contract::SELECTOR,
+            ctrf: contract::CTRF,
+            junit: contract::JUNIT,
             watch: contract::WATCH,
             prefix: contract::BASH_PREFIX,
             splice_command: SPLICE_COMMAND,
@@ -515,6 +543,7 @@ impl Fields {
             settings_lines: wrapped(&settings, 74),
             releases: RELEASES,
             summary,
+            results,
             with: Feature::ALL
                 .into_iter()
                 .filter(|f| has(*f))

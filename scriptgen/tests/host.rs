@@ -92,6 +92,17 @@ fn jq_receives_each_program_compacted() {
     for (name, value) in verify_pods_tests::stub_workloads_env(Some(&workloads)) {
         sandbox.set(name, &value);
     }
+    // Nor the CI results (without `--with results`): a results file asked
+    // for is said to be left out, in one warning.
+    let mut results = Vec::new();
+    for (setting, file) in [
+        (checker::contract::CTRF, "results.json"),
+        (checker::contract::JUNIT, "results.xml"),
+    ] {
+        let path = sandbox.path(file);
+        sandbox.set(setting.env, path.to_str().unwrap());
+        results.push(path);
+    }
     let output = harness(&mut sandbox, "checked");
     assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
     let passed: Vec<String> = fs::read_dir(&dir)
@@ -102,10 +113,25 @@ fn jq_receives_each_program_compacted() {
         !summary.exists(),
         "a host's function wrote the step summary"
     );
+    for path in results {
+        assert!(!path.exists(), "{} written", path.display());
+    }
+    let left_out = checker::contract::messages::RESULTS_LEFT_OUT.text;
+    assert_eq!(
+        text(&output.stderr).matches(left_out).count(),
+        1,
+        "{}",
+        text(&output.stderr)
+    );
     // The red sample settles nothing (deadline 0), so every program but
     // progress.jq runs; progress.jq is covered by the settle tests, and
     // summary.jq by the wrapper's (tests/tests/github.rs).
-    let skipped = ["progress", checker::Programs::SUMMARY.name];
+    let skipped = [
+        "progress",
+        checker::Programs::SUMMARY.name,
+        checker::Programs::CTRF.name,
+        checker::Programs::JUNIT.name,
+    ];
     for program in USED.iter().filter(|p| !skipped.contains(&p.name)) {
         assert!(
             passed.iter().any(|text| *text == compacted(program)),

@@ -19,8 +19,8 @@ fn scriptgen(args: &[&str]) -> String {
 #[test]
 fn every_used_program_appears_compacted_in_every_output() {
     let outputs = [
-        scriptgen(&["render", "--with", "summary"]),
-        scriptgen(&["render", "--definition", "--with", "summary"]),
+        scriptgen(&["render", "--with", "summary,results"]),
+        scriptgen(&["render", "--definition", "--with", "summary,results"]),
         scriptgen(&["render", "--wrapper"]),
     ];
     for program in USED {
@@ -125,7 +125,7 @@ fn no_program_contains_a_heredoc_delimiter() {
         }
     }
     // Each delimiter opens and closes exactly one here-document.
-    let definition = scriptgen(&["render", "--definition", "--with", "summary"]);
+    let definition = scriptgen(&["render", "--definition", "--with", "summary,results"]);
     for name in USED.iter().map(|p| p.name).chain([Programs::LIB_NAME]) {
         let delimiter = heredoc_delimiter(name);
         let opening = format!("<<'{delimiter}'");
@@ -175,7 +175,7 @@ fn the_definition_is_what_splice_inserts_and_the_files_include() {
     assert!(render::wrapper(&all).unwrap().contains(&full));
     assert_ne!(full, definition, "the features add nothing");
     assert_eq!(
-        scriptgen(&["render", "--definition", "--with", "summary"]),
+        scriptgen(&["render", "--definition", "--with", "summary,results"]),
         full
     );
 }

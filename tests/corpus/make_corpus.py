@@ -542,6 +542,17 @@ LIMIT_FILE = "list-limit"
 # `exclude-owner-kinds` file, which the tests read.
 OWNER_KINDS = {}
 OWNER_KINDS_FILE = "exclude-owner-kinds"
+# Cases checked within a selection (issue 32, `-n`, `-l`): name -> the
+# namespaces (comma-separated) / the label selector, written to the case's
+# `namespaces` / `selector` file, which the tests read.
+NAMESPACES = {}
+NAMESPACES_FILE = "namespaces"
+SELECTORS = {}
+SELECTOR_FILE = "selector"
+# Cases checked with --exclude-ns / KWOK_VERIFY_PODS_EXCLUDE_NS: name -> its
+# value (`+NS` adds to the default list), in the case's `exclude-ns` file.
+EXCLUDE_NS = {}
+EXCLUDE_NS_FILE = "exclude-ns"
 # The list that reproduces upstream's rule (`map(.kind) | contains(["Job"])`:
 # a substring test, case-sensitive) for the owner kinds that exist: batch/v1
 # Job (and Volcano's Job), the Kubeflow training operator's kinds, and the
@@ -550,10 +561,16 @@ OWNER_KINDS_FILE = "exclude-owner-kinds"
 UPSTREAM_EQUIVALENT_KINDS = "Job,CronJob,JobSet,TrainJob,PyTorchJob,TFJob,MPIJob,XGBoostJob,PaddleJob,JAXJob,MXJob,RayJob"
 
 
-def case(readme, list_limit=None, owner_kinds=None):
+def case(readme, list_limit=None, owner_kinds=None, namespaces=None, selector=None, exclude_ns=None):
     def register(fn):
         name = fn.__name__.replace("_", "-")
         CASES[name] = (readme, fn)
+        if exclude_ns is not None:
+            EXCLUDE_NS[name] = exclude_ns
+        if namespaces is not None:
+            NAMESPACES[name] = namespaces
+        if selector is not None:
+            SELECTORS[name] = selector
         if list_limit is not None:
             LIMITS[name] = list_limit
         if owner_kinds is not None:
@@ -1205,6 +1222,27 @@ def mixed_everything():
     return pods, events
 
 
+@case("-n training (issue 32): only that namespace's pods count; live, the lists are "
+      "/api/v1/namespaces/training/pods and its events.", namespaces="training")
+def selection_one_namespace():
+    return mixed_everything()
+
+
+@case("-n reports,training -l 'training.kubeflow.org/job-name,training.kubeflow.org/job-name!=llama-ft' "
+      "(issue 32): two namespaces (the cluster list, selected), a label that must exist and one "
+      "that must differ: only the stuck report pod counts.",
+      namespaces="reports,training",
+      selector="training.kubeflow.org/job-name,training.kubeflow.org/job-name!=llama-ft")
+def selection_namespaces_and_selector():
+    return mixed_everything()
+
+
+@case("--exclude-ns +training (issue 32): the + adds training to the default excluded "
+      "namespaces, so kube-system's pods still do not count.", exclude_ns="+training")
+def selection_exclude_added():
+    return mixed_everything()
+
+
 @case("A larger cluster, generated with a fixed seed: 400 pods in 30 namespaces on 16 nodes, a few unscheduled and failed.")
 def large_generated():
     rng = random.Random(20260528)
@@ -1454,7 +1492,9 @@ def write():
             (folder / WORKLOADS_FILE).write_bytes(workloads)
         elif (folder / WORKLOADS_FILE).exists():
             (folder / WORKLOADS_FILE).unlink()
-        for file, values in ((LIMIT_FILE, LIMITS), (OWNER_KINDS_FILE, OWNER_KINDS)):
+        for file, values in ((LIMIT_FILE, LIMITS), (OWNER_KINDS_FILE, OWNER_KINDS),
+                             (NAMESPACES_FILE, NAMESPACES), (SELECTOR_FILE, SELECTORS),
+                             (EXCLUDE_NS_FILE, EXCLUDE_NS)):
             path = folder / file
             if name in values:
                 path.write_text(f"{values[name]}\n")
@@ -1466,10 +1506,17 @@ def write():
 # ---------------------------------------------------------------- the model
 
 
-def excluded_namespaces():
-    """The default list, read from the one file that defines it (never restated here)."""
+def excluded_namespaces(name=None):
+    """The default list, read from the one file that defines it (never restated here); for
+    a case with an exclude-ns file, its value: `+a,b` adds a and b, `a,b` replaces the list."""
     lines = (ROOT / "checker/programs/excluded-namespaces").read_text().splitlines()
-    return {line.split("#")[0].strip() for line in lines} - {""}
+    default = {line.split("#")[0].strip() for line in lines} - {""}
+    path = HERE / name / EXCLUDE_NS_FILE if name else None
+    setting = path.read_text().strip() if path and path.is_file() else ""
+    if setting == "":
+        return default
+    listed = set((setting[1:] if setting.startswith("+") else setting).split(",")) - {""}
+    return default | listed if setting.startswith("+") else listed
 
 
 def owner_kinds(name):
@@ -1565,13 +1612,49 @@ def read_at(docs):
     return version if isinstance(version, str) and version != "" else None
 
 
-def model(pods_doc, events_doc, kinds, substring=False):
+def selection(name):
+    """The case's selection (issue 32): its namespaces (a set; empty = every one) and its
+    label selector's terms, [(key, op, value)], from the case's files, parsed here
+    independently of report.jq: `key`, `!key`, `key=value`, `key==value`, `key!=value`."""
+    def read(file):
+        path = HERE / name / file
+        return path.read_text().strip() if path.is_file() else ""
+    namespaces = set(read(NAMESPACES_FILE).split(",")) - {""}
+    terms = []
+    for term in filter(None, read(SELECTOR_FILE).split(",")):
+        if term.startswith("!"):
+            terms.append((term[1:], "absent", None))
+        elif "!=" in term:
+            key, value = term.split("!=", 1)
+            terms.append((key, "not", value))
+        elif "=" in term:
+            key, value = term.replace("==", "=", 1).split("=", 1)
+            terms.append((key, "is", value))
+        else:
+            terms.append((term, "present", None))
+    return namespaces, terms
+
+
+def selected(pod, terms):
+    labels = get(pod, "metadata", "labels")
+    labels = labels if isinstance(labels, dict) else {}
+    for key, op, value in terms:
+        have = labels.get(key)
+        if (op == "present" and have is None) or (op == "absent" and have is not None) \
+                or (op == "is" and have != value) or (op == "not" and have == value):
+            return False
+    return True
+
+
+def model(pods_doc, events_doc, kinds, substring=False, within=(set(), []), excluded=None):
     """What `verify-pods check --snapshot --events --format json` must say, from the rules of
     issues 2 and 11: a pending pod without a node is unscheduled unless an owner's kind is one
     of `kinds` (exact match, issue 24). With `substring`, upstream's rule instead: an owner
     kind that contains "Job"."""
-    excluded = excluded_namespaces()
+    excluded = excluded_namespaces() if excluded is None else excluded
     pods = [p for p in pods_doc["items"] if get(p, "metadata", "namespace") not in excluded]
+    only, terms = within
+    pods = [p for p in pods if (not only or get(p, "metadata", "namespace") in only) and selected(p, terms)]
     phase = lambda p: get(p, "status", "phase")
     node = lambda p: alt(get(p, "spec", "nodeName"), "")
     owner_kinds = lambda p: [get(o, "kind") for o in (get(p, "metadata", "ownerReferences") or [])]
@@ -1635,6 +1718,11 @@ def model(pods_doc, events_doc, kinds, substring=False):
         "excused_pods": [unscheduled_pod(p) for p in excused],
         "excused_kinds": sorted({k for p in excused for k in excused_by(p)}, key=jq_order),
         "distribution": [{"node": canon(n), "pods": per_node[n]} for n in sorted(per_node, key=order_key)],
+        # Issue 32: the namespaces of the counted pods (the CTRF and JUnit
+        # tests), in jq's order of the raw values, with how many pods each has.
+        "namespaces": [{"namespace": canon(v), "pods": n}
+                       for v, n in sorted(count_raw(get(p, "metadata", "namespace") for p in pods),
+                                          key=lambda vn: jq_order(vn[0]))],
         "verdict": "fail" if unscheduled or failed else ("empty" if not pods else "pass"),
         "resource_version": pods_doc["resourceVersion"],
         "attempts": 1,
@@ -1692,7 +1780,7 @@ def workloads_joined(docs, pods_version):
     return items
 
 
-def model_workloads(pods_doc, workloads, kinds):
+def model_workloads(pods_doc, workloads, kinds, within=(set(), []), excluded=None):
     """`missing` and `missing_workloads`: None when no workloads were read. Each workload
     outside the excluded namespaces, whose own owners are of no excluded kind, wants:
     a ReplicaSet or StatefulSet spec.replicas (default 1); a DaemonSet
@@ -1703,10 +1791,12 @@ def model_workloads(pods_doc, workloads, kinds):
     the Deployment's replicas across them), whose ReplicaSets are then not counted again.
     Missing = wanted - created, never below 0; an unknown wanted counts 1 (at least one pod
     the controller has not yet made known). Listed: every workload missing pods, by
-    namespace, name, kind."""
-    if workloads is None:
+    namespace, name, kind. With -n, only the workloads of those namespaces; with -l, none
+    are checked (None): which pods a workload will create is not known from its labels."""
+    only, terms = within
+    if workloads is None or terms:
         return {"missing": None, "missing_workloads": None}
-    excluded = excluded_namespaces()
+    excluded = excluded_namespaces() if excluded is None else excluded
     pods = pods_doc["items"]
     active = {}
     for p in pods:
@@ -1747,6 +1837,8 @@ def model_workloads(pods_doc, workloads, kinds):
     for kind, w in workloads:
         if kind not in WORKLOAD_KINDS or get(w, "metadata", "namespace") in excluded:
             continue
+        if only and get(w, "metadata", "namespace") not in only:
+            continue
         if any(r.get("kind") in kinds for r in owners_of(w)):
             continue
         me = get(w, "metadata", "uid")
@@ -1770,6 +1862,14 @@ def model_workloads(pods_doc, workloads, kinds):
                            "name": canon(get(w, "metadata", "name")), "wanted": wanted, "created": created})
     listed.sort(key=lambda m: (jq_order(m["namespace"]), jq_order(m["name"]), jq_order(m["kind"])))
     return {"missing": missing, "missing_workloads": listed}
+
+
+def count_raw(values):
+    """[(value, how many times it occurs)], values compared as jq compares them (1 == 1.0)."""
+    counts = {}
+    for v in values:
+        counts.setdefault(jq_order(v), [v, 0])[1] += 1
+    return list(counts.values())
 
 
 def jq_order(value):
@@ -2137,7 +2237,9 @@ def check():
             have = (folder / file).read_bytes() if (folder / file).is_file() else None
             if have != want:
                 problems.append(f"{name}/{file}: differs from what make_corpus.py writes (run it with `write`)")
-        for file, values in ((LIMIT_FILE, LIMITS), (OWNER_KINDS_FILE, OWNER_KINDS)):
+        for file, values in ((LIMIT_FILE, LIMITS), (OWNER_KINDS_FILE, OWNER_KINDS),
+                             (NAMESPACES_FILE, NAMESPACES), (SELECTOR_FILE, SELECTORS),
+                             (EXCLUDE_NS_FILE, EXCLUDE_NS)):
             path = folder / file
             if (path.read_text() if path.is_file() else None) != (f"{values[name]}\n" if name in values else None):
                 problems.append(f"{name}/{file}: differs from what make_corpus.py writes (run it with `write`)")
@@ -2164,8 +2266,9 @@ def check():
         except Refused as e:
             problems.append(f"{folder.name}: the model refuses a recorded case: {e}")
             continue
-        want = model(pods_doc, events_doc, owner_kinds(folder.name))
-        want.update(model_workloads(pods_doc, workloads_doc, owner_kinds(folder.name)))
+        within, excluded = selection(folder.name), excluded_namespaces(folder.name)
+        want = model(pods_doc, events_doc, owner_kinds(folder.name), within=within, excluded=excluded)
+        want.update(model_workloads(pods_doc, workloads_doc, owner_kinds(folder.name), within, excluded))
         if want["missing"]:
             want["verdict"] = "fail"
         if OWNER_KINDS.get(folder.name) == UPSTREAM_EQUIVALENT_KINDS:

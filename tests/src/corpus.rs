@@ -99,9 +99,47 @@ impl Case {
         text.trim().to_owned()
     }
 
+    /// The namespaces the case is checked within (`-n`, comma-separated):
+    /// its `namespaces` file, else "" (every namespace).
+    pub fn namespaces(&self) -> String {
+        self.setting_file("namespaces")
+    }
+
+    /// The label selector the case is checked with (`-l`): its `selector`
+    /// file, else "" (every pod).
+    pub fn selector(&self) -> String {
+        self.setting_file("selector")
+    }
+
+    /// The excluded namespaces the case is checked with (`--exclude-ns`,
+    /// `+NS` adds to the default list): its `exclude-ns` file, else ""
+    /// (the default list).
+    pub fn exclude_ns(&self) -> String {
+        self.setting_file("exclude-ns")
+    }
+
+    /// The excluded namespaces report.jq gets for the case: the default
+    /// list, or what its `exclude-ns` file makes of it.
+    pub fn excluded_namespaces(&self) -> Vec<String> {
+        match self.exclude_ns().as_str() {
+            "" => checker::Programs::default_excluded_namespaces(),
+            text => checker::contract::excluded_namespaces(text),
+        }
+    }
+
+    fn setting_file(&self, name: &str) -> String {
+        let path = self.file(name);
+        if !path.is_file() {
+            return String::new();
+        }
+        let text = String::from_utf8(read(&path)).expect("a setting file is text");
+        text.trim().to_owned()
+    }
+
     /// The case's settings as both drivers read them from the environment:
-    /// its list limit and excluded owner kinds.
-    pub fn env(&self) -> [(&'static str, String); 3] {
+    /// its list limit, excluded owner kinds, whether it reads workloads,
+    /// and its selection.
+    pub fn env(&self) -> [(&'static str, String); 6] {
         [
             (
                 checker::contract::LIST_LIMIT.env,
@@ -117,6 +155,9 @@ impl Case {
                 checker::contract::WORKLOADS.env,
                 self.workloads().is_some().to_string(),
             ),
+            (checker::contract::NAMESPACES.env, self.namespaces()),
+            (checker::contract::SELECTOR.env, self.selector()),
+            (checker::contract::EXCLUDE_NAMESPACES.env, self.exclude_ns()),
         ]
     }
 

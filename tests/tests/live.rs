@@ -75,7 +75,14 @@ fn knobs(case: &Case) -> expect::Knobs {
         excluded: checker::engine::Excluded {
             owner_kinds: checker::contract::parse_owner_kinds(&case.name, &case.owner_kinds())
                 .expect("the case's owner kinds parse"),
-            ..Default::default()
+            only_namespaces: case
+                .namespaces()
+                .split(',')
+                .filter(|ns| !ns.is_empty())
+                .map(str::to_owned)
+                .collect(),
+            selector: case.selector(),
+            namespaces: case.excluded_namespaces(),
         },
         list_limit: case.list_limit(),
     }

@@ -33,7 +33,7 @@ use verify_pods_tests::{
 };
 
 /// The programs in the order their inputs become available.
-const STAGES: [&str; 9] = [
+const STAGES: [&str; 11] = [
     "report",
     "workloads",
     "decision",
@@ -43,6 +43,8 @@ const STAGES: [&str; 9] = [
     "progress",
     "github",
     "summary",
+    "ctrf",
+    "junit",
 ];
 
 /// The workloads a case without any is run with (issue 30): none, as
@@ -164,17 +166,26 @@ impl Chain {
 fn stage(program: Program, case: &Case, chain: &Chain, unscheduled: bool) -> JqRun {
     let path = |name: &str| chain.path(name).display().to_string();
     let (values, input) = match program.name {
-        "report" => {
-            let excluded = Programs::default_excluded_namespaces().join(",");
-            (vec![excluded, case.owner_kinds()], case.pods())
-        }
+        "report" => (
+            vec![
+                case.excluded_namespaces().join(","),
+                case.owner_kinds(),
+                case.namespaces(),
+                case.selector(),
+            ],
+            case.pods(),
+        ),
         "workloads" => {
-            let excluded = Programs::default_excluded_namespaces().join(",");
             let workloads = case
                 .workloads()
                 .unwrap_or_else(|| chain.path("no-workloads.json"));
             (
-                vec![excluded, case.owner_kinds(), path("pods-report.json")],
+                vec![
+                    case.excluded_namespaces().join(","),
+                    case.owner_kinds(),
+                    case.namespaces(),
+                    path("pods-report.json"),
+                ],
                 workloads,
             )
         }
@@ -197,6 +208,19 @@ fn stage(program: Program, case: &Case, chain: &Chain, unscheduled: bool) -> JqR
             chain.path("result.json"),
         ),
         "decision" => (vec![], chain.path("report.json")),
+        // Fixed times: the drivers pass the clock's.
+        "ctrf" => (
+            vec![
+                case.list_limit().to_string(),
+                String::new(),
+                "0.1.0".into(),
+                "2026-12-04T01:02:03Z".into(),
+                "1796346123000".into(),
+                "1796346124005".into(),
+            ],
+            chain.path("result.json"),
+        ),
+        "junit" => (vec![], chain.path("ctrf.json")),
         "progress" => {
             let deadline = contract::DEFAULT_DEADLINE.to_string();
             (
@@ -290,7 +314,7 @@ fn prepare(engine: &Engine, case: &Case) -> Prepared {
     // The projection the checker reads this case with: it keeps the owners
     // of the case's excluded kinds.
     let owner_kinds: Vec<String> = case.owner_kinds().split(',').map(str::to_owned).collect();
-    let projection = &Projection::for_owner_kinds(&owner_kinds);
+    let projection = &Projection::for_run(&owner_kinds, !case.selector().is_empty());
     let chain = Chain {
         dir: tempfile::tempdir().expect("scratch dir"),
     };
@@ -331,6 +355,7 @@ fn prepare(engine: &Engine, case: &Case) -> Prepared {
                 ));
             }
             "result" => fs::write(chain.path("result.json"), &out.stdout).expect("write"),
+            "ctrf" => fs::write(chain.path("ctrf.json"), &out.stdout).expect("write"),
             _ => {}
         }
         runs.push((program, run, out));
@@ -754,6 +779,12 @@ fn goldens_rederive_with_result_and_render() {
 #[test]
 fn generated_bash_matches_checker_and_goldens() {
     let problems: Vec<String> = for_each_case(|case| {
+        // The stub serves the cluster's list alone: a case with a selection
+        // (its namespace's list, a labelSelector) runs through the replay
+        // server, which selects (live.rs, selection.rs).
+        if !case.namespaces().is_empty() || !case.selector().is_empty() {
+            return Vec::new();
+        }
         let engine = Engine::new().expect("programs compile");
         let scratch = tempfile::tempdir().expect("scratch");
         let (served, pages) = Served::case_in_pages(case, scratch.path());
@@ -1128,6 +1159,8 @@ fn json_that_jq_reads_is_read_alike_and_json_it_refuses_is_refused() {
             values: vec![
                 excluded.clone(),
                 Programs::default_excluded_owner_kinds().join(","),
+                String::new(),
+                String::new(),
             ],
             input: pods,
         });

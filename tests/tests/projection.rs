@@ -41,6 +41,9 @@ enum Feed {
     OfResult,
     /// The report, every variable a number (progress: attempts, waited, deadline).
     OfReport,
+    /// The CTRF report of ctrf.jq (fed the result, every variable a number),
+    /// no variables (junit).
+    OfCtrf,
 }
 
 fn feed(program: Program) -> Feed {
@@ -49,7 +52,8 @@ fn feed(program: Program) -> Feed {
         "workloads" => Feed::Workloads,
         "events" => Feed::Events,
         "result" => Feed::Result,
-        "render" | "github" | "summary" => Feed::OfResult,
+        "render" | "github" | "summary" | "ctrf" => Feed::OfResult,
+        "junit" => Feed::OfCtrf,
         "progress" | "decision" => Feed::OfReport,
         other => panic!(
             "{other}.jq is a new canonical program: teach tests/tests/projection.rs \
@@ -146,6 +150,8 @@ fn run_pipeline(
             vec![
                 Val::from(excluded.to_owned()),
                 Val::from(Programs::default_excluded_owner_kinds().join(",")),
+                Val::from(String::new()),
+                Val::from(String::new()),
             ],
             &mut out,
         ) else {
@@ -194,7 +200,14 @@ fn run_pipeline(
             for limit in [0, checker::contract::LIST_LIMIT.default] {
                 for program in programs_fed(|f| matches!(f, Feed::OfResult)) {
                     let vars = program.vars.iter().map(|_| number(limit)).collect();
-                    run(engine, program, result.clone(), vars, &mut out);
+                    let Some(report) = run(engine, program, result.clone(), vars, &mut out) else {
+                        continue;
+                    };
+                    if program == Programs::CTRF {
+                        for program in programs_fed(|f| matches!(f, Feed::OfCtrf)) {
+                            run(engine, program, report.clone(), vec![], &mut out);
+                        }
+                    }
                 }
             }
         }
@@ -1186,7 +1199,8 @@ fn literal(parts: &[StrPart<&str, Token<&str>>]) -> Option<String> {
 /// Fields the programs read that are neither projected nor built by a
 /// canonical program (report.jq's report, events.jq's events, …).
 fn unprojected_reads(texts: &[&str]) -> BTreeSet<String> {
-    let projection = Projection::canonical();
+    // The widest projection: a run with a label selector keeps the labels.
+    let projection = Projection::for_run(&Programs::default_excluded_owner_kinds(), true);
     let mut allowed: BTreeSet<String> = projection.pods.keys().into_iter().collect();
     allowed.extend(projection.events.keys());
     allowed.extend(projection.workloads.keys());

@@ -48,6 +48,8 @@ pub const QUIET: Duration = Duration::from_millis(150);
 pub struct Settle<'a> {
     pub engine: &'a Engine,
     pub kubectl: &'a Kubectl,
+    /// The pods list within the selection: the watch is of the same pods.
+    pub pods: api::List,
     pub excluded: &'a crate::engine::Excluded,
     /// When the check started, and its deadline and interval from then.
     pub started: Instant,
@@ -232,14 +234,20 @@ pub fn event_shape(projection: &Projection) -> Shape {
     ]))
 }
 
-/// The watch URL from `version`, ending after `seconds`.
-pub fn url(version: Option<&str>, seconds: u64) -> String {
+/// The watch URL of `pods` (its path and query: the selection) from
+/// `version`, ending after `seconds`.
+pub fn url(pods: api::List, version: Option<&str>, seconds: u64) -> String {
     let from = version
         .map(|v| format!("&resourceVersion={}", api::url_encode(v)))
         .unwrap_or_default();
+    let query = if pods.query.is_empty() {
+        String::new()
+    } else {
+        format!("{}&", pods.query)
+    };
     format!(
-        "{}?watch=1{from}&allowWatchBookmarks=true&timeoutSeconds={seconds}",
-        api::PODS.path
+        "{}?{query}watch=1{from}&allowWatchBookmarks=true&timeoutSeconds={seconds}",
+        pods.path
     )
 }
 
@@ -367,7 +375,7 @@ impl Settle<'_> {
             let args = [
                 "get".to_owned(),
                 "--raw".to_owned(),
-                url(latest.whole.as_deref(), seconds),
+                url(self.pods, latest.whole.as_deref(), seconds),
             ];
             let stop = Stop::default();
             let (sender, received) = mpsc::channel();
@@ -701,7 +709,7 @@ mod tests {
     #[test]
     fn the_watch_url_asks_for_bookmarks_from_the_version() {
         assert_eq!(
-            url(Some("1000"), 61),
+            url(api::PODS, Some("1000"), 61),
             "/api/v1/pods?watch=1&resourceVersion=1000&allowWatchBookmarks=true&timeoutSeconds=61"
         );
     }

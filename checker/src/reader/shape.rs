@@ -46,6 +46,11 @@ const IS: &str = "$is";
 const ONE_OF: &str = "$one_of";
 /// The one list a [`Shape::OneOf`] may name.
 const OWNER_KINDS: &str = "excluded_owner_kinds";
+/// The key of projection.json that keeps a value only for a run with a
+/// label selector (`{"$if": "selector"}`: the pods' labels).
+const IF: &str = "$if";
+/// The one condition `$if` may name.
+const SELECTOR: &str = "selector";
 
 impl Shape {
     /// Read a shape from its JSON form: `true`, `"value"`, `{key: shape}`
@@ -58,6 +63,35 @@ impl Shape {
 
     /// Like [`Shape::from_json`], with the run's excluded owner kinds.
     pub fn for_owner_kinds(v: &serde_json::Value, owner_kinds: &[String]) -> Result<Self, String> {
+        Self::for_run(v, owner_kinds, false)
+            .map(|shape| shape.unwrap_or(Shape::Fields(HashMap::new())))
+    }
+
+    /// Like [`Shape::for_owner_kinds`], for a run with a label selector
+    /// (`selector`) or without: None for a value the run leaves out.
+    pub fn for_run(
+        v: &serde_json::Value,
+        owner_kinds: &[String],
+        selector: bool,
+    ) -> Result<Option<Self>, String> {
+        use serde_json::Value as J;
+        if let J::Object(fields) = v {
+            match fields.get(IF) {
+                None => {}
+                Some(J::String(condition)) if condition == SELECTOR => {
+                    return Ok(selector.then_some(Shape::Keep))
+                }
+                Some(other) => return Err(format!("not a condition of the run: {other}")),
+            }
+        }
+        Self::for_run_kept(v, owner_kinds, selector).map(Some)
+    }
+
+    fn for_run_kept(
+        v: &serde_json::Value,
+        owner_kinds: &[String],
+        selector: bool,
+    ) -> Result<Self, String> {
         use serde_json::Value as J;
         match v {
             J::Bool(true) => Ok(Shape::Keep),
@@ -70,7 +104,11 @@ impl Shape {
                 let kept = fields
                     .iter()
                     .filter(|(k, _)| !k.starts_with('_') && *k != IS)
-                    .map(|(k, v)| Ok((k.clone(), Shape::for_owner_kinds(v, owner_kinds)?)))
+                    .filter_map(|(k, v)| {
+                        Shape::for_run(v, owner_kinds, selector)
+                            .map(|shape| shape.map(|shape| (k.clone(), shape)))
+                            .transpose()
+                    })
                     .collect::<Result<_, String>>()?;
                 match fields.get(IS) {
                     None => Ok(Shape::Fields(kept)),
@@ -78,9 +116,11 @@ impl Shape {
                     Some(other) => Err(format!("not a kind of value to require: {other}")),
                 }
             }
-            J::Array(elems) if elems.len() == 1 => Ok(Shape::Each(Box::new(
-                Shape::for_owner_kinds(&elems[0], owner_kinds)?,
-            ))),
+            J::Array(elems) if elems.len() == 1 => Ok(Shape::Each(Box::new(Shape::for_run_kept(
+                &elems[0],
+                owner_kinds,
+                selector,
+            )?))),
             other => Err(format!("not a shape: {other}")),
         }
     }
@@ -129,10 +169,17 @@ impl Projection {
 
     /// The canonical projection for a run that excludes these owner kinds.
     pub fn for_owner_kinds(owner_kinds: &[String]) -> Self {
+        Self::for_run(owner_kinds, false)
+    }
+
+    /// The canonical projection for a run that excludes these owner kinds,
+    /// with a label selector (then the pods' labels are kept) or without.
+    pub fn for_run(owner_kinds: &[String], selector: bool) -> Self {
         let doc: serde_json::Value =
             serde_json::from_str(Programs::PROJECTION_FILE).expect("projection.json is valid JSON");
         let shape = |key: &str| {
-            Shape::for_owner_kinds(&doc[key], owner_kinds).expect("projection.json holds shapes")
+            Shape::for_run_kept(&doc[key], owner_kinds, selector)
+                .expect("projection.json holds shapes")
         };
         Self {
             pods: shape("pods"),

@@ -3,8 +3,11 @@
 //! the pods they make up.
 
 use super::CheckArgs;
+use checker::api;
 use checker::check::{Source, Workloads};
 use checker::contract::{self, Knob};
+use checker::reader::Shape;
+use checker::{Engine, Excluded};
 use clap::parser::ValueSource;
 use clap::ArgMatches;
 use std::time::Duration;
@@ -46,6 +49,7 @@ pub(crate) fn source(args: &CheckArgs, matches: &ArgMatches) -> Result<Source, c
         kubeconfig: args.kubeconfig.clone(),
         timeout: Duration::from_secs(timeout),
     };
+    let only = only_namespaces(args);
     Ok(Source::Live {
         kubectl,
         deadline: Duration::from_secs(deadline),
@@ -53,7 +57,46 @@ pub(crate) fn source(args: &CheckArgs, matches: &ArgMatches) -> Result<Source, c
         chunk_size,
         watch,
         deadline_epoch,
+        // The events of the unscheduled pods: in their namespace, whatever
+        // their labels (an event has its own).
+        pods: api::PODS.within(&only, &args.selector),
+        events: api::EVENTS.within(&only, ""),
     })
+}
+
+/// `-n`: the namespaces named, without empty ones (an empty
+/// KWOK_VERIFY_PODS_NAMESPACES is every namespace).
+pub(crate) fn only_namespaces(args: &CheckArgs) -> Vec<String> {
+    args.namespace
+        .iter()
+        .filter(|name| !name.is_empty())
+        .cloned()
+        .collect()
+}
+
+/// `--exclude-ns` / KWOK_VERIFY_PODS_EXCLUDE_NS: the names, `+NS,NS` after
+/// the default list; set but empty, the default (as the bash reads it).
+/// report.jq checks the names ([`selection`]).
+pub(crate) fn excluded_namespaces(args: &CheckArgs, matches: &ArgMatches) -> Vec<String> {
+    match matches.value_source("exclude_ns") {
+        Some(ValueSource::EnvVariable) if args.exclude_ns.is_empty() => {
+            checker::Programs::default_excluded_namespaces()
+        }
+        _ => contract::excluded_namespaces(&args.exclude_ns),
+    }
+}
+
+/// Whether report.jq takes the namespaces and the selector (`--exclude-ns`,
+/// `-n`, `-l`): it runs on no pods with them, so a name or selector it
+/// refuses ends the check before any list, in its words (the bash function
+/// does the same).
+pub(crate) fn selection(engine: &Engine, excluded: &Excluded) -> Result<(), contract::Said> {
+    let none = checker::snapshot::read(&br#"{"items":[]}"#[..], "no pods", &Shape::Keep)
+        .expect("an empty list reads");
+    match engine.report(vec![none], excluded) {
+        Ok(_) => Ok(()),
+        Err(e) => Err(contract::messages::SELECTION_INVALID.say(&[("jq_error", &e.message)])),
+    }
 }
 
 /// `--exclude-owner-kinds` / KWOK_VERIFY_PODS_EXCLUDE_OWNER_KINDS, its error

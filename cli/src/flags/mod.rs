@@ -5,7 +5,9 @@
 mod help;
 mod knobs;
 
-pub(crate) use knobs::{knob, owner_kinds, source, workloads};
+pub(crate) use knobs::{
+    excluded_namespaces, knob, only_namespaces, owner_kinds, selection, source, workloads,
+};
 
 use checker::contract::{self, DEADLINE_ENV, INTERVAL_ENV};
 use checker::Programs;
@@ -100,9 +102,19 @@ pub(crate) struct CheckArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub(crate) format: Format,
-    /// Comma-separated namespaces to ignore, replacing the default list.
-    #[arg(long, value_name = "NS,NS", default_value_t = default_excluded())]
+    /// Comma-separated namespaces to ignore, replacing the default list; `+NS,NS` adds to it.
+    #[arg(long, value_name = "NS,NS", env = contract::EXCLUDE_NAMESPACES.env, default_value_t = default_excluded())]
     pub(crate) exclude_ns: String,
+    /// Only the pods of these namespaces count, as kubectl's -n (repeatable or comma-separated).
+    #[arg(short = 'n', long = "namespace", value_name = "NS", env = contract::NAMESPACES.env,
+          value_delimiter = ',', conflicts_with = "all_namespaces")]
+    pub(crate) namespace: Vec<String>,
+    /// Only the pods this label selector selects count, as kubectl's -l (key, !key, key=value, key!=value).
+    #[arg(short = 'l', long, value_name = "SELECTOR", env = contract::SELECTOR.env, default_value = "")]
+    pub(crate) selector: String,
+    /// Every namespace (the default), as kubectl's -A.
+    #[arg(short = 'A', long)]
+    pub(crate) all_namespaces: bool,
     /// Comma-separated owner kinds whose pending pods do not count as unscheduled, exact match (empty = none).
     #[arg(long, value_name = "KIND,KIND", env = contract::EXCLUDE_OWNER_KINDS.env,
           default_value_t = Programs::default_excluded_owner_kinds().join(","))]
@@ -140,6 +152,12 @@ pub(crate) struct CheckArgs {
     /// List at most N groups of pods by cause, pods per group and nodes (0 = every pod and node).
     #[arg(long, value_name = "N", env = contract::LIST_LIMIT.env, default_value_t = contract::LIST_LIMIT.default.to_string())]
     pub(crate) list_limit: String,
+    /// Write the check as CI test results in CTRF here: a test per namespace (empty = unset).
+    #[arg(long, value_name = "FILE", env = contract::CTRF.env)]
+    pub(crate) ctrf: Option<OsString>,
+    /// Write the same tests as JUnit XML here (empty = unset).
+    #[arg(long, value_name = "FILE", env = contract::JUNIT.env)]
+    pub(crate) junit: Option<OsString>,
     /// Settle on one list plus a watch stream (true), or list again every interval (false).
     #[arg(long, value_name = "BOOL", env = contract::WATCH.env, default_value = "true")]
     pub(crate) watch: String,

@@ -179,7 +179,7 @@ mod tests {
                 vec![doc],
                 &checker::engine::Excluded {
                     namespaces: vec![],
-                    owner_kinds: checker::Programs::default_excluded_owner_kinds(),
+                    ..Default::default()
                 },
             )
             .unwrap();

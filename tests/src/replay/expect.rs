@@ -44,7 +44,10 @@ pub fn report(engine: &Engine, state: &State, version: &str) -> Report {
 
 /// [`report`], with `knobs`' excluded namespaces and owner kinds.
 pub fn report_as(engine: &Engine, state: &State, version: &str, knobs: &Knobs) -> Report {
-    let projection = Projection::for_owner_kinds(&knobs.excluded.owner_kinds);
+    let projection = Projection::for_run(
+        &knobs.excluded.owner_kinds,
+        !knobs.excluded.selector.is_empty(),
+    );
     let bytes = bytes(&state.pods_document_at(version));
     let doc = checker::snapshot::read(&bytes[..], "pods", &projection.pods).expect("valid pods");
     engine

@@ -1,0 +1,121 @@
+# ctrf.jq: the check as CI test results, in the Common Test Report Format
+# (CTRF, https://ctrf.io; `--ctrf FILE`, and junit.jq's input).
+#
+# Input:     the result of result.jq; null when the check could not
+#            observe (exit 2), then $why says why.
+# Variables: $list_limit  the list limit (number): a failed test's message
+#                         names at most N groups of its pods by cause and
+#                         N pods of each; 0, every pod.
+#            $why         the error line (without the driver's prefix) of a
+#                         check that could not observe; "" otherwise.
+#            $version     the tool's version.
+#            $timestamp   when the check began (RFC 3339, UTC).
+#            $start_ms    when the check began, $stop_ms when it decided or
+#            $stop_ms     gave up: milliseconds since the Unix epoch.
+# Output:    one CTRF report (the official schema, ctrf-schema-0.0.json:
+#            extensions only under `extra`, keys namespaced `verify-pods.`).
+#
+# The tests: one per namespace with counted pods, named `pods/NAMESPACE`,
+# `failed` when it has unscheduled or failed pods (the message: its pods by
+# cause, as the text's digest), `passed` otherwise; a check that could not
+# observe has one test `pods`, status `other`, its message the error.
+# Every test lasted the whole check: each was decided by the same state.
+
+# lib.jq (text, phrase, pods_count, unscheduled_cause, failed_cause,
+# and_more, groups_left) comes first: the drivers put it in front.
+
+# Input: result.jq's groups. {JSON of a group's key: its index}: the key
+# of a pod is matched against it as lib.jq's unscheduled_members and
+# failed_members match pods to groups.
+def group_index(key):
+  . as $groups
+  | reduce range(0; $groups | length) as $i ({}; . + {($groups[$i] | key | tojson): $i});
+
+# Input: the pods of one namespace. Their groups, in result.jq's order
+# (largest first across the cluster): [{count, reason, message, pods}].
+def namespace_groups($groups; $index; key):
+  map({i: $index[key | tojson], pod: .})
+  | group_by(.i)
+  | map($groups[.[0].i] + {count: length, pods: map(.pod)});
+
+# Input: a namespace's groups. The digest's lines for them: a line per
+# group (at most $list_limit), its first pods, and what is left out.
+def digest($what; cause):
+  (if $list_limit == 0 then . else .[:$list_limit] end) as $shown
+  | ($shown[]
+     | "\(.count) \($what): \(cause)",
+       ((if $list_limit == 0 then .pods else .pods[:$list_limit] end)[]
+        | "  \(.namespace | phrase)/\(.name | phrase)"),
+       (and_more(.count; if $list_limit == 0 then .count else [.count, $list_limit] | min end)
+        | select(. != "") | "  " + .)),
+    (if $list_limit == 0 then empty else groups_left($list_limit) | select(. != "") end);
+
+def lines_joined: reduce .[1:][] as $line (.[0] // ""; . + "\n" + $line);
+
+def ctrf_tests:
+  if . == null then
+    [{name: "pods", status: "other", duration: ($stop_ms - $start_ms), message: $why}]
+  else
+    . as $result
+    | (.unscheduled_groups | group_index([.reason, .message])) as $unscheduled_index
+    | (.failed_groups | group_index(.reason)) as $failed_index
+    | (reduce (.unscheduled_pods | group_by(.namespace)[]) as $pods
+         ({}; . + {($pods[0].namespace | tojson): $pods})) as $unscheduled
+    | (reduce (.failed_pods | group_by(.namespace)[]) as $pods
+         ({}; . + {($pods[0].namespace | tojson): $pods})) as $failed
+    | [ .namespaces[]
+        | (.namespace | tojson) as $key
+        | .pods as $pods
+        | ($unscheduled[$key] // []) as $u
+        | ($failed[$key] // []) as $f
+        | {name: "pods/\(.namespace | phrase)",
+           status: (if $u == [] and $f == [] then "passed" else "failed" end),
+           pods: .pods, unscheduled: ($u | length), failed: ($f | length),
+           lines: (if $u == [] and $f == [] then []
+                   else
+                     [[(if $u == [] then empty else "\($u | length) unscheduled" end),
+                       (if $f == [] then empty else "\($f | length) failed" end)]
+                      | reduce .[1:][] as $term (.[0]; . + " and " + $term)
+                      | . + " of \($pods | pods_count)"]
+                     + [$u | namespace_groups($result.unscheduled_groups; $unscheduled_index; [.reason, .message])
+                        | digest("unscheduled"; unscheduled_cause(phrase))]
+                     + [$f | namespace_groups($result.failed_groups; $failed_index; .reason)
+                        | digest("failed"; failed_cause(phrase))]
+                   end)}
+        | {name, status, duration: ($stop_ms - $start_ms)}
+          + (if .lines == [] then {} else {message: (.lines | lines_joined)} end)
+          + {extra: {"verify-pods.pods": .pods, "verify-pods.unscheduled": .unscheduled,
+                     "verify-pods.failed": .failed}} ]
+  end;
+
+def count($tests; $status): [$tests[] | select(.status == $status)] | length;
+
+. as $result
+| ctrf_tests as $tests
+| {
+    reportFormat: "CTRF",
+    specVersion: "0.0.0",
+    timestamp: $timestamp,
+    generatedBy: "verify-pods",
+    results: {
+      tool: {name: "verify-pods", version: $version},
+      summary: {
+        tests: ($tests | length),
+        passed: count($tests; "passed"),
+        failed: count($tests; "failed"),
+        skipped: 0,
+        pending: 0,
+        other: count($tests; "other"),
+        start: $start_ms,
+        stop: $stop_ms
+      },
+      tests: $tests,
+      extra: (if $result == null then {"verify-pods.verdict": null}
+              else {"verify-pods.verdict": $result.verdict,
+                    "verify-pods.resource_version": $result.resource_version,
+                    "verify-pods.attempts": $result.attempts,
+                    "verify-pods.waited_seconds": $result.waited_seconds,
+                    "verify-pods.list_limit": $list_limit}
+              end)
+    }
+  }
