@@ -8,8 +8,10 @@
 #   KWOK_VERIFY_PODS_DEADLINE=60 KWOK_VERIFY_PODS_INTERVAL=5
 #   KWOK_VERIFY_PODS_KUBECTL_TIMEOUT=120 KWOK_VERIFY_PODS_CHUNK_SIZE=0
 #   KWOK_VERIFY_PODS_LIST_LIMIT=10 KWOK_VERIFY_PODS_DEADLINE_EPOCH=0
-#   KWOK_VERIFY_PODS_EXCLUDE_OWNER_KINDS=Job KWOK_VERIFY_PODS_ARTIFACT_DIR=
+#   KWOK_VERIFY_PODS_EXCLUDE_OWNER_KINDS=Job KWOK_VERIFY_PODS_WORKLOADS=true
 #   GITHUB_STEP_SUMMARY= KWOK_VERIFY_PODS_CTRF= KWOK_VERIFY_PODS_JUNIT=
+#   KWOK_VERIFY_PODS_NAMESPACES= KWOK_VERIFY_PODS_SELECTOR=
+#   KWOK_VERIFY_PODS_EXCLUDE_NS= KWOK_VERIFY_PODS_ARTIFACT_DIR=
 # Its jq programs, comments stripped, are verify-pods 0.1.0's
 #   report.jq decision.jq workloads.jq events.jq result.jq render.jq
 #   progress.jq summary.jq ctrf.jq junit.jq lib.jq page-head.jq
@@ -45,10 +47,10 @@ verify_pods() {
   fi
   vp_host_traps=$(trap -p TERM INT HUP)
   local vp_self
-  # shellcheck disable=SC2016 # expanded by that bash
+  # shellcheck disable=SC2016
   vp_self=$(BASH_ENV='' exec "$BASH" -c 'echo "$PPID"')
   for vp_job in TERM INT HUP; do
-    # shellcheck disable=SC2064 # expanded now: the trap names its signal
+    # shellcheck disable=SC2064
     trap "kill -s TERM -- \"\$vp_job\" 2>/dev/null || :; wait \"\$vp_job\" 2>/dev/null || :; rm -rf -- \"\$work_dir\" || :; trap - TERM INT HUP; eval \"\$vp_host_traps\"; kill -s $vp_job $vp_self || :" "$vp_job"
   done
   vp_job=
@@ -74,7 +76,7 @@ verify_pods() {
     fi
     rm -rf -- "$work_dir"
     trap - "$1"
-    # shellcheck disable=SC2016 # expanded by that bash
+    # shellcheck disable=SC2016
     kill -s "$1" "$(BASH_ENV='' exec "$BASH" -c 'echo "$PPID"')"
     exit $((128 + $(kill -l "$1")))
   }
@@ -305,26 +307,21 @@ VERIFY_PODS_PAGE_HEAD_JQ
   local report_file=$work_dir/report.json decision_file=$work_dir/decision.txt
   local matched_file=$work_dir/matched-events.json result_file=$work_dir/result.json
   local lines_file=$work_dir/lines.txt stderr_file=$work_dir/stderr.txt
-  local last_line fetch_error jq_error kubectl_ran=false warned='' first_version
+  local last_line fetch_error jq_error warned='' first_version kubectl_ran=false
   local kubeconfig kubeconfig_from context context_from
-  local -a stderr_lines=()
   vp_last_stderr_line() {
     local line
     last_line=
-    stderr_lines=()
     while IFS= read -r line || [[ -n $line ]]; do
       line=${line#"${line%%[![:space:]]*}"}
       line=${line%"${line##*[![:space:]]}"}
-      if [[ -n $line ]]; then
-        stderr_lines+=("$line")
-        last_line=$line
-      fi
+      [[ -z $line ]] || last_line=$line
     done <"$stderr_file"
   }
   vp_error() {
     local code=$1 format=$2 said
     shift 2
-    # shellcheck disable=SC2059 # the format is the contract's, rendered
+    # shellcheck disable=SC2059
     printf -v said "$format" "$@"
     [[ -n $stopped_why ]] || stopped_why=$said
     log_error 'verify_pods: '"$said" >&2
@@ -333,7 +330,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
   vp_warn() {
     local format=$1 said
     shift
-    # shellcheck disable=SC2059 # the format is the contract's, rendered
+    # shellcheck disable=SC2059
     printf -v said "$format" "$@"
     log_warn 'verify_pods: '"$said" >&2
   }
@@ -418,7 +415,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
       kubeconfig=$KUBECONFIG
       printf -v kubeconfig_from "\$KUBECONFIG"
     else
-      # shellcheck disable=SC2088 # words that name the file, not a path
+      # shellcheck disable=SC2088
       printf -v kubeconfig "~/.kube/config"
       printf -v kubeconfig_from "kubectl's default"
     fi
@@ -672,7 +669,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
     digits=${text#"${text%%[!0]*}"}
     if ((${#digits} > max_digits)); then vp_error 2 "%s is too large: more than %s digits, got \"%s\"" "$named" "$max_digits" "$value" || return; fi
     if ((10#${digits:-0} < minimum)); then vp_error 2 "%s must be at least %ss, got \"%s\"" "$named" "$minimum" "$value" || return; fi
-    # shellcheck disable=SC2030 # a knob, named by the table (not $!)
+    # shellcheck disable=SC2030
     printf -v "$name" '%d' "$((10#${digits:-0}))"
   done
   named=KWOK_VERIFY_PODS_EXCLUDE_OWNER_KINDS
@@ -695,7 +692,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
   pods_list=${pods_list%/*}/$scope${pods_list##*/} events_list=${events_list%/*}/$scope${events_list##*/}
   enc=${selector//\//%2F} enc=${enc//=/%3D} enc=${enc//!/%21}
   [[ -z $selector ]] || pods_list+="?labelSelector=${enc//,/%2C}" workloads=false
-  local artifact_dir=${KWOK_VERIFY_PODS_ARTIFACT_DIR:-} dir why command count
+  local artifact_dir=${KWOK_VERIFY_PODS_ARTIFACT_DIR:-} dir
   if [[ -n $artifact_dir ]] && ! mkdir -p -- "$artifact_dir" 2>"$stderr_file"; then
     vp_last_stderr_line
     dir=$artifact_dir why=${last_line##*: }
@@ -715,16 +712,18 @@ VERIFY_PODS_PAGE_HEAD_JQ
       fi
     done
   fi
+  local why command count
   local attempts=0 waited=0 attempt_started=0 started_us unscheduled next verdict
   local url page command why lists list list_status pause broken entry
   local until_us deadline_us pods_until_us unfinished=false seconds pages now_us
-  local epoch epoch_us settle_seconds settle_by_epoch=false until_by_epoch=false
+  local settle_seconds
   vp_now
   started_us=$now_us
   vp_after "$deadline"
   deadline_us=$until_us
   vp_after $((deadline + kubectl_timeout))
   pods_until_us=$until_us
+  local epoch epoch_us settle_by_epoch=false until_by_epoch=false
   if ((deadline_epoch > 0)); then
     epoch=$deadline_epoch
     if ((epoch > 1000000000000)); then epoch=1000000000000; fi
@@ -833,32 +832,31 @@ VERIFY_PODS_PAGE_HEAD_JQ
       seconds=$(((until_us - 10#$now_us) / 1000000))
       if ((seconds < 0)); then seconds=0; fi
     fi
+    why=
     if ! vp_list "$events_list" "$events_file"; then
       if [[ $unfinished == true ]]; then
         pages=$((page - 1))
         printf -v why "the events list did not finish within its %ss, %s pages read" "$seconds" "$pages"
       elif ((page > 1)); then
         printf -v why "the list broke at page %s (%s)" "$page" "$why"
-      fi
-      if [[ $unfinished != true ]] && ((page == 1)) && [[ -z $fetch_error ]]; then
+      elif [[ -z $fetch_error ]]; then
         printf -v why "cannot read the output of \`%s\`: %s" "$command" "$why"
       fi
-      vp_warn "cannot collect FailedScheduling events: %s" "$why"
     elif ! vp_run_events "$report_file" <"$events_file" >"$matched_file"; then
       why=$jq_error
       printf -v why "cannot read the output of \`%s\`: %s" "$command" "$why"
-      vp_warn "cannot collect FailedScheduling events: %s" "$why"
-      : >"$matched_file"
     else
       vp_count_lines <"$matched_file"
       if ((count != 1)); then
         printf -v why "%s JSON documents, expected one" "$count"
         printf -v why "cannot read the output of \`%s\`: %s" "$command" "$why"
-        vp_warn "cannot collect FailedScheduling events: %s" "$why"
-        : >"$matched_file"
-      else
-        events_collected=true
       fi
+    fi
+    if [[ -n $why ]]; then
+      vp_warn "cannot collect FailedScheduling events: %s" "$why"
+      : >"$matched_file"
+    else
+      events_collected=true
     fi
   fi
   vp_must result.jq vp_run_result "$attempts" "$waited" "$matched_file" \
@@ -899,7 +897,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
     *) return 1 ;;
   esac
   ) &
-  # shellcheck disable=SC2031 # $! of the subshell just started, here
+  # shellcheck disable=SC2031
   vp_job=$!
   wait "$vp_job" 2>/dev/null || status=$?
   trap - TERM INT HUP

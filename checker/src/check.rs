@@ -496,7 +496,8 @@ fn confirm(
             let mut docs = Vec::new();
             // With one `-n` namespace, that namespace's lists (a role
             // scoped to it is enough), as for the pods.
-            let lists = api::WORKLOADS.map(|list| list.within(&settings.excluded.only_namespaces, ""));
+            let lists =
+                api::WORKLOADS.map(|list| list.within(&settings.excluded.only_namespaces, ""));
             // The four lists at once (one kubectl each), each copied into
             // its own buffer; then taken in order, as the bash reads them.
             let reads: Vec<(Listed, Vec<u8>)> = thread::scope(|scope| {

@@ -61,7 +61,7 @@ pub struct Fields {
     /// The knob the wrapper's header shows as an example.
     pub deadline_env: &'static str,
     /// The numbers of seconds, validated from the contract's table.
-    pub knobs: &'static [contract::Knob],
+    pub knobs: Vec<&'static contract::Knob>,
     /// The artifact directory's setting.
     pub artifact_dir: contract::Setting,
     /// Every file it receives (checker::artifacts::ARTIFACTS), space-joined.
@@ -94,6 +94,17 @@ pub struct Fields {
     pub summary: bool,
     /// Whether it writes the CI results (`--ctrf`, `--junit`).
     pub results: bool,
+    /// Whether it reads the selection (`-n`, `-l`, `--exclude-ns`).
+    pub selection: bool,
+    /// Whether it saves the inputs of a failed verdict (`--save-dir`).
+    pub save: bool,
+    /// Whether it reads the deadline epoch.
+    pub epoch: bool,
+    /// Whether it says more when kubectl is slow or fails.
+    pub diagnostics: bool,
+    /// The settings of the features left out, each `FEATURE:ENV`: one
+    /// that is set is said to be ignored.
+    pub left_out: Vec<String>,
     /// The features it was rendered with, as `--with` names them (empty:
     /// none), and those left out, for the header.
     pub with: Vec<&'static str>,
@@ -113,17 +124,41 @@ pub enum Feature {
     /// CI results (ctrf.jq, junit.jq) into the files KWOK_VERIFY_PODS_CTRF
     /// and KWOK_VERIFY_PODS_JUNIT name (issue 32).
     Results,
+    /// kubectl's selection: only some namespaces (`-n`), a label selector
+    /// (`-l`), other excluded namespaces (`--exclude-ns`). Without it every
+    /// pod outside the default excluded namespaces counts: a superset, so
+    /// never a false pass.
+    Selection,
+    /// The inputs of a failed verdict saved (`--save-dir`).
+    Artifacts,
+    /// A deadline as a unix time, for a job with its own timeout.
+    Epoch,
+    /// More than upstream says when kubectl is slow or fails: a warning
+    /// when a list runs past 10 s, and the kubeconfig and context a failed
+    /// kubectl used.
+    Diagnostics,
 }
 
 impl Feature {
     /// Every feature, in the order headers list them.
-    pub const ALL: [Feature; 2] = [Feature::Summary, Feature::Results];
+    pub const ALL: [Feature; 6] = [
+        Feature::Summary,
+        Feature::Results,
+        Feature::Selection,
+        Feature::Artifacts,
+        Feature::Epoch,
+        Feature::Diagnostics,
+    ];
 
     /// The name `--with` takes.
     pub fn name(self) -> &'static str {
         match self {
             Feature::Summary => "summary",
             Feature::Results => "results",
+            Feature::Selection => "selection",
+            Feature::Artifacts => "artifacts",
+            Feature::Epoch => "epoch",
+            Feature::Diagnostics => "diagnostics",
         }
     }
 
@@ -132,6 +167,27 @@ impl Feature {
         match self {
             Feature::Summary => "GitHub's step summary",
             Feature::Results => "CTRF, JUnit",
+            Feature::Selection => "-n, -l, --exclude-ns",
+            Feature::Artifacts => "--save-dir",
+            Feature::Epoch => "--deadline-epoch",
+            Feature::Diagnostics => "slow and failed kubectl",
+        }
+    }
+
+    /// The settings only it reads. GITHUB_STEP_SUMMARY is none of the
+    /// summary's: every Actions job sets it, so a function without the
+    /// summary must not warn about it.
+    pub fn settings(self) -> Vec<&'static str> {
+        match self {
+            Feature::Summary | Feature::Diagnostics => vec![],
+            Feature::Results => vec![contract::CTRF.env, contract::JUNIT.env],
+            Feature::Selection => vec![
+                contract::NAMESPACES.env,
+                contract::SELECTOR.env,
+                contract::EXCLUDE_NAMESPACES.env,
+            ],
+            Feature::Artifacts => vec![contract::ARTIFACT_DIR.env],
+            Feature::Epoch => vec![contract::DEADLINE_EPOCH.env],
         }
     }
 }
@@ -481,6 +537,12 @@ impl Fields {
         let has = |feature| features.contains(&feature);
         let summary = has(Feature::Summary);
         let results = has(Feature::Results);
+        let epoch = has(Feature::Epoch);
+        // Each knob but the deadline epoch's, unless it is asked for.
+        let knobs: Vec<&'static contract::Knob> = contract::KNOBS
+            .iter()
+            .filter(|k| epoch || k.env != contract::DEADLINE_EPOCH.env)
+            .collect();
         let used = USED.into_iter().filter(|p| {
             (summary || p.name != Programs::SUMMARY.name)
                 && (results || (p.name != Programs::CTRF.name && p.name != Programs::JUNIT.name))
@@ -488,7 +550,7 @@ impl Fields {
         let programs = std::iter::once(Embedded::lib())
             .chain(used.clone().map(Embedded::new))
             .collect::<Result<Vec<_>, _>>()?;
-        let mut settings: Vec<String> = contract::KNOBS
+        let mut settings: Vec<String> = knobs
             .iter()
             .map(|k| format!("{}={}", k.env, k.default))
             .collect();
@@ -497,14 +559,24 @@ impl Fields {
             contract::EXCLUDE_OWNER_KINDS.env,
             Programs::default_excluded_owner_kinds().join(",")
         ));
-        settings.push(format!("{}=", contract::ARTIFACT_DIR.env));
+        settings.push(format!("{}=true", contract::WORKLOADS.env));
         if summary {
             settings.push(format!("{}=", contract::STEP_SUMMARY.env));
         }
-        if results {
-            settings.push(format!("{}=", contract::CTRF.env));
-            settings.push(format!("{}=", contract::JUNIT.env));
+        for feature in Feature::ALL.into_iter().filter(|f| has(*f)) {
+            settings.extend(feature.settings().iter().map(|env| format!("{env}=")));
         }
+        // The deadline epoch is a knob: listed with them.
+        settings.retain(|s| s != &format!("{}=", contract::DEADLINE_EPOCH.env));
+        let left_out = Feature::ALL
+            .into_iter()
+            .filter(|f| !has(*f))
+            .flat_map(|f| {
+                f.settings()
+                    .into_iter()
+                    .map(move |env| format!("{}:{env}", f.name()))
+            })
+            .collect();
         let mut program_files: Vec<&str> = used.map(|p| p.file).collect();
         program_files.push(Programs::LIB_FILE);
         program_files.push("page-head.jq");
@@ -527,7 +599,7 @@ impl Fields {
             })?,
             page_head_options: Programs::PAGE_HEAD_OPTIONS.join(" "),
             deadline_env: contract::DEADLINE_ENV,
-            knobs: &contract::KNOBS,
+            knobs,
             artifact_dir: contract::ARTIFACT_DIR,
             artifacts: checker::artifacts::ARTIFACTS.join(" "),
             step_summary: contract::STEP_SUMMARY,
@@ -544,6 +616,11 @@ impl Fields {
             releases: RELEASES,
             summary,
             results,
+            selection: has(Feature::Selection),
+            save: has(Feature::Artifacts),
+            epoch,
+            diagnostics: has(Feature::Diagnostics),
+            left_out,
             with: Feature::ALL
                 .into_iter()
                 .filter(|f| has(*f))

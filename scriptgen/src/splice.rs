@@ -495,6 +495,18 @@ pub fn without_comments(text: &str) -> Result<String, SpliceError> {
         if line.kind == Kind::Code && (code.is_empty() || comment) {
             continue;
         }
+        // A directive's reason (`# shellcheck disable=SC2016 # why`) is a
+        // comment too: the template keeps it.
+        if line.kind == Kind::Code && code.starts_with("# shellcheck ") {
+            if let Some(at) = raw
+                .find("# shellcheck ")
+                .and_then(|at| raw[at + 2..].find(" #").map(|reason| at + 2 + reason))
+            {
+                out.push_str(&raw[..at]);
+                out.push('\n');
+                continue;
+            }
+        }
         out.push_str(raw);
     }
     Ok(out)

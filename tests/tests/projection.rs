@@ -163,6 +163,7 @@ fn run_pipeline(
         let vars = vec![
             Val::from(excluded.to_owned()),
             Val::from(Programs::default_excluded_owner_kinds().join(",")),
+            Val::from(String::new()),
             Val::from_iter([report.clone()]),
         ];
         run(engine, Programs::WORKLOADS, workloads, vars, &mut out);

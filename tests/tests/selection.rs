@@ -166,3 +166,53 @@ fn exclude_ns_plus_adds_to_the_default_list_and_all_namespaces_is_accepted() {
         .arg(case.pods()));
     assert_eq!(code(&both), 2, "-A with -n: {}", text(&both.stderr));
 }
+
+/// The apps/v1 requests a driver made on `case` with the workloads read
+/// (`KWOK_VERIFY_PODS_WORKLOADS=true`, over the case's own setting).
+fn workloads_requests(case: &str, driver: Driver) -> Vec<LogEntry> {
+    let case = corpus::case(case);
+    let server = Server::serve(State::from_case_dir(&case.dir).expect("state")).expect("server");
+    let env = KubeEnv::for_server(&server).expect("kubeconfig");
+    let out = run(driver
+        .command(&env)
+        .env(DEADLINE_ENV, "0")
+        .envs(case.env())
+        .env(contract::WORKLOADS.env, "true"));
+    assert!(
+        code(&out) == case.expected_exit(),
+        "{driver:?}: {}",
+        text(&out.stderr)
+    );
+    server
+        .log()
+        .into_iter()
+        .filter(|e| e.path.starts_with("/apis/"))
+        .collect()
+}
+
+#[test]
+fn workloads_follow_one_namespace_and_are_not_read_with_a_selector() {
+    for driver in DRIVERS {
+        // One namespace: its own four lists, as for the pods.
+        let asked = workloads_requests("selection-one-namespace", driver);
+        // (The checker reads the four at once: in any order.)
+        let mut paths: Vec<&str> = asked.iter().map(|e| e.path.as_str()).collect();
+        paths.sort();
+        let mut wanted: Vec<String> = checker::api::WORKLOADS
+            .iter()
+            .map(|list| list.within(&["training".to_owned()], "").path.to_owned())
+            .collect();
+        wanted.sort();
+        assert_eq!(paths, wanted, "{driver:?}");
+        assert!(
+            paths
+                .iter()
+                .all(|p| p.starts_with("/apis/apps/v1/namespaces/training/")),
+            "{paths:?}"
+        );
+        // A selector: a workload's labels do not say which pods it will
+        // create, so none is read (and `missing` stays null).
+        let asked = workloads_requests("selection-namespaces-and-selector", driver);
+        assert!(asked.is_empty(), "{driver:?}: {asked:?}");
+    }
+}

@@ -80,8 +80,9 @@ enum Route {
     ApiV1,
     List(Resource, Option<String>),
     Get(Resource, Option<String>, String),
-    /// An apps/v1 list of every namespace, by the kind of its objects.
-    Workloads(&'static str),
+    /// An apps/v1 list, by the kind of its objects: of every namespace,
+    /// or of one.
+    Workloads(&'static str, Option<String>),
     Unknown,
 }
 
@@ -117,7 +118,13 @@ fn route(path: &str) -> Route {
         ["apis", "apps", "v1", r] => WORKLOADS
             .iter()
             .find(|(plural, _)| *plural == r)
-            .map_or(Route::Unknown, |(_, kind)| Route::Workloads(kind)),
+            .map_or(Route::Unknown, |(_, kind)| Route::Workloads(kind, None)),
+        ["apis", "apps", "v1", "namespaces", ns, r] => WORKLOADS
+            .iter()
+            .find(|(plural, _)| *plural == r)
+            .map_or(Route::Unknown, |(_, kind)| {
+                Route::Workloads(kind, Some(ns.to_owned()))
+            }),
         _ => Route::Unknown,
     }
 }
@@ -361,7 +368,9 @@ impl Shared {
             Target::EventsList => answer.list == Some(Resource::Events),
             Target::Request(n) => n == seq,
             Target::PodsWatch => matches!(answer.watch, Some((Resource::Pods, _, _))),
-            Target::Workloads(plural) => path.strip_prefix("/apis/apps/v1/") == Some(plural),
+            Target::Workloads(plural) => {
+                path.starts_with("/apis/apps/v1/") && path.rsplit('/').next() == Some(plural)
+            }
         };
         let (rule, fired) = self.rules.iter_mut().find(|(rule, fired)| {
             hit(&rule.target)
@@ -418,10 +427,10 @@ impl Shared {
             (Route::Get(resource, ns, name), Some(format)) => {
                 Answer::plain(self.get(request, resource, ns.as_deref(), &name, &format))
             }
-            (Route::Workloads(kind), Some(Format::Json)) => {
-                Answer::plain(self.workloads(request, kind))
+            (Route::Workloads(kind, ns), Some(Format::Json)) => {
+                Answer::plain(self.workloads(request, kind, ns.as_deref()))
             }
-            (Route::Workloads(_), Some(Format::Table(_))) => Answer::plain(status_response(
+            (Route::Workloads(..), Some(Format::Table(_))) => Answer::plain(status_response(
                 406,
                 "NotAcceptable",
                 "replay: the workloads are served as JSON only",
@@ -497,7 +506,7 @@ impl Shared {
     /// state at RV: 410 once it is compacted (older than the watch history
     /// keeps, as etcd compacts), 504 past the present, as the apiserver.
     /// `limit` and `continue` page it, pinned to its state.
-    fn workloads(&self, request: &Request, kind: &str) -> Response {
+    fn workloads(&self, request: &Request, kind: &str, ns: Option<&str>) -> Response {
         let present = self.present();
         let mut index = present;
         if let Some(token) = request.param("continue").filter(|c| !c.is_empty()) {
@@ -542,7 +551,7 @@ impl Shared {
         let all: Vec<&Object> = state
             .workloads
             .iter()
-            .filter(|(k, _)| k == kind)
+            .filter(|(k, o)| k == kind && ns.is_none_or(|ns| o.namespace() == ns))
             .map(|(_, o)| o)
             .collect();
         let size = request
