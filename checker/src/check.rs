@@ -266,9 +266,17 @@ pub fn run(
             let docs = read_pods(source, &projection, &saver, bounded, notice)?;
             // Rc clones: the watch starts from these pods.
             let listed = watching.then(|| docs.clone());
-            let report = engine
-                .report(docs, &settings.excluded)
-                .map_err(|error| pods_eval_error(source, error))?;
+            // The workloads at the list's version are read while report.jq
+            // runs (issue 30's cost): kubectl's start and the server's
+            // answers overlap jq's work. A state that settles drops them.
+            let at = read_at(&docs);
+            let copying = settings.save_dir.is_some();
+            let (report, fetched) = thread::scope(|scope| {
+                let fetching = scope.spawn(|| fetch(source, settings, &bounds, at, copying));
+                let report = engine.report(docs, &settings.excluded);
+                (report, fetching.join().expect("the workloads thread"))
+            });
+            let report = report.map_err(|error| pods_eval_error(source, error))?;
             let decision = engine
                 .decide(&report)
                 .map_err(eval_error("report".into()))?;
@@ -279,7 +287,7 @@ pub fn run(
             // workloads, read at its resourceVersion (issue 30); when they
             // cannot be, the pods list is as good as broken: list again.
             let context = (engine, source, &bounds, settings, &saver, started);
-            match confirm(context, None, report, &mut warned, notice)? {
+            match confirm(context, (None, fetched), report, &mut warned, notice)? {
                 Confirmed::Report(report, decision) => break (listed, report, decision),
                 Confirmed::Again { page, why } => {
                     list_again(source, started, (page, &why, lists), notice)?;
@@ -344,7 +352,7 @@ pub fn run(
                     // The state the watch would decide on, with its
                     // workloads: missing pods keep it watching, from there.
                     let context = (engine, source, &bounds, settings, &saver, started);
-                    match confirm(context, pods.first(), report, &mut warned, notice)? {
+                    match confirm(context, (pods.first(), None), report, &mut warned, notice)? {
                         Confirmed::Again { page, why } => {
                             let broken =
                                 words::LIST_BROKEN.format(&[("page", &page), ("why", &why)]);
@@ -436,6 +444,13 @@ enum Confirmed {
 /// One workloads list as read: its documents, or why not.
 type Listed = Result<Vec<Val>, ListError>;
 
+/// The four workloads lists as read at one resourceVersion: each list's
+/// documents (or why not) and its bytes for workloads.json.
+pub(crate) struct Fetched {
+    at: Option<String>,
+    reads: Vec<(api::List, Listed, Vec<u8>)>,
+}
+
 /// What [`confirm`] reads with: the engine, the source and its bounds,
 /// the settings, the artifacts, when the check started.
 type Context<'a> = (
@@ -447,16 +462,85 @@ type Context<'a> = (
     Instant,
 );
 
+/// The resourceVersion a list's documents were read at, as lib.jq's
+/// `list_read_at` says it (the report's `resource_version`): the first
+/// document's, when a non-empty string.
+fn read_at(docs: &[Val]) -> Option<String> {
+    let metadata = crate::engine::field(docs.first()?, "metadata")?;
+    match crate::engine::field(&metadata, "resourceVersion")? {
+        Val::TStr(v) | Val::BStr(v) if !v.is_empty() => {
+            Some(String::from_utf8_lossy(&v).into_owned())
+        }
+        _ => None,
+    }
+}
+
+/// The four workloads lists at resourceVersion `at` (the latest when
+/// None), at once (one kubectl each), each copied into its own buffer when
+/// `copying`; None when the check reads none live. No I/O but kubectl:
+/// it runs beside report.jq ([`run`]) and [`confirm`] takes it in order,
+/// as the bash reads them.
+fn fetch(
+    source: &Source,
+    settings: &Settings,
+    bounds: &Bounds,
+    at: Option<String>,
+    copying: bool,
+) -> Option<Fetched> {
+    let Source::Live {
+        kubectl,
+        chunk_size,
+        ..
+    } = source
+    else {
+        return None;
+    };
+    if !matches!(settings.workloads, Workloads::On) || !settings.reads_workloads(source) {
+        return None;
+    }
+    let shape = Projection::canonical().workloads;
+    // With one `-n` namespace, that namespace's lists (a role scoped to it
+    // is enough), as for the pods.
+    let lists = api::WORKLOADS.map(|list| list.within(&settings.excluded.only_namespaces, ""));
+    let reads = thread::scope(|scope| {
+        let handles: Vec<_> = lists
+            .map(|list| {
+                let (at, shape) = (at.as_deref(), &shape);
+                scope.spawn(move || {
+                    let mut copy = Vec::new();
+                    let read = list::read_at(
+                        kubectl,
+                        (list, at),
+                        *chunk_size,
+                        bounds.until,
+                        shape,
+                        copying.then_some(&mut copy as &mut dyn Write),
+                    );
+                    (list, read, copy)
+                })
+            })
+            .into_iter()
+            .collect();
+        handles
+            .into_iter()
+            .map(|handle| handle.join().expect("a workloads list thread"))
+            .collect()
+    });
+    Some(Fetched { at, reads })
+}
+
 /// The workloads of the state `report` was made from, read at its
 /// resourceVersion, through workloads.jq with the report (issue 30; the
-/// pods are not read again). A kind the server refuses to list (403, 404)
-/// is left out with one warning, said once (`warned`); every other failure
-/// is the check's, worded as a pods list's.
+/// pods are not read again). `fetched`: the lists already read beside
+/// report.jq, used when read at the report's version. A kind the server
+/// refuses to list (403, 404) is left out with one warning, said once
+/// (`warned`); every other failure is the check's, worded as a pods
+/// list's.
 /// `save`: a watch's state (one page), saved as pods.json beside the
 /// workloads read for it, so that the two replay the verdict.
 fn confirm(
     (engine, source, bounds, settings, saver, started): Context,
-    save: Option<&Val>,
+    (save, fetched): (Option<&Val>, Option<Fetched>),
     report: Report,
     warned: &mut Vec<String>,
     notice: &mut dyn FnMut(&str),
@@ -469,19 +553,12 @@ fn confirm(
         (Source::Offline { .. }, Workloads::File(path)) => {
             read_file(path, &shape, saver.tee("workloads.json"))?
         }
-        (
-            Source::Live {
-                kubectl,
-                chunk_size,
-                ..
-            },
-            Workloads::On,
-        ) => {
+        (Source::Live { kubectl, .. }, Workloads::On) => {
             // The pods list's version; without one (no server lists so,
             // only a stand-in's kubectl List), the latest.
             let at = match crate::engine::field(&report.0, "resource_version") {
                 Some(Val::TStr(version) | Val::BStr(version)) => {
-                    Some(String::from_utf8_lossy(version).into_owned())
+                    Some(String::from_utf8_lossy(&version).into_owned())
                 }
                 _ => None,
             };
@@ -493,39 +570,15 @@ fn confirm(
                 }
             }
             let mut tee = saver.tee("workloads.json");
+            let fetched = match fetched.filter(|f| f.at == at && at.is_some()) {
+                Some(fetched) => fetched,
+                None => match fetch(source, settings, bounds, at, tee.is_some()) {
+                    Some(fetched) => fetched,
+                    None => return decided(engine, report),
+                },
+            };
             let mut docs = Vec::new();
-            // With one `-n` namespace, that namespace's lists (a role
-            // scoped to it is enough), as for the pods.
-            let lists =
-                api::WORKLOADS.map(|list| list.within(&settings.excluded.only_namespaces, ""));
-            // The four lists at once (one kubectl each), each copied into
-            // its own buffer; then taken in order, as the bash reads them.
-            let reads: Vec<(Listed, Vec<u8>)> = thread::scope(|scope| {
-                let handles: Vec<_> = lists
-                    .map(|list| {
-                        let (at, shape) = (at.as_deref(), &shape);
-                        let copying = tee.is_some();
-                        scope.spawn(move || {
-                            let mut copy = Vec::new();
-                            let read = list::read_at(
-                                kubectl,
-                                (list, at),
-                                *chunk_size,
-                                bounds.until,
-                                shape,
-                                copying.then_some(&mut copy as &mut dyn Write),
-                            );
-                            (read, copy)
-                        })
-                    })
-                    .into_iter()
-                    .collect();
-                handles
-                    .into_iter()
-                    .map(|handle| handle.join().expect("a workloads list thread"))
-                    .collect()
-            });
-            for (list, (read, copied)) in lists.into_iter().zip(reads) {
+            for (list, read, copied) in fetched.reads {
                 if let (Some(file), Ok(_)) = (tee.as_mut(), &read) {
                     // An artifact records its own write errors.
                     let _ = file.write_all(&copied);
