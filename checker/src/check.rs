@@ -467,9 +467,9 @@ type Context<'a> = (
 /// document's, when a non-empty string.
 fn read_at(docs: &[Val]) -> Option<String> {
     let metadata = crate::engine::field(docs.first()?, "metadata")?;
-    match crate::engine::field(&metadata, "resourceVersion")? {
+    match crate::engine::field(metadata, "resourceVersion")? {
         Val::TStr(v) | Val::BStr(v) if !v.is_empty() => {
-            Some(String::from_utf8_lossy(&v).into_owned())
+            Some(String::from_utf8_lossy(v).into_owned())
         }
         _ => None,
     }
@@ -558,7 +558,7 @@ fn confirm(
             // only a stand-in's kubectl List), the latest.
             let at = match crate::engine::field(&report.0, "resource_version") {
                 Some(Val::TStr(version) | Val::BStr(version)) => {
-                    Some(String::from_utf8_lossy(&version).into_owned())
+                    Some(String::from_utf8_lossy(version).into_owned())
                 }
                 _ => None,
             };
