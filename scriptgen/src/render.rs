@@ -108,7 +108,8 @@ pub struct Fields {
     /// The features it was rendered with, as `--with` names them (empty:
     /// none), and those left out, for the header.
     pub with: Vec<&'static str>,
-    /// The features left out, each `NAME (what it does)`.
+    /// The features left out, each `NAME (what it does),`, wrapped for a
+    /// header comment (empty: none).
     pub without: Vec<String>,
 }
 
@@ -208,6 +209,21 @@ fn wrapped(words: &[String], width: usize) -> Vec<String> {
         }
     }
     lines
+}
+
+/// The features not in `features`, each `NAME (what it does),`, the last
+/// ending with a full stop.
+fn left_out_words(features: &[Feature]) -> Vec<String> {
+    let mut words: Vec<String> = Feature::ALL
+        .into_iter()
+        .filter(|f| !features.contains(f))
+        .map(|f| format!("{} ({}),", f.name(), f.about()))
+        .collect();
+    if let Some(last) = words.last_mut() {
+        last.pop();
+        last.push('.');
+    }
+    words
 }
 
 /// What users run to splice the function into a script (the `verify-pods`
@@ -626,11 +642,7 @@ impl Fields {
                 .filter(|f| has(*f))
                 .map(Feature::name)
                 .collect(),
-            without: Feature::ALL
-                .into_iter()
-                .filter(|f| !has(*f))
-                .map(|f| format!("{} ({})", f.name(), f.about()))
-                .collect(),
+            without: wrapped(&left_out_words(features), 74),
             program_lines: wrapped(
                 &program_files
                     .iter()

@@ -213,7 +213,7 @@ fn headers_say_the_version_and_how_to_regenerate_and_check() {
         }
         let wrapper = args.contains(&"--wrapper");
         assert_eq!(
-            header.contains("Left out (render or splice --with NAME"),
+            header.contains("Left out, each added by render or splice --with NAME"),
             !wrapper
         );
         assert!(header.contains(contract::DEADLINE_ENV), "the settings");
