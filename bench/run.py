@@ -136,9 +136,10 @@ def jq_command(name, program_file, values):
 
 
 def report_values(excluded):
-    """The placeholders of report.jq's command line: the default lists."""
+    """The placeholders of report.jq's command line: the default lists, and no
+    workloads read (as the checker offline)."""
     return {"EXCLUDED_NAMESPACES": ",".join(excluded), "EXCLUDED_OWNER_KINDS": ",".join(excluded_owner_kinds()),
-            "NAMESPACES": "", "SELECTOR": ""}
+            "NAMESPACES": "", "SELECTOR": "", "WORKLOADS": "false"}
 
 
 def contenders(pods_file, events_file, excluded, work, have_wrapper, compare=()):

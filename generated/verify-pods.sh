@@ -165,9 +165,9 @@ namespace:(.metadata.namespace|canon),name:(.metadata.name|canon),reason:($t.rea
 succeeded:$succeeded,other:(length-$running-$pending-($failed_pods|length)-$succeeded),unscheduled:($unscheduled_pods|length),unscheduled_pods:$unscheduled_pods,failed_pods:$failed_pods,
 distribution:($node_names|distribution),excused:($excused|length),excused_pods:[$excused[]|del(.excused_by)],excused_kinds:([$excused[].excused_by[]]|unique),
 namespaces:(map(.metadata.namespace)|group_by(.)|map({namespace:(.[0]|canon),pods:length}))}|.+{verdict:(if.unscheduled>0 or.failed>0 then"fail"elif.total==0 then"empty"else"pass"end),
-resource_version:($documents|list_read_at),missing:null,missing_workloads:null,active_owners:(([$phases|indices("Succeeded"),indices("Failed")]
+resource_version:($documents|list_read_at),missing:null,missing_workloads:null,active_owners:(if$workloads!="true"then null else(([$phases|indices("Succeeded"),indices("Failed")]
 +[$pods|map(.metadata.deletionTimestamp==null)|indices(false)]|add|unique)as$ended|[$pods|map(.metadata.ownerReferences)|without($ended)[]|arrays|.[]|objects|.uid|strings]
-|group_by(.)|map([.[0],length]))}
+|group_by(.)|map([.[0],length]))end)}
 VERIFY_PODS_REPORT_JQ
   IFS= read -r -d '' decision_program <<'VERIFY_PODS_DECISION_JQ' || true
 "\(.verdict) \(.unscheduled) \(if(.unscheduled>0 or.missing>0)and.failed==0 then"wait"else"stop"end)"
@@ -535,7 +535,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
     if [[ -z $jq_error ]]; then printf -v jq_error "jq failed without a message"; fi
     return 1
   }
-  vp_run_report() { vp_jq -c --slurp --arg excluded_namespaces "$1" --arg excluded_owner_kinds "$2" --arg namespaces "$3" --arg selector "$4" "$lib_program$report_program"; }
+  vp_run_report() { vp_jq -c --slurp --arg excluded_namespaces "$1" --arg excluded_owner_kinds "$2" --arg namespaces "$3" --arg selector "$4" --arg workloads "$5" "$lib_program$report_program"; }
   vp_run_decision() { vp_jq -r "$decision_program"; }
   vp_run_workloads() { vp_jq -c --slurp --arg excluded_namespaces "$1" --arg excluded_owner_kinds "$2" --arg namespaces "$3" --slurpfile report "$4" "$lib_program$workloads_program"; }
   vp_run_events() { vp_jq -c --slurp --slurpfile report "$1" "$lib_program$events_program"; }
@@ -686,7 +686,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
   local namespaces=${KWOK_VERIFY_PODS_NAMESPACES:-} selector=${KWOK_VERIFY_PODS_SELECTOR:-} exclude=${KWOK_VERIFY_PODS_EXCLUDE_NS:-} enc scope=
   exclude=${exclude/#+/$excluded_namespaces,} excluded_namespaces=${exclude:-$excluded_namespaces}
   [[ -z $exclude$namespaces$selector ]] ||
-    vp_run_report "$excluded_namespaces" '' "$namespaces" "$selector" <<<'{"items":[]}' >/dev/null ||
+    vp_run_report "$excluded_namespaces" '' "$namespaces" "$selector" false <<<'{"items":[]}' >/dev/null ||
     vp_error 2 "%s" "$jq_error" || return
   [[ ! $namespaces =~ ^,*([^,]+),*$ ]] || scope=namespaces/${BASH_REMATCH[1]}/
   pods_list=${pods_list%/*}/$scope${pods_list##*/} events_list=${events_list%/*}/$scope${events_list##*/}
@@ -752,7 +752,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
       list_status=0
       vp_list "$pods_list" "$pods_file" || list_status=$?
       if ((list_status == 0)) &&
-        ! vp_run_report "$excluded_namespaces" "$excluded_owner_kinds" "$namespaces" "$selector" <"$pods_file" >"$report_file"; then
+        ! vp_run_report "$excluded_namespaces" "$excluded_owner_kinds" "$namespaces" "$selector" "$workloads" <"$pods_file" >"$report_file"; then
         why=$jq_error
         vp_unreadable_page <"$pods_file"
         list_status=1

@@ -13,6 +13,11 @@
 #                                  selects count; "" = every pod. Live, the
 #                                  server applies both first; offline, this
 #                                  is the selection.
+#            $workloads            "true" when workloads.jq will read this
+#                                  report (issue 30): only then is
+#                                  `active_owners` computed (it is most of
+#                                  this program's work on a large cluster);
+#                                  else it is null.
 # Output:    one report object: counts (every phase), the unscheduled pods
 #            with the scheduler's reason, the failed pods, the per-node
 #            distribution, the verdict and the resourceVersion it was decided
@@ -193,9 +198,9 @@ def names($w):
     # uids grouped natively (a select and a unique per pod cost 0.15 s at
     # 10k pods). result.jq leaves it out: it is last, as jaq's del moves
     # the last key into the place it empties.
-    active_owners:
+    active_owners: (if $workloads != "true" then null else
       (([$phases | indices("Succeeded"), indices("Failed")]
         + [$pods | map(.metadata.deletionTimestamp == null) | indices(false)] | add | unique) as $ended
        | [$pods | map(.metadata.ownerReferences) | without($ended)[] | arrays | .[] | objects | .uid | strings]
-       | group_by(.) | map([.[0], length]))
+       | group_by(.) | map([.[0], length])) end)
   }

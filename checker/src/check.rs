@@ -240,6 +240,11 @@ pub fn run(
         &settings.excluded.owner_kinds,
         !settings.excluded.selector.is_empty(),
     );
+    // report.jq computes the pods' owners only for workloads.jq.
+    let excluded = &crate::engine::Excluded {
+        workloads: settings.reads_workloads(source),
+        ..settings.excluded.clone()
+    };
     let saver = Saver::new(settings.save_dir.as_deref(), &inputs(source));
     let started = Instant::now();
     let bounds = Bounds::new(source, started)?;
@@ -273,7 +278,7 @@ pub fn run(
             let copying = settings.save_dir.is_some();
             let (report, fetched) = thread::scope(|scope| {
                 let fetching = scope.spawn(|| fetch(source, settings, &bounds, at, copying));
-                let report = engine.report(docs, &settings.excluded);
+                let report = engine.report(docs, excluded);
                 (report, fetching.join().expect("the workloads thread"))
             });
             let report = report.map_err(|error| pods_eval_error(source, error))?;
@@ -316,7 +321,7 @@ pub fn run(
                     engine,
                     kubectl,
                     pods: *pods,
-                    excluded: &settings.excluded,
+                    excluded,
                     started,
                     deadline: *deadline,
                     interval: *interval,

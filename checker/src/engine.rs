@@ -56,6 +56,9 @@ pub struct Excluded {
     pub only_namespaces: Vec<String>,
     /// `-l`: a label selector; empty = every pod.
     pub selector: String,
+    /// Whether workloads.jq reads the report (issue 30): only then does
+    /// report.jq compute the pods' owners (`active_owners`).
+    pub workloads: bool,
 }
 
 impl Default for Excluded {
@@ -67,6 +70,7 @@ impl Default for Excluded {
             owner_kinds: Programs::default_excluded_owner_kinds(),
             only_namespaces: Vec::new(),
             selector: String::new(),
+            workloads: true,
         }
     }
 }
@@ -181,6 +185,7 @@ impl Engine {
             Val::from(excluded.owner_kinds.join(",")),
             Val::from(excluded.only_namespaces.join(",")),
             Val::from(excluded.selector.clone()),
+            Val::from(excluded.workloads.to_string()),
         ];
         self.run_one(Programs::REPORT, Val::from_iter(snapshot), vars)
             .map(Report)

@@ -190,7 +190,8 @@ impl Programs {
             var!(Arg "$excluded_namespaces"),
             var!(Arg "$excluded_owner_kinds"),
             var!(Arg "$namespaces"),
-            var!(Arg "$selector")
+            var!(Arg "$selector"),
+            var!(Arg "$workloads")
         ],
         Value
     );

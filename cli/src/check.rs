@@ -103,6 +103,8 @@ fn check(
         owner_kinds,
         only_namespaces: only_namespaces(args),
         selector: args.selector.clone(),
+        // Set by the check, which knows whether it reads the workloads.
+        workloads: true,
     };
     if let Err(said) = selection(engine, &excluded) {
         return Err(refuse(said));

@@ -83,6 +83,7 @@ fn knobs(case: &Case) -> expect::Knobs {
                 .collect(),
             selector: case.selector(),
             namespaces: case.excluded_namespaces(),
+            workloads: case.workloads().is_some(),
         },
         list_limit: case.list_limit(),
     }

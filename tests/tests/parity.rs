@@ -172,6 +172,7 @@ fn stage(program: Program, case: &Case, chain: &Chain, unscheduled: bool) -> JqR
                 case.owner_kinds(),
                 case.namespaces(),
                 case.selector(),
+                case.workloads().is_some().to_string(),
             ],
             case.pods(),
         ),
@@ -1161,6 +1162,7 @@ fn json_that_jq_reads_is_read_alike_and_json_it_refuses_is_refused() {
                 Programs::default_excluded_owner_kinds().join(","),
                 String::new(),
                 String::new(),
+                "true".into(),
             ],
             input: pods,
         });

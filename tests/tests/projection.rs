@@ -152,6 +152,7 @@ fn run_pipeline(
                 Val::from(Programs::default_excluded_owner_kinds().join(",")),
                 Val::from(String::new()),
                 Val::from(String::new()),
+                Val::from("true".to_owned()),
             ],
             &mut out,
         ) else {

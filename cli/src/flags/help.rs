@@ -40,7 +40,7 @@ Examples:
   verify-pods programs                       # each program, its jq options and its input
   verify-pods programs report > report.jq
   kubectl get pods -A -o json | jq -c --slurp --arg excluded_namespaces kube-system --arg excluded_owner_kinds Job \
-      --arg namespaces '' --arg selector '' -f report.jq
+      --arg namespaces '' --arg selector '' --arg workloads false -f report.jq
 
 Exit codes:
   0  printed    2  no such program";
