@@ -271,15 +271,20 @@ pub fn run(
             let docs = read_pods(source, &projection, &saver, bounded, notice)?;
             // Rc clones: the watch starts from these pods.
             let listed = watching.then(|| docs.clone());
-            // The workloads at the list's version are read while report.jq
-            // runs (issue 30's cost): kubectl's start and the server's
-            // answers overlap jq's work. A state that settles drops them.
+            // Before a watch (one list a check), the workloads at the list's
+            // version are read while report.jq runs (issue 30's cost):
+            // kubectl's start and the server's answers overlap jq's work; a
+            // state that settles drops them. Polling reads them only for a
+            // deciding state, as the bash does: not four more calls every
+            // interval.
             let at = read_at(&docs);
             let copying = settings.save_dir.is_some();
             let (report, fetched) = thread::scope(|scope| {
-                let fetching = scope.spawn(|| fetch(source, settings, &bounds, at, copying));
+                let fetching =
+                    watching.then(|| scope.spawn(|| fetch(source, settings, &bounds, at, copying)));
                 let report = engine.report(docs, excluded);
-                (report, fetching.join().expect("the workloads thread"))
+                let fetched = fetching.and_then(|f| f.join().expect("the workloads thread"));
+                (report, fetched)
             });
             let report = report.map_err(|error| pods_eval_error(source, error))?;
             let decision = engine

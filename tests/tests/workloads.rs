@@ -219,3 +219,37 @@ fn pods_never_created_fail_at_the_deadline() {
         );
     }
 }
+
+/// Polling (`--watch false`) reads the workloads only for a state that
+/// decides, as the bash does: a state with an unscheduled pod settles on
+/// report.jq alone, so only the last state, decided at the deadline, has
+/// its four lists read. (Before a watch the checker reads them beside
+/// report.jq; polling would pay four more calls every interval.)
+#[test]
+fn polling_reads_the_workloads_only_for_the_deciding_state() {
+    let mut stuck = Pod::unschedulable("data", "nats-0").to_json();
+    stuck["metadata"]["ownerReferences"] = nats_pod(0)["metadata"]["ownerReferences"].clone();
+    let state =
+        State::new(vec![stuck, nats_pod(1), nats_pod(2)], vec![]).with_workloads(vec![nats()]);
+    let server = Server::builder().state(state).start().expect("server");
+    let env = KubeEnv::for_server(&server).expect("kube env");
+    let output = run(env
+        .checker()
+        .args(["--watch", "false"])
+        .env(DEADLINE_ENV, "2")
+        .env(INTERVAL_ENV, "1"));
+    assert_eq!(output.status.code(), Some(1), "{}", shown(&output));
+    let lists = server.pods_lists().len();
+    assert!(lists >= 2, "{lists} pods lists: {}", shown(&output));
+    let workloads: Vec<String> = server
+        .log()
+        .into_iter()
+        .filter(|e| e.path.starts_with("/apis/apps/v1/"))
+        .map(|e| e.path)
+        .collect();
+    assert_eq!(
+        workloads.len(),
+        4,
+        "after {lists} pods lists: {workloads:?}"
+    );
+}
