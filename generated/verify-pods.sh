@@ -273,12 +273,16 @@ def group_index(key):. as$groups|reduce range(0;$groups|length)as$i({};.+{($grou
 |select(.!="")|"  "+.)),(if$list_limit==0 then empty else groups_left($list_limit)|select(.!="")end);def lines_joined:reduce.[1:][]as$line(.[0]//"";.+"\n"+$line);def ctrf_tests:if.==null then
 [{name:"pods",status:"other",duration:($stop_ms-$start_ms),message:$why}]else. as$result|(.unscheduled_groups|group_index([.reason,.message]))as$unscheduled_index
 |(.failed_groups|group_index(.reason))as$failed_index|(reduce(.unscheduled_pods|group_by(.namespace)[])as$pods({};.+{($pods[0].namespace|tojson):$pods}))as$unscheduled
-|(reduce(.failed_pods|group_by(.namespace)[])as$pods({};.+{($pods[0].namespace|tojson):$pods}))as$failed|[.namespaces[]|(.namespace|tojson)as$key|.pods as$pods|($unscheduled[$key]//[])as$u
-|($failed[$key]//[])as$f|{name:"pods/\(.namespace|phrase)",status:(if$u==[]and$f==[]then"passed"else"failed"end),pods:.pods,unscheduled:($u|length),failed:($f|length),lines:(if$u==[]and$f==[]then[]
-else[[(if$u==[]then empty else"\($u|length) unscheduled"end),(if$f==[]then empty else"\($f|length) failed"end)]|reduce.[1:][]as$term(.[0];.+" and "+$term)|.+" of \($pods|pods_count)"]
+|(reduce(.failed_pods|group_by(.namespace)[])as$pods({};.+{($pods[0].namespace|tojson):$pods}))as$failed|((.missing_workloads//[])|group_by(.namespace))as$missing_by_namespace
+|(reduce$missing_by_namespace[]as$workloads({};.+{($workloads[0].namespace|tojson):$workloads}))as$missing|([.namespaces[]]+[$missing_by_namespace[]|{namespace:.[0].namespace,pods:0}]
+|group_by(.namespace)|map({namespace:.[0].namespace,pods:(map(.pods)|add)}))as$namespaces|[$namespaces[]|(.namespace|tojson)as$key|.pods as$pods|($unscheduled[$key]//[])as$u|($failed[$key]//[])as$f
+|($missing[$key]//[])as$m|($m|map((.wanted//.created+1)-.created)|add//0)as$not_created|{name:"pods/\(.namespace|phrase)",status:(if$u==[]and$f==[]and$m==[]then"passed"else"failed"end),
+pods:.pods,unscheduled:($u|length),failed:($f|length),missing:$not_created,lines:((if$u==[]and$f==[]then[]else[[(if$u==[]then empty else"\($u|length) unscheduled"end),
+(if$f==[]then empty else"\($f|length) failed"end)]|reduce.[1:][]as$term(.[0];.+" and "+$term)|.+" of \($pods|pods_count)"]
 +[$u|namespace_groups($result.unscheduled_groups;$unscheduled_index;[.reason,.message])|digest("unscheduled";unscheduled_cause(phrase))]
-+[$f|namespace_groups($result.failed_groups;$failed_index;.reason)|digest("failed";failed_cause(phrase))]end)}|{name,status,duration:($stop_ms-$start_ms)}
-+(if.lines==[]then{}else{message:(.lines|lines_joined)}end)+{extra:{"verify-pods.pods":.pods,"verify-pods.unscheduled":.unscheduled,"verify-pods.failed":.failed}}]end;
++[$f|namespace_groups($result.failed_groups;$failed_index;.reason)|digest("failed";failed_cause(phrase))]end)+(if$m==[]then[]else[{missing:$not_created,missing_workloads:$m}|"\(missing_heading):",
+(missing_shown($list_limit)[]|"  \(workload_line)"),(and_more($m|length;missing_shown($list_limit)|length)|select(.!="")|"  "+.)]end))}|{name,status,duration:($stop_ms-$start_ms)}
++(if.lines==[]then{}else{message:(.lines|lines_joined)}end)+{extra:{"verify-pods.pods":.pods,"verify-pods.unscheduled":.unscheduled,"verify-pods.failed":.failed,"verify-pods.missing":.missing}}]end;
 def count($tests;$status):[$tests[]|select(.status==$status)]|length;. as$result|ctrf_tests as$tests|{reportFormat:"CTRF",specVersion:"0.0.0",timestamp:$timestamp,generatedBy:"verify-pods",results:{
 tool:{name:"verify-pods",version:$version},summary:{tests:($tests|length),passed:count($tests;"passed"),failed:count($tests;"failed"),skipped:0,pending:0,other:count($tests;"other"),start:$start_ms,
 stop:$stop_ms},tests:$tests,extra:(if$result==null then{"verify-pods.verdict":null}else{"verify-pods.verdict":$result.verdict,"verify-pods.resource_version":$result.resource_version,

@@ -15,10 +15,14 @@
 # Output:    one CTRF report (the official schema, ctrf-schema-0.0.json:
 #            extensions only under `extra`, keys namespaced `verify-pods.`).
 #
-# The tests: one per namespace with counted pods, named `pods/NAMESPACE`,
-# `failed` when it has unscheduled or failed pods (the message: its pods by
-# cause, as the text's digest), `passed` otherwise; a check that could not
-# observe has one test `pods`, status `other`, its message the error.
+# The tests: one per namespace with counted pods or with pods not yet
+# created (workloads.jq's missing_workloads: a namespace whose workloads
+# made no pod yet still gets its test), named `pods/NAMESPACE`, `failed`
+# when it has unscheduled or failed pods or pods not yet created (the
+# message: its pods by cause, as the text's digest, then its workloads
+# missing pods, as the text's group), `passed` otherwise; a check that
+# could not observe has one test `pods`, status `other`, its message the
+# error.
 # Every test lasted the whole check: each was decided by the same state.
 
 # lib.jq (text, phrase, pods_count, unscheduled_cause, failed_cause,
@@ -63,29 +67,47 @@ def ctrf_tests:
          ({}; . + {($pods[0].namespace | tojson): $pods})) as $unscheduled
     | (reduce (.failed_pods | group_by(.namespace)[]) as $pods
          ({}; . + {($pods[0].namespace | tojson): $pods})) as $failed
-    | [ .namespaces[]
+    | ((.missing_workloads // []) | group_by(.namespace)) as $missing_by_namespace
+    | (reduce $missing_by_namespace[] as $workloads
+         ({}; . + {($workloads[0].namespace | tojson): $workloads})) as $missing
+    # The namespaces with counted pods, and those with workloads missing
+    # pods (0 counted pods when none), by name.
+    | ([.namespaces[]] + [$missing_by_namespace[] | {namespace: .[0].namespace, pods: 0}]
+       | group_by(.namespace) | map({namespace: .[0].namespace, pods: (map(.pods) | add)})) as $namespaces
+    | [ $namespaces[]
         | (.namespace | tojson) as $key
         | .pods as $pods
         | ($unscheduled[$key] // []) as $u
         | ($failed[$key] // []) as $f
+        | ($missing[$key] // []) as $m
+        | ($m | map((.wanted // .created + 1) - .created) | add // 0) as $not_created
         | {name: "pods/\(.namespace | phrase)",
-           status: (if $u == [] and $f == [] then "passed" else "failed" end),
-           pods: .pods, unscheduled: ($u | length), failed: ($f | length),
-           lines: (if $u == [] and $f == [] then []
-                   else
-                     [[(if $u == [] then empty else "\($u | length) unscheduled" end),
-                       (if $f == [] then empty else "\($f | length) failed" end)]
-                      | reduce .[1:][] as $term (.[0]; . + " and " + $term)
-                      | . + " of \($pods | pods_count)"]
-                     + [$u | namespace_groups($result.unscheduled_groups; $unscheduled_index; [.reason, .message])
-                        | digest("unscheduled"; unscheduled_cause(phrase))]
-                     + [$f | namespace_groups($result.failed_groups; $failed_index; .reason)
-                        | digest("failed"; failed_cause(phrase))]
-                   end)}
+           status: (if $u == [] and $f == [] and $m == [] then "passed" else "failed" end),
+           pods: .pods, unscheduled: ($u | length), failed: ($f | length), missing: $not_created,
+           lines: ((if $u == [] and $f == [] then []
+                    else
+                      [[(if $u == [] then empty else "\($u | length) unscheduled" end),
+                        (if $f == [] then empty else "\($f | length) failed" end)]
+                       | reduce .[1:][] as $term (.[0]; . + " and " + $term)
+                       | . + " of \($pods | pods_count)"]
+                      + [$u | namespace_groups($result.unscheduled_groups; $unscheduled_index; [.reason, .message])
+                         | digest("unscheduled"; unscheduled_cause(phrase))]
+                      + [$f | namespace_groups($result.failed_groups; $failed_index; .reason)
+                         | digest("failed"; failed_cause(phrase))]
+                    end)
+                   # Its workloads missing pods, as the text's group.
+                   + (if $m == [] then []
+                      else
+                        [{missing: $not_created, missing_workloads: $m}
+                         | "\(missing_heading):",
+                           (missing_shown($list_limit)[] | "  \(workload_line)"),
+                           (and_more($m | length; missing_shown($list_limit) | length)
+                            | select(. != "") | "  " + .)]
+                      end))}
         | {name, status, duration: ($stop_ms - $start_ms)}
           + (if .lines == [] then {} else {message: (.lines | lines_joined)} end)
           + {extra: {"verify-pods.pods": .pods, "verify-pods.unscheduled": .unscheduled,
-                     "verify-pods.failed": .failed}} ]
+                     "verify-pods.failed": .failed, "verify-pods.missing": .missing}} ]
   end;
 
 def count($tests; $status): [$tests[] | select(.status == $status)] | length;
