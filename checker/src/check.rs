@@ -456,7 +456,7 @@ type Listed = Result<Vec<Val>, ListError>;
 
 /// The four workloads lists as read at one resourceVersion: each list's
 /// documents (or why not) and its bytes for workloads.json.
-pub(crate) struct Fetched {
+struct Fetched {
     at: Option<String>,
     reads: Vec<(api::List, Listed, Vec<u8>)>,
 }

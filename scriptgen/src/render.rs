@@ -579,11 +579,13 @@ impl Fields {
         if summary {
             settings.push(format!("{}=", contract::STEP_SUMMARY.env));
         }
+        // A feature's settings; a knob among them (the deadline epoch) is
+        // listed with the knobs, its default shown.
+        let is_knob = |env: &&str| contract::KNOBS.iter().any(|k| k.env == *env);
         for feature in Feature::ALL.into_iter().filter(|f| has(*f)) {
-            settings.extend(feature.settings().iter().map(|env| format!("{env}=")));
+            let envs = feature.settings().into_iter().filter(|env| !is_knob(env));
+            settings.extend(envs.map(|env| format!("{env}=")));
         }
-        // The deadline epoch is a knob: listed with them.
-        settings.retain(|s| s != &format!("{}=", contract::DEADLINE_EPOCH.env));
         let left_out = Feature::ALL
             .into_iter()
             .filter(|f| !has(*f))
