@@ -165,26 +165,29 @@ namespace:(.metadata.namespace|canon),name:(.metadata.name|canon),reason:($t.rea
 succeeded:$succeeded,other:(length-$running-$pending-($failed_pods|length)-$succeeded),unscheduled:($unscheduled_pods|length),unscheduled_pods:$unscheduled_pods,failed_pods:$failed_pods,
 distribution:($node_names|distribution),excused:($excused|length),excused_pods:[$excused[]|del(.excused_by)],excused_kinds:([$excused[].excused_by[]]|unique),
 namespaces:(map(.metadata.namespace)|group_by(.)|map({namespace:(.[0]|canon),pods:length}))}|.+{verdict:(if.unscheduled>0 or.failed>0 then"fail"elif.total==0 then"empty"else"pass"end),
-resource_version:($documents|list_read_at),missing:null,missing_workloads:null,active_owners:(if$workloads!="true"then null else(([$phases|indices("Succeeded"),indices("Failed")]
-+[$pods|map(.metadata.deletionTimestamp==null)|indices(false)]|add|unique)as$ended|[$pods|map(.metadata.ownerReferences)|without($ended)[]|arrays|.[]|objects|.uid|strings]
-|group_by(.)|map([.[0],length]))end)}
+resource_version:($documents|list_read_at),missing:null,missing_workloads:null,active_owners:(if$workloads!="true"then null else([$pods[].metadata.deletionTimestamp]as$deletion
+|[$phases|indices("Succeeded"),indices("Failed")]+[$deletion|unique[]|select(.!=null)as$at|$deletion|indices([$at])]|add|unique)as$ended
+|["",[],($pods|without($ended)[]|.metadata.ownerReferences[0:]?[]?.uid?)]|sort|reduce.[indices("")[0]+1:indices([[]])[0]][]as$uid({};.[$uid]+=1)end)}
 VERIFY_PODS_REPORT_JQ
   IFS= read -r -d '' decision_program <<'VERIFY_PODS_DECISION_JQ' || true
 "\(.verdict) \(.unscheduled) \(if(.unscheduled>0 or.missing>0)and.failed==0 then"wait"else"stop"end)"
 VERIFY_PODS_DECISION_JQ
   IFS= read -r -d '' workloads_program <<'VERIFY_PODS_WORKLOADS_JQ' || true
-def owners:.metadata.ownerReferences|arrays|.[]|objects;def one_of($list):. as$x|any($list[];.==$x);def count_of($by):(.metadata.uid|strings|$by[.])//0;
-def deployments($listed):owners|select(.kind=="Deployment"and$listed[.uid|strings]!=null);def workload_items($at):($at//(.[0]|list_version))as$at
+def owners:.metadata.ownerReferences[0:]?[]?;def one_of($list):. as$x|any($list[];.==$x);def count_of($by):$by[.metadata.uid]? //0;
+def deployments($listed):[owners|select($listed[.uid?]?!=null and.kind?=="Deployment")|.uid];def replicas:.spec.replicas|if is_number then canon else 1 end;
+def reconciled:.status.observedGeneration>=(.metadata.generation//0);def workload_items($at):($at//(.[0]|list_version))as$at
 |if length==0 or any(.[];(.items|type)!="array"or(list_version|.!=$at and.!=""and.!=null))then error("workloads: not one state at \($at|tojson)")else. end
-|[.[]|(.kind|if is_string then.[:-4]else null end)as$kind|.items[]|objects|.+{kind:(.kind//$kind)}
-|if.kind|one_of(["ReplicaSet","StatefulSet","DaemonSet","Deployment"])then. else error("workloads: \(.kind|a_kind)")end];($excluded_namespaces|split(","))as$excluded
-|($excluded_owner_kinds|split(","))as$owner_kinds|($namespaces|split(","))as$only|(reduce($report[0].active_owners//[])[]as$owner({};.+{($owner[0]):$owner[1]}))as$active
-|workload_items($report[0].resource_version)as$items|(reduce($items[]|select(.kind=="Deployment")|.metadata.uid|strings)as$uid({};.+{($uid):0}))as$listed
-|(reduce($items[]|select(.kind=="ReplicaSet")|count_of($active)as$n|deployments($listed)|{uid,n:$n})as$rs($listed;.+{($rs.uid):(.[$rs.uid]+$rs.n)}))as$pods_of_deployment|[$items[]
-|select((.metadata.namespace|one_of($excluded)or($only!=[]and(one_of($only)|not)))or any(owners;.kind|one_of($owner_kinds))|not)|select(.kind!="ReplicaSet"or([deployments($listed)]==[]))
-|(if.kind=="Deployment"then count_of($pods_of_deployment)else count_of($active)end)as$created|(.kind=="DaemonSet")as$ds|(if$ds then.status.desiredNumberScheduled else.spec.replicas end
-|if is_number then canon elif$ds then 0 else 1 end)as$replicas|(if.kind=="ReplicaSet"or.kind=="StatefulSet"or.status.observedGeneration>=(.metadata.generation//0)then$replicas else null end)as$wanted
-|select($wanted==null or$wanted>$created)|{kind,namespace:(.metadata.namespace|canon),name:(.metadata.name|canon),wanted:$wanted,created:$created}]|sort_by([.namespace,.name,.kind])
+|[.[]|(.kind|if is_string then.[:-4]else null end)as$kind|.items[]|objects|.+{kind:(.kind//$kind)}]|[.[].kind]as$kinds|["ReplicaSet","StatefulSet","DaemonSet","Deployment"]as$known
+|if$kinds-$known!=[]then error("workloads: \(first($kinds[]|select(one_of($known)|not))|a_kind)")else{ReplicaSet:[.[$kinds|indices("ReplicaSet")[]]],StatefulSet:[.[$kinds|indices("StatefulSet")[]]],
+DaemonSet:[.[$kinds|indices("DaemonSet")[]]],Deployment:[.[$kinds|indices("Deployment")[]]]}end;($excluded_namespaces|split(","))as$excluded|($excluded_owner_kinds|split(","))as$owner_kinds
+|($namespaces|split(","))as$only|($report[0].active_owners//{})as$active|workload_items($report[0].resource_version)as$of
+|(reduce$of.Deployment[].metadata.uid as$uid({};if$uid|is_string then.[$uid]=0 else. end))as$listed|[$of.ReplicaSet[]|[deployments($listed),count_of($active),.]]as$replicasets
+|(reduce($replicasets[]|.[1]as$n|.[0][]|[.,$n])as$rs($listed;.[$rs[0]]+=$rs[1]))as$pods_of_deployment|[($replicasets[]|select(.[0]==[]and.[2].spec.replicas!=.[1])|[.[2],(.[2]|replicas),.[1]]),
+($of.StatefulSet[]|count_of($active)as$n|select(.spec.replicas!=$n)|[.,replicas,$n]),($of.DaemonSet[]|count_of($active)as$n|select(.status.desiredNumberScheduled!=$n or(reconciled|not))
+|[.,(if reconciled then.status.desiredNumberScheduled|if is_number then canon else 0 end else null end),$n]),
+($of.Deployment[]|count_of($pods_of_deployment)as$n|select(.spec.replicas!=$n or(reconciled|not))|[.,(if reconciled then replicas else null end),$n])|select(.[1]==null or.[1]>.[2])
+|.[1]as$wanted|.[2]as$created|.[0]|select((.metadata.namespace|one_of($excluded)or($only!=[]and(one_of($only)|not)))or any(owners;.kind?|one_of($owner_kinds))|not)
+|{kind,namespace:(.metadata.namespace|canon),name:(.metadata.name|canon),wanted:$wanted,created:$created}]|sort_by([.namespace,.name,.kind])
 |$report[0]+{missing:(map((.wanted//.created+1)-.created)|add//0),missing_workloads:.}|if.missing>0 then.+{verdict:"fail"}else. end
 VERIFY_PODS_WORKLOADS_JQ
   IFS= read -r -d '' events_program <<'VERIFY_PODS_EVENTS_JQ' || true

@@ -1,6 +1,8 @@
 //! Where the checker's time goes, phase by phase, on one snapshot:
-//! `cargo run --release --example phases -- PODS.json EVENTS.json [PHASE] [REPS]`.
-//! With PHASE (read, report, events, render), only that phase is repeated,
+//! `cargo run --release --example phases -- PODS.json EVENTS.json [PHASE] [REPS] [WORKLOADS.json]`.
+//! With PHASE (read, report, workloads, events, render), only that phase is
+//! repeated (workloads only with WORKLOADS.json: report.jq then computes
+//! `active_owners` too, as the checker does when it reads the workloads),
 //! so `perf stat -e instructions:u` of two runs tells its cost on a busy machine.
 use checker::engine::Engine;
 use checker::reader::Projection;
@@ -33,14 +35,27 @@ fn main() {
     }
     eprintln!("read pods {:?}", started.elapsed() / times("read"));
     let events = read(&args[2], &projection.events);
-    let excluded = checker::engine::Excluded::default();
+    let workloads = args.get(5).map(|path| read(path, &projection.workloads));
+    let excluded = checker::engine::Excluded {
+        workloads: workloads.is_some(),
+        ..Default::default()
+    };
     let started = Instant::now();
     let mut report = None;
     for _ in 0..times("report") {
         report = Some(engine.report(pods.clone().unwrap(), &excluded).unwrap());
     }
     eprintln!("report {:?}", started.elapsed() / times("report"));
-    let report = report.unwrap();
+    let mut report = report.unwrap();
+    if let Some(workloads) = workloads {
+        let started = Instant::now();
+        let mut with_missing = None;
+        for _ in 0..times("workloads") {
+            with_missing = Some(engine.workloads(&report, workloads.clone(), &excluded).unwrap());
+        }
+        eprintln!("workloads {:?}", started.elapsed() / times("workloads"));
+        report = with_missing.unwrap();
+    }
     let started = Instant::now();
     let mut matched = None;
     for _ in 0..times("events") {

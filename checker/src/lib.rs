@@ -19,7 +19,7 @@
 //! let report = engine.report(docs, &Excluded::default()).unwrap();
 //! assert_eq!(
 //!     report.to_json(),
-//!     r#"{"total":1,"running":1,"pending":0,"failed":0,"succeeded":0,"other":0,"unscheduled":0,"unscheduled_pods":[],"failed_pods":[],"distribution":[{"node":"kwok-node-0","pods":1}],"excused":0,"excused_pods":[],"excused_kinds":[],"namespaces":[{"namespace":"default","pods":1}],"verdict":"pass","resource_version":null,"missing":null,"missing_workloads":null,"active_owners":[]}"#
+//!     r#"{"total":1,"running":1,"pending":0,"failed":0,"succeeded":0,"other":0,"unscheduled":0,"unscheduled_pods":[],"failed_pods":[],"distribution":[{"node":"kwok-node-0","pods":1}],"excused":0,"excused_pods":[],"excused_kinds":[],"namespaces":[{"namespace":"default","pods":1}],"verdict":"pass","resource_version":null,"missing":null,"missing_workloads":null,"active_owners":{}}"#
 //! );
 //! ```
 #![forbid(unsafe_code)]
