@@ -167,7 +167,7 @@ distribution:($node_names|distribution),excused:($excused|length),excused_pods:[
 namespaces:(map(.metadata.namespace)|group_by(.)|map({namespace:(.[0]|canon),pods:length}))}|.+{verdict:(if.unscheduled>0 or.failed>0 then"fail"elif.total==0 then"empty"else"pass"end),
 resource_version:($documents|list_read_at),missing:null,missing_workloads:null,active_owners:(if$workloads!="true"then null else([$pods[].metadata.deletionTimestamp]as$deletion
 |[$phases|indices("Succeeded"),indices("Failed")]+[$deletion|unique[]|select(.!=null)as$at|$deletion|indices([$at])]|add|unique)as$ended
-|["",[],($pods|without($ended)[]|.metadata.ownerReferences[0:]?[]?.uid?)]|sort|reduce.[indices("")[0]+1:indices([[]])[0]][]as$uid({};.[$uid]+=1)end)}
+|["",[],($pods|without($ended)[]|.metadata.ownerReferences[0:]?[]?.uid?)]|sort|reduce.[indices("")[0]+1:indices([[]])[0]][]as$uid({};.+{($uid):(.[$uid]+1)})end)}
 VERIFY_PODS_REPORT_JQ
   IFS= read -r -d '' decision_program <<'VERIFY_PODS_DECISION_JQ' || true
 "\(.verdict) \(.unscheduled) \(if(.unscheduled>0 or.missing>0)and.failed==0 then"wait"else"stop"end)"
@@ -181,9 +181,10 @@ def reconciled:.status.observedGeneration>=(.metadata.generation//0);def workloa
 |if$kinds-$known!=[]then error("workloads: \(first($kinds[]|select(one_of($known)|not))|a_kind)")else{ReplicaSet:[.[$kinds|indices("ReplicaSet")[]]],StatefulSet:[.[$kinds|indices("StatefulSet")[]]],
 DaemonSet:[.[$kinds|indices("DaemonSet")[]]],Deployment:[.[$kinds|indices("Deployment")[]]]}end;($excluded_namespaces|split(","))as$excluded|($excluded_owner_kinds|split(","))as$owner_kinds
 |($namespaces|split(","))as$only|($report[0].active_owners//{})as$active|workload_items($report[0].resource_version)as$of
-|(reduce$of.Deployment[].metadata.uid as$uid({};if$uid|is_string then.[$uid]=0 else. end))as$listed|[$of.ReplicaSet[]|[deployments($listed),count_of($active),.]]as$replicasets
-|(reduce($replicasets[]|.[1]as$n|.[0][]|[.,$n])as$rs($listed;.[$rs[0]]+=$rs[1]))as$pods_of_deployment|[($replicasets[]|select(.[0]==[]and.[2].spec.replicas!=.[1])|[.[2],(.[2]|replicas),.[1]]),
-($of.StatefulSet[]|count_of($active)as$n|select(.spec.replicas!=$n)|[.,replicas,$n]),($of.DaemonSet[]|count_of($active)as$n|select(.status.desiredNumberScheduled!=$n or(reconciled|not))
+|(reduce$of.Deployment[].metadata.uid as$uid({};if$uid|is_string then.+{($uid):0}else. end))as$listed|[$of.ReplicaSet[]|[deployments($listed),count_of($active),.]]as$replicasets
+|(reduce($replicasets[]|.[1]as$n|.[0][]|[.,$n])as$rs($listed;.+{($rs[0]):(.[$rs[0]]+$rs[1])}))as$pods_of_deployment
+|[($replicasets[]|select(.[0]==[]and.[2].spec.replicas!=.[1])|[.[2],(.[2]|replicas),.[1]]),($of.StatefulSet[]|count_of($active)as$n|select(.spec.replicas!=$n)|[.,replicas,$n]),
+($of.DaemonSet[]|count_of($active)as$n|select(.status.desiredNumberScheduled!=$n or(reconciled|not))
 |[.,(if reconciled then.status.desiredNumberScheduled|if is_number then canon else 0 end else null end),$n]),
 ($of.Deployment[]|count_of($pods_of_deployment)as$n|select(.spec.replicas!=$n or(reconciled|not))|[.,(if reconciled then replicas else null end),$n])|select(.[1]==null or.[1]>.[2])
 |.[1]as$wanted|.[2]as$created|.[0]|select((.metadata.namespace|one_of($excluded)or($only!=[]and(one_of($only)|not)))or any(owners;.kind?|one_of($owner_kinds))|not)

@@ -79,10 +79,10 @@ def workload_items($at):
 | ($namespaces | split(",")) as $only
 | ($report[0].active_owners // {}) as $active
 | workload_items($report[0].resource_version) as $of
-| (reduce $of.Deployment[].metadata.uid as $uid ({}; if $uid | is_string then .[$uid] = 0 else . end)) as $listed
+| (reduce $of.Deployment[].metadata.uid as $uid ({}; if $uid | is_string then . + {($uid): 0} else . end)) as $listed
 | [$of.ReplicaSet[] | [deployments($listed), count_of($active), .]] as $replicasets
 # A Deployment's pods: those of every ReplicaSet it owns, old and new.
-| (reduce ($replicasets[] | .[1] as $n | .[0][] | [., $n]) as $rs ($listed; .[$rs[0]] += $rs[1])) as $pods_of_deployment
+| (reduce ($replicasets[] | .[1] as $n | .[0][] | [., $n]) as $rs ($listed; . + {($rs[0]): (.[$rs[0]] + $rs[1])})) as $pods_of_deployment
 # [workload, wanted, created] of those that may miss pods: a workload whose
 # own figure equals its count of pods (an integer) misses none, whichever
 # rule applies, so only the others are looked at closer.
