@@ -6,9 +6,11 @@ issue 30, which the target is about). Not yet a step of `make bench`:
 
     python3 bench/workloads.py [--reps N] [--pods N] [--main-checker B --main-wrapper S]
 
-The workloads are made from the synthetic pods' own owners: 600
-Deployments with a ReplicaSet each, 400 StatefulSets, 400 DaemonSets, each
-wanting the pods it owns. The replay server serves them from a case folder
+The synthetic pods each have an owner of their own (gen.py); here the
+pods of ReplicaSets, StatefulSets and DaemonSets are regrouped under 600
+Deployments with a ReplicaSet each, 400 StatefulSets and 400 DaemonSets,
+each wanting the active pods it owns, as in a settled cluster (Jobs' pods
+keep theirs). The replay server serves them from a case folder
 (pods.json, events.json, workloads.json); the drivers run at their default
 chunk size, with a deadline of 0 (one attempt: the workloads are read once).
 """
@@ -31,42 +33,68 @@ SERVER = os.path.join(ROOT, "target", "testing", "replay-server")
 WRAPPER = os.path.join(ROOT, "generated", "verify-pods.sh")
 
 
+# The workloads the pods' controllers would be: pods owned by a ReplicaSet,
+# a StatefulSet or a DaemonSet are regrouped, namespace by namespace, under
+# this many of each kind (a ReplicaSet each under its own Deployment). Jobs'
+# pods keep their own owners, one each, as gen.py makes them.
+WORKLOADS = {"ReplicaSet": 600, "StatefulSet": 400, "DaemonSet": 400}
+
+
 def workloads_of(pods_file, out_file):
-    """2,000 workloads owning the pods' owners."""
+    """Rewrite the pods' owners to 2,000 workloads that own them (600
+    Deployments with a ReplicaSet each, 400 StatefulSets, 400 DaemonSets),
+    each wanting the active pods it owns (none missing: a settled lane, the
+    state every passing check reads); write those workloads. Return how
+    many."""
     with open(pods_file, encoding="utf-8") as f:
         pods = json.load(f)
-    owners = {}
-    for pod in pods["items"]:
-        for ref in pod["metadata"].get("ownerReferences") or []:
-            key = (ref["kind"], pod["metadata"]["namespace"], ref["name"], ref["uid"])
-            owners[key] = owners.get(key, 0) + 1
     by_kind = {}
-    for key, n in owners.items():
-        by_kind.setdefault(key[0], []).append((key, n))
-
-    def meta(ns, name, uid, refs=None):
-        m = {"name": name, "namespace": ns, "uid": uid, "generation": 1}
-        if refs:
-            m["ownerReferences"] = refs
-        return m
-
+    for pod in pods["items"]:
+        refs = pod["metadata"].get("ownerReferences") or []
+        if refs and refs[0]["kind"] in WORKLOADS:
+            by_kind.setdefault(refs[0]["kind"], {}).setdefault(pod["metadata"]["namespace"], []).append(pod)
     items = []
-    for (_, ns, name, uid), n in by_kind.get("ReplicaSet", [])[:600]:
-        dep = "dep-" + uid
-        items.append({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": meta(ns, name + "-d", dep),
-                      "spec": {"replicas": n}, "status": {"observedGeneration": 1}})
-        ref = [{"apiVersion": "apps/v1", "kind": "Deployment", "name": name + "-d", "uid": dep, "controller": True}]
-        items.append({"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": meta(ns, name, uid, ref),
-                      "spec": {"replicas": n}, "status": {"observedGeneration": 1}})
-    for (_, ns, name, uid), n in by_kind.get("StatefulSet", [])[:400]:
-        items.append({"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": meta(ns, name, uid),
-                      "spec": {"replicas": n}, "status": {"observedGeneration": 1}})
-    for (_, ns, name, uid), n in by_kind.get("DaemonSet", [])[:400]:
-        items.append({"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": meta(ns, name, uid),
-                      "spec": {}, "status": {"observedGeneration": 1, "desiredNumberScheduled": n}})
+    for kind, target in WORKLOADS.items():
+        namespaces = by_kind.get(kind, {})
+        total = sum(len(p) for p in namespaces.values())
+        for ns, members in sorted(namespaces.items()):
+            count = max(1, round(len(members) * target / total))
+            for i in range(count):
+                owned = members[i::count]
+                name, uid = f"{kind.lower()}-{ns}-{i}", f"{kind.lower()}-{ns}-{i}-uid"
+                for pod in owned:
+                    pod["metadata"]["ownerReferences"] = [
+                        {"apiVersion": "apps/v1", "kind": kind, "name": name, "uid": uid, "controller": True}]
+                active = [p for p in owned if p["status"].get("phase") not in ("Succeeded", "Failed")
+                          and p["metadata"].get("deletionTimestamp") is None]
+                items += workload(kind, ns, name, uid, len(active))
+    with open(pods_file, "w", encoding="utf-8") as f:
+        json.dump(pods, f, indent=4)
     with open(out_file, "w", encoding="utf-8") as f:
         json.dump({"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": items}, f)
     return len(items)
+
+
+def workload(kind, ns, name, uid, pods):
+    """The workload objects (a ReplicaSet with its Deployment) wanting `pods` pods."""
+    def meta(name, uid, owner=None):
+        m = {"name": name, "namespace": ns, "uid": uid, "generation": 1}
+        if owner:
+            m["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": "Deployment", "name": owner[0],
+                                     "uid": owner[1], "controller": True}]
+        return m
+    status = {"observedGeneration": 1}
+    if kind == "DaemonSet":
+        return [{"apiVersion": "apps/v1", "kind": kind, "metadata": meta(name, uid), "spec": {},
+                 "status": dict(status, desiredNumberScheduled=pods)}]
+    if kind == "StatefulSet":
+        return [{"apiVersion": "apps/v1", "kind": kind, "metadata": meta(name, uid), "spec": {"replicas": pods},
+                 "status": status}]
+    deployment = (name + "-d", uid + "-d")
+    return [{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": meta(*deployment), "spec": {"replicas": pods},
+             "status": status},
+            {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": meta(name, uid, deployment),
+             "spec": {"replicas": pods}, "status": status}]
 
 
 def main():

@@ -95,6 +95,12 @@ def without($dropped):
     else [ range(0; ($dropped | length) + 1) as $i
            | $all[(if $i == 0 then 0 else $dropped[$i - 1] + 1 end) : ($dropped[$i] // length)][] ]
     end;
+# Input: owner uids as read, any value. The string ones, equal ones
+# grouped: sorted, the strings are one slice between the sentinels "" and []
+# (jq's order: ... numbers < strings < arrays), found natively.
+def owner_groups:
+  ["", []] + . | sort | .[indices("")[0] + 1 : indices([[]])[0]] | group_by(.)[];
+
 def outside($excluded):
   map(.metadata.namespace) as $namespaces
   | without([$excluded[] as $name | $namespaces | indices($name)[]] | unique);
@@ -193,21 +199,20 @@ def names($w):
     missing_workloads: null,
     # What workloads.jq needs of the pods (issue 30), so that it never reads
     # them again: {owner uid: how many active pods name it}. A pod is active
-    # with no deletionTimestamp, neither Succeeded nor Failed. The ended pods
-    # are found by `indices` (per distinct deletionTimestamp, not per pod) and
-    # dropped by position; the owners' uids are read by a path whose `?`
-    # skips what is not an array of objects, and the strings among them are
-    # one slice once sorted, between the sentinels "" and [] (jq's order:
-    # ... numbers < strings < arrays). Per pod only a field read and a count:
-    # type tests and comparisons per pod cost 2.4x this (BENCHMARKS.md). The
-    # count is an object sum: jq 1.6 copies the object in `.[k] += 1`, which
-    # took 2.5 s at 10k pods.
+    # with no deletionTimestamp, neither Succeeded nor Failed: every pod's
+    # owners are counted, then the ended pods' (found by `indices`, per
+    # distinct deletionTimestamp, not per pod) taken off. Per pod only a
+    # path whose `?` skips what is no array of objects; per owner one sum
+    # (an object sum: jq 1.6 copies the object in `.[k] += n`, 2.5 s at 10k
+    # pods). Type tests and comparisons per pod cost 2.4x this (BENCHMARKS.md).
     # result.jq leaves it out: it is last, as jaq's del moves the last key
     # into the place it empties.
     active_owners: (if $workloads != "true" then null else
       ([$pods[].metadata.deletionTimestamp] as $deletion
        | [$phases | indices("Succeeded"), indices("Failed")]
          + [$deletion | unique[] | select(. != null) as $at | $deletion | indices([$at])] | add | unique) as $ended
-      | ["", [], ($pods | without($ended)[] | .metadata.ownerReferences[0:]?[]?.uid?)] | sort
-      | reduce .[indices("")[0] + 1 : indices([[]])[0]][] as $uid ({}; . + {($uid): (.[$uid] + 1)}) end)
+      | reduce ([$pods[].metadata.ownerReferences[0:]?[]?.uid?] | owner_groups) as $uids
+          ({}; . + {($uids[0]): ($uids | length)})
+      | reduce ([$pods[$ended[]].metadata.ownerReferences[0:]?[]?.uid?] | owner_groups) as $uids
+          (.; . + {($uids[0]): (.[$uids[0]] - ($uids | length))}) end)
   }
