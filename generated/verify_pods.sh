@@ -101,7 +101,7 @@ none:([.distribution[]|select(.node=="<none>")|.pods]|add//0),most:($nodes|sort_
 def list_read_at:.[0]|list_version|if is_string and.!=""then. else null end;def list_continue:if(.metadata|type)=="object"then.metadata["continue"]//""else""end;def a_kind:if is_string then
 .[0:1]as$first|(if any("A","E","I","O","U";.==$first)then"an "else"a "end)+one_line else"a kind "+tojson end;def list_kinds($kind;$command):"\($kind)List"as$list
 |(if$kind=="Pod"then"a PodList or a List of Pods"else"an \($list) or a List of \($kind)s"end+" (\($command))")as$expected|(first(.[]|.kind|select(.!=null and.!=$list and.!="List"))//null)as$other
-|if$other!=null then error("\($other|a_kind), expected \($expected)")else. end|(first(.[]|select(.kind!=$list)|.items|map(.kind?)|select(length>(indices($kind)|length)+(indices(null)|length))
+|if$other!=null then error("\($other|a_kind), expected \($expected)")else. end|(first(.[]|select(.kind!=$list)|[.items[].kind?]|select(length>(indices($kind)|length)+(indices(null)|length))
 |.[]|select(.!=null and.!=$kind))//null)as$item|if$item!=null then error("a List holding \($item|a_kind), expected \($expected)")else. end;def list_items($what;$kind;$command):
 if length==0 then error("\($what) is empty: expected a JSON document")else. end|if any(.[];type!="object"or(.items|type)!="array")then error("\($what) has no items array")else. end
 |list_kinds($kind;$command)|(.[0]|list_version)as$version|[.[]|list_version|select(.!=$version)]as$others|if$others!=[]
@@ -115,14 +115,14 @@ def owner_kinds_in($kinds):[.metadata.ownerReferences[]?|.kind as$kind|select(an
 def terminated:[.status.containerStatuses[]?|.state.terminated|objects]|.[0];def with_phase($phases;$phase):.[$phases|indices($phase)[]];def distribution:group_by(.)
 |map({node:(.[0]//""|if.==""then"<none>"else. end),pods:length})|group_by(.node)|map({node:(.[0].node|canon),pods:(map(.pods)|add)});def count($phase):indices($phase)|length;def without($dropped):
 . as$all|if$dropped==[]then$all else[range(0;($dropped|length)+1)as$i|$all[(if$i==0 then 0 else$dropped[$i-1]+1 end):($dropped[$i]//length)][]]end;def owner_groups:
-["",[]]+.|sort|.[indices("")[0]+1:indices([[]])[0]]|group_by(.)[];def outside($excluded):map(.metadata.namespace)as$namespaces|without([$excluded[]as$name|$namespaces|indices($name)[]]|unique);
+["",[]]+.|sort|.[indices("")[0]+1:indices([[]])[0]]|group_by(.)[];def outside($excluded):[.[].metadata.namespace]as$namespaces|without([$excluded[]as$name|$namespaces|indices($name)[]]|unique);
 def chars($c):explode|all(.[];.>=97 and.<=122 or.>=65 and.<=90 or.>=45 and.<=57 and.!=47 or.==95 or.==$c);def terms:if.==""then[]else split(",")end|map(. as$t|if.[:1]=="!"then[.[1:],null,false]
 else(split("!=")|select(length==2)+[false])//(split("==")|select(length==2)+[true])//(split("=")|.+[null][length-1:]+[true])end|if length==3 and.[0]!=""and(.[0]|chars(47))and(.[1]//""|chars(0))then.
 else error("label selector term \($t|tojson): use key, !key, key=value or key!=value")end);def names($w):split(",")-[""]
 |map(if length<64 and(explode|.[0]!=45 and.[-1]!=45 and all(.[];.>=97 and.<=122 or.>=48 and.<=57 or.==45))then. else error("\($w) \(tojson) is not a DNS-1123 label")end);
 ($namespaces|names("namespace"))as$only|($selector|terms)as$terms|($excluded_namespaces|names("excluded namespace"))as$excluded|($excluded_owner_kinds|split(",")|map(select(.!="")))as$owner_kinds
 |. as$documents|list_items("snapshot";"Pod";"kubectl get pods -A -o json")|outside($excluded)|if$only+$terms==[]then. else map(select((.metadata.namespace as$ns|$only==[]or any($only[];.==$ns))
-and((.metadata.labels|objects//{})as$l|all($terms[];.[2]==(.[1]as$v|$l[.[0]]|if$v==null then.!=null else.==$v end)))))end|map(.status.phase)as$phases|map(.spec.nodeName)as$node_names|. as$pods
+and((.metadata.labels|objects//{})as$l|all($terms[];.[2]==(.[1]as$v|$l[.[0]]|if$v==null then.!=null else.==$v end)))))end|[.[].status.phase]as$phases|[.[].spec.nodeName]as$node_names|. as$pods
 |[$node_names|nodeless($phases)[]|$pods[.]|scheduler_verdict as$why|{namespace:(.metadata.namespace|canon),name:(.metadata.name|canon),
 uid:(.metadata.uid|canon),reason:($why.reason|canon),message:($why.message|canon),excused_by:owner_kinds_in($owner_kinds)}]as$nodeless_pods
 |[$nodeless_pods[]|select(.excused_by==[])|del(.excused_by)]as$unscheduled_pods|[$nodeless_pods[]|select(.excused_by!=[])]as$excused|[with_phase($phases;"Failed")|terminated as$t|{
@@ -130,7 +130,7 @@ namespace:(.metadata.namespace|canon),name:(.metadata.name|canon),reason:($t.rea
 |($phases|count("Running"))as$running|($phases|count("Pending"))as$pending|($phases|count("Succeeded"))as$succeeded|{total:length,running:$running,pending:$pending,failed:($failed_pods|length),
 succeeded:$succeeded,other:(length-$running-$pending-($failed_pods|length)-$succeeded),unscheduled:($unscheduled_pods|length),unscheduled_pods:$unscheduled_pods,failed_pods:$failed_pods,
 distribution:($node_names|distribution),excused:($excused|length),excused_pods:[$excused[]|del(.excused_by)],excused_kinds:([$excused[].excused_by[]]|unique),
-namespaces:(map(.metadata.namespace)|group_by(.)|map({namespace:(.[0]|canon),pods:length}))}|.+{verdict:(if.unscheduled>0 or.failed>0 then"fail"elif.total==0 then"empty"else"pass"end),
+namespaces:([.[].metadata.namespace]|group_by(.)|map({namespace:(.[0]|canon),pods:length}))}|.+{verdict:(if.unscheduled>0 or.failed>0 then"fail"elif.total==0 then"empty"else"pass"end),
 resource_version:($documents|list_read_at),missing:null,missing_workloads:null,active_owners:(if$workloads!="true"then null else([$pods[].metadata.deletionTimestamp]as$deletion
 |[$phases|indices("Succeeded"),indices("Failed")]+[$deletion|unique[]|select(.!=null)as$at|$deletion|indices([$at])]|add|unique)as$ended
 |reduce([$pods[].metadata.ownerReferences[0:]?[]?.uid?]|owner_groups)as$uids({};.+{($uids[0]):($uids|length)})|reduce([$pods[$ended[]].metadata.ownerReferences[0:]?[]?.uid?]|owner_groups)as$uids

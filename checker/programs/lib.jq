@@ -256,7 +256,7 @@ def list_kinds($kind; $command):
   # The items of a document of no kind or of kind List only: a list of
   # $kind, whose items carry no kind, holds only $kind. `indices` counts them
   # natively, without a jq test per item.
-  | (first(.[] | select(.kind != $list) | .items | map(.kind?)
+  | (first(.[] | select(.kind != $list) | [.items[].kind?]
            | select(length > (indices($kind) | length) + (indices(null) | length))
            | .[] | select(. != null and . != $kind)) // null) as $item
   | if $item != null then error("a List holding \($item | a_kind), expected \($expected)") else . end;
