@@ -51,7 +51,11 @@ fn main() {
         let started = Instant::now();
         let mut with_missing = None;
         for _ in 0..times("workloads") {
-            with_missing = Some(engine.workloads(&report, workloads.clone(), &excluded).unwrap());
+            with_missing = Some(
+                engine
+                    .workloads(&report, workloads.clone(), &excluded)
+                    .unwrap(),
+            );
         }
         eprintln!("workloads {:?}", started.elapsed() / times("workloads"));
         report = with_missing.unwrap();
