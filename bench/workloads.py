@@ -2,7 +2,9 @@
 the workloads read (the default) against the same without them
 (KWOK_VERIFY_PODS_WORKLOADS=false), and against an older build without the
 check at all (`--main-checker BINARY --main-wrapper SCRIPT`: main before
-issue 30, which the target is about). Not yet a step of `make bench`:
+issue 30, which the target is about, built with `cargo build --release`
+as `make bench` builds this one). A step of `make bench`, without the older
+build:
 
     python3 bench/workloads.py [--reps N] [--pods N] [--main-checker B --main-wrapper S]
 
@@ -26,10 +28,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen  # noqa: E402
-from common import ROOT  # noqa: E402
+from common import CHECKER, ROOT, SERVER  # noqa: E402
 
-CHECKER = os.path.join(ROOT, "target", "testing", "verify-pods")
-SERVER = os.path.join(ROOT, "target", "testing", "replay-server")
 WRAPPER = os.path.join(ROOT, "generated", "verify-pods.sh")
 
 
