@@ -55,6 +55,8 @@ def count_of($by): $by[.metadata.uid]? // 0;
 # The uids of the owners that are Deployments of the lists ($listed: {uid: 0}).
 def deployments($listed): [owners | select($listed[.uid?]? != null and .kind? == "Deployment") | .uid];
 def replicas: .spec.replicas | if is_number then canon else 1 end;
+# A DaemonSet's and a Deployment's own figures are trusted only once the
+# controller observed this generation (in jq's order of values).
 def reconciled: .status.observedGeneration >= (.metadata.generation // 0);
 
 # Input: the workloads' documents. Their items by kind: {ReplicaSet: [...],
@@ -80,6 +82,7 @@ def workload_items($at):
 | ($report[0].active_owners // {}) as $active
 | workload_items($report[0].resource_version) as $of
 | (reduce $of.Deployment[].metadata.uid as $uid ({}; if $uid | is_string then . + {($uid): 0} else . end)) as $listed
+# Each ReplicaSet as [the listed Deployments owning it, its active pods, it].
 | [$of.ReplicaSet[] | [deployments($listed), count_of($active), .]] as $replicasets
 # A Deployment's pods: those of every ReplicaSet it owns, old and new.
 | (reduce ($replicasets[] | .[1] as $n | .[0][] | [., $n]) as $rs ($listed; . + {($rs[0]): (.[$rs[0]] + $rs[1])})) as $pods_of_deployment
@@ -94,8 +97,10 @@ def workload_items($at):
      | [., (if reconciled then replicas else null end), $n])
   | select(.[1] == null or .[1] > .[2])
   | .[1] as $wanted | .[2] as $created | .[0]
+  # The exclusions only leave workloads out: tested on the few missing pods.
   | select((.metadata.namespace | one_of($excluded) or ($only != [] and (one_of($only) | not))) or any(owners; .kind? | one_of($owner_kinds)) | not)
   | {kind, namespace: (.metadata.namespace | canon), name: (.metadata.name | canon), wanted: $wanted, created: $created} ]
 | sort_by([.namespace, .name, .kind])
+# Missing = wanted - created; a workload not yet reconciled counts 1.
 | $report[0] + {missing: (map((.wanted // .created + 1) - .created) | add // 0), missing_workloads: .}
 | if .missing > 0 then . + {verdict: "fail"} else . end
