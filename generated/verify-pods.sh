@@ -148,27 +148,27 @@ def owner_kinds_in($kinds):[.metadata.ownerReferences[]?|.kind as$kind|select(an
 |map(select($phases[.]!="Succeeded"and$phases[.]!="Failed"));def scheduler_verdict:[.status.conditions|arrays|.[]|objects|select(.type=="PodScheduled"and.status=="False")]|.[0]//{};
 def terminated:[.status.containerStatuses[]?|.state.terminated|objects]|.[0];def with_phase($phases;$phase):.[$phases|indices($phase)[]];def distribution:group_by(.)
 |map({node:(.[0]//""|if.==""then"<none>"else. end),pods:length})|group_by(.node)|map({node:(.[0].node|canon),pods:(map(.pods)|add)});def count($phase):indices($phase)|length;def without($dropped):
-. as$all|if$dropped==[]then$all else[range(0;($dropped|length)+1)as$i|$all[(if$i==0 then 0 else$dropped[$i-1]+1 end):($dropped[$i]//length)][]]end;def outside($excluded;$namespaces):
-without([$excluded[]as$name|$namespaces|indices($name)[]]|unique);def owner_groups:["",[]]+.|sort|.[indices("")[0]+1:indices([[]])[0]]|group_by(.)[];def chars($c):
-explode|all(.[];.>=97 and.<=122 or.>=65 and.<=90 or.>=45 and.<=57 and.!=47 or.==95 or.==$c);def terms:if.==""then[]else split(",")end|map(. as$t|if.[:1]=="!"then[.[1:],null,false]
+. as$all|if$dropped==[]then$all else[range(0;($dropped|length)+1)as$i|$all[(if$i==0 then 0 else$dropped[$i-1]+1 end):($dropped[$i]//length)][]]end;def outside($excluded):
+[.[].metadata.namespace]as$namespaces|without([$excluded[]as$name|$namespaces|indices($name)[]]|unique);def owner_groups:["",[]]+.|sort|.[indices("")[0]+1:indices([[]])[0]]|group_by(.)[];
+def chars($c):explode|all(.[];.>=97 and.<=122 or.>=65 and.<=90 or.>=45 and.<=57 and.!=47 or.==95 or.==$c);def terms:if.==""then[]else split(",")end|map(. as$t|if.[:1]=="!"then[.[1:],null,false]
 else(split("!=")|select(length==2)+[false])//(split("==")|select(length==2)+[true])//(split("=")|.+[null][length-1:]+[true])end|if length==3 and.[0]!=""and(.[0]|chars(47))and(.[1]//""|chars(0))then.
 else error("label selector term \($t|tojson): use key, !key, key=value or key!=value")end);def names($w):split(",")-[""]
 |map(if length<64 and(explode|.[0]!=45 and.[-1]!=45 and all(.[];.>=97 and.<=122 or.>=48 and.<=57 or.==45))then. else error("\($w) \(tojson) is not a DNS-1123 label")end);
 ($namespaces|names("namespace"))as$only|($selector|terms)as$terms|($excluded_namespaces|names("excluded namespace"))as$excluded|($excluded_owner_kinds|split(",")|map(select(.!="")))as$owner_kinds
-|. as$documents|list_items("snapshot";"Pod";"kubectl get pods -A -o json")|[.[].metadata.namespace]as$pod_namespaces|outside($excluded;$pod_namespaces)|if$only+$terms==[]then.
-else map(select((.metadata.namespace as$ns|$only==[]or any($only[];.==$ns))and((.metadata.labels|objects//{})as$l|all($terms[];.[2]==(.[1]as$v|$l[.[0]]|if$v==null then.!=null else.==$v end)))))end
-|[.[].status.phase]as$phases|[.[].spec.nodeName]as$node_names|. as$pods|[$node_names|nodeless($phases)[]|$pods[.]|scheduler_verdict as$why
-|{namespace:(.metadata.namespace|canon),name:(.metadata.name|canon),uid:(.metadata.uid|canon),reason:($why.reason|canon),message:($why.message|canon),excused_by:owner_kinds_in($owner_kinds)}
-]as$nodeless_pods|[$nodeless_pods[]|select(.excused_by==[])|del(.excused_by)]as$unscheduled_pods|[$nodeless_pods[]|select(.excused_by!=[])]as$excused|[with_phase($phases;"Failed")|terminated as$t|{
+|. as$documents|list_items("snapshot";"Pod";"kubectl get pods -A -o json")|outside($excluded)|if$only+$terms==[]then. else map(select((.metadata.namespace as$ns|$only==[]or any($only[];.==$ns))
+and((.metadata.labels|objects//{})as$l|all($terms[];.[2]==(.[1]as$v|$l[.[0]]|if$v==null then.!=null else.==$v end)))))end|[.[].status.phase]as$phases|[.[].spec.nodeName]as$node_names|. as$pods
+|[$node_names|nodeless($phases)[]|$pods[.]|scheduler_verdict as$why|{namespace:(.metadata.namespace|canon),name:(.metadata.name|canon),
+uid:(.metadata.uid|canon),reason:($why.reason|canon),message:($why.message|canon),excused_by:owner_kinds_in($owner_kinds)}]as$nodeless_pods
+|[$nodeless_pods[]|select(.excused_by==[])|del(.excused_by)]as$unscheduled_pods|[$nodeless_pods[]|select(.excused_by!=[])]as$excused|[with_phase($phases;"Failed")|terminated as$t|{
 namespace:(.metadata.namespace|canon),name:(.metadata.name|canon),reason:($t.reason//.status.reason//"Unknown"|canon),message:($t.message//.status.message//""|canon)}]as$failed_pods
 |($phases|count("Running"))as$running|($phases|count("Pending"))as$pending|($phases|count("Succeeded"))as$succeeded|{total:length,running:$running,pending:$pending,failed:($failed_pods|length),
 succeeded:$succeeded,other:(length-$running-$pending-($failed_pods|length)-$succeeded),unscheduled:($unscheduled_pods|length),unscheduled_pods:$unscheduled_pods,failed_pods:$failed_pods,
-distribution:($node_names|distribution),excused:($excused|length),excused_pods:[$excused[]|del(.excused_by)],excused_kinds:([$excused[].excused_by[]]|unique),namespaces:(if$only+$terms==[]
-then$pod_namespaces|group_by(.)|map(select(.[0]as$ns|any($excluded[];.==$ns)|not))else[.[].metadata.namespace]|group_by(.)end|map({namespace:(.[0]|canon),pods:length}))}|.+{
-verdict:(if.unscheduled>0 or.failed>0 then"fail"elif.total==0 then"empty"else"pass"end),resource_version:($documents|list_read_at),missing:null,missing_workloads:null,
-active_owners:(if$workloads!="true"then null else([$pods[].metadata.deletionTimestamp]as$deletion|[$phases|indices("Succeeded"),indices("Failed")]
-+[$deletion|unique[]|select(.!=null)as$at|$deletion|indices([$at])]|add|unique)as$ended|reduce([$pods[].metadata.ownerReferences[0:]?[]?.uid?]|owner_groups)as$uids({};.+{($uids[0]):($uids|length)})
-|reduce([$pods[$ended[]].metadata.ownerReferences[0:]?[]?.uid?]|owner_groups)as$uids(.;.+{($uids[0]):(.[$uids[0]]-($uids|length))})end)}
+distribution:($node_names|distribution),excused:($excused|length),excused_pods:[$excused[]|del(.excused_by)],excused_kinds:([$excused[].excused_by[]]|unique),
+namespaces:([.[].metadata.namespace]|group_by(.)|map({namespace:(.[0]|canon),pods:length}))}|.+{verdict:(if.unscheduled>0 or.failed>0 then"fail"elif.total==0 then"empty"else"pass"end),
+resource_version:($documents|list_read_at),missing:null,missing_workloads:null,active_owners:(if$workloads!="true"then null else([$pods[].metadata.deletionTimestamp]as$deletion
+|[$phases|indices("Succeeded"),indices("Failed")]+[$deletion|unique[]|select(.!=null)as$at|$deletion|indices([$at])]|add|unique)as$ended
+|reduce([$pods[].metadata.ownerReferences[0:]?[]?.uid?]|owner_groups)as$uids({};.+{($uids[0]):($uids|length)})|reduce([$pods[$ended[]].metadata.ownerReferences[0:]?[]?.uid?]|owner_groups)as$uids
+(.;.+{($uids[0]):(.[$uids[0]]-($uids|length))})end)}
 VERIFY_PODS_REPORT_JQ
   IFS= read -r -d '' decision_program <<'VERIFY_PODS_DECISION_JQ' || true
 "\(.verdict) \(.unscheduled) \(if(.unscheduled>0 or.missing>0)and.failed==0 then"wait"else"stop"end)"
@@ -178,11 +178,11 @@ def owners:.metadata.ownerReferences[0:]?[]?;def one_of($list):. as$x|any($list[
 def deployments($listed):[owners|select($listed[.uid?]?!=null and.kind?=="Deployment")|.uid];def replicas:.spec.replicas|if is_number then canon else 1 end;
 def reconciled:.status.observedGeneration>=(.metadata.generation//0);def workload_items($at):($at//(.[0]|list_version))as$at
 |if length==0 or any(.[];(.items|type)!="array"or(list_version|.!=$at and.!=""and.!=null))then error("workloads: not one state at \($at|tojson)")else. end
-|[.[]|(.kind|if is_string then.[:-4]else null end)as$kind|.items[]|objects|.+{kind:(.kind//$kind)}]|[.[].kind]as$kinds|["ReplicaSet","StatefulSet","DaemonSet","Deployment"]as$known
-|if$kinds-$known!=[]then error("workloads: \(first($kinds[]|select(one_of($known)|not))|a_kind)")else{ReplicaSet:[.[$kinds|indices("ReplicaSet")[]]],StatefulSet:[.[$kinds|indices("StatefulSet")[]]],
-DaemonSet:[.[$kinds|indices("DaemonSet")[]]],Deployment:[.[$kinds|indices("Deployment")[]]]}end;($excluded_namespaces|split(","))as$excluded|($excluded_owner_kinds|split(","))as$owner_kinds
-|($namespaces|split(","))as$only|($report[0].active_owners//{})as$active|workload_items($report[0].resource_version)as$of
-|(reduce$of.Deployment[].metadata.uid as$uid({};if$uid|is_string then.+{($uid):0}else. end))as$listed|[$of.ReplicaSet[]|[deployments($listed),count_of($active),.]]as$replicasets
+|[.[]|(.kind|if is_string then.[:-4]else null end)as$kind|.items[]|objects|.+{kind:(.kind//$kind)}]|["ReplicaSet","StatefulSet","DaemonSet","Deployment"]as$known
+|if[.[].kind]-$known!=[]then error("workloads: \(first(.[].kind|select(one_of($known)|not))|a_kind)")
+else{ReplicaSet:[],StatefulSet:[],DaemonSet:[],Deployment:[]}+(group_by(.kind)|map({(.[0].kind):.})|add)end;($excluded_namespaces|split(","))as$excluded
+|($excluded_owner_kinds|split(","))as$owner_kinds|($namespaces|split(","))as$only|($report[0].active_owners//{})as$active|workload_items($report[0].resource_version)as$of
+|(reduce($of.Deployment[].metadata.uid|strings)as$uid({};.+{($uid):0}))as$listed|[$of.ReplicaSet[]|[deployments($listed),count_of($active),.]]as$replicasets
 |(reduce($replicasets[]|.[1]as$n|.[0][]|[.,$n])as$rs($listed;.+{($rs[0]):(.[$rs[0]]+$rs[1])}))as$pods_of_deployment
 |[($replicasets[]|select(.[0]==[]and.[2].spec.replicas!=.[1])|[.[2],(.[2]|replicas),.[1]]),($of.StatefulSet[]|count_of($active)as$n|select(.spec.replicas!=$n)|[.,replicas,$n]),
 ($of.DaemonSet[]|count_of($active)as$n|select(.status.desiredNumberScheduled!=$n or(reconciled|not))

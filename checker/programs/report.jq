@@ -96,9 +96,9 @@ def without($dropped):
     else [ range(0; ($dropped | length) + 1) as $i
            | $all[(if $i == 0 then 0 else $dropped[$i - 1] + 1 end) : ($dropped[$i] // length)][] ]
     end;
-# ($namespaces: the pods' namespaces, in their order.)
-def outside($excluded; $namespaces):
-  without([$excluded[] as $name | $namespaces | indices($name)[]] | unique);
+def outside($excluded):
+  [.[].metadata.namespace] as $namespaces
+  | without([$excluded[] as $name | $namespaces | indices($name)[]] | unique);
 
 # Input: owner uids as read, any value. The string ones, equal ones
 # grouped: sorted, the strings are one slice between the sentinels "" and []
@@ -137,9 +137,7 @@ def names($w):
 | ($excluded_namespaces | names("excluded namespace")) as $excluded
 | ($excluded_owner_kinds | split(",") | map(select(. != ""))) as $owner_kinds
 | . as $documents
-| list_items("snapshot"; "Pod"; "kubectl get pods -A -o json")
-| [.[].metadata.namespace] as $pod_namespaces
-| outside($excluded; $pod_namespaces)
+| list_items("snapshot"; "Pod"; "kubectl get pods -A -o json") | outside($excluded)
 | if $only + $terms == [] then .
   # A pod of one of $only (none: any), whose labels match every term.
   else map(select((.metadata.namespace as $ns | $only == [] or any($only[]; . == $ns))
@@ -188,13 +186,8 @@ def names($w):
     excused_pods: [$excused[] | del(.excused_by)],
     excused_kinds: ([$excused[].excused_by[]] | unique),
     # The namespaces that have counted pods, by name (jq's order), with
-    # how many each has: ctrf.jq makes a test of each. Without a selection
-    # those are the namespaces read but the excluded ones, a test per
-    # namespace instead of a second field read per pod.
-    namespaces: (if $only + $terms == []
-                 then $pod_namespaces | group_by(.) | map(select(.[0] as $ns | any($excluded[]; . == $ns) | not))
-                 else [.[].metadata.namespace] | group_by(.) end
-                 | map({namespace: (.[0] | canon), pods: length}))
+    # how many each has: ctrf.jq makes a test of each.
+    namespaces: ([.[].metadata.namespace] | group_by(.) | map({namespace: (.[0] | canon), pods: length}))
   }
 | . + {
     verdict: (if .unscheduled > 0 or .failed > 0 then "fail"

@@ -70,18 +70,16 @@ def workload_items($at):
     then error("workloads: not one state at \($at | tojson)") else . end
   | [ .[] | (.kind | if is_string then .[:-4] else null end) as $kind
       | .items[] | objects | . + {kind: (.kind // $kind)} ]
-  | [.[].kind] as $kinds
   | ["ReplicaSet", "StatefulSet", "DaemonSet", "Deployment"] as $known
-  | if $kinds - $known != [] then error("workloads: \(first($kinds[] | select(one_of($known) | not)) | a_kind)")
-    else {ReplicaSet: [.[$kinds | indices("ReplicaSet")[]]], StatefulSet: [.[$kinds | indices("StatefulSet")[]]],
-          DaemonSet: [.[$kinds | indices("DaemonSet")[]]], Deployment: [.[$kinds | indices("Deployment")[]]]} end;
+  | if [.[].kind] - $known != [] then error("workloads: \(first(.[].kind | select(one_of($known) | not)) | a_kind)")
+    else {ReplicaSet: [], StatefulSet: [], DaemonSet: [], Deployment: []} + (group_by(.kind) | map({(.[0].kind): .}) | add) end;
 
 ($excluded_namespaces | split(",")) as $excluded
 | ($excluded_owner_kinds | split(",")) as $owner_kinds
 | ($namespaces | split(",")) as $only
 | ($report[0].active_owners // {}) as $active
 | workload_items($report[0].resource_version) as $of
-| (reduce $of.Deployment[].metadata.uid as $uid ({}; if $uid | is_string then . + {($uid): 0} else . end)) as $listed
+| (reduce ($of.Deployment[].metadata.uid | strings) as $uid ({}; . + {($uid): 0})) as $listed
 # Each ReplicaSet as [the listed Deployments owning it, its active pods, it].
 | [$of.ReplicaSet[] | [deployments($listed), count_of($active), .]] as $replicasets
 # A Deployment's pods: those of every ReplicaSet it owns, old and new.
