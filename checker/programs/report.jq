@@ -32,9 +32,10 @@
 #
 # Written for 150k-pod snapshots: the work done per pod is kept to a few
 # field reads, each collected by a path (`[.[].status.phase]`): `map(f)`
-# pays a pipe per pod, twice the instructions in jaq. Counting and picking pods by phase goes through `indices`,
-# which jq and jaq run natively; only the Pending and Failed pods are looked
-# at closer. (A per-pod summary object cost 2.5x the evaluation time.)
+# pays a pipe per pod, twice the instructions in jaq. Counting and picking
+# pods by phase goes through `indices`, which jq and jaq run natively; only
+# the Pending and Failed pods are looked at closer. (A per-pod summary
+# object cost 2.5x the evaluation time.)
 
 # lib.jq (canon) comes first: the drivers put it in front of this file.
 
