@@ -41,8 +41,9 @@ WORKLOADS = {"ReplicaSet": 600, "StatefulSet": 400, "DaemonSet": 400}
 
 
 def workloads_of(pods_file, out_file):
-    """Rewrite the pods' owners to 2,000 workloads that own them (600
-    Deployments with a ReplicaSet each, 400 StatefulSets, 400 DaemonSets),
+    """Rewrite the pods' owners to about 2,000 workloads that own them (600
+    Deployments with a ReplicaSet each, 400 StatefulSets, 400 DaemonSets,
+    rounded namespace by namespace: 1,996 at 10k pods),
     each wanting the active pods it owns (none missing: a settled lane, the
     state every passing check reads); write those workloads. Return how
     many."""
