@@ -886,6 +886,29 @@ BAD_EVENTS = {
 }
 
 
+# Workloads files (`--workloads`) of other kinds than the four apps/v1 ones.
+def pods_as_workloads():
+    """`kubectl get pods -A -o json` handed over as the workloads: a List of Pods."""
+    pods, _ = seed_one_unscheduled()
+    return go_json(kubectl_list(pods))
+
+
+def workloads_with_a_job():
+    """`kubectl get rs,sts,ds,deploy,jobs -A -o json`: the workloads of workloads-all-created
+    and one Job, whose pods no rule of issue 30 says how many to want."""
+    job = workload("Deployment", "batch", "nightly-report")
+    job.update(apiVersion="batch/v1", kind="Job", spec={"completions": 1, "parallelism": 1})
+    return go_json(kubectl_list(platform_workloads() + [job]))
+
+
+# Read as the workloads, beside the pods of BAD_WORKLOADS_PODS.
+BAD_WORKLOADS = {
+    "pods-as-workloads.json": (pods_as_workloads, "workloads: a Pod"),
+    "workloads-with-a-job.json": (workloads_with_a_job, "workloads: a Job"),
+}
+BAD_WORKLOADS_PODS = "workloads-all-created"
+
+
 @case("Non-ASCII text in messages and events: accents, CJK, emoji, RTL Arabic/Hebrew, a bidi override, U+2028.")
 def unicode_messages():
     pods = platform_pods()
@@ -1479,7 +1502,7 @@ def bad_text(fn):
 
 
 def write():
-    for file, (fn, _) in {**BAD_PAGES, **BAD_EVENTS}.items():
+    for file, (fn, _) in {**BAD_PAGES, **BAD_EVENTS, **BAD_WORKLOADS}.items():
         (HERE / "bad" / file).write_text(bad_text(fn))
     for name in CASES:
         readme, pods, events, workloads = render(name)
@@ -1776,6 +1799,10 @@ def workloads_joined(docs, pods_version):
             if not isinstance(item, dict):
                 continue
             kind = alt(get(item, "kind"), list_kind[:-4] if list_kind.endswith("List") else None)
+            # Only the four kinds whose pods the rules count: a Pod or a Job
+            # among them is a wrong file, not a workload to skip.
+            if kind not in WORKLOAD_KINDS:
+                raise Refused("workloads: " + a_kind(kind))
             items.append((kind, item))
     return items
 
@@ -1835,7 +1862,7 @@ def model_workloads(pods_doc, workloads, kinds, within=(set(), []), excluded=Non
 
     listed, missing = [], 0
     for kind, w in workloads:
-        if kind not in WORKLOAD_KINDS or get(w, "metadata", "namespace") in excluded:
+        if get(w, "metadata", "namespace") in excluded:
             continue
         if only and get(w, "metadata", "namespace") not in only:
             continue
@@ -2252,6 +2279,18 @@ def check():
         try:
             joined(documents(data), kind)
             problems.append(f"bad/{file}: the model counts it; it must be refused ({reason})")
+        except Refused as e:
+            if str(e) != reason:
+                problems.append(f"bad/{file}: the model refuses it as {e}, not {reason}")
+    pods_version = joined(documents((HERE / BAD_WORKLOADS_PODS / "pods.json").read_bytes()))["resourceVersion"]
+    for file, (fn, reason) in BAD_WORKLOADS.items():
+        data = (HERE / "bad" / file).read_bytes() if (HERE / "bad" / file).is_file() else None
+        if data != bad_text(fn).encode():
+            problems.append(f"bad/{file}: differs from what make_corpus.py writes (run it with `write`)")
+            continue
+        try:
+            workloads_joined(documents(data), pods_version)
+            problems.append(f"bad/{file}: the model reads it as workloads; it must be refused ({reason})")
         except Refused as e:
             if str(e) != reason:
                 problems.append(f"bad/{file}: the model refuses it as {e}, not {reason}")

@@ -334,12 +334,32 @@ bad_snapshot! {
     missing_file: "does-not-exist.json", ": cannot open";
 }
 
+/// One test a line, the bad file as the workloads of a case that passes
+/// with its own (make_corpus.py's BAD_WORKLOADS_PODS).
+macro_rules! bad_workloads {
+    ($($name:ident: $file:literal, $fragment:expr;)*) => {$(
+        #[test]
+        fn $name() {
+            let path = concat!("bad/", $file);
+            let pods = "workloads-all-created/pods.json";
+            refuse(&["--snapshot", pods, "--workloads", path], path, $fragment);
+        }
+    )*};
+}
+
 bad_events! {
     events_malformed: "malformed.json", ":4:63: invalid JSON";
     events_empty: "empty.json", ": empty input";
     events_no_items: "empty-object.json", "no items array";
     events_non_utf8: "events-non-utf8.json", ":1:122: invalid JSON";
     pods_as_events: "pods-as-events.json", ": a List holding a Pod, expected an EventList or a List of Events (kubectl get events -A -o json)";
+}
+
+// Only the four apps/v1 kinds are workloads: any other kind is a wrong file,
+// never a workload skipped.
+bad_workloads! {
+    pods_as_workloads: "pods-as-workloads.json", ": workloads: a Pod";
+    workloads_with_a_job: "workloads-with-a-job.json", ": workloads: a Job";
 }
 
 #[test]
