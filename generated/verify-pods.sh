@@ -107,8 +107,7 @@ def text:if is_string then. else tojson end;def hidden_control:if.<127 then.<32 
 or(.>=8234 and.<=8238)or(.>=8294 and.<=8297)end;def one_line:text|if utf8bytelength==length and(tojson|length)==length+2 then. else[explode[]|if hidden_control then 32 else. end]|implode end;
 def blank:if.<127 then.<=32 else.==160 or.==5760 or(.>=8192 and.<=8202)or.==8239 or.==8287 or.==12288 or hidden_control end;def trim_end:text|if.[-1:]|.>" "and.<"\u007f"then. else explode as$codes
 |($codes|length|until(.==0 or($codes[.-1]|blank|not);.-1))as$kept|$codes[:$kept]|implode end;def phrase:one_line|trim_end;def parts_joined(f;$parts):
-reduce($parts[]|select(.!=null)|f|select(.!=""))as$p("";if.==""then$p else.+": "+$p end);def trim_lines:text|if.==""then. else split("\n")|map(trim_end)|reduce.[1:][]as$l(.[0];.+"\n"+$l)|trim_end end;
-def missing_term:if.missing>0 then", \(.missing) not yet created"else""end;def status_counts:
+reduce($parts[]|select(.!=null)|f|select(.!=""))as$p("";if.==""then$p else.+": "+$p end);def missing_term:if.missing>0 then", \(.missing) not yet created"else""end;def status_counts:
 "\(.total) total, \(.running) running, \(.pending) pending (\(.unscheduled) unscheduled), \(.failed) failed"+(if.succeeded>0 then", \(.succeeded) succeeded"else""end)
 +(if.other>0 then", \(.other) other"else""end)+missing_term;def verdict_message:if.verdict=="pass"then"Scheduling validation PASSED: all \(.total-.excused) pods scheduled successfully"
 elif.verdict=="empty"then"No pods were created - bundle may be empty"else"Pod validation failed: \(.unscheduled) unscheduled, \(.failed) failed"+missing_term end;
@@ -507,22 +506,15 @@ VERIFY_PODS_PAGE_HEAD_JQ
       if [[ -z $token ]] || ((chunk_size == 0)); then return 0; fi
     done
   }
-  vp_unreadable_page() {
-    local whole=0
-    whole=$(jq -n 'reduce (try inputs catch empty) as $page (0; . + 1)' 2>/dev/null) || whole=0
-    if ((whole >= page)); then
-      page=0
-    else
-      page=$((whole + 1))
-    fi
-  }
   vp_workloads() {
     local entry status=0 at=$first_version
     : >"$workloads_file"
-    vp_run_decision <"$report_file" >"$decision_file"
-    read -r verdict unscheduled next <"$decision_file"
     vp_now
-    [[ $next == stop ]] || ((10#$now_us >= deadline_us)) || return 0
+    if ((10#$now_us < deadline_us)); then
+      vp_run_decision <"$report_file" >"$decision_file"
+      read -r verdict unscheduled next <"$decision_file"
+      [[ $next == stop ]] || return 0
+    fi
     for entry in /apis/apps/v1/replicasets /apis/apps/v1/statefulsets /apis/apps/v1/daemonsets /apis/apps/v1/deployments; do
       vp_list "${entry%/*}/$scope${entry##*/}${at:+?resourceVersion=$at&resourceVersionMatch=Exact}" "$events_file" || status=$?
       case $status:$(<"$stderr_file") in
@@ -537,8 +529,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
       esac
     done
   }
-  vp_jq() {
-    if jq "$@" 2>"$stderr_file"; then return 0; fi
+  vp_jq() { jq "$@" 2>"$stderr_file" || vp_jq_error; }
+  vp_jq_error() {
     vp_last_stderr_line
     jq_error=${last_line#jq: error \(at *\): }
     if [[ -z $jq_error ]]; then printf -v jq_error "jq failed without a message"; fi
@@ -665,13 +657,14 @@ VERIFY_PODS_PAGE_HEAD_JQ
   local deadline=0 interval=0 kubectl_timeout=0 chunk_size=0 list_limit=0 deadline_epoch=0
   local setting name named default minimum max_digits unit text value digits
   for setting in \
-    "deadline KWOK_VERIFY_PODS_DEADLINE 60 0 18 seconds" \
-    "interval KWOK_VERIFY_PODS_INTERVAL 5 1 18 seconds" \
-    "kubectl_timeout KWOK_VERIFY_PODS_KUBECTL_TIMEOUT 120 1 18 seconds" \
-    "chunk_size KWOK_VERIFY_PODS_CHUNK_SIZE 0 0 9 objects" \
-    "list_limit KWOK_VERIFY_PODS_LIST_LIMIT 10 0 9 entries" \
-    "deadline_epoch KWOK_VERIFY_PODS_DEADLINE_EPOCH 0 0 18 seconds"; do
+    "deadline DEADLINE 60 0 18 seconds" \
+    "interval INTERVAL 5 1 18 seconds" \
+    "kubectl_timeout KUBECTL_TIMEOUT 120 1 18 seconds" \
+    "chunk_size CHUNK_SIZE 0 0 9 objects" \
+    "list_limit LIST_LIMIT 10 0 9 entries" \
+    "deadline_epoch DEADLINE_EPOCH 0 0 18 seconds"; do
     read -r name named default minimum max_digits unit <<<"$setting"
+    named=KWOK_VERIFY_PODS_$named
     text=${!named:-$default}
     value=${text//[[:cntrl:]]/?}
     if [[ -z $text || $text == *[!0123456789]* ]]; then vp_error 2 "%s must be a non-negative integer number of %s, got \"%s\"" "$named" "$unit" "$value" || return; fi
@@ -721,9 +714,9 @@ VERIFY_PODS_PAGE_HEAD_JQ
       fi
     done
   fi
-  local why command count
+  local why command count whole
   local attempts=0 waited=0 attempt_started=0 started_us unscheduled next verdict
-  local url page command why lists list list_status pause broken entry
+  local url page command why lists list list_status pause broken report pods_at
   local until_us deadline_us pods_until_us unfinished=false seconds pages now_us
   local settle_seconds
   vp_now
@@ -760,14 +753,21 @@ VERIFY_PODS_PAGE_HEAD_JQ
       lists=$((lists + 1))
       list_status=0
       vp_list "$pods_list" "$pods_file" || list_status=$?
-      if ((list_status == 0)) &&
-        ! vp_run_report "$excluded_namespaces" "$excluded_owner_kinds" "$namespaces" "$selector" "$workloads" <"$pods_file" >"$report_file"; then
-        why=$jq_error
-        vp_unreadable_page <"$pods_file"
-        list_status=1
-        if ((page <= 1)); then list_status=2; fi
+      if ((list_status == 0)); then
+        stderr_file=$lines_file vp_run_report "$excluded_namespaces" "$excluded_owner_kinds" "$namespaces" "$selector" "$workloads" <"$pods_file" >"$report_file" &
+        report=$! pods_at="$page $command"
+        vp_now
+        ((10#$now_us < deadline_us)) || [[ $workloads == false ]] || vp_workloads || list_status=$?
+        if ! wait "$report"; then
+          stderr_file=$lines_file vp_jq_error
+          page=$(jq -n 'reduce (try inputs catch empty) as $page (0; . + 1)' <"$pods_file" 2>/dev/null) || page=0
+          if ((page >= ${pods_at%% *})); then page=0; else page=$((page + 1)); fi
+          why=$jq_error command=${pods_at#* } unfinished=false list_status=1
+          ((page > 1)) || list_status=2
+        elif ((list_status == 0 && 10#$now_us < deadline_us)) && [[ $workloads == true ]]; then
+          vp_workloads || list_status=$?
+        fi
       fi
-      if ((list_status == 0)) && [[ $workloads == true ]]; then vp_workloads || list_status=$?; fi
       case $list_status in
         0) break ;;
         1) ;;
@@ -841,26 +841,24 @@ VERIFY_PODS_PAGE_HEAD_JQ
       seconds=$(((until_us - 10#$now_us) / 1000000))
       if ((seconds < 0)); then seconds=0; fi
     fi
-    why=
+    why='' whole=''
     if ! vp_list "$events_list" "$events_file"; then
+      whole=true
       if [[ $unfinished == true ]]; then
         pages=$((page - 1))
         printf -v why "the events list did not finish within its %ss, %s pages read" "$seconds" "$pages"
       elif ((page > 1)); then
         printf -v why "the list broke at page %s (%s)" "$page" "$why"
-      elif [[ -z $fetch_error ]]; then
-        printf -v why "cannot read the output of \`%s\`: %s" "$command" "$why"
+      else
+        whole=$fetch_error
       fi
     elif ! vp_run_events "$report_file" <"$events_file" >"$matched_file"; then
       why=$jq_error
-      printf -v why "cannot read the output of \`%s\`: %s" "$command" "$why"
     else
       vp_count_lines <"$matched_file"
-      if ((count != 1)); then
-        printf -v why "%s JSON documents, expected one" "$count"
-        printf -v why "cannot read the output of \`%s\`: %s" "$command" "$why"
-      fi
+      ((count == 1)) || printf -v why "%s JSON documents, expected one" "$count"
     fi
+    [[ -n $whole || -z $why ]] || printf -v why "cannot read the output of \`%s\`: %s" "$command" "$why"
     if [[ -n $why ]]; then
       vp_warn "cannot collect FailedScheduling events: %s" "$why"
       : >"$matched_file"

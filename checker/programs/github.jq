@@ -16,6 +16,15 @@
 
 # Shared definitions (text, hidden_control, verdict_message, the event notes)
 # come from lib.jq, which the drivers put in front of this file.
+
+# Every line of a multi-line text without trailing whitespace, and no blank
+# lines at its end (annotations keep their line breaks). Here, not in lib.jq:
+# only annotations use it, and the bash library's bytes are counted.
+def trim_lines:
+  text | if . == "" then . else
+    split("\n") | map(trim_end) | reduce .[1:][] as $l (.[0]; . + "\n" + $l) | trim_end
+  end;
+
 def gh_data: trim_lines
   | [ explode[]
       | if . == 37 then 37, 50, 53

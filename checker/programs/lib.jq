@@ -76,13 +76,6 @@ def parts_joined(f; $parts):
   reduce ($parts[] | select(. != null) | f | select(. != "")) as $p
     (""; if . == "" then $p else . + ": " + $p end);
 
-# Every line of a multi-line text without trailing whitespace, and no blank
-# lines at its end (annotations keep their line breaks).
-def trim_lines:
-  text | if . == "" then . else
-    split("\n") | map(trim_end) | reduce .[1:][] as $l (.[0]; . + "\n" + $l) | trim_end
-  end;
-
 # The counts of a report as the status line prints them. The prefix up to
 # `failed` is fixed (scripts and `verify-pods triage` match it); a term for
 # every other phase that has pods follows, so that the numbers after `total`

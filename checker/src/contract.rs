@@ -176,6 +176,9 @@ impl fmt::Display for Said {
 include!(concat!(env!("OUT_DIR"), "/contract.rs"));
 
 /// Environment variable for the settle deadline, in seconds.
+/// What every setting's environment variable starts with (the generated
+/// bash names them by what follows it).
+pub const ENV_PREFIX: &str = "KWOK_VERIFY_PODS_";
 pub const DEADLINE_ENV: &str = DEADLINE.env;
 /// Environment variable for the settle interval, in seconds.
 pub const INTERVAL_ENV: &str = INTERVAL.env;
@@ -405,7 +408,7 @@ mod tests {
         for knob in KNOBS {
             assert!(knob.default >= knob.minimum, "{}", knob.name);
             assert!(knob.default.to_string().len() <= knob.max_digits);
-            assert!(knob.flag.starts_with("--") && knob.env.starts_with("KWOK_VERIFY_PODS_"));
+            assert!(knob.flag.starts_with("--") && knob.env.starts_with(ENV_PREFIX));
         }
     }
 

@@ -276,6 +276,19 @@ fn double_quoted(text: &str) -> String {
 }
 
 impl Fields {
+    /// A setting's environment variable without [`contract::ENV_PREFIX`],
+    /// which the bash puts back (`named=KWOK_VERIFY_PODS_$named`): the
+    /// library's bytes are counted (issue 31).
+    pub fn short(env: &str) -> &str {
+        env.strip_prefix(contract::ENV_PREFIX)
+            .unwrap_or_else(|| panic!("{env} does not start with {}", contract::ENV_PREFIX))
+    }
+
+    /// [`contract::ENV_PREFIX`], for the template.
+    pub fn env_prefix(&self) -> &'static str {
+        contract::ENV_PREFIX
+    }
+
     /// The bash that prints message `id` of the contract, its placeholders
     /// from the shell variables of the same names: an error returns its
     /// exit code (`vp_error 2 'FORMAT' "$why" || return`), a
@@ -592,7 +605,7 @@ impl Fields {
             .flat_map(|f| {
                 f.settings()
                     .into_iter()
-                    .map(move |env| format!("{}:{env}", f.name()))
+                    .map(move |env| format!("{}:{}", f.name(), Fields::short(env)))
             })
             .collect();
         let mut program_files: Vec<&str> = used.map(|p| p.file).collect();

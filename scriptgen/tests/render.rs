@@ -151,9 +151,19 @@ fn settings_come_from_the_checker() {
             contract::DEFAULT_KUBECTL_TIMEOUT,
         ),
     ] {
-        assert!(definition.contains(&format!("{env} {default} ")), "{env}");
+        // Named without the prefix, which the bash puts back (issue 31's
+        // bytes).
+        let short = Fields::short(env);
+        assert!(
+            definition.contains(&format!(" {short} {default} ")),
+            "{env}"
+        );
     }
-    assert!(definition.contains(contract::ARTIFACT_DIR_ENV));
+    let prefix = format!("named={}$named\n", contract::ENV_PREFIX);
+    assert!(definition.contains(&prefix), "{prefix}");
+    // A feature left out (artifacts): its setting said ignored when set.
+    let artifacts = format!("artifacts:{}", Fields::short(contract::ARTIFACT_DIR_ENV));
+    assert!(definition.contains(&artifacts), "{artifacts}");
     for list in [checker::api::PODS, checker::api::EVENTS] {
         let base = scriptgen::render::shell_word(&list.url(0, None));
         assert!(definition.contains(&format!("_list={base}")), "{base}");
