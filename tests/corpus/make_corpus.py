@@ -1501,6 +1501,19 @@ def bad_text(fn):
     return doc if isinstance(doc, str) else pages_text(doc)
 
 
+def bad_input_problems(file, text, reason, read):
+    """What is wrong with bad/FILE: not what make_corpus.py writes (`text`), read by the
+    model (`read`), or refused for another reason than `reason`."""
+    data = (HERE / "bad" / file).read_bytes() if (HERE / "bad" / file).is_file() else None
+    if data != text:
+        return [f"bad/{file}: differs from what make_corpus.py writes (run it with `write`)"]
+    try:
+        read(documents(data))
+        return [f"bad/{file}: the model reads it; it must be refused ({reason})"]
+    except Refused as e:
+        return [] if str(e) == reason else [f"bad/{file}: the model refuses it as {e}, not {reason}"]
+
+
 def write():
     for file, (fn, _) in {**BAD_PAGES, **BAD_EVENTS, **BAD_WORKLOADS}.items():
         (HERE / "bad" / file).write_text(bad_text(fn))
@@ -2270,30 +2283,12 @@ def check():
             path = folder / file
             if (path.read_text() if path.is_file() else None) != (f"{values[name]}\n" if name in values else None):
                 problems.append(f"{name}/{file}: differs from what make_corpus.py writes (run it with `write`)")
-    for file, (fn, reason), kind in [(f, v, "Pod") for f, v in BAD_PAGES.items()] + \
-            [(f, v, "Event") for f, v in BAD_EVENTS.items()]:
-        data = (HERE / "bad" / file).read_bytes() if (HERE / "bad" / file).is_file() else None
-        if data != bad_text(fn).encode():
-            problems.append(f"bad/{file}: differs from what make_corpus.py writes (run it with `write`)")
-            continue
-        try:
-            joined(documents(data), kind)
-            problems.append(f"bad/{file}: the model counts it; it must be refused ({reason})")
-        except Refused as e:
-            if str(e) != reason:
-                problems.append(f"bad/{file}: the model refuses it as {e}, not {reason}")
     pods_version = joined(documents((HERE / BAD_WORKLOADS_PODS / "pods.json").read_bytes()))["resourceVersion"]
-    for file, (fn, reason) in BAD_WORKLOADS.items():
-        data = (HERE / "bad" / file).read_bytes() if (HERE / "bad" / file).is_file() else None
-        if data != bad_text(fn).encode():
-            problems.append(f"bad/{file}: differs from what make_corpus.py writes (run it with `write`)")
-            continue
-        try:
-            workloads_joined(documents(data), pods_version)
-            problems.append(f"bad/{file}: the model reads it as workloads; it must be refused ({reason})")
-        except Refused as e:
-            if str(e) != reason:
-                problems.append(f"bad/{file}: the model refuses it as {e}, not {reason}")
+    readers = [(BAD_PAGES, lambda docs: joined(docs, "Pod")), (BAD_EVENTS, lambda docs: joined(docs, "Event")),
+               (BAD_WORKLOADS, lambda docs: workloads_joined(docs, pods_version))]
+    for bad, read in readers:
+        for file, (fn, reason) in bad.items():
+            problems += bad_input_problems(file, bad_text(fn).encode(), reason, read)
     cases = sorted(d for d in HERE.iterdir() if (d / "pods.json").is_file())
     for folder in cases:
         try:
