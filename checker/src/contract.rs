@@ -175,10 +175,10 @@ impl fmt::Display for Said {
 
 include!(concat!(env!("OUT_DIR"), "/contract.rs"));
 
-/// Environment variable for the settle deadline, in seconds.
 /// What every setting's environment variable starts with (the generated
 /// bash names them by what follows it).
 pub const ENV_PREFIX: &str = "KWOK_VERIFY_PODS_";
+/// Environment variable for the settle deadline, in seconds.
 pub const DEADLINE_ENV: &str = DEADLINE.env;
 /// Environment variable for the settle interval, in seconds.
 pub const INTERVAL_ENV: &str = INTERVAL.env;
