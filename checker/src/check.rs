@@ -247,7 +247,14 @@ pub fn run(
     };
     let saver = Saver::new(settings.save_dir.as_deref(), &inputs(source));
     let started = Instant::now();
-    let bounds = Bounds::new(source, started)?;
+    let mut bounds = Bounds::new(source, started)?;
+    // The workloads lists (and the events) go through one kubectl proxy
+    // (issue 30's cost, live/proxy.rs).
+    if let Source::Live { kubectl, .. } = &mut bounds.source {
+        if excluded.workloads {
+            *kubectl = kubectl.with_proxy();
+        }
+    }
     let source = &bounds.source;
     let mut attempts = 0;
     let eval_error = |source: String| move |error| CheckError::Eval { source, error };
@@ -1006,6 +1013,7 @@ mod tests {
                 context: None,
                 kubeconfig: None,
                 timeout: Duration::from_secs(120),
+                proxy: None,
             },
             deadline: Duration::from_secs(deadline),
             interval: Duration::from_secs(5),

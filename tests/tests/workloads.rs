@@ -10,7 +10,9 @@ use std::process::Output;
 use std::time::{Duration, Instant};
 use verify_pods_tests::driver::{Driver, DRIVERS};
 use verify_pods_tests::replay::fixtures::Pod;
-use verify_pods_tests::replay::{Advance, Fault, FaultRule, KubeEnv, Server, State, Target};
+use verify_pods_tests::replay::{
+    Advance, Fault, FaultRule, KubeEnv, LogEntry, Server, State, Target,
+};
 use verify_pods_tests::{checker_command, lines_of, run, text};
 
 /// StatefulSet data/nats: 3 replicas, observed.
@@ -138,16 +140,16 @@ fn a_forbidden_statefulsets_list_is_one_warning() {
 }
 
 /// The revision the pods were listed at is compacted before the workloads
-/// are read (410): no verdict from it; the pods are listed again.
+/// are read (410): no verdict from it; the pods are listed again. The
+/// server compacts as etcd does, for every client (no history kept: the
+/// first list moves the present on), so the checker's proxy and the
+/// kubectl it asks again both get the 410, as they would from a cluster.
 #[test]
 fn a_compacted_revision_lists_the_pods_again() {
     for driver in DRIVERS {
         let server = Server::builder()
-            .state(created(3))
-            .fault(FaultRule::once(
-                Target::Workloads("statefulsets"),
-                Fault::expired(),
-            ))
+            .states([created(3), created(3)])
+            .watch_history(0)
             .start()
             .expect("server");
         let (output, _) = check(&server, driver, 10);
@@ -252,4 +254,47 @@ fn polling_reads_the_workloads_only_for_the_deciding_state() {
         4,
         "after {lists} pods lists: {workloads:?}"
     );
+}
+
+/// The checker reads the workloads lists (and the events) through one
+/// `kubectl proxy` on a socket of its own, not one kubectl each (issue 30's
+/// cost, checker/src/live/proxy.rs); the proxy and its socket's directory
+/// are gone when the check ends. A pod is unscheduled, so events are read.
+#[test]
+fn the_checker_reads_the_lists_beside_the_pods_through_one_proxy() {
+    let mut stuck = Pod::unschedulable("data", "nats-0").to_json();
+    stuck["metadata"]["ownerReferences"] = nats_pod(0)["metadata"]["ownerReferences"].clone();
+    let state =
+        State::new(vec![stuck, nats_pod(1), nats_pod(2)], vec![]).with_workloads(vec![nats()]);
+    let server = Server::builder().state(state).start().expect("server");
+    let env = KubeEnv::for_server(&server).expect("kube env");
+    let tmp = tempfile::tempdir().expect("a temporary directory");
+    let output = run(env
+        .checker()
+        .env(DEADLINE_ENV, "0")
+        .env("TMPDIR", tmp.path()));
+    assert_eq!(output.status.code(), Some(1), "{}", shown(&output));
+    let log = server.log();
+    let beside_pods: Vec<_> = log
+        .iter()
+        .filter(|e| e.path.starts_with("/apis/apps/v1/") || e.path.ends_with("/events"))
+        .collect();
+    assert_eq!(beside_pods.len(), 5, "{beside_pods:#?}");
+    let proxied = |e: &LogEntry| e.user_agent.starts_with("verify-pods/");
+    assert!(beside_pods.iter().all(|e| proxied(e)), "{beside_pods:#?}");
+    let pods = server.pods_lists();
+    assert!(
+        !pods.iter().any(proxied),
+        "the pods list streams from kubectl: {pods:#?}"
+    );
+    let left: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().collect();
+    assert!(left.is_empty(), "left in TMPDIR: {left:?}");
+    let socket = tmp.path().display().to_string();
+    let running: Vec<String> = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|entry| std::fs::read(entry.ok()?.path().join("cmdline")).ok())
+        .map(|cmdline| String::from_utf8_lossy(&cmdline).replace('\0', " "))
+        .filter(|cmdline| cmdline.contains("proxy") && cmdline.contains(&socket))
+        .collect();
+    assert!(running.is_empty(), "still running: {running:?}");
 }

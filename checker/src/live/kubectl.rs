@@ -5,11 +5,13 @@
 //! on a 500, a partial one when pagination fails with 410 Expired), so its
 //! output is only used when it exits 0.
 
+use super::proxy::{Answer, Proxy};
 use crate::cancel;
 use crate::contract;
 use std::ffi::OsString;
 use std::fmt;
 use std::io::{self, Read};
+use std::os::unix::net::UnixStream;
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Child, ChildStdout, Command, ExitStatus, Stdio};
@@ -28,6 +30,9 @@ pub struct Kubectl {
     pub kubeconfig: Option<PathBuf>,
     /// Kill kubectl when one call runs longer than this.
     pub timeout: Duration,
+    /// The check's `kubectl proxy`, for the lists read beside the pods
+    /// list ([`super::proxy`]); None: one kubectl per call.
+    pub proxy: Option<Arc<Proxy>>,
 }
 
 /// Why a kubectl call gave no usable output.
@@ -148,7 +153,7 @@ impl Kubectl {
         (!first.is_empty()).then(|| first.to_owned())
     }
 
-    fn global_args(&self) -> Vec<String> {
+    pub(super) fn global_args(&self) -> Vec<String> {
         let mut args = Vec::new();
         if let Some(context) = &self.context {
             args.push(format!("--context={context}"));
@@ -198,6 +203,14 @@ impl Kubectl {
         consume: impl FnOnce(&mut dyn Read) -> T,
     ) -> Result<T, KubectlError> {
         let command = self.command_line(args);
+        match self.through_proxy(args, stop) {
+            Answer::Body(bytes) => return Ok(consume(&mut &bytes[..])),
+            Answer::TimedOut => {
+                let after = self.timeout;
+                return Err(KubectlError::TimedOut { command, after });
+            }
+            Answer::AskKubectl => {}
+        }
         let mut spawn = Command::new(&self.program);
         spawn
             .args(self.global_args())
@@ -243,6 +256,29 @@ impl Kubectl {
     }
 }
 
+impl Kubectl {
+    /// This kubectl with a `kubectl proxy` of its own for the lists read
+    /// beside the pods list, started when the first of them is read.
+    pub fn with_proxy(&self) -> Kubectl {
+        let mut proxied = self.clone();
+        proxied.proxy = Some(Arc::new(Proxy::new(self)));
+        proxied
+    }
+
+    /// The proxy's answer to `kubectl get --raw URL`, for a list that is not
+    /// the pods list (which streams) and not a watch (which runs on).
+    fn through_proxy(&self, args: &[&str], stop: &Stop) -> Answer {
+        let (Some(proxy), ["get", "--raw", url]) = (&self.proxy, args) else {
+            return Answer::AskKubectl;
+        };
+        let path = url.split('?').next().unwrap_or_default();
+        if path.rsplit('/').next() == Some("pods") || url.contains("watch=") {
+            return Answer::AskKubectl;
+        }
+        proxy.get(url, self.timeout, stop, self.waiting_note(args))
+    }
+}
+
 /// Ends a running [`Kubectl::run_stoppable`] call from another thread.
 #[derive(Debug, Clone, Default)]
 pub struct Stop(Arc<Mutex<StopState>>);
@@ -251,6 +287,8 @@ pub struct Stop(Arc<Mutex<StopState>>);
 struct StopState {
     /// The process group of the running call.
     group: Option<u32>,
+    /// The connection of a call the proxy answers.
+    socket: Option<UnixStream>,
     /// Stopped: a call that starts later is killed at once.
     stopped: bool,
 }
@@ -267,6 +305,17 @@ impl Stop {
         if let Some(group) = state.group {
             cancel::kill_group(group);
         }
+        if let Some(socket) = &state.socket {
+            let _ = socket.shutdown(std::net::Shutdown::Both);
+        }
+    }
+
+    /// A call through the proxy reads from `socket`; false when stopped
+    /// already (the call is not made).
+    pub(super) fn started_socket(&self, socket: UnixStream) -> bool {
+        let mut state = self.state();
+        state.socket = Some(socket);
+        !state.stopped
     }
 
     fn started(&self, group: u32) {
@@ -277,8 +326,10 @@ impl Stop {
         }
     }
 
-    fn ended(&self) {
-        self.state().group = None;
+    pub(super) fn ended(&self) {
+        let mut state = self.state();
+        state.group = None;
+        state.socket = None;
     }
 }
 

@@ -5,4 +5,5 @@
 
 pub mod kubectl;
 pub mod list;
+pub mod proxy;
 pub mod watch;

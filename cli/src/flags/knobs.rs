@@ -48,6 +48,7 @@ pub(crate) fn source(args: &CheckArgs, matches: &ArgMatches) -> Result<Source, c
         context: args.context.clone(),
         kubeconfig: args.kubeconfig.clone(),
         timeout: Duration::from_secs(timeout),
+        proxy: None,
     };
     let only = only_namespaces(args);
     Ok(Source::Live {
