@@ -30,7 +30,8 @@ pub const SIGNALS: [i32; 3] = [SIGTERM, SIGINT, SIGHUP];
 struct Undo {
     /// Process groups of running kubectl calls (each led by its kubectl).
     groups: Vec<u32>,
-    /// Files to remove: the partial copies of --save-dir.
+    /// Files to remove: the partial copies of --save-dir, the proxy's
+    /// socket and then its directory.
     files: Vec<PathBuf>,
 }
 
@@ -57,7 +58,8 @@ pub fn install() -> io::Result<()> {
                     kill_group(*group);
                 }
                 for file in &undo.files {
-                    let _ = fs::remove_file(file);
+                    // A directory registered after what it holds is empty.
+                    let _ = fs::remove_file(file).or_else(|_| fs::remove_dir(file));
                 }
                 // Still holding the lock: nothing new starts before the end.
                 let _ = signal_hook::low_level::emulate_default_handler(signal);

@@ -45,7 +45,11 @@ struct Running {
     dir: PathBuf,
     child: Mutex<Child>,
     state: Arc<(Mutex<State>, Condvar)>,
-    _registered: Registered,
+    started: Instant,
+    /// The proxy's process group, killed on a cancellation.
+    _group: Registered,
+    /// The socket and its directory, removed on a cancellation.
+    _files: Registered,
 }
 
 impl std::fmt::Debug for Proxy {
@@ -105,6 +109,7 @@ impl Running {
     fn start(kubectl: &Kubectl) -> Option<Running> {
         let dir = private_dir()?;
         let socket = dir.join("proxy.sock");
+        let files = cancel::register_files(vec![socket.clone(), dir.clone()]);
         let mut command = Command::new(&kubectl.program);
         command
             .args(kubectl.global_args())
@@ -114,7 +119,7 @@ impl Running {
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .process_group(0);
-        let Ok((mut child, registered)) = cancel::spawn_group(&mut command) else {
+        let Ok((mut child, group)) = cancel::spawn_group(&mut command) else {
             let _ = fs::remove_dir_all(&dir);
             return None;
         };
@@ -126,26 +131,32 @@ impl Running {
             dir,
             child: Mutex::new(child),
             state,
-            _registered: registered,
+            started: Instant::now(),
+            _group: group,
+            _files: files,
         })
     }
 
-    /// Whether the proxy serves, waiting for it while it starts; one that
-    /// does not serve within [`START_WAIT`] is given up.
-    fn serving(&self) -> bool {
+    /// Whether the proxy serves, waiting for it while it starts, no longer
+    /// than `timeout`; one that does not serve within [`START_WAIT`] of its
+    /// start is given up.
+    fn serving(&self, timeout: Duration) -> bool {
         let (lock, changed) = &*self.state;
         let state = lock.lock().unwrap_or_else(|e| e.into_inner());
-        let (mut state, waited) = changed
-            .wait_timeout_while(state, START_WAIT, |s| *s == State::Starting)
+        let wait = START_WAIT
+            .saturating_sub(self.started.elapsed())
+            .min(timeout);
+        let (mut state, _) = changed
+            .wait_timeout_while(state, wait, |s| *s == State::Starting)
             .unwrap_or_else(|e| e.into_inner());
-        if waited.timed_out() && *state == State::Starting {
+        if *state == State::Starting && self.started.elapsed() >= START_WAIT {
             *state = State::Gone;
         }
         *state == State::Serving
     }
 
     fn get(&self, url: &str, timeout: Duration, stop: &Stop, note: Option<String>) -> Answer {
-        if !self.serving()
+        if !self.serving(timeout)
             || url
                 .bytes()
                 .any(|b| b.is_ascii_whitespace() || b.is_ascii_control())
