@@ -15,11 +15,15 @@ each wanting the active pods it owns, as in a settled cluster (Jobs' pods
 keep theirs). The replay server serves them from a case folder
 (pods.json, events.json, workloads.json); the drivers run at their default
 chunk size, with a deadline of 0 (one attempt: the workloads are read once).
+It prints the medians of the wall time (the target) and of the CPU time the
+driver and its children took (kubectl, jq), which a shared machine's load
+moves less.
 """
 
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -98,6 +102,17 @@ def workload(kind, ns, name, uid, pods):
              "spec": {"replicas": pods}, "status": status}]
 
 
+def timed(command, env):
+    """Run `command`; its wall time and the CPU time (user + system) it and
+    its children took, in seconds."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    subprocess.run(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--reps", type=int, default=7)
@@ -124,24 +139,24 @@ def main():
                 for (driver, workloads), runs in times.items():
                     env = dict(os.environ, KUBECONFIG=kubeconfig, KWOK_VERIFY_PODS_DEADLINE="0",
                                KWOK_VERIFY_PODS_WORKLOADS=workloads)
-                    started = time.perf_counter()
                     command = baseline[driver] if workloads == "main" else drivers[driver]
-                    subprocess.run(command, env=env, stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.DEVNULL, check=False)
-                    runs.append(time.perf_counter() - started)
+                    runs.append(timed(command, env))
         finally:
             server.kill()
         with open("/proc/loadavg", encoding="utf-8") as f:
             load = f.read().split()[0]
         print(f"{args.pods} pods, {count} workloads, {args.reps} repetitions, load average {load}")
+        # Wall time is what the target is about; CPU time (the driver and
+        # every kubectl and jq it started) moves less with the machine's load.
         for driver in drivers:
-            off = statistics.median(times[(driver, "false")])
-            on = statistics.median(times[(driver, "true")])
-            line = f"  {driver}: workloads off {off:.2f} s, on {on:.2f} s: {100 * (on / off - 1):+.0f} %"
-            if (driver, "main") in times:
-                main_time = statistics.median(times[(driver, "main")])
-                line += f"; main {main_time:.2f} s: on {100 * (on / main_time - 1):+.0f} %"
-            print(line)
+            for what, index in (("wall", 0), ("CPU", 1)):
+                median = {w: statistics.median(run[index] for run in runs)
+                          for (d, w), runs in times.items() if d == driver}
+                off, on = median["false"], median["true"]
+                line = f"  {driver} {what}: workloads off {off:.2f} s, on {on:.2f} s: {100 * (on / off - 1):+.0f} %"
+                if "main" in median:
+                    line += f"; main {median['main']:.2f} s: on {100 * (on / median['main'] - 1):+.0f} %"
+                print(line)
 
 
 if __name__ == "__main__":

@@ -166,8 +166,8 @@ distribution:($node_names|distribution),excused:($excused|length),excused_pods:[
 namespaces:([.[].metadata.namespace]|group_by(.)|map({namespace:(.[0]|canon),pods:length}))}|.+{verdict:(if.unscheduled>0 or.failed>0 then"fail"elif.total==0 then"empty"else"pass"end),
 resource_version:($documents|list_read_at),missing:null,missing_workloads:null,active_owners:(if$workloads!="true"then null else([$pods[].metadata.deletionTimestamp]as$deletion
 |[$phases|indices("Succeeded"),indices("Failed")]+[$deletion|unique[]|select(.!=null)as$at|$deletion|indices([$at])]|add|unique)as$ended
-|reduce([$pods[].metadata.ownerReferences[0:]?[]?.uid?]|owner_groups)as$uids({};.+{($uids[0]):($uids|length)})|reduce([$pods[$ended[]].metadata.ownerReferences[0:]?[]?.uid?]|owner_groups)as$uids
-(.;.+{($uids[0]):(.[$uids[0]]-($uids|length))})end)}
+|([[$pods[].metadata.ownerReferences[0:]?[]?.uid?]|owner_groups|{(.[0]):length}]|add//{})as$all|$all+([[$pods[$ended[]].metadata.ownerReferences[0:]?[]?.uid?]|owner_groups
+|{(.[0]):($all[.[0]]-length)}]|add//{})end)}
 VERIFY_PODS_REPORT_JQ
   IFS= read -r -d '' decision_program <<'VERIFY_PODS_DECISION_JQ' || true
 "\(.verdict) \(.unscheduled) \(if(.unscheduled>0 or.missing>0)and.failed==0 then"wait"else"stop"end)"
