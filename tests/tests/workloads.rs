@@ -35,6 +35,13 @@ fn created(n: usize) -> State {
     State::new((0..n).map(nats_pod).collect(), vec![]).with_workloads(vec![nats()])
 }
 
+/// The cluster with every pod of nats created, the first unschedulable.
+fn first_stuck() -> State {
+    let mut stuck = Pod::unschedulable("data", "nats-0").to_json();
+    stuck["metadata"]["ownerReferences"] = nats_pod(0)["metadata"]["ownerReferences"].clone();
+    State::new(vec![stuck, nats_pod(1), nats_pod(2)], vec![]).with_workloads(vec![nats()])
+}
+
 fn shown(output: &Output) -> String {
     format!(
         "exit {:?}\n--- stdout\n{}--- stderr\n{}",
@@ -229,11 +236,10 @@ fn pods_never_created_fail_at_the_deadline() {
 /// report.jq; polling would pay four more calls every interval.)
 #[test]
 fn polling_reads_the_workloads_only_for_the_deciding_state() {
-    let mut stuck = Pod::unschedulable("data", "nats-0").to_json();
-    stuck["metadata"]["ownerReferences"] = nats_pod(0)["metadata"]["ownerReferences"].clone();
-    let state =
-        State::new(vec![stuck, nats_pod(1), nats_pod(2)], vec![]).with_workloads(vec![nats()]);
-    let server = Server::builder().state(state).start().expect("server");
+    let server = Server::builder()
+        .state(first_stuck())
+        .start()
+        .expect("server");
     let env = KubeEnv::for_server(&server).expect("kube env");
     let output = run(env
         .checker()
@@ -262,11 +268,10 @@ fn polling_reads_the_workloads_only_for_the_deciding_state() {
 /// are gone when the check ends. A pod is unscheduled, so events are read.
 #[test]
 fn the_checker_reads_the_lists_beside_the_pods_through_one_proxy() {
-    let mut stuck = Pod::unschedulable("data", "nats-0").to_json();
-    stuck["metadata"]["ownerReferences"] = nats_pod(0)["metadata"]["ownerReferences"].clone();
-    let state =
-        State::new(vec![stuck, nats_pod(1), nats_pod(2)], vec![]).with_workloads(vec![nats()]);
-    let server = Server::builder().state(state).start().expect("server");
+    let server = Server::builder()
+        .state(first_stuck())
+        .start()
+        .expect("server");
     let env = KubeEnv::for_server(&server).expect("kube env");
     let tmp = tempfile::tempdir().expect("a temporary directory");
     let output = run(env

@@ -6,16 +6,16 @@
 //! output is only used when it exits 0.
 
 use super::proxy::{Answer, Proxy};
+use super::stop::Stop;
 use crate::cancel;
 use crate::contract;
 use std::ffi::OsString;
 use std::fmt;
 use std::io::{self, Read};
-use std::os::unix::net::UnixStream;
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Child, ChildStdout, Command, ExitStatus, Stdio};
-use std::sync::{mpsc, Arc, Mutex};
+use std::sync::{mpsc, Arc};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -153,7 +153,7 @@ impl Kubectl {
         (!first.is_empty()).then(|| first.to_owned())
     }
 
-    pub(super) fn global_args(&self) -> Vec<String> {
+    fn global_args(&self) -> Vec<String> {
         let mut args = Vec::new();
         if let Some(context) = &self.context {
             args.push(format!("--context={context}"));
@@ -261,7 +261,7 @@ impl Kubectl {
     /// beside the pods list, started when the first of them is read.
     pub fn with_proxy(&self) -> Kubectl {
         let mut proxied = self.clone();
-        proxied.proxy = Some(Arc::new(Proxy::new(self)));
+        proxied.proxy = Some(Arc::new(Proxy::new(&self.program, self.global_args())));
         proxied
     }
 
@@ -275,61 +275,8 @@ impl Kubectl {
         if path.rsplit('/').next() == Some("pods") || url.contains("watch=") {
             return Answer::AskKubectl;
         }
-        proxy.get(url, self.timeout, stop, self.waiting_note(args))
-    }
-}
-
-/// Ends a running [`Kubectl::run_stoppable`] call from another thread.
-#[derive(Debug, Clone, Default)]
-pub struct Stop(Arc<Mutex<StopState>>);
-
-#[derive(Debug, Default)]
-struct StopState {
-    /// The process group of the running call.
-    group: Option<u32>,
-    /// The connection of a call the proxy answers.
-    socket: Option<UnixStream>,
-    /// Stopped: a call that starts later is killed at once.
-    stopped: bool,
-}
-
-impl Stop {
-    fn state(&self) -> std::sync::MutexGuard<'_, StopState> {
-        self.0.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Kill the call's kubectl (and what it started), now or when it starts.
-    pub fn stop(&self) {
-        let mut state = self.state();
-        state.stopped = true;
-        if let Some(group) = state.group {
-            cancel::kill_group(group);
-        }
-        if let Some(socket) = &state.socket {
-            let _ = socket.shutdown(std::net::Shutdown::Both);
-        }
-    }
-
-    /// A call through the proxy reads from `socket`; false when stopped
-    /// already (the call is not made).
-    pub(super) fn started_socket(&self, socket: UnixStream) -> bool {
-        let mut state = self.state();
-        state.socket = Some(socket);
-        !state.stopped
-    }
-
-    fn started(&self, group: u32) {
-        let mut state = self.state();
-        state.group = Some(group);
-        if state.stopped {
-            cancel::kill_group(group);
-        }
-    }
-
-    pub(super) fn ended(&self) {
-        let mut state = self.state();
-        state.group = None;
-        state.socket = None;
+        let note = self.waiting_note(args).map(|line| (line, SLOW_CALL));
+        proxy.get(url, self.timeout, stop, note)
     }
 }
 

@@ -26,7 +26,8 @@
 //! fails (an unreadable page), the fetcher's kubectl is killed at once: the
 //! error is reported when known, not when the next page ends.
 
-use super::kubectl::{Kubectl, KubectlError, Stop};
+use super::kubectl::{Kubectl, KubectlError};
+use super::stop::Stop;
 use crate::api::List;
 use crate::artifacts::Tee;
 use crate::contract::words;

@@ -1,9 +1,12 @@
 //! The live path: the cluster through kubectl. [`kubectl`] runs one kubectl
-//! process (its own process group, a watchdog), [`list`] reads one list in
-//! coherent pages, [`watch`] settles on one list plus a watch stream. Each
-//! has its own error; `check.rs` turns them into a [`crate::check::CheckError`].
+//! process (its own process group, a watchdog), or asks the check's
+//! [`proxy`] for a list read beside the pods; [`stop`] ends either from
+//! another thread; [`list`] reads one list in coherent pages, [`watch`]
+//! settles on one list plus a watch stream. Each has its own error;
+//! `check.rs` turns them into a [`crate::check::CheckError`].
 
 pub mod kubectl;
 pub mod list;
 pub mod proxy;
+pub mod stop;
 pub mod watch;

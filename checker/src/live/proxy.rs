@@ -14,8 +14,9 @@
 //! The pods list never goes through it: it streams into the parser as it
 //! comes, and the proxy's answer is held whole.
 
-use super::kubectl::{Kubectl, Stop};
+use super::stop::Stop;
 use crate::cancel::{self, Registered};
+use std::ffi::{OsStr, OsString};
 use std::fs;
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::os::unix::fs::DirBuilderExt;
@@ -35,7 +36,9 @@ const START_WAIT: Duration = Duration::from_secs(1);
 /// that wants it (beside report.jq, not beside the pods list, which keeps
 /// both cores busy), killed when dropped.
 pub struct Proxy {
-    kubectl: Kubectl,
+    /// The kubectl binary and its global flags (`--context`, `--kubeconfig`).
+    program: OsString,
+    global_args: Vec<String>,
     running: OnceLock<Option<Running>>,
 }
 
@@ -70,6 +73,9 @@ enum State {
     Gone,
 }
 
+/// A line to say once a call has run this long (kubectl's waiting note).
+pub type Note = (String, Duration);
+
 /// What the proxy made of one call.
 #[derive(Debug)]
 pub enum Answer {
@@ -82,20 +88,23 @@ pub enum Answer {
 }
 
 impl Proxy {
-    /// The proxy `kubectl` would run; nothing starts before the first call.
-    pub fn new(kubectl: &Kubectl) -> Proxy {
-        let mut kubectl = kubectl.clone();
-        kubectl.proxy = None;
+    /// The proxy `program` (kubectl, with its `global_args`) would run;
+    /// nothing starts before the first call.
+    pub fn new(program: &OsStr, global_args: Vec<String>) -> Proxy {
         Proxy {
-            kubectl,
+            program: program.to_owned(),
+            global_args,
             running: OnceLock::new(),
         }
     }
 
-    /// GET `url` through the proxy within `timeout`; `note` is said once the
-    /// call has run [`super::kubectl::SLOW_CALL`]; `stop` may end it.
-    pub fn get(&self, url: &str, timeout: Duration, stop: &Stop, note: Option<String>) -> Answer {
-        match self.running.get_or_init(|| Running::start(&self.kubectl)) {
+    /// GET `url` through the proxy within `timeout`; `note` is a line said
+    /// once the call has run its time; `stop` may end it.
+    pub fn get(&self, url: &str, timeout: Duration, stop: &Stop, note: Option<Note>) -> Answer {
+        match self
+            .running
+            .get_or_init(|| Running::start(&self.program, &self.global_args))
+        {
             Some(running) => running.get(url, timeout, stop, note),
             None => Answer::AskKubectl,
         }
@@ -106,13 +115,13 @@ impl Running {
     /// Start `kubectl proxy` on a socket in a new private directory; None
     /// when it cannot be started (kubectl then answers every call). Does
     /// not wait for it to serve.
-    fn start(kubectl: &Kubectl) -> Option<Running> {
+    fn start(program: &OsStr, global_args: &[String]) -> Option<Running> {
         let dir = private_dir()?;
         let socket = dir.join("proxy.sock");
         let files = cancel::register_files(vec![socket.clone(), dir.clone()]);
-        let mut command = Command::new(&kubectl.program);
+        let mut command = Command::new(program);
         command
-            .args(kubectl.global_args())
+            .args(global_args)
             .arg("proxy")
             .arg(format!("--unix-socket={}", socket.display()))
             // Five small lists need one core; report.jq runs on the other
@@ -159,7 +168,7 @@ impl Running {
         *state == State::Serving
     }
 
-    fn get(&self, url: &str, timeout: Duration, stop: &Stop, note: Option<String>) -> Answer {
+    fn get(&self, url: &str, timeout: Duration, stop: &Stop, note: Option<Note>) -> Answer {
         // The timeout counts from here, the wait for the proxy included.
         let asked = Instant::now();
         if !self.serving(timeout)
@@ -255,12 +264,12 @@ enum Received {
 }
 
 /// Every byte until the proxy closes the connection (`Connection: close`),
-/// within `timeout` of `started`, saying `note` once
-/// [`super::kubectl::SLOW_CALL`] has passed since.
+/// within `timeout` of `started`, saying `note`'s line once its time has
+/// passed since.
 fn read_until_closed(
     stream: &mut UnixStream,
     (started, timeout): (Instant, Duration),
-    mut note: Option<String>,
+    mut note: Option<Note>,
 ) -> Received {
     let mut bytes = Vec::new();
     let mut buffer = vec![0; 64 * 1024];
@@ -269,9 +278,11 @@ fn read_until_closed(
         let Some(left) = timeout.checked_sub(elapsed).filter(|left| !left.is_zero()) else {
             return Received::TimedOut;
         };
-        let until_note = super::kubectl::SLOW_CALL.saturating_sub(elapsed);
-        if note.is_some() && until_note.is_zero() {
-            eprintln!("{}", note.take().unwrap_or_default());
+        let until_note = note
+            .as_ref()
+            .map_or(Duration::ZERO, |n| n.1.saturating_sub(elapsed));
+        if let Some((line, _)) = note.take_if(|_| until_note.is_zero()) {
+            eprintln!("{line}");
         }
         let wait = match note {
             Some(_) => left.min(until_note),

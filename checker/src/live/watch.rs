@@ -23,7 +23,8 @@
 //! any event means the server cannot watch (405) and the check polls
 //! ([`Ended::Refused`]). The bash function keeps polling.
 
-use super::kubectl::{Kubectl, KubectlError, Stop};
+use super::kubectl::{Kubectl, KubectlError};
+use super::stop::Stop;
 use crate::api;
 use crate::contract::messages;
 use crate::engine::Engine;
