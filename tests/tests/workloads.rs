@@ -292,9 +292,68 @@ fn the_checker_reads_the_lists_beside_the_pods_through_one_proxy() {
         !pods.iter().any(proxied),
         "the pods list streams from kubectl: {pods:#?}"
     );
-    let left: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().collect();
+    assert_no_proxy_left(tmp.path());
+}
+
+/// TERM while a workloads list hangs in the checker's proxy: the check
+/// ends by the signal within a second, the proxy and its socket's
+/// directory gone (the cancel trap has them, as it has kubectl's groups).
+#[test]
+fn a_cancelled_check_leaves_no_proxy() {
+    let server = Server::builder()
+        .state(created(3))
+        .fault(FaultRule::always(
+            Target::Workloads("statefulsets"),
+            Fault::Delay(Duration::from_secs(30)),
+        ))
+        .start()
+        .expect("server");
+    let env = KubeEnv::for_server(&server).expect("kube env");
+    let tmp = tempfile::tempdir().expect("a temporary directory");
+    let mut check = env
+        .checker()
+        .env(DEADLINE_ENV, "0")
+        .env("TMPDIR", tmp.path())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("the checker starts");
+    let asked = Instant::now();
+    while !server
+        .log()
+        .iter()
+        .any(|e| e.path.ends_with("/statefulsets"))
+    {
+        assert!(
+            asked.elapsed() < Duration::from_secs(10),
+            "no statefulsets list"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let sent = Instant::now();
+    let killed = std::process::Command::new("kill")
+        .args(["-s", "TERM", &check.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(killed.success());
+    let status = check.wait().expect("the check ends");
+    assert!(
+        sent.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        sent.elapsed()
+    );
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(status.signal(), Some(15), "{status:?}");
+    assert_no_proxy_left(tmp.path());
+}
+
+/// Nothing in `tmp` (the checker's `$TMPDIR`), and no process whose
+/// command line names it: the proxy and its socket are gone.
+fn assert_no_proxy_left(tmp: &std::path::Path) {
+    let left: Vec<_> = std::fs::read_dir(tmp).unwrap().collect();
     assert!(left.is_empty(), "left in TMPDIR: {left:?}");
-    let socket = tmp.path().display().to_string();
+    let socket = tmp.display().to_string();
     let running: Vec<String> = std::fs::read_dir("/proc")
         .unwrap()
         .filter_map(|entry| std::fs::read(entry.ok()?.path().join("cmdline")).ok())
