@@ -3,8 +3,8 @@
 //! --raw` starts a Go process, about 0.07 s of CPU; four more of them on
 //! every deciding state made the check half again as slow on 2 cores
 //! (BENCHMARKS.md). The proxy is kubectl too (the same kubeconfig, context
-//! and credentials), started once per check beside the pods list, and it
-//! listens on a unix socket in a directory only this user can open.
+//! and credentials), started once per check by the first of those lists,
+//! and it listens on a unix socket in a directory only this user can open.
 //!
 //! The proxy is trusted only with success: a call takes its answer when it
 //! is a whole HTTP 200. Any other answer (a status, a cut body, a proxy
