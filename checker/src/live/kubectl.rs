@@ -271,8 +271,10 @@ impl Kubectl {
         let (Some(proxy), ["get", "--raw", url]) = (&self.proxy, args) else {
             return Answer::AskKubectl;
         };
+        // The pods list's resource, in every namespace or in one (`-n`).
+        let resource = |path: &str| path.rsplit('/').next().map(str::to_owned);
         let path = url.split('?').next().unwrap_or_default();
-        if path.rsplit('/').next() == Some("pods") || url.contains("watch=") {
+        if resource(path) == resource(crate::api::PODS.path) || url.contains("watch=") {
             return Answer::AskKubectl;
         }
         let note = self.waiting_note(args).map(|line| (line, SLOW_CALL));
