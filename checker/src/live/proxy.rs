@@ -46,7 +46,7 @@ pub struct Proxy {
 struct Running {
     socket: PathBuf,
     dir: PathBuf,
-    child: Mutex<Child>,
+    child: Child,
     state: Arc<(Mutex<State>, Condvar)>,
     started: Instant,
     /// The proxy's process group, killed on a cancellation.
@@ -142,7 +142,7 @@ impl Running {
         Some(Running {
             socket,
             dir,
-            child: Mutex::new(child),
+            child,
             state,
             started: Instant::now(),
             _group: group,
@@ -207,9 +207,8 @@ impl Running {
 
 impl Drop for Running {
     fn drop(&mut self) {
-        let mut child = self.child.lock().unwrap_or_else(|e| e.into_inner());
-        cancel::kill_group(child.id());
-        let _ = child.wait();
+        cancel::kill_group(self.child.id());
+        let _ = self.child.wait();
         let _ = fs::remove_dir_all(&self.dir);
     }
 }
