@@ -376,12 +376,6 @@ VERIFY_PODS_PAGE_HEAD_JQ
   vp_workloads() {
     local entry status=0 at=$first_version
     : >"$workloads_file"
-    vp_now
-    if ((10#$now_us < deadline_us)); then
-      vp_run_decision <"$report_file" >"$decision_file"
-      read -r verdict unscheduled next <"$decision_file"
-      [[ $next == stop ]] || return 0
-    fi
     for entry in /apis/apps/v1/replicasets /apis/apps/v1/statefulsets /apis/apps/v1/daemonsets /apis/apps/v1/deployments; do
       vp_list "${entry%/*}/$scope${entry##*/}${at:+?resourceVersion=$at&resourceVersionMatch=Exact}" "$events_file" || status=$?
       case $status:$(<"$stderr_file") in
@@ -390,7 +384,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
         *"(Forbidden)"* | *"(NotFound)"*)
           what=${entry##*/} why=$fetch_error status=0
           printf -v entry "cannot list the %s (%s): pods not yet created are not checked for them" "$what" "$why"
-          [[ $warned == *"$entry"* ]] || { warned+=$entry && vp_warn '%s' "$entry"; }
+          held+=$entry$'\n'
           ;;
         *) return "$status" ;;
       esac
@@ -511,7 +505,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
   done
   local why command count whole
   local attempts=0 waited=0 attempt_started=0 started_us unscheduled next verdict
-  local url page command why lists list list_status pause broken report pods_at
+  local url page command why lists list list_status pause broken report pods_at held fetched entry
   local until_us deadline_us pods_until_us unfinished=false seconds pages now_us
   local settle_seconds
   vp_now
@@ -533,17 +527,24 @@ VERIFY_PODS_PAGE_HEAD_JQ
       vp_list "$pods_list" "$pods_file" || list_status=$?
       if ((list_status == 0)); then
         stderr_file=$lines_file vp_run_report "$excluded_namespaces" "$excluded_owner_kinds" "$namespaces" "$selector" "$workloads" <"$pods_file" >"$report_file" &
-        report=$! pods_at="$page $command"
-        vp_now
-        ((10#$now_us < deadline_us)) || [[ $workloads == false ]] || vp_workloads || list_status=$?
+        report=$! pods_at="$page $command" held='' fetched=0
+        [[ $workloads == false ]] || vp_workloads || fetched=$?
         if ! wait "$report"; then
           stderr_file=$lines_file vp_jq_error
           page=$(jq -n 'reduce (try inputs catch empty) as $page (0; . + 1)' <"$pods_file" 2>/dev/null) || page=0
           if ((page >= ${pods_at%% *})); then page=0; else page=$((page + 1)); fi
           why=$jq_error command=${pods_at#* } unfinished=false list_status=1
           ((page > 1)) || list_status=2
-        elif ((list_status == 0 && 10#$now_us < deadline_us)) && [[ $workloads == true ]]; then
-          vp_workloads || list_status=$?
+        elif [[ $workloads == true ]]; then
+          vp_now
+          next=stop
+          ((10#$now_us >= deadline_us)) || { vp_run_decision <"$report_file" >"$decision_file"; read -r verdict unscheduled next <"$decision_file"; }
+          if [[ $next != stop ]]; then
+            : >"$workloads_file"
+          else
+            list_status=$fetched
+            while IFS= read -r entry; do [[ $warned == *"$entry"* ]] || { warned+=$entry && vp_warn '%s' "$entry"; }; done <<<"$held"
+          fi
         fi
       fi
       case $list_status in

@@ -266,8 +266,6 @@ pub fn run(
         Source::Live { deadline, .. } => decision.may_settle && started.elapsed() < *deadline,
         Source::Offline { .. } => false,
     };
-    let past_deadline =
-        || matches!(source, Source::Live { deadline, .. } if started.elapsed() >= *deadline);
     let (report, decision, waited_seconds) = loop {
         attempts += 1;
         // waited_seconds is the time spent before the snapshot the verdict
@@ -280,21 +278,18 @@ pub fn run(
             let docs = read_pods(source, &projection, &saver, bounded, notice)?;
             // Rc clones: the watch starts from these pods.
             let listed = watching.then(|| docs.clone());
-            // Before a watch (one list a check), and for a list read at or
-            // past the deadline (its state decides, whatever its report),
-            // the workloads at the list's version are read while report.jq
-            // runs (issue 30's cost): kubectl's start and the server's
-            // answers overlap jq's work; a state that settles drops them.
-            // Polling before the deadline reads them only for a deciding
-            // state, as the bash does: not four more calls every interval.
+            // The workloads at the list's version are read while report.jq
+            // runs, on every list (issue 30's cost): the proxy's start and
+            // the server's answers overlap jq's work, where reading them
+            // after a deciding report added 0.3 s at 10k pods. A state that
+            // settles drops them: four more lists an interval while polling
+            // (BENCHMARKS.md), as the bash does.
             let at = read_at(&docs);
             let copying = settings.save_dir.is_some();
-            let early = watching || past_deadline();
             let (report, fetched) = thread::scope(|scope| {
-                let fetching =
-                    early.then(|| scope.spawn(|| fetch(source, settings, &bounds, at, copying)));
+                let fetching = scope.spawn(|| fetch(source, settings, &bounds, at, copying));
                 let report = engine.report(docs, excluded);
-                let fetched = fetching.and_then(|f| f.join().expect("the workloads thread"));
+                let fetched = fetching.join().expect("the workloads thread");
                 (report, fetched)
             });
             let report = report.map_err(|error| pods_eval_error(source, error))?;
