@@ -131,7 +131,7 @@ succeeded:$succeeded,other:(length-$running-$pending-($failed_pods|length)-$succ
 distribution:($node_names|distribution),excused:($excused|length),excused_pods:[$excused[]|del(.excused_by)],excused_kinds:([$excused[].excused_by[]]|unique),
 namespaces:([.[].metadata.namespace]|group_by(.)|map({namespace:(.[0]|canon),pods:length}))}|.+{verdict:(if.unscheduled>0 or.failed>0 then"fail"elif.total==0 then"empty"else"pass"end),
 resource_version:($documents|list_read_at),missing:null,missing_workloads:null,active_owners:(if$workloads!="true"then null else([$pods[].metadata.deletionTimestamp]as$deletion
-|[$phases|indices("Succeeded"),indices("Failed")]+[$deletion|unique[]|select(.!=null)as$at|$deletion|indices([$at])]|add|unique)as$ended
+|[$phases|indices("Succeeded"),indices("Failed")]+[$deletion-[null]|unique[]as$at|$deletion|indices([$at])]|add|unique)as$ended
 |([[$pods[].metadata.ownerReferences[0:]?[]?.uid?]|owner_groups|{(.[0]):length}]|add//{})as$all|$all+([[$pods[$ended[]].metadata.ownerReferences[0:]?[]?.uid?]|owner_groups
 |{(.[0]):($all[.[0]]-length)}]|add//{})end)}
 VERIFY_PODS_REPORT_JQ

@@ -203,7 +203,8 @@ def names($w):
     # them again: {owner uid: how many active pods name it}. A pod is active
     # with no deletionTimestamp, neither Succeeded nor Failed: every pod's
     # owners are counted, then the ended pods' (found by `indices`, per
-    # distinct deletionTimestamp, not per pod) taken off. Per pod only a
+    # distinct deletionTimestamp, not per pod; the nulls subtracted before
+    # `unique`, which cost jq 1.6 17 ms on 10k nulls) taken off. Per pod only a
     # path whose `?` skips what is no array of objects; per owner one small
     # object, all added at once: jq 1.6 copies the whole object at each step
     # of a reduce (0.2 s for 4,000 owners at 10k pods) and at `.[k] += n`
@@ -213,7 +214,7 @@ def names($w):
     active_owners: (if $workloads != "true" then null else
       ([$pods[].metadata.deletionTimestamp] as $deletion
        | [$phases | indices("Succeeded"), indices("Failed")]
-         + [$deletion | unique[] | select(. != null) as $at | $deletion | indices([$at])] | add | unique) as $ended
+         + [$deletion - [null] | unique[] as $at | $deletion | indices([$at])] | add | unique) as $ended
       | ([[$pods[].metadata.ownerReferences[0:]?[]?.uid?] | owner_groups | {(.[0]): length}] | add // {}) as $all
       | $all + ([[$pods[$ended[]].metadata.ownerReferences[0:]?[]?.uid?] | owner_groups
                  | {(.[0]): ($all[.[0]] - length)}] | add // {}) end)
