@@ -3,8 +3,9 @@
 //! --raw` starts a Go process, about 0.07 s of CPU; four more of them on
 //! every deciding state made the check half again as slow on 2 cores
 //! (BENCHMARKS.md). The proxy is kubectl too (the same kubeconfig, context
-//! and credentials), started once per check by the first of those lists,
-//! and it listens on a unix socket in a directory only this user can open.
+//! and credentials), started once per check as it begins (or by the first
+//! of those lists), and it listens on a unix socket in a directory only
+//! this user can open.
 //!
 //! The proxy is trusted only with success: a call takes its answer when it
 //! is a whole HTTP 200. Any other answer (a status, a cut body, a proxy
@@ -89,13 +90,20 @@ pub enum Answer {
 
 impl Proxy {
     /// The proxy `program` (kubectl, with its `global_args`) would run;
-    /// nothing starts before the first call.
+    /// nothing starts before [`Proxy::start`] or the first call.
     pub fn new(program: &OsStr, global_args: Vec<String>) -> Proxy {
         Proxy {
             program: program.to_owned(),
             global_args,
             running: OnceLock::new(),
         }
+    }
+
+    /// Start the proxy now rather than at the first call, without waiting
+    /// for it to serve.
+    pub fn start(&self) {
+        self.running
+            .get_or_init(|| Running::start(&self.program, &self.global_args));
     }
 
     /// GET `url` through the proxy within `timeout`; `note` is a line said
