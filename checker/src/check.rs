@@ -250,7 +250,7 @@ pub fn run(
     let mut bounds = Bounds::new(source, started)?;
     // The workloads lists (and the events) go through one kubectl proxy
     // (issue 30's cost, live/proxy.rs), started now: every pods list
-    // reads the workloads beside it, and the proxy's start (0.08-0.11 s
+    // reads the workloads beside it, and the proxy's start (about 0.04 s
     // of CPU) then overlaps the pods list, which leaves a core idle more
     // than report.jq does (a green lane at 10k pods: 15-22 ms less).
     if let Source::Live { kubectl, .. } = &mut bounds.source {
@@ -285,8 +285,8 @@ pub fn run(
             // Rc clones: the watch starts from these pods.
             let listed = watching.then(|| docs.clone());
             // The workloads at the list's version are read while report.jq
-            // runs, on every list (issue 30's cost): the proxy's start and
-            // the server's answers overlap jq's work, where reading them
+            // runs, on every list (issue 30's cost): the server's answers
+            // and their parsing overlap jq's work, where reading them
             // after a deciding report added 0.3 s at 10k pods. A state that
             // settles drops them: four more lists an interval while polling
             // (BENCHMARKS.md), as the bash does.
