@@ -16,9 +16,9 @@ keep theirs). The replay server serves them from a case folder
 (pods.json, events.json, workloads.json); the drivers run at their default
 chunk size, on two states (STATES): a red lane at a deadline of 0 (one
 attempt, then the events) and a green lane, every pod scheduled, at the
-default deadline (its first attempt passes). It prints the medians of the wall time (the target) and of the CPU time the
-driver and its children took (kubectl, jq), which a shared machine's load
-moves less.
+default deadline (its first attempt passes). It prints the medians of the
+wall time (the target) and of the CPU time the driver and its children took
+(kubectl, jq), which a shared machine's load moves less.
 """
 
 import argparse

@@ -252,7 +252,7 @@ pub fn run(
     // (issue 30's cost, live/proxy.rs), started now: every pods list
     // reads the workloads beside it, and the proxy's start (about 0.04 s
     // of CPU) then overlaps the pods list, which leaves a core idle more
-    // than report.jq does (a green lane at 10k pods: 15-22 ms less).
+    // than report.jq does (a green lane at 8.8k pods: 15-22 ms less).
     if let Source::Live { kubectl, .. } = &mut bounds.source {
         if excluded.workloads {
             *kubectl = kubectl.with_proxy();

@@ -33,9 +33,9 @@ use std::time::{Duration, Instant};
 /// within 0.1 s) before the proxy is given up and kubectl asked instead.
 const START_WAIT: Duration = Duration::from_secs(1);
 
-/// The check's `kubectl proxy --unix-socket`: started by the first call
-/// that wants it (beside report.jq, not beside the pods list, which keeps
-/// both cores busy), killed when dropped.
+/// The check's `kubectl proxy --unix-socket`: started by [`Proxy::start`]
+/// as the check begins (its start then overlaps the pods list), or by the
+/// first call that wants it; killed when dropped.
 pub struct Proxy {
     /// The kubectl binary and its global flags (`--context`, `--kubeconfig`).
     program: OsString,
@@ -102,20 +102,23 @@ impl Proxy {
     /// Start the proxy now rather than at the first call, without waiting
     /// for it to serve.
     pub fn start(&self) {
-        self.running
-            .get_or_init(|| Running::start(&self.program, &self.global_args));
+        self.running();
     }
 
     /// GET `url` through the proxy within `timeout`; `note` is a line said
     /// once the call has run its time; `stop` may end it.
     pub fn get(&self, url: &str, timeout: Duration, stop: &Stop, note: Option<Note>) -> Answer {
-        match self
-            .running
-            .get_or_init(|| Running::start(&self.program, &self.global_args))
-        {
+        match self.running() {
             Some(running) => running.get(url, timeout, stop, note),
             None => Answer::AskKubectl,
         }
+    }
+
+    /// The proxy, started at the first ask; None when it cannot start.
+    fn running(&self) -> Option<&Running> {
+        self.running
+            .get_or_init(|| Running::start(&self.program, &self.global_args))
+            .as_ref()
     }
 }
 
@@ -132,9 +135,9 @@ impl Running {
             .args(global_args)
             .arg("proxy")
             .arg(format!("--unix-socket={}", socket.display()))
-            // Five small lists need one core; report.jq runs on the other
-            // meanwhile, and Go's start on both slowed it (bench/workloads.py:
-            // the check 5 % faster with this).
+            // Five small lists need one core; the pods list or report.jq
+            // runs on the other meanwhile, and Go's start on both slowed
+            // it (bench/workloads.py: the check 5 % faster with this).
             .env("GOMAXPROCS", "1")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
