@@ -617,12 +617,22 @@ VERIFY_PODS_PAGE_HEAD_JQ
     done
   }
   vp_sleep() {
-    local sleep_status=0
+    local now_us left_us sleep_status=0
+    vp_now
+    left_us=$((deadline_us - 10#$now_us))
+    if ((left_us < 0)); then left_us=0; fi
+    pause=$interval
+    if ((left_us / 1000000 < interval)); then
+      printf -v pause '%d.%06d' $((left_us / 1000000)) $((left_us % 1000000))
+    fi
     sleep "$pause" &
     kubectl_pid=$!
     wait "$kubectl_pid" || sleep_status=$?
     kubectl_pid=
-    return "$sleep_status"
+    if ((sleep_status != 0)); then
+      interval=$pause
+      vp_error 2 "sleep %s failed" "$interval" || return
+    fi
   }
   vp_now() {
     now_us=${EPOCHREALTIME:-$SECONDS.000000}
@@ -631,16 +641,6 @@ VERIFY_PODS_PAGE_HEAD_JQ
   vp_elapsed() {
     vp_now
     waited=$(((10#$now_us - 10#$started_us) / 1000000))
-  }
-  vp_pause() {
-    local now_us left_us
-    vp_now
-    left_us=$((deadline_us - 10#$now_us))
-    if ((left_us < 0)); then left_us=0; fi
-    pause=$interval
-    if ((left_us / 1000000 < interval)); then
-      printf -v pause '%d.%06d' $((left_us / 1000000)) $((left_us % 1000000))
-    fi
   }
   local tool
   for tool in jq timeout; do
@@ -710,7 +710,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
   fi
   local why command count whole
   local attempts=0 waited=0 attempt_started=0 started_us unscheduled next verdict
-  local url page command why lists list list_status pause broken report pods_at held fetched entry
+  local url page lists list list_status pause broken report pods_at held fetched entry
   local until_us deadline_us pods_until_us unfinished=false seconds pages now_us
   local settle_seconds
   vp_now
@@ -796,11 +796,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
       if ((10#$now_us >= deadline_us)); then vp_error 2 "no coherent list of the pods before the deadline: %s lists broke, the last one %s" "$lists" "$broken" || return; fi
       list=$((lists + 1))
       vp_warn "%s: listing again from the start (list %s)" "$broken" "$list"
-      vp_pause
-      if ! vp_sleep; then
-        interval=$pause
-        vp_error 2 "sleep %s failed" "$interval" || return
-      fi
+      vp_sleep || return
     done
     vp_count_lines <"$report_file"
     if ((count != 1)); then
@@ -818,11 +814,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
       vp_must progress.jq vp_run_progress "$attempts" "$waited" "$settle_seconds" \
         <"$report_file" >"$lines_file" || return
       vp_log_lines <"$lines_file" || return
-      vp_pause
-      if ! vp_sleep; then
-        interval=$pause
-        vp_error 2 "sleep %s failed" "$interval" || return
-      fi
+      vp_sleep || return
       continue
     fi
     break
