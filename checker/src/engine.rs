@@ -7,6 +7,7 @@ use jaq_core::load::{Arena, File, Loader};
 use jaq_core::{data, Compiler, Ctx, Native, Vars};
 use jaq_json::Val;
 use std::fmt;
+use std::sync::{Arc, OnceLock};
 
 type Data = data::JustLut<Val>;
 type Filter = jaq_core::compile::Filter<Native<Data>>;
@@ -128,29 +129,62 @@ pub struct Decision {
     pub may_settle: bool,
 }
 
-/// The canonical programs, compiled once.
+/// The canonical programs, each compiled once: all at once ([`Engine::new`]),
+/// or each when first run or warmed ([`Engine::lazy`], [`Engine::warm`]).
 pub struct Engine {
-    filters: Vec<(Program, Filter)>,
+    /// One cell per program of [`Programs::ALL`], in that order.
+    filters: Arc<[OnceLock<Result<Filter, EvalError>>]>,
 }
 
 impl Engine {
     /// Compile every canonical program.
     pub fn new() -> Result<Self, EvalError> {
-        let filters = Programs::ALL
-            .into_iter()
-            .map(|p| compile(p).map(|f| (p, f)))
-            .collect::<Result<_, _>>()?;
-        Ok(Self { filters })
+        let engine = Self::lazy();
+        for program in Programs::ALL {
+            engine.filter(program)?;
+        }
+        Ok(engine)
+    }
+
+    /// Compile each program when it is first run. A live check needs
+    /// report.jq (the settings) before its first kubectl and the rest only
+    /// once the pods are read: compiling them all first (9 ms) delayed
+    /// kubectl's start; [`Engine::warm`] compiles them while kubectl starts.
+    pub fn lazy() -> Self {
+        let filters = Programs::ALL.map(|_| OnceLock::new());
+        Self {
+            filters: Arc::new(filters),
+        }
+    }
+
+    /// Compile, on a thread of its own, every program not compiled yet, in
+    /// [`Programs::ALL`]'s order; a run that needs one meanwhile waits for
+    /// it (or compiles it first).
+    pub fn warm(&self) {
+        let filters = Arc::clone(&self.filters);
+        std::thread::spawn(move || {
+            for (cell, program) in filters.iter().zip(Programs::ALL) {
+                cell.get_or_init(|| compile(program));
+            }
+        });
+    }
+
+    /// `program`, compiled now unless it was.
+    fn filter(&self, program: Program) -> Result<&Filter, EvalError> {
+        let index = Programs::ALL
+            .iter()
+            .position(|p| *p == program)
+            .expect("a canonical program");
+        self.filters[index]
+            .get_or_init(|| compile(program))
+            .as_ref()
+            .map_err(Clone::clone)
     }
 
     /// Run `program` on `input` with its variables (in `program.vars` order);
     /// every output value, or the first error.
     pub fn run(&self, program: Program, input: Val, vars: Vec<Val>) -> Result<Vec<Val>, EvalError> {
-        let (_, filter) = self
-            .filters
-            .iter()
-            .find(|(p, _)| *p == program)
-            .expect("every canonical program is compiled");
+        let filter = self.filter(program)?;
         assert_eq!(
             vars.len(),
             program.vars.len(),

@@ -40,10 +40,7 @@ fn fail(e: impl std::fmt::Display) -> Stopped {
 pub(crate) fn run_check(args: &CheckArgs, matches: &ArgMatches) -> u8 {
     // Before anything can stop the check: its start time is the results'.
     let results = Results::new(&args.ctrf, &args.junit);
-    let engine = match Engine::new() {
-        Ok(engine) => engine,
-        Err(e) => return crate::fail(e),
-    };
+    let engine = Engine::lazy();
     match check(args, matches, &engine, &results) {
         Ok(code) => code,
         Err(stopped) => {
@@ -109,6 +106,7 @@ fn check(
     if let Err(said) = selection(engine, &excluded) {
         return Err(refuse(said));
     }
+    engine.warm();
     let settings = check::Settings {
         workloads,
         excluded,
