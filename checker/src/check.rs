@@ -281,23 +281,39 @@ pub fn run(
         let mut lists = 0;
         let (listed, report, decision) = loop {
             let bounded = (started, &bounds, &mut lists);
-            let docs = read_pods(source, &projection, &saver, bounded, notice)?;
-            // Rc clones: the watch starts from these pods.
-            let listed = watching.then(|| docs.clone());
-            // The workloads at the list's version are read while report.jq
-            // runs, on every list (issue 30's cost): the server's answers
-            // and their parsing overlap jq's work, where reading them
-            // after a deciding report added 0.3 s at 10k pods. A state that
-            // settles drops them: four more lists an interval while polling
-            // (BENCHMARKS.md), as the bash does.
-            let at = read_at(&docs);
             let copying = settings.save_dir.is_some();
-            let (report, fetched) = thread::scope(|scope| {
-                let fetching = scope.spawn(|| fetch(source, settings, &bounds, at, copying));
+            // The workloads at the list's version are read as soon as its
+            // head tells the version, while the pods stream and then while
+            // report.jq runs, on every list (issue 30's cost): the server's
+            // answers and their parsing overlap the check's own work, where
+            // reading them after a deciding report added 0.3 s at 10k pods.
+            // A state that settles drops them: four more lists an interval
+            // while polling (BENCHMARKS.md), as the bash does.
+            let bounds_now = &bounds;
+            let read = thread::scope(|scope| {
+                let mut fetching = Vec::new();
+                let mut heard = |version: &str| {
+                    if checking {
+                        let at = Some(version.to_owned());
+                        let read = move || fetch(source, settings, bounds_now, at, copying);
+                        fetching.push((version.to_owned(), scope.spawn(read)));
+                    }
+                };
+                let docs = read_pods(source, &projection, &saver, bounded, notice, &mut heard)?;
+                // Rc clones: the watch starts from these pods.
+                let listed = watching.then(|| docs.clone());
+                let at = read_at(&docs);
+                // A list that broke after its head leaves its reads behind:
+                // they end on their own, by the scope's end.
+                let fetching = match fetching.into_iter().rfind(|(v, _)| Some(v) == at.as_ref()) {
+                    Some((_, fetching)) => fetching,
+                    None => scope.spawn(move || fetch(source, settings, bounds_now, at, copying)),
+                };
                 let report = engine.report(docs, excluded);
                 let fetched = fetching.join().expect("the workloads thread");
-                (report, fetched)
+                Ok::<_, CheckError>((listed, report, fetched))
             });
+            let (listed, report, fetched) = read?;
             let report = report.map_err(|error| pods_eval_error(source, error))?;
             let decision = engine
                 .decide(&report)
@@ -719,6 +735,7 @@ fn read_pods(
     saver: &Saver,
     (started, bounds, lists): (Instant, &Bounds, &mut usize),
     notice: &mut dyn FnMut(&str),
+    heard: list::Heard,
 ) -> Result<Vec<Val>, CheckError> {
     let (kubectl, chunk_size, pods) = match source {
         Source::Offline { snapshot, .. } => {
@@ -736,7 +753,8 @@ fn read_pods(
         *lists += 1;
         let mut tee = saver.tee("pods.json");
         let copy = tee.as_mut().map(|file| file as &mut dyn Write);
-        match list::read(kubectl, pods, chunk_size, until, &projection.pods, copy) {
+        let pages = (chunk_size, until);
+        match list::read_heard(kubectl, pods, pages, &projection.pods, copy, &mut *heard) {
             Ok(docs) => return Ok(docs),
             // The cluster's answer to the first page: kubectl ran and
             // failed, so say which kubeconfig and context it used.

@@ -364,16 +364,23 @@ fn a_cancelled_check_leaves_no_proxy() {
 }
 
 /// Nothing in `tmp` (the checker's `$TMPDIR`), and no process whose
-/// command line names it: the proxy and its socket are gone.
+/// command line names it: the proxy and its socket are gone. A proxy the
+/// check killed as it ended may take a moment to die: it gets a second.
 fn assert_no_proxy_left(tmp: &std::path::Path) {
     let left: Vec<_> = std::fs::read_dir(tmp).unwrap().collect();
     assert!(left.is_empty(), "left in TMPDIR: {left:?}");
     let socket = tmp.display().to_string();
-    let running: Vec<String> = std::fs::read_dir("/proc")
-        .unwrap()
-        .filter_map(|entry| std::fs::read(entry.ok()?.path().join("cmdline")).ok())
-        .map(|cmdline| String::from_utf8_lossy(&cmdline).replace('\0', " "))
-        .filter(|cmdline| cmdline.contains("proxy") && cmdline.contains(&socket))
-        .collect();
-    assert!(running.is_empty(), "still running: {running:?}");
+    let running = || -> Vec<String> {
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .filter_map(|entry| std::fs::read(entry.ok()?.path().join("cmdline")).ok())
+            .map(|cmdline| String::from_utf8_lossy(&cmdline).replace('\0', " "))
+            .filter(|cmdline| cmdline.contains("proxy") && cmdline.contains(&socket))
+            .collect()
+    };
+    let killed = Instant::now();
+    while !running().is_empty() && killed.elapsed() < Duration::from_secs(1) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(running().is_empty(), "still running: {:?}", running());
 }

@@ -19,6 +19,10 @@
 //! With a chunk size of 0, one request lists everything and its output is
 //! streamed as it comes, never held.
 //!
+//! A list tells its version as soon as its first page's head is read
+//! ([`read_heard`], [`page::Heard`]): the check starts the workloads lists
+//! at that version while the pods are still being read.
+//!
 //! Every list ends by an instant ([`Until`]): the time left caps each
 //! page's kubectl as its timeout does, so a server that hands out a new
 //! continue token on every page, or serves slow pages, cannot keep a check
@@ -119,6 +123,32 @@ pub fn read(
     read_at(kubectl, (list, None), chunk_size, until, shape, copy)
 }
 
+/// What a list tells of its version as soon as its first page's head is
+/// read ([`page::Heard`]): a list streamed whole, before its items; a list
+/// in pages, when its first page has come.
+pub type Heard<'a> = &'a mut dyn FnMut(&str);
+
+/// [`read`], its version told to `heard` before the list is read whole.
+pub fn read_heard(
+    kubectl: &Kubectl,
+    list: List,
+    (chunk_size, until): (usize, Until),
+    shape: &Shape,
+    copy: Option<&mut dyn Write>,
+    heard: Heard,
+) -> Result<Vec<Val>, ListError> {
+    if chunk_size == 0 {
+        return read_whole(kubectl, (list, None), until, shape, (copy, heard));
+    }
+    read_pages(
+        kubectl,
+        (list, None, chunk_size),
+        until,
+        shape,
+        (copy, heard),
+    )
+}
+
 /// [`read`], the list read at exactly resourceVersion `at` when given
 /// ([`List::url_at`]): the workloads at the pods list's state.
 pub fn read_at(
@@ -129,16 +159,28 @@ pub fn read_at(
     shape: &Shape,
     copy: Option<&mut dyn Write>,
 ) -> Result<Vec<Val>, ListError> {
+    let heard = &mut |_: &str| {};
     if chunk_size == 0 {
-        return read_whole(kubectl, (list, at), until, shape, copy);
+        return read_whole(kubectl, (list, at), until, shape, (copy, heard));
     }
+    read_pages(kubectl, (list, at, chunk_size), until, shape, (copy, heard))
+}
+
+/// Read a list in pages, one fetched while the one before is parsed.
+fn read_pages(
+    kubectl: &Kubectl,
+    (list, at, chunk_size): (List, Option<&str>, usize),
+    until: Until,
+    shape: &Shape,
+    (copy, heard): (Option<&mut dyn Write>, Heard),
+) -> Result<Vec<Val>, ListError> {
     thread::scope(|scope| {
         // One page may wait while the next is fetched.
         let (pages, received) = mpsc::sync_channel(1);
         let stop = Stop::default();
         let fetcher = stop.clone();
         scope.spawn(move || fetch_pages(kubectl, (list, at, chunk_size), until, &fetcher, &pages));
-        let read = receive(received, shape, copy);
+        let read = receive(received, shape, (copy, heard));
         // The fetcher may be waiting on kubectl for a page no one will
         // read (this one failed): end it now, not at its timeout.
         stop.stop();
@@ -150,7 +192,7 @@ pub fn read_at(
 fn receive(
     received: mpsc::Receiver<Fetched>,
     shape: &Shape,
-    copy: Option<&mut dyn Write>,
+    (copy, heard): (Option<&mut dyn Write>, Heard),
 ) -> Result<Vec<Val>, ListError> {
     {
         let mut copy = copy;
@@ -162,7 +204,15 @@ fn receive(
             }
             // What kubectl printed is read as jq -s reads it: a server
             // sends one document per page, but nothing else is trusted.
-            let page = snapshot::read_documents(&bytes[..], "kubectl", shape).map_err(|e| {
+            let page = match number {
+                1 => snapshot::read_documents(
+                    page::Heard::new(&bytes[..], &mut *heard),
+                    "kubectl",
+                    shape,
+                ),
+                _ => snapshot::read_documents(&bytes[..], "kubectl", shape),
+            };
+            let page = page.map_err(|e| {
                 let why = e.unreadable_why();
                 if number == 1 {
                     ListError::Failed(Failure::Unreadable { command, why })
@@ -275,7 +325,7 @@ fn read_whole(
     (list, at): (List, Option<&str>),
     until: Until,
     shape: &Shape,
-    copy: Option<&mut dyn Write>,
+    (copy, heard): (Option<&mut dyn Write>, Heard),
 ) -> Result<Vec<Val>, ListError> {
     let args = list.args_at(0, None, at);
     let args = args.each_ref().map(String::as_str);
@@ -285,7 +335,7 @@ fn read_whole(
     let (kubectl, capped) = until.cap(kubectl);
     let (parsed, not_saved) = kubectl
         .run(&args, |out| {
-            let mut tee = Tee::new(out, copy);
+            let mut tee = Tee::new(page::Heard::new(out, heard), copy);
             let parsed = snapshot::read_documents(&mut tee, "kubectl", shape);
             (parsed, tee.write_error())
         })

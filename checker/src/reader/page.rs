@@ -12,6 +12,7 @@
 use super::BOM;
 use serde::de::IgnoredAny;
 use serde::Deserialize;
+use std::io::{self, Read};
 
 /// What the driver needs of a page before its items.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -75,6 +76,60 @@ pub fn head(page: &[u8]) -> Result<PageHead, String> {
     Ok(found.unwrap_or_default())
 }
 
+/// The most bytes of a list's start kept to find its head: a head is a
+/// few hundred bytes; a list that writes its items first has none to find.
+const HEAD_MAX: usize = 64 << 10;
+
+/// `inner`'s bytes, passed on as they are, with the list's
+/// `metadata.resourceVersion` told to `heard` once, as soon as its head has
+/// passed and before its items are read: the check reads the workloads at
+/// that version while the pods stream (issue 30's cost). Nothing is told
+/// for a list whose head has no version, or that puts its items first.
+pub struct Heard<R, F> {
+    inner: R,
+    start: Vec<u8>,
+    heard: Option<F>,
+}
+
+impl<R: Read, F: FnMut(&str)> Heard<R, F> {
+    /// `inner`, its version told to `heard`.
+    pub fn new(inner: R, heard: F) -> Self {
+        Self {
+            inner,
+            start: Vec::new(),
+            heard: Some(heard),
+        }
+    }
+
+    /// Look for the head in the bytes read so far (all of them at the end).
+    fn listen(&mut self, read: &[u8]) {
+        let Some(heard) = self.heard.as_mut() else {
+            return;
+        };
+        let room = HEAD_MAX - self.start.len();
+        self.start.extend_from_slice(&read[..read.len().min(room)]);
+        let ended = read.is_empty() || self.start.len() == HEAD_MAX;
+        if !ended && memchr::memmem::find(&self.start, b"\"items\"").is_none() {
+            return;
+        }
+        match head(&self.start) {
+            Ok(head) if !head.resource_version.is_empty() => heard(&head.resource_version),
+            Err(_) if !ended => return,
+            _ => {}
+        }
+        self.heard = None;
+        self.start = Vec::new();
+    }
+}
+
+impl<R: Read, F: FnMut(&str)> Read for Heard<R, F> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.listen(&buf[..n]);
+        Ok(n)
+    }
+}
+
 /// The value at the start of `data` and the bytes it took.
 fn one<'de, T: Deserialize<'de>>(data: &'de [u8]) -> Result<(T, usize), String> {
     let mut values = serde_json::Deserializer::from_slice(data).into_iter::<T>();
@@ -117,6 +172,61 @@ mod tests {
         let page = b"\xef\xbb\xbf{\"metadata\":{\"resourceVersion\":\"7\"},\"items\":[]}";
         assert_eq!(head(page).unwrap().resource_version, "7");
         assert!(head(b" \xef\xbb\xbf{\"items\":[]}").is_err());
+    }
+
+    /// What `Heard` tells of `list` read `step` bytes at a time.
+    fn heard(list: &[u8], step: usize) -> (Vec<String>, Vec<u8>) {
+        let mut told = Vec::new();
+        let mut passed = Vec::new();
+        let mut reader = Heard::new(list, |v: &str| told.push(v.to_owned()));
+        let mut buf = vec![0; step];
+        loop {
+            let n = reader.read(&mut buf).unwrap();
+            if n == 0 {
+                break;
+            }
+            passed.extend_from_slice(&buf[..n]);
+        }
+        drop(reader);
+        (told, passed)
+    }
+
+    #[test]
+    fn the_version_is_heard_once_as_soon_as_the_head_has_passed() {
+        let list = br#"{"kind":"PodList","metadata":{"resourceVersion":"48213"},"items":[{"metadata":{"resourceVersion":"1"}}]}"#;
+        for step in [1, 7, 64, 4096] {
+            let (told, passed) = heard(list, step);
+            assert_eq!(told, ["48213"], "step {step}");
+            assert_eq!(passed, list, "step {step}");
+        }
+        // Told before the items are read: the bytes up to `"items":` do.
+        let mut told = Vec::new();
+        let end = memchr::memmem::find(list, b"\"items\":").unwrap() + 8;
+        let mut reader = Heard::new(&list[..], |v: &str| told.push(v.to_owned()));
+        reader.read_exact(&mut vec![0; end]).unwrap();
+        drop(reader);
+        assert_eq!(told, ["48213"]);
+    }
+
+    #[test]
+    fn nothing_is_heard_without_a_version_in_the_head() {
+        let no_version = br#"{"metadata":{},"items":[]}"#;
+        let not_a_list = br#"[{"metadata":{"resourceVersion":"5"},"items":[]}]"#;
+        for list in [
+            &no_version[..],
+            not_a_list,
+            b"",
+            b"{\"metadata\":{\"resourceVer",
+        ] {
+            assert_eq!(heard(list, 3), (vec![], list.to_vec()));
+        }
+        // Items first: the version is heard at the end, when it is read.
+        let items_first = br#"{"items":[],"metadata":{"resourceVersion":"5"}}"#;
+        assert_eq!(heard(items_first, 3).0, ["5"]);
+        let mut long = br#"{"items":["#.to_vec();
+        long.extend(b"1,".repeat(HEAD_MAX));
+        long.extend(br#"1],"metadata":{"resourceVersion":"5"}}"#);
+        assert_eq!(heard(&long, 4096), (vec![], long.clone()));
     }
 
     #[test]
