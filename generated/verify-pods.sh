@@ -155,7 +155,10 @@ else error("label selector term \($t|tojson): use key, !key, key=value or key!=v
 |map(if length<64 and(explode|.[0]!=45 and.[-1]!=45 and all(.[];.>=97 and.<=122 or.>=48 and.<=57 or.==45))then. else error("\($w) \(tojson) is not a DNS-1123 label")end);
 ($namespaces|names("namespace"))as$only|($selector|terms)as$terms|($excluded_namespaces|names("excluded namespace"))as$excluded|($excluded_owner_kinds|split(",")|map(select(.!="")))as$owner_kinds
 |. as$documents|list_items("snapshot";"Pod";"kubectl get pods -A -o json")|outside($excluded)|if$only+$terms==[]then. else map(select((.metadata.namespace as$ns|$only==[]or any($only[];.==$ns))
-and((.metadata.labels|objects//{})as$l|all($terms[];.[2]==(.[1]as$v|$l[.[0]]|if$v==null then.!=null else.==$v end)))))end|[.[].status.phase]as$phases|[.[].spec.nodeName]as$node_names|. as$pods
+and((.metadata.labels|objects//{})as$l|all($terms[];.[2]==(.[1]as$v|$l[.[0]]|if$v==null then.!=null else.==$v end)))))end|[.[].status.phase]as$phases|. as$pods|(if$workloads=="false"then null else
+([$pods[].metadata.deletionTimestamp]as$deletion|[$phases|indices("Succeeded"),indices("Failed")]+[$deletion-[null]|unique[]as$at|$deletion|indices([$at])]|add|unique)as$ended
+|([[$pods[].metadata.ownerReferences[0:]?[]?.uid?]|owner_groups|{(.[0]):length}]|add//{})as$all|$all+([[$pods[$ended[]].metadata.ownerReferences[0:]?[]?.uid?]|owner_groups
+|{(.[0]):($all[.[0]]-length)}]|add//{})end)as$owners|if$workloads=="owners"then{resource_version:($documents|list_read_at),active_owners:$owners}else[.[].spec.nodeName]as$node_names
 |[$node_names|nodeless($phases)[]|$pods[.]|scheduler_verdict as$why|{namespace:(.metadata.namespace|canon),name:(.metadata.name|canon),
 uid:(.metadata.uid|canon),reason:($why.reason|canon),message:($why.message|canon),excused_by:owner_kinds_in($owner_kinds)}]as$nodeless_pods
 |[$nodeless_pods[]|select(.excused_by==[])|del(.excused_by)]as$unscheduled_pods|[$nodeless_pods[]|select(.excused_by!=[])]as$excused|[with_phase($phases;"Failed")|terminated as$t|{
@@ -164,10 +167,7 @@ namespace:(.metadata.namespace|canon),name:(.metadata.name|canon),reason:($t.rea
 succeeded:$succeeded,other:(length-$running-$pending-($failed_pods|length)-$succeeded),unscheduled:($unscheduled_pods|length),unscheduled_pods:$unscheduled_pods,failed_pods:$failed_pods,
 distribution:($node_names|distribution),excused:($excused|length),excused_pods:[$excused[]|del(.excused_by)],excused_kinds:([$excused[].excused_by[]]|unique),
 namespaces:([.[].metadata.namespace]|group_by(.)|map({namespace:(.[0]|canon),pods:length}))}|.+{verdict:(if.unscheduled>0 or.failed>0 then"fail"elif.total==0 then"empty"else"pass"end),
-resource_version:($documents|list_read_at),missing:null,missing_workloads:null,active_owners:(if$workloads!="true"then null else([$pods[].metadata.deletionTimestamp]as$deletion
-|[$phases|indices("Succeeded"),indices("Failed")]+[$deletion-[null]|unique[]as$at|$deletion|indices([$at])]|add|unique)as$ended
-|([[$pods[].metadata.ownerReferences[0:]?[]?.uid?]|owner_groups|{(.[0]):length}]|add//{})as$all|$all+([[$pods[$ended[]].metadata.ownerReferences[0:]?[]?.uid?]|owner_groups
-|{(.[0]):($all[.[0]]-length)}]|add//{})end)}
+resource_version:($documents|list_read_at),missing:null,missing_workloads:null,active_owners:$owners}end
 VERIFY_PODS_REPORT_JQ
   IFS= read -r -d '' decision_program <<'VERIFY_PODS_DECISION_JQ' || true
 "\(.verdict) \(.unscheduled) \(if(.unscheduled>0 or.missing>0)and.failed==0 then"wait"else"stop"end)"

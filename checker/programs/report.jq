@@ -17,7 +17,11 @@
 #                                  report (issue 30): only then is
 #                                  `active_owners` computed (it is most of
 #                                  this program's work on a large cluster);
-#                                  else it is null.
+#                                  "false": it is null. "owners": the output
+#                                  is only what workloads.jq reads of the
+#                                  report, {resource_version, active_owners},
+#                                  which the checker computes beside the rest
+#                                  ("false") on another core, then adds.
 # Output:    one report object: counts (every phase), the unscheduled pods
 #            with the scheduler's reason, the failed pods, the per-node
 #            distribution, the verdict and the resourceVersion it was decided
@@ -146,8 +150,29 @@ def names($w):
                        | all($terms[]; .[2] == (.[1] as $v | $l[.[0]] | if $v == null then . != null else . == $v end)))))
   end
 | [.[].status.phase] as $phases
-| [.[].spec.nodeName] as $node_names
 | . as $pods
+# What workloads.jq needs of the pods (issue 30), so that it never reads
+# them again: {owner uid: how many active pods name it}. A pod is active
+# with no deletionTimestamp, neither Succeeded nor Failed: every pod's
+# owners are counted, then the ended pods' (found by `indices`, per
+# distinct deletionTimestamp, not per pod; the nulls subtracted before
+# `unique`, which cost jq 1.6 17 ms on 10k nulls) taken off. Per pod only a
+# path whose `?` skips what is no array of objects; per owner one small
+# object, all added at once: jq 1.6 copies the whole object at each step
+# of a reduce (0.2 s for 4,000 owners at 10k pods) and at `.[k] += n`
+# (2.5 s). Type tests and comparisons per pod cost 2.4x this (BENCHMARKS.md).
+# result.jq leaves it out: it is the report's last key, as jaq's del
+# moves the last key into the place it empties.
+| (if $workloads == "false" then null else
+     ([$pods[].metadata.deletionTimestamp] as $deletion
+      | [$phases | indices("Succeeded"), indices("Failed")]
+        + [$deletion - [null] | unique[] as $at | $deletion | indices([$at])] | add | unique) as $ended
+     | ([[$pods[].metadata.ownerReferences[0:]?[]?.uid?] | owner_groups | {(.[0]): length}] | add // {}) as $all
+     | $all + ([[$pods[$ended[]].metadata.ownerReferences[0:]?[]?.uid?] | owner_groups
+                | {(.[0]): ($all[.[0]] - length)}] | add // {}) end) as $owners
+| if $workloads == "owners" then {resource_version: ($documents | list_read_at), active_owners: $owners} else
+# Else the whole report.
+[.[].spec.nodeName] as $node_names
 # The pods without a node: each unscheduled, or excused when an owner's kind
 # is one of $owner_kinds (then said, never silent: issue 29).
 | [ $node_names | nodeless($phases)[] | $pods[.]
@@ -199,23 +224,6 @@ def names($w):
     # workloads.jq's (issue 30): null, not read.
     missing: null,
     missing_workloads: null,
-    # What workloads.jq needs of the pods (issue 30), so that it never reads
-    # them again: {owner uid: how many active pods name it}. A pod is active
-    # with no deletionTimestamp, neither Succeeded nor Failed: every pod's
-    # owners are counted, then the ended pods' (found by `indices`, per
-    # distinct deletionTimestamp, not per pod; the nulls subtracted before
-    # `unique`, which cost jq 1.6 17 ms on 10k nulls) taken off. Per pod only a
-    # path whose `?` skips what is no array of objects; per owner one small
-    # object, all added at once: jq 1.6 copies the whole object at each step
-    # of a reduce (0.2 s for 4,000 owners at 10k pods) and at `.[k] += n`
-    # (2.5 s). Type tests and comparisons per pod cost 2.4x this (BENCHMARKS.md).
-    # result.jq leaves it out: it is last, as jaq's del moves the last key
-    # into the place it empties.
-    active_owners: (if $workloads != "true" then null else
-      ([$pods[].metadata.deletionTimestamp] as $deletion
-       | [$phases | indices("Succeeded"), indices("Failed")]
-         + [$deletion - [null] | unique[] as $at | $deletion | indices([$at])] | add | unique) as $ended
-      | ([[$pods[].metadata.ownerReferences[0:]?[]?.uid?] | owner_groups | {(.[0]): length}] | add // {}) as $all
-      | $all + ([[$pods[$ended[]].metadata.ownerReferences[0:]?[]?.uid?] | owner_groups
-                 | {(.[0]): ($all[.[0]] - length)}] | add // {}) end)
+    active_owners: $owners
   }
+end

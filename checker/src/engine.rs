@@ -129,6 +129,28 @@ pub struct Decision {
     pub may_settle: bool,
 }
 
+/// What [`Engine::report_part`] computes of report.jq's report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    /// All of it, the pods' owners too, in one run: the bash function's way.
+    Whole,
+    /// All of it but the pods' owners (`active_owners` null).
+    Rest,
+    /// What workloads.jq reads of it: `resource_version`, `active_owners`.
+    Owners,
+}
+
+impl Part {
+    /// report.jq's `$workloads` for this part.
+    fn workloads(self) -> &'static str {
+        match self {
+            Part::Whole => "true",
+            Part::Rest => "false",
+            Part::Owners => "owners",
+        }
+    }
+}
+
 /// The canonical programs, each compiled once: all at once ([`Engine::new`]),
 /// or each when first run or warmed ([`Engine::lazy`], [`Engine::warm`]).
 pub struct Engine {
@@ -213,16 +235,53 @@ impl Engine {
 
     /// report.jq on a snapshot: its documents (one List, or the pages of
     /// a paged list), which the program reads as one array (`jq -s`).
+    ///
+    /// With the workloads read, the pods' owners (`active_owners`, a third
+    /// of the work at 10k pods) are computed on a second thread by the same
+    /// program ([`Part::Owners`]) beside the rest ([`Part::Rest`]): the two
+    /// added ([`Engine::add`]) are the report.
     pub fn report(&self, snapshot: Vec<Val>, excluded: &Excluded) -> Result<Report, EvalError> {
+        let pods = Val::from_iter(snapshot);
+        if !excluded.workloads {
+            return self.report_part(pods, excluded, Part::Rest).map(Report);
+        }
+        let (rest, owners) = std::thread::scope(|scope| {
+            let owners = scope.spawn(|| self.report_part(pods.clone(), excluded, Part::Owners));
+            let rest = self.report_part(pods.clone(), excluded, Part::Rest);
+            (
+                rest,
+                owners.join().expect("the owners thread does not panic"),
+            )
+        });
+        Ok(Engine::add(Report(rest?), owners?))
+    }
+
+    /// One part of report.jq's report on the pods (`jq -s` of a snapshot's
+    /// documents).
+    pub fn report_part(
+        &self,
+        pods: Val,
+        excluded: &Excluded,
+        part: Part,
+    ) -> Result<Val, EvalError> {
         let vars = vec![
             Val::from(excluded.namespaces.join(",")),
             Val::from(excluded.owner_kinds.join(",")),
             Val::from(excluded.only_namespaces.join(",")),
             Val::from(excluded.selector.clone()),
-            Val::from(excluded.workloads.to_string()),
+            Val::from(part.workloads().to_owned()),
         ];
-        self.run_one(Programs::REPORT, Val::from_iter(snapshot), vars)
-            .map(Report)
+        self.run_one(Programs::REPORT, pods, vars)
+    }
+
+    /// `report` + `part`, as jq adds objects (a key of `part` takes the
+    /// value and keeps the place it has in `report`): how report.jq's
+    /// parts, and workloads.jq's word on [`Part::Owners`], make one report.
+    pub fn add(report: Report, part: Val) -> Report {
+        match report.0 + part {
+            Ok(sum) => Report(sum),
+            Err(e) => unreachable!("report.jq's parts are objects: {e}"),
+        }
     }
 
     /// workloads.jq: the report plus the pods its workloads want and that
@@ -235,14 +294,35 @@ impl Engine {
         workloads: Vec<Val>,
         excluded: &Excluded,
     ) -> Result<Report, EvalError> {
+        self.workloads_on(report.0.clone(), workloads, excluded)
+            .map(Report)
+    }
+
+    /// [`Engine::workloads`] on [`Part::Owners`] of a report, all that
+    /// workloads.jq reads of one: what it adds to the report, computed
+    /// beside the rest of report.jq ([`Engine::add`] them).
+    pub fn workloads_ahead(
+        &self,
+        owners: &Val,
+        workloads: Vec<Val>,
+        excluded: &Excluded,
+    ) -> Result<Val, EvalError> {
+        self.workloads_on(owners.clone(), workloads, excluded)
+    }
+
+    fn workloads_on(
+        &self,
+        report: Val,
+        workloads: Vec<Val>,
+        excluded: &Excluded,
+    ) -> Result<Val, EvalError> {
         let vars = vec![
             Val::from(excluded.namespaces.join(",")),
             Val::from(excluded.owner_kinds.join(",")),
             Val::from(excluded.only_namespaces.join(",")),
-            Val::from_iter([report.0.clone()]),
+            Val::from_iter([report]),
         ];
         self.run_one(Programs::WORKLOADS, Val::from_iter(workloads), vars)
-            .map(Report)
     }
 
     /// events.jq: the FailedScheduling events of the report's unscheduled

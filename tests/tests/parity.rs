@@ -1179,3 +1179,66 @@ fn json_that_jq_reads_is_read_alike_and_json_it_refuses_is_refused() {
     }
     assert_no_problems("JSON that jq reads", &problems);
 }
+
+/// The checker makes report.jq's report in two parts on two cores
+/// (`Part::Rest` and `Part::Owners`, added with jq's `+`) and runs
+/// workloads.jq on the owners' part beside the rest (issue 30's cost); the
+/// bash function runs each program once (`Part::Whole`). On every case of
+/// the corpus both ways make the same report, and the same report with
+/// its workloads, errors included.
+#[test]
+fn the_reports_parts_add_up_to_the_whole_report() {
+    use checker::engine::Part;
+    let engine = Engine::new().expect("programs compile");
+    let projection = Projection::canonical();
+    let problems = for_each_case(|case| {
+        let bytes = corpus::read(&case.pods());
+        let Ok(docs) = snapshot::read_documents(&bytes[..], &case.name, &projection.pods) else {
+            return Vec::new();
+        };
+        let excluded = checker::Excluded {
+            owner_kinds: case.owner_kinds().split(',').map(str::to_owned).collect(),
+            ..checker::Excluded::default()
+        };
+        let pods = Val::from_iter(docs.clone());
+        let shown = |made: &Result<Val, checker::engine::EvalError>| match made {
+            Ok(report) => to_json(report),
+            Err(e) => format!("error {e}"),
+        };
+        let mut problems = Vec::new();
+        let whole = engine.report_part(pods.clone(), &excluded, Part::Whole);
+        let split = engine.report(docs, &excluded).map(|report| report.0);
+        let mut differ = |what: &str, one: String, two: String| {
+            if one != two {
+                let first = first_difference(one.as_bytes(), two.as_bytes());
+                problems.push(format!("{}: {what}: {first}", case.name));
+            }
+        };
+        differ("report.jq whole and in parts", shown(&whole), shown(&split));
+        let (Ok(whole), Some(path)) = (whole, case.workloads()) else {
+            return problems;
+        };
+        let bytes = corpus::read(&path);
+        let workloads = snapshot::read_documents(&bytes[..], &case.name, &projection.workloads)
+            .expect("the case's workloads read");
+        let once = engine
+            .workloads(&Report(whole), workloads.clone(), &excluded)
+            .map(|r| r.0);
+        let rest = engine
+            .report_part(pods.clone(), &excluded, Part::Rest)
+            .expect("the rest");
+        let owners = engine
+            .report_part(pods, &excluded, Part::Owners)
+            .expect("the owners");
+        let beside = engine
+            .workloads_ahead(&owners, workloads, &excluded)
+            .map(|ahead| Engine::add(Engine::add(Report(rest), owners), ahead).0);
+        differ(
+            "workloads.jq on the report and beside it",
+            shown(&once),
+            shown(&beside),
+        );
+        problems
+    });
+    assert_no_problems("report.jq's parts", &problems.concat());
+}
