@@ -277,12 +277,13 @@ fn polling_reads_the_workloads_beside_every_list_and_drops_a_settling_states() {
     }
 }
 
-/// The checker reads the workloads lists (and the events) through one
-/// `kubectl proxy` on a socket of its own, not one kubectl each (issue 30's
-/// cost, checker/src/live/proxy.rs); the proxy and its socket's directory
-/// are gone when the check ends. A pod is unscheduled, so events are read.
+/// The checker reads the pods list, the workloads lists and the events
+/// through one `kubectl proxy` on a socket of its own, not one kubectl each
+/// (issue 30's cost, checker/src/live/proxy.rs); the proxy and its socket's
+/// directory are gone when the check ends. A pod is unscheduled, so events
+/// are read.
 #[test]
-fn the_checker_reads_the_lists_beside_the_pods_through_one_proxy() {
+fn the_checker_reads_every_list_through_one_proxy() {
     let server = Server::builder()
         .state(first_stuck())
         .start()
@@ -304,10 +305,38 @@ fn the_checker_reads_the_lists_beside_the_pods_through_one_proxy() {
     assert!(beside_pods.iter().all(|e| proxied(e)), "{beside_pods:#?}");
     let pods = server.pods_lists();
     assert!(
-        !pods.iter().any(proxied),
-        "the pods list streams from kubectl: {pods:#?}"
+        !pods.is_empty() && pods.iter().all(proxied),
+        "the pods list streams through the proxy: {pods:#?}"
     );
     assert_no_proxy_left(tmp.path());
+}
+
+/// The proxy's answer to the pods list is trusted only when read to its
+/// end: one cut mid-body is asked again of kubectl, which answers, and the
+/// check goes on as if the proxy had not answered (no warning, no list
+/// broken).
+#[test]
+fn a_pods_list_the_proxy_cuts_is_read_again_from_kubectl() {
+    let server = Server::builder()
+        .state(created(3))
+        .fault(FaultRule::once(Target::PodsPage(1), Fault::CloseMidBody))
+        .start()
+        .expect("server");
+    let env = KubeEnv::for_server(&server).expect("kube env");
+    let output = run(env.checker().env(DEADLINE_ENV, "0"));
+    assert_eq!(output.status.code(), Some(0), "{}", shown(&output));
+    let pods = server.pods_requests();
+    let proxied: Vec<bool> = pods
+        .iter()
+        .map(|e| e.user_agent.starts_with("verify-pods/"))
+        .collect();
+    assert_eq!(proxied, [true, false], "{pods:#?}");
+    let warning = checker::contract::CHECKER_PREFIX.warning;
+    assert!(
+        !text(&output.stderr).contains(warning),
+        "{}",
+        shown(&output)
+    );
 }
 
 /// TERM while a workloads list hangs in the checker's proxy: the check

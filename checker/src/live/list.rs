@@ -333,16 +333,24 @@ fn read_whole(
         return Err(ListError::Unfinished { pages: 0 });
     }
     let (kubectl, capped) = until.cap(kubectl);
-    let (parsed, not_saved) = kubectl
-        .run(&args, |out| {
-            let mut tee = Tee::new(page::Heard::new(out, heard), copy);
+    let read = match copy {
+        // Streamed through the proxy when there is one: read again from
+        // kubectl when its answer is not whole.
+        None => kubectl.run_streaming(&args, |out| {
+            let parsed =
+                snapshot::read_documents(page::Heard::new(out, &mut *heard), "kubectl", shape);
+            (parsed, None)
+        }),
+        Some(copy) => kubectl.run(&args, |out| {
+            let mut tee = Tee::new(page::Heard::new(out, heard), Some(copy));
             let parsed = snapshot::read_documents(&mut tee, "kubectl", shape);
             (parsed, tee.write_error())
-        })
-        .map_err(|e| match e {
-            KubectlError::TimedOut { .. } if capped => ListError::Unfinished { pages: 0 },
-            e => ListError::Failed(Failure::Kubectl(e)),
-        })?;
+        }),
+    };
+    let (parsed, not_saved) = read.map_err(|e| match e {
+        KubectlError::TimedOut { .. } if capped => ListError::Unfinished { pages: 0 },
+        e => ListError::Failed(Failure::Kubectl(e)),
+    })?;
     if let Some(error) = not_saved {
         return Err(ListError::NotSaved(error));
     }

@@ -1,19 +1,22 @@
-//! One `kubectl proxy` for the lists read beside the pods list: the four
-//! workloads lists and the events (issue 30's cost). Each `kubectl get
-//! --raw` starts a Go process, about 0.07 s of CPU; four more of them on
-//! every deciding state made the check half again as slow on 2 cores
-//! (BENCHMARKS.md). The proxy is kubectl too (the same kubeconfig, context
-//! and credentials), started once per check as it begins (or by the first
-//! of those lists), and it listens on a unix socket in a directory only
-//! this user can open.
+//! One `kubectl proxy` for every list a check reads when it reads the
+//! workloads: the pods list, the four workloads lists and the events
+//! (issue 30's cost). Each `kubectl get --raw` starts a Go process, about
+//! 0.04 s of CPU; four more of them on every deciding state made the check
+//! half again as slow on 2 cores, and one beside the proxy still cost a
+//! green lane 0.02 s (BENCHMARKS.md). The proxy is kubectl too (the same
+//! kubeconfig, context and credentials), started once per check as it
+//! begins, and it listens on a unix socket in a directory only this user
+//! can open.
 //!
 //! The proxy is trusted only with success: a call takes its answer when it
 //! is a whole HTTP 200. Any other answer (a status, a cut body, a proxy
 //! that never started or has gone) is asked again of kubectl, so every
 //! error keeps kubectl's words and exit code. A call that runs past its
 //! timeout through the proxy ends as a kubectl call that timed out does.
-//! The pods list never goes through it: it streams into the parser as it
-//! comes, and the proxy's answer is held whole.
+//! A list read whole (chunk size 0) with no copy kept (no `--save-dir`) is
+//! read as it comes ([`Streamed`]) and parsed meanwhile; what was parsed
+//! counts only once the answer's end was read, else the list is read again
+//! from kubectl. Other pages of the pods list, and the watch, go to kubectl.
 
 use super::stop::Stop;
 use crate::cancel::{self, Registered};
@@ -114,6 +117,20 @@ impl Proxy {
         }
     }
 
+    /// GET `url` through the proxy, its body read as it comes (a list
+    /// parsed while it streams): None unless the proxy answers `200`
+    /// within `timeout` (then ask kubectl). Trust what was read only when
+    /// [`Streamed::whole`]; `stop` may end it.
+    pub fn stream(
+        &self,
+        url: &str,
+        timeout: Duration,
+        stop: &Stop,
+        note: Option<Note>,
+    ) -> Option<Streamed> {
+        self.running()?.stream(url, timeout, stop, note)
+    }
+
     /// The proxy, started at the first ask; None when it cannot start.
     fn running(&self) -> Option<&Running> {
         self.running
@@ -179,39 +196,252 @@ impl Running {
         *state == State::Serving
     }
 
-    fn get(&self, url: &str, timeout: Duration, stop: &Stop, note: Option<Note>) -> Answer {
-        // The timeout counts from here, the wait for the proxy included.
-        let asked = Instant::now();
+    /// A connection on which `GET url` was asked, registered with `stop`;
+    /// None when the proxy does not serve within `timeout` or the request
+    /// cannot be made.
+    fn ask(&self, url: &str, timeout: Duration, stop: &Stop) -> Option<UnixStream> {
         if !self.serving(timeout)
             || url
                 .bytes()
                 .any(|b| b.is_ascii_whitespace() || b.is_ascii_control())
         {
-            return Answer::AskKubectl;
+            return None;
         }
-        let Ok(mut stream) = UnixStream::connect(&self.socket) else {
-            return Answer::AskKubectl;
-        };
+        let mut stream = UnixStream::connect(&self.socket).ok()?;
         let request = format!(
             "GET {url} HTTP/1.1\r\nHost: localhost\r\nAccept: application/json\r\n\
              User-Agent: verify-pods/{}\r\nConnection: close\r\n\r\n",
             env!("CARGO_PKG_VERSION")
         );
-        if stream.write_all(request.as_bytes()).is_err() {
-            return Answer::AskKubectl;
-        }
-        let Ok(clone) = stream.try_clone() else {
+        stream.write_all(request.as_bytes()).ok()?;
+        stop.started_socket(stream.try_clone().ok()?)
+            .then_some(stream)
+    }
+
+    fn get(&self, url: &str, timeout: Duration, stop: &Stop, note: Option<Note>) -> Answer {
+        // The timeout counts from here, the wait for the proxy included.
+        let asked = Instant::now();
+        let Some(mut stream) = self.ask(url, timeout, stop) else {
             return Answer::AskKubectl;
         };
-        if !stop.started_socket(clone) {
-            return Answer::AskKubectl;
-        }
         let read = read_until_closed(&mut stream, (asked, timeout), note);
         stop.ended();
         match read {
             Received::All(bytes) => whole_ok_body(&bytes).map_or(Answer::AskKubectl, Answer::Body),
             Received::TimedOut => Answer::TimedOut,
             Received::Failed => Answer::AskKubectl,
+        }
+    }
+}
+
+impl Running {
+    fn stream(
+        &self,
+        url: &str,
+        timeout: Duration,
+        stop: &Stop,
+        note: Option<Note>,
+    ) -> Option<Streamed> {
+        let asked = Instant::now();
+        let stream = self.ask(url, timeout, stop)?;
+        Streamed::open(stream, (asked, timeout), note)
+    }
+}
+
+/// The proxy's buffer for an answer read as it comes.
+const STREAM_BUFFER: usize = 256 << 10;
+
+/// The body of a `200` answer of the proxy, read as it comes ([`Proxy::stream`]).
+pub struct Streamed {
+    answer: BufReader<UnixStream>,
+    body: Body,
+    /// The body's end was read: its last chunk, its length, or the close.
+    ended: bool,
+    timed_out: bool,
+    started: Instant,
+    timeout: Duration,
+    note: Option<Note>,
+}
+
+/// How the body of an answer ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Body {
+    /// `Transfer-Encoding: chunked`: this many bytes left of the chunk being
+    /// read (0: a chunk's size line comes next).
+    Chunked(usize),
+    /// `Content-Length`: this many bytes left.
+    Length(usize),
+    /// Neither: where the connection closes (HTTP/1.1 §6.3).
+    UntilClosed,
+}
+
+impl Streamed {
+    /// The answer on `stream`, whose request was sent at `asked`: its body
+    /// once the head of a `200` is read within `timeout`; else None.
+    fn open(
+        stream: UnixStream,
+        (asked, timeout): (Instant, Duration),
+        note: Option<Note>,
+    ) -> Option<Streamed> {
+        let mut streamed = Streamed {
+            answer: BufReader::with_capacity(STREAM_BUFFER, stream),
+            body: Body::UntilClosed,
+            ended: false,
+            timed_out: false,
+            started: asked,
+            timeout,
+            note,
+        };
+        streamed.head().ok()?.then_some(streamed)
+    }
+
+    /// Every byte of the body was read: what it made is the answer.
+    pub fn whole(&self) -> bool {
+        self.ended
+    }
+
+    /// The answer ran past its timeout.
+    pub fn timed_out(&self) -> bool {
+        self.timed_out
+    }
+
+    /// Read the status line and the headers: true for a `200`.
+    fn head(&mut self) -> io::Result<bool> {
+        let status = self.line()?;
+        let mut words = status.split(' ');
+        let ok =
+            words.next().is_some_and(|w| w.starts_with("HTTP/1.")) && words.next() == Some("200");
+        loop {
+            let line = self.line()?;
+            if line.is_empty() {
+                return Ok(ok);
+            }
+            let Some((key, value)) = line.split_once(':') else {
+                return Ok(false);
+            };
+            let (key, value) = (key.trim(), value.trim());
+            if key.eq_ignore_ascii_case("Transfer-Encoding") {
+                if !value.eq_ignore_ascii_case("chunked") {
+                    return Ok(false);
+                }
+                self.body = Body::Chunked(0);
+            } else if key.eq_ignore_ascii_case("Content-Length") && self.body == Body::UntilClosed {
+                let Ok(length) = value.parse() else {
+                    return Ok(false);
+                };
+                self.body = Body::Length(length);
+            }
+        }
+    }
+
+    /// One line of the head or of the chunks, without its CRLF.
+    fn line(&mut self) -> io::Result<String> {
+        let mut line = Vec::new();
+        self.waiting(|answer| answer.read_until(b'\n', &mut line))?;
+        match line.strip_suffix(b"\r\n") {
+            Some(text) => String::from_utf8(text.to_vec()).map_err(|_| cut()),
+            None => Err(cut()),
+        }
+    }
+
+    /// Run `read` on the answer within the timeout, saying the note once
+    /// its time has passed; a read that waits in vain is tried again.
+    fn waiting<T>(
+        &mut self,
+        mut read: impl FnMut(&mut BufReader<UnixStream>) -> io::Result<T>,
+    ) -> io::Result<T> {
+        loop {
+            let elapsed = self.started.elapsed();
+            let Some(left) = self
+                .timeout
+                .checked_sub(elapsed)
+                .filter(|left| !left.is_zero())
+            else {
+                self.timed_out = true;
+                return Err(io::ErrorKind::TimedOut.into());
+            };
+            let until_note = self
+                .note
+                .as_ref()
+                .map_or(Duration::ZERO, |n| n.1.saturating_sub(elapsed));
+            if let Some((line, _)) = self.note.take_if(|_| until_note.is_zero()) {
+                eprintln!("{line}");
+            }
+            let wait = match self.note {
+                Some(_) => left.min(until_note),
+                None => left,
+            };
+            self.answer
+                .get_ref()
+                .set_read_timeout(Some(wait.max(Duration::from_millis(1))))?;
+            match read(&mut self.answer) {
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::WouldBlock
+                            | io::ErrorKind::TimedOut
+                            | io::ErrorKind::Interrupted
+                    ) => {}
+                done => return done,
+            }
+        }
+    }
+
+    /// Read body bytes into `buf`, at most `most`; a close before the
+    /// body's end is an error.
+    fn some(&mut self, buf: &mut [u8], most: usize) -> io::Result<usize> {
+        let most = most.min(buf.len());
+        let n = self.waiting(|answer| answer.read(&mut buf[..most]))?;
+        if n == 0 && most > 0 {
+            return Err(cut());
+        }
+        Ok(n)
+    }
+}
+
+/// An answer cut before its body's end.
+fn cut() -> io::Error {
+    io::Error::new(io::ErrorKind::UnexpectedEof, "the proxy's answer was cut")
+}
+
+impl Read for Streamed {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.ended || buf.is_empty() {
+            return Ok(0);
+        }
+        match self.body {
+            Body::UntilClosed => {
+                let n = self.waiting(|answer| answer.read(buf))?;
+                self.ended = n == 0;
+                Ok(n)
+            }
+            Body::Length(left) => {
+                let n = if left == 0 { 0 } else { self.some(buf, left)? };
+                self.body = Body::Length(left - n);
+                self.ended = left == n;
+                Ok(n)
+            }
+            Body::Chunked(0) => {
+                let size = self.line()?;
+                let size = size.split(';').next().unwrap_or_default().trim();
+                let size = usize::from_str_radix(size, 16).map_err(|_| cut())?;
+                if size == 0 {
+                    // Trailers, if any, up to the empty line.
+                    while !self.line()?.is_empty() {}
+                    self.ended = true;
+                    return Ok(0);
+                }
+                self.body = Body::Chunked(size);
+                self.read(buf)
+            }
+            Body::Chunked(left) => {
+                let n = self.some(buf, left)?;
+                if n == left && !self.line()?.is_empty() {
+                    return Err(cut());
+                }
+                self.body = Body::Chunked(left - n);
+                Ok(n)
+            }
         }
     }
 }
@@ -377,6 +607,65 @@ mod tests {
         let chunked =
             b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n1\r\n{\r\n1;x\r\n}\r\n0\r\n\r\n";
         assert_eq!(whole_ok_body(chunked).as_deref(), Some(&b"{}"[..]));
+    }
+
+    /// What `Streamed` makes of `answer` (the proxy's bytes, then its
+    /// close): None for no `200`; else the body read and whether whole.
+    fn streamed(answer: &[u8]) -> Option<(Vec<u8>, bool)> {
+        let (ours, mut theirs) = UnixStream::pair().unwrap();
+        theirs.write_all(answer).unwrap();
+        drop(theirs);
+        let asked = (Instant::now(), Duration::from_secs(5));
+        let mut streamed = Streamed::open(ours, asked, None)?;
+        let mut body = Vec::new();
+        let read = streamed.read_to_end(&mut body);
+        assert_eq!(read.is_ok(), streamed.whole(), "{read:?}");
+        Some((body, streamed.whole()))
+    }
+
+    #[test]
+    fn a_streamed_200_is_whole_at_its_last_chunk_its_length_or_the_close() {
+        let chunked =
+            b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n1\r\n{\r\n1;x\r\n}\r\n0\r\n\r\n";
+        assert_eq!(streamed(chunked), Some((b"{}".to_vec(), true)));
+        let by_length = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}";
+        assert_eq!(streamed(by_length), Some((b"{}".to_vec(), true)));
+        let until_closed = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n{}";
+        assert_eq!(streamed(until_closed), Some((b"{}".to_vec(), true)));
+    }
+
+    #[test]
+    fn a_streamed_answer_cut_or_not_200_is_not_trusted() {
+        let forbidden = b"HTTP/1.1 403 Forbidden\r\nContent-Length: 2\r\n\r\n{}";
+        assert_eq!(streamed(forbidden), None);
+        assert_eq!(streamed(b"HTTP/1.1 200 OK\r\n"), None);
+        let short = b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\n{}";
+        assert_eq!(streamed(short), Some((b"{}".to_vec(), false)));
+        let no_last_chunk = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n";
+        assert_eq!(streamed(no_last_chunk), Some((b"{}".to_vec(), false)));
+        let cut_chunk = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\n{}";
+        assert_eq!(streamed(cut_chunk), Some((b"{}".to_vec(), false)));
+        let bad_size =
+            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n";
+        assert_eq!(streamed(bad_size), Some((Vec::new(), false)));
+    }
+
+    #[test]
+    fn a_streamed_answer_past_its_timeout_has_timed_out() {
+        let (ours, mut theirs) = UnixStream::pair().unwrap();
+        theirs
+            .write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\n{")
+            .unwrap();
+        let asked = (Instant::now(), Duration::from_millis(50));
+        let mut streamed = Streamed::open(ours, asked, None).unwrap();
+        let mut body = Vec::new();
+        let read = streamed.read_to_end(&mut body);
+        assert!(
+            read.is_err() && streamed.timed_out() && !streamed.whole(),
+            "{read:?}"
+        );
+        assert_eq!(body, b"{");
+        drop(theirs);
     }
 
     #[test]
