@@ -128,7 +128,10 @@ impl Proxy {
         stop: &Stop,
         note: Option<Note>,
     ) -> Option<Streamed> {
-        self.running()?.stream(url, timeout, stop, note)
+        // The timeout counts from here, the wait for the proxy included.
+        let asked = Instant::now();
+        let stream = self.running()?.ask(url, timeout, stop)?;
+        Streamed::open(stream, (asked, timeout), note)
     }
 
     /// The proxy, started at the first ask; None when it cannot start.
@@ -231,20 +234,6 @@ impl Running {
             Received::TimedOut => Answer::TimedOut,
             Received::Failed => Answer::AskKubectl,
         }
-    }
-}
-
-impl Running {
-    fn stream(
-        &self,
-        url: &str,
-        timeout: Duration,
-        stop: &Stop,
-        note: Option<Note>,
-    ) -> Option<Streamed> {
-        let asked = Instant::now();
-        let stream = self.ask(url, timeout, stop)?;
-        Streamed::open(stream, (asked, timeout), note)
     }
 }
 
