@@ -5,7 +5,7 @@ use crate::api;
 use crate::artifacts::{Artifact, ArtifactError, Saver, Tee};
 use crate::contract::{self, messages, words};
 use crate::engine::Engine;
-use crate::engine::{EvalError, Excluded, Part, Report};
+use crate::engine::{EvalError, Excluded, Report};
 use crate::live::kubectl::{Kubectl, KubectlError};
 use crate::live::list::{self, Failure, ListError};
 use crate::live::watch;
@@ -289,13 +289,13 @@ pub fn run(
             // reading them after a deciding report added 0.3 s at 10k pods.
             // A state that settles drops them: four more lists an interval
             // while polling (BENCHMARKS.md), as the bash does.
-            let bounds_now = &bounds;
+            let bounds_ref = &bounds;
             let read = thread::scope(|scope| {
                 let mut fetching = Vec::new();
                 let mut heard = |version: &str| {
                     if checking {
                         let at = Some(version.to_owned());
-                        let read = move || fetch(source, settings, bounds_now, at, copying);
+                        let read = move || fetch(source, settings, bounds_ref, at, copying);
                         fetching.push((version.to_owned(), scope.spawn(read)));
                     }
                 };
@@ -307,9 +307,20 @@ pub fn run(
                 // they end on their own, by the scope's end.
                 let fetching = match fetching.into_iter().rfind(|(v, _)| Some(v) == at.as_ref()) {
                     Some((_, fetching)) => fetching,
-                    None => scope.spawn(move || fetch(source, settings, bounds_now, at, copying)),
+                    None => scope.spawn(move || fetch(source, settings, bounds_ref, at, copying)),
                 };
-                let (report, fetched) = report_beside(engine, (docs, excluded), fetching, settings);
+                // workloads.jq on the owners' part, as soon as it and the
+                // lists are in, beside the rest of report.jq: at 10k pods
+                // and 2,000 workloads it ends with report.jq, not after it.
+                let (report, fetched) = engine.report_with(docs, excluded, |owners| {
+                    let fetched = fetching.join().expect("the workloads thread");
+                    match owners {
+                        Some(owners) => {
+                            fetched.map(|f| f.ahead(engine, owners, &settings.excluded))
+                        }
+                        None => fetched,
+                    }
+                });
                 Ok::<_, CheckError>((listed, report, fetched))
             });
             let (listed, report, fetched) = read?;
@@ -496,10 +507,7 @@ impl Fetched {
     /// [`Part::Owners`] is `owners`, when that report is of the state at
     /// their version and any list was read.
     fn ahead(mut self, engine: &Engine, owners: &Val, excluded: &Excluded) -> Self {
-        let read_at = match crate::engine::field(owners, "resource_version") {
-            Some(Val::TStr(v) | Val::BStr(v)) => Some(String::from_utf8_lossy(v).into_owned()),
-            _ => None,
-        };
+        let read_at = version_of(owners);
         let docs: Vec<Val> = self
             .reads
             .iter()
@@ -511,6 +519,17 @@ impl Fetched {
             self.ahead = Some(engine.workloads_ahead(owners, docs, excluded));
         }
         self
+    }
+}
+
+/// A report's `resource_version` (or its owners' part's): the version its
+/// pods were listed at; None when unknown.
+fn version_of(report: &Val) -> Option<String> {
+    match crate::engine::field(report, "resource_version")? {
+        Val::TStr(version) | Val::BStr(version) => {
+            Some(String::from_utf8_lossy(version).into_owned())
+        }
+        _ => None,
     }
 }
 
@@ -625,12 +644,7 @@ fn confirm(
         (Source::Live { kubectl, .. }, Workloads::On) => {
             // The pods list's version; without one (no server lists so,
             // only a stand-in's kubectl List), the latest.
-            let at = match crate::engine::field(&report.0, "resource_version") {
-                Some(Val::TStr(version) | Val::BStr(version)) => {
-                    Some(String::from_utf8_lossy(version).into_owned())
-                }
-                _ => None,
-            };
+            let at = version_of(&report.0);
             // A watch's state is saved as pods.json beside its workloads
             // (the list saved before it is another state): they replay.
             if let Some(state) = save {
@@ -716,42 +730,6 @@ fn confirm(
             },
         })?;
     decided(engine, report)
-}
-
-/// report.jq on the pods `docs`, and the workloads as `fetching` reads
-/// them. When they are read, the report's two parts are computed side by
-/// side ([`Engine::report`]), and workloads.jq runs on the owners' part as
-/// soon as it and the lists are in ([`Fetched::ahead`]): at 10k pods and
-/// 2,000 workloads it ends with the rest of report.jq rather than after it.
-fn report_beside(
-    engine: &Engine,
-    (docs, excluded): (Vec<Val>, &Excluded),
-    fetching: thread::ScopedJoinHandle<'_, Option<Fetched>>,
-    settings: &Settings,
-) -> (Result<Report, EvalError>, Option<Fetched>) {
-    if !excluded.workloads {
-        let fetched = fetching.join().expect("the workloads thread");
-        return (engine.report(docs, excluded), fetched);
-    }
-    let pods = Val::from_iter(docs);
-    let (rest, (owners, fetched)) = thread::scope(|scope| {
-        let beside = scope.spawn(|| {
-            let owners = engine.report_part(pods.clone(), excluded, Part::Owners);
-            let fetched = fetching.join().expect("the workloads thread");
-            let fetched = match &owners {
-                Ok(owners) => fetched.map(|f| f.ahead(engine, owners, &settings.excluded)),
-                Err(_) => fetched,
-            };
-            (owners, fetched)
-        });
-        let rest = engine.report_part(pods.clone(), excluded, Part::Rest);
-        (
-            rest,
-            beside.join().expect("the owners thread does not panic"),
-        )
-    });
-    let report = rest.and_then(|rest| Ok(Engine::add(Report(rest), owners?)));
-    (report, fetched)
 }
 
 /// The report as it stands, and decision.jq's word on it.

@@ -241,19 +241,37 @@ impl Engine {
     /// program ([`Part::Owners`]) beside the rest ([`Part::Rest`]): the two
     /// added ([`Engine::add`]) are the report.
     pub fn report(&self, snapshot: Vec<Val>, excluded: &Excluded) -> Result<Report, EvalError> {
+        self.report_with(snapshot, excluded, |_| ()).0
+    }
+
+    /// [`Engine::report`], and `beside` run on the second thread with the
+    /// owners' part as soon as it is computed (None without the workloads
+    /// or when it failed: then after the report, on this thread).
+    pub fn report_with<T: Send>(
+        &self,
+        snapshot: Vec<Val>,
+        excluded: &Excluded,
+        beside: impl FnOnce(Option<&Val>) -> T + Send,
+    ) -> (Result<Report, EvalError>, T) {
         let pods = Val::from_iter(snapshot);
         if !excluded.workloads {
-            return self.report_part(pods, excluded, Part::Rest).map(Report);
+            let report = self.report_part(pods, excluded, Part::Rest).map(Report);
+            return (report, beside(None));
         }
-        let (rest, owners) = std::thread::scope(|scope| {
-            let owners = scope.spawn(|| self.report_part(pods.clone(), excluded, Part::Owners));
+        let (rest, (owners, besides)) = std::thread::scope(|scope| {
+            let owners = scope.spawn(|| {
+                let owners = self.report_part(pods.clone(), excluded, Part::Owners);
+                let besides = beside(owners.as_ref().ok());
+                (owners, besides)
+            });
             let rest = self.report_part(pods.clone(), excluded, Part::Rest);
             (
                 rest,
                 owners.join().expect("the owners thread does not panic"),
             )
         });
-        Ok(Engine::add(Report(rest?), owners?))
+        let report = rest.and_then(|rest| Ok(Engine::add(Report(rest), owners?)));
+        (report, besides)
     }
 
     /// One part of report.jq's report on the pods (`jq -s` of a snapshot's
