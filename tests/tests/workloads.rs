@@ -143,6 +143,17 @@ fn a_forbidden_statefulsets_list_is_one_warning() {
             shown(&output)
         );
         assert!(stderr.contains("statefulsets"), "{driver:?}: {stderr}");
+        // The checker asks its proxy once, then kubectl (whose words the
+        // warning keeps), not the proxy again.
+        if driver == Driver::Checker {
+            let asked: Vec<bool> = server
+                .log()
+                .iter()
+                .filter(|e| e.path.ends_with("/statefulsets"))
+                .map(|e| e.user_agent.starts_with("verify-pods/"))
+                .collect();
+            assert_eq!(asked, [true, false], "{}", shown(&output));
+        }
     }
 }
 

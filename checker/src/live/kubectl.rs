@@ -207,21 +207,27 @@ impl Kubectl {
         args: &[&str],
         mut consume: impl FnMut(&mut dyn Read) -> T,
     ) -> Result<T, KubectlError> {
-        if let (Some(proxy), ["get", "--raw", url]) = (&self.proxy, args) {
-            let note = self.waiting_note(args).map(|line| (line, SLOW_CALL));
-            if let Some(mut answer) = proxy.stream(url, self.timeout, &Stop::default(), note) {
-                let value = consume(&mut answer);
-                if answer.whole() {
-                    return Ok(value);
-                }
-                if answer.timed_out() {
-                    let command = self.command_line(args);
-                    let after = self.timeout;
-                    return Err(KubectlError::TimedOut { command, after });
-                }
+        let (Some(proxy), ["get", "--raw", url]) = (&self.proxy, args) else {
+            return self.run(args, consume);
+        };
+        let note = self.waiting_note(args).map(|line| (line, SLOW_CALL));
+        if let Some(mut answer) = proxy.stream(url, self.timeout, &Stop::default(), note) {
+            let value = consume(&mut answer);
+            if answer.whole() {
+                return Ok(value);
+            }
+            if answer.timed_out() {
+                let command = self.command_line(args);
+                let after = self.timeout;
+                return Err(KubectlError::TimedOut { command, after });
             }
         }
-        self.run(args, consume)
+        // kubectl itself: the proxy has had its chance.
+        let direct = Kubectl {
+            proxy: None,
+            ..self.clone()
+        };
+        direct.run(args, consume)
     }
 
     /// [`Self::run`], but another thread may end the call early with
