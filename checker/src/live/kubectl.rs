@@ -211,16 +211,22 @@ impl Kubectl {
             return self.run(args, consume);
         };
         let note = self.waiting_note(args).map(|line| (line, SLOW_CALL));
-        if let Some(mut answer) = proxy.stream(url, self.timeout, &Stop::default(), note) {
-            let value = consume(&mut answer);
-            if answer.whole() {
-                return Ok(value);
+        let timed_out = || KubectlError::TimedOut {
+            command: self.command_line(args),
+            after: self.timeout,
+        };
+        match proxy.stream(url, self.timeout, &Stop::default(), note) {
+            Answer::Body(mut answer) => {
+                let value = consume(&mut answer);
+                if answer.whole() {
+                    return Ok(value);
+                }
+                if answer.timed_out() {
+                    return Err(timed_out());
+                }
             }
-            if answer.timed_out() {
-                let command = self.command_line(args);
-                let after = self.timeout;
-                return Err(KubectlError::TimedOut { command, after });
-            }
+            Answer::TimedOut => return Err(timed_out()),
+            Answer::AskKubectl => {}
         }
         // kubectl itself: the proxy has had its chance.
         let direct = Kubectl {

@@ -80,11 +80,12 @@ enum State {
 /// A line to say once a call has run this long (kubectl's waiting note).
 pub type Note = (String, Duration);
 
-/// What the proxy made of one call.
+/// What the proxy made of one call: `B` is the body of a whole HTTP 200
+/// ([`Proxy::get`]), or of a 200 still being read ([`Proxy::stream`]).
 #[derive(Debug)]
-pub enum Answer {
-    /// A whole HTTP 200: its body.
-    Body(Vec<u8>),
+pub enum Answer<B = Vec<u8>> {
+    /// An HTTP 200: its body.
+    Body(B),
     /// The call ran past its timeout.
     TimedOut,
     /// Anything else: ask kubectl.
@@ -111,26 +112,38 @@ impl Proxy {
     /// GET `url` through the proxy within `timeout`; `note` is a line said
     /// once the call has run its time; `stop` may end it.
     pub fn get(&self, url: &str, timeout: Duration, stop: &Stop, note: Option<Note>) -> Answer {
-        match self.running() {
-            Some(running) => running.get(url, timeout, stop, note),
-            None => Answer::AskKubectl,
-        }
+        let answer = match self.stream(url, timeout, stop, note) {
+            Answer::Body(mut streamed) => {
+                let mut body = Vec::new();
+                match streamed.read_to_end(&mut body) {
+                    Ok(_) if streamed.whole() => Answer::Body(body),
+                    _ if streamed.timed_out() => Answer::TimedOut,
+                    _ => Answer::AskKubectl,
+                }
+            }
+            Answer::TimedOut => Answer::TimedOut,
+            Answer::AskKubectl => Answer::AskKubectl,
+        };
+        stop.ended();
+        answer
     }
 
     /// GET `url` through the proxy, its body read as it comes (a list
-    /// parsed while it streams): None unless the proxy answers `200`
-    /// within `timeout` (then ask kubectl). Trust what was read only when
-    /// [`Streamed::whole`]; `stop` may end it.
+    /// parsed while it streams), once the head of a `200` is read within
+    /// `timeout`. Trust what was read only when [`Streamed::whole`]; `stop`
+    /// may end it.
     pub fn stream(
         &self,
         url: &str,
         timeout: Duration,
         stop: &Stop,
         note: Option<Note>,
-    ) -> Option<Streamed> {
+    ) -> Answer<Streamed> {
         // The timeout counts from here, the wait for the proxy included.
         let asked = Instant::now();
-        let stream = self.running()?.ask(url, timeout, stop)?;
+        let Some(stream) = self.running().and_then(|r| r.ask(url, timeout, stop)) else {
+            return Answer::AskKubectl;
+        };
         Streamed::open(stream, (asked, timeout), note)
     }
 
@@ -220,21 +233,6 @@ impl Running {
         stop.started_socket(stream.try_clone().ok()?)
             .then_some(stream)
     }
-
-    fn get(&self, url: &str, timeout: Duration, stop: &Stop, note: Option<Note>) -> Answer {
-        // The timeout counts from here, the wait for the proxy included.
-        let asked = Instant::now();
-        let Some(mut stream) = self.ask(url, timeout, stop) else {
-            return Answer::AskKubectl;
-        };
-        let read = read_until_closed(&mut stream, (asked, timeout), note);
-        stop.ended();
-        match read {
-            Received::All(bytes) => whole_ok_body(&bytes).map_or(Answer::AskKubectl, Answer::Body),
-            Received::TimedOut => Answer::TimedOut,
-            Received::Failed => Answer::AskKubectl,
-        }
-    }
 }
 
 /// The proxy's buffer for an answer read as it comes.
@@ -266,12 +264,12 @@ enum Body {
 
 impl Streamed {
     /// The answer on `stream`, whose request was sent at `asked`: its body
-    /// once the head of a `200` is read within `timeout`; else None.
+    /// once the head of a `200` is read within `timeout`.
     fn open(
         stream: UnixStream,
         (asked, timeout): (Instant, Duration),
         note: Option<Note>,
-    ) -> Option<Streamed> {
+    ) -> Answer<Streamed> {
         let mut streamed = Streamed {
             answer: BufReader::with_capacity(STREAM_BUFFER, stream),
             body: Body::UntilClosed,
@@ -281,7 +279,11 @@ impl Streamed {
             timeout,
             note,
         };
-        streamed.head().ok()?.then_some(streamed)
+        match streamed.head() {
+            Ok(true) => Answer::Body(streamed),
+            Err(_) if streamed.timed_out => Answer::TimedOut,
+            _ => Answer::AskKubectl,
+        }
     }
 
     /// Every byte of the body was read: what it made is the answer.
@@ -484,119 +486,9 @@ fn watch_stdout(stdout: std::process::ChildStdout, state: Arc<(Mutex<State>, Con
     });
 }
 
-/// How reading an answer ended.
-enum Received {
-    /// The proxy closed the connection: every byte.
-    All(Vec<u8>),
-    TimedOut,
-    Failed,
-}
-
-/// Every byte until the proxy closes the connection (`Connection: close`),
-/// within `timeout` of `started`, saying `note`'s line once its time has
-/// passed since.
-fn read_until_closed(
-    stream: &mut UnixStream,
-    (started, timeout): (Instant, Duration),
-    mut note: Option<Note>,
-) -> Received {
-    let mut bytes = Vec::new();
-    let mut buffer = vec![0; 64 * 1024];
-    loop {
-        let elapsed = started.elapsed();
-        let Some(left) = timeout.checked_sub(elapsed).filter(|left| !left.is_zero()) else {
-            return Received::TimedOut;
-        };
-        let until_note = note
-            .as_ref()
-            .map_or(Duration::ZERO, |n| n.1.saturating_sub(elapsed));
-        if let Some((line, _)) = note.take_if(|_| until_note.is_zero()) {
-            eprintln!("{line}");
-        }
-        let wait = match note {
-            Some(_) => left.min(until_note),
-            None => left,
-        };
-        if stream
-            .set_read_timeout(Some(wait.max(Duration::from_millis(1))))
-            .is_err()
-        {
-            return Received::Failed;
-        }
-        match stream.read(&mut buffer) {
-            Ok(0) => return Received::All(bytes),
-            Ok(n) => bytes.extend_from_slice(&buffer[..n]),
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
-                ) => {}
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(_) => return Received::Failed,
-        }
-    }
-}
-
-/// The body of a whole HTTP/1.1 `200` answer: its `Content-Length` bytes,
-/// or its chunks up to the last (empty) one; None for any other status, or
-/// a body cut short.
-fn whole_ok_body(answer: &[u8]) -> Option<Vec<u8>> {
-    let end = memchr::memmem::find(answer, b"\r\n\r\n")?;
-    let head = std::str::from_utf8(&answer[..end]).ok()?;
-    let body = &answer[end + 4..];
-    let mut lines = head.split("\r\n");
-    let mut status = lines.next()?.split(' ');
-    if !status.next()?.starts_with("HTTP/1.") || status.next()? != "200" {
-        return None;
-    }
-    let header = |name: &str| {
-        head.split("\r\n").skip(1).find_map(|line| {
-            let (key, value) = line.split_once(':')?;
-            key.trim()
-                .eq_ignore_ascii_case(name)
-                .then(|| value.trim().to_owned())
-        })
-    };
-    if header("Transfer-Encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked")) {
-        return dechunk(body);
-    }
-    match header("Content-Length") {
-        Some(length) => (length.parse::<usize>().ok()? == body.len()).then(|| body.to_vec()),
-        // Neither: the body ends where the connection did (HTTP/1.1 §6.3).
-        None => Some(body.to_vec()),
-    }
-}
-
-/// A chunked body's bytes; None unless it ends with its last chunk.
-fn dechunk(mut chunked: &[u8]) -> Option<Vec<u8>> {
-    let mut body = Vec::new();
-    loop {
-        let line_end = memchr::memmem::find(chunked, b"\r\n")?;
-        let size_text = std::str::from_utf8(&chunked[..line_end]).ok()?;
-        let size_text = size_text.split(';').next()?.trim();
-        let size = usize::from_str_radix(size_text, 16).ok()?;
-        chunked = &chunked[line_end + 2..];
-        if size == 0 {
-            return Some(body);
-        }
-        let data = chunked.get(..size)?;
-        body.extend_from_slice(data);
-        chunked = chunked.get(size..)?.strip_prefix(b"\r\n")?;
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_whole_200_gives_its_body_by_length_or_by_chunks() {
-        let by_length = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}";
-        assert_eq!(whole_ok_body(by_length).as_deref(), Some(&b"{}"[..]));
-        let chunked =
-            b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n1\r\n{\r\n1;x\r\n}\r\n0\r\n\r\n";
-        assert_eq!(whole_ok_body(chunked).as_deref(), Some(&b"{}"[..]));
-    }
 
     /// What `Streamed` makes of `answer` (the proxy's bytes, then its
     /// close): None for no `200`; else the body read and whether whole.
@@ -605,7 +497,9 @@ mod tests {
         theirs.write_all(answer).unwrap();
         drop(theirs);
         let asked = (Instant::now(), Duration::from_secs(5));
-        let mut streamed = Streamed::open(ours, asked, None)?;
+        let Answer::Body(mut streamed) = Streamed::open(ours, asked, None) else {
+            return None;
+        };
         let mut body = Vec::new();
         let read = streamed.read_to_end(&mut body);
         assert_eq!(read.is_ok(), streamed.whole(), "{read:?}");
@@ -646,7 +540,9 @@ mod tests {
             .write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\n{")
             .unwrap();
         let asked = (Instant::now(), Duration::from_millis(50));
-        let mut streamed = Streamed::open(ours, asked, None).unwrap();
+        let Answer::Body(mut streamed) = Streamed::open(ours, asked, None) else {
+            panic!("no 200");
+        };
         let mut body = Vec::new();
         let read = streamed.read_to_end(&mut body);
         assert!(
@@ -658,15 +554,12 @@ mod tests {
     }
 
     #[test]
-    fn another_status_or_a_cut_body_is_asked_of_kubectl() {
-        let forbidden = b"HTTP/1.1 403 Forbidden\r\nContent-Length: 2\r\n\r\n{}";
-        assert_eq!(whole_ok_body(forbidden), None);
-        let short = b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\n{}";
-        assert_eq!(whole_ok_body(short), None);
-        let no_last_chunk = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n";
-        assert_eq!(whole_ok_body(no_last_chunk), None);
-        let cut_chunk = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\n{}";
-        assert_eq!(whole_ok_body(cut_chunk), None);
-        assert_eq!(whole_ok_body(b"HTTP/1.1 200 OK\r\n"), None);
+    fn a_head_past_its_timeout_has_timed_out() {
+        let (ours, mut theirs) = UnixStream::pair().unwrap();
+        theirs.write_all(b"HTTP/1.1 200 OK\r\nContent-Le").unwrap();
+        let asked = (Instant::now(), Duration::from_millis(50));
+        let opened = Streamed::open(ours, asked, None);
+        assert!(matches!(opened, Answer::TimedOut));
+        drop(theirs);
     }
 }
