@@ -115,19 +115,20 @@ def terminated:[.status.containerStatuses[]?|.state.terminated|objects]|.[0];def
 |map({node:(.[0]//""|if.==""then"<none>"else. end),pods:length})|group_by(.node)|map({node:(.[0].node|canon),pods:(map(.pods)|add)});def count($phase):indices($phase)|length;def without($dropped):
 . as$all|if$dropped==[]then$all else[range(0;($dropped|length)+1)as$i|$all[(if$i==0 then 0 else$dropped[$i-1]+1 end):($dropped[$i]//length)][]]end;def outside($excluded):
 [.[].metadata.namespace]as$namespaces|without([$excluded[]as$name|$namespaces|indices($name)[]]|unique);def owner_groups:["",[]]+.|sort|.[indices("")[0]+1:indices([[]])[0]]|group_by(.)[];
-def chars($c):explode|all(.[];.>=97 and.<=122 or.>=65 and.<=90 or.>=45 and.<=57 and.!=47 or.==95 or.==$c);def terms:if.==""then[]else split(",")end|map(. as$t|if.[:1]=="!"then[.[1:],null,false]
+def active_owners:([.[].metadata.deletionTimestamp]as$deletion|[[.[].status.phase]|indices("Succeeded"),indices("Failed")]
++[$deletion-[null]|unique[]as$at|$deletion|indices([$at])]|add|unique)as$ended|([[.[].metadata.ownerReferences[0:]?[]?.uid?]|owner_groups|{(.[0]):length}]|add//{})as$all
+|$all+([[.[$ended[]].metadata.ownerReferences[0:]?[]?.uid?]|owner_groups|{(.[0]):($all[.[0]]-length)}]|add//{});def chars($c):
+explode|all(.[];.>=97 and.<=122 or.>=65 and.<=90 or.>=45 and.<=57 and.!=47 or.==95 or.==$c);def terms:if.==""then[]else split(",")end|map(. as$t|if.[:1]=="!"then[.[1:],null,false]
 else(split("!=")|select(length==2)+[false])//(split("==")|select(length==2)+[true])//(split("=")|.+[null][length-1:]+[true])end|if length==3 and.[0]!=""and(.[0]|chars(47))and(.[1]//""|chars(0))then.
 else error("label selector term \($t|tojson): use key, !key, key=value or key!=value")end);def names($w):split(",")-[""]
 |map(if length<64 and(explode|.[0]!=45 and.[-1]!=45 and all(.[];.>=97 and.<=122 or.>=48 and.<=57 or.==45))then. else error("\($w) \(tojson) is not a DNS-1123 label")end);
 ($namespaces|names("namespace"))as$only|($selector|terms)as$terms|($excluded_namespaces|names("excluded namespace"))as$excluded|($excluded_owner_kinds|split(",")|map(select(.!="")))as$owner_kinds
-|. as$documents|list_items("snapshot";"Pod";"kubectl get pods -A -o json")|outside($excluded)|if$only+$terms==[]then. else map(select((.metadata.namespace as$ns|$only==[]or any($only[];.==$ns))
-and((.metadata.labels|objects//{})as$l|all($terms[];.[2]==(.[1]as$v|$l[.[0]]|if$v==null then.!=null else.==$v end)))))end|[.[].status.phase]as$phases|. as$pods|(if$workloads=="false"then null else
-([$pods[].metadata.deletionTimestamp]as$deletion|[$phases|indices("Succeeded"),indices("Failed")]+[$deletion-[null]|unique[]as$at|$deletion|indices([$at])]|add|unique)as$ended
-|([[$pods[].metadata.ownerReferences[0:]?[]?.uid?]|owner_groups|{(.[0]):length}]|add//{})as$all|$all+([[$pods[$ended[]].metadata.ownerReferences[0:]?[]?.uid?]|owner_groups
-|{(.[0]):($all[.[0]]-length)}]|add//{})end)as$owners|if$workloads=="owners"then{resource_version:($documents|list_read_at),active_owners:$owners}else[.[].spec.nodeName]as$node_names
-|[$node_names|nodeless($phases)[]|$pods[.]|scheduler_verdict as$why|{namespace:(.metadata.namespace|canon),name:(.metadata.name|canon),
-uid:(.metadata.uid|canon),reason:($why.reason|canon),message:($why.message|canon),excused_by:owner_kinds_in($owner_kinds)}]as$nodeless_pods
-|[$nodeless_pods[]|select(.excused_by==[])|del(.excused_by)]as$unscheduled_pods|[$nodeless_pods[]|select(.excused_by!=[])]as$excused|[with_phase($phases;"Failed")|terminated as$t|{
+|. as$documents|list_items("snapshot";"Pod";"kubectl get pods -A -o json")|(if$workloads=="false"then null else active_owners end)as$owners
+|if$workloads=="owners"then{resource_version:($documents|list_read_at),active_owners:$owners}else outside($excluded)|if$only+$terms==[]then.
+else map(select((.metadata.namespace as$ns|$only==[]or any($only[];.==$ns))and((.metadata.labels|objects//{})as$l|all($terms[];.[2]==(.[1]as$v|$l[.[0]]|if$v==null then.!=null else.==$v end)))))end
+|[.[].status.phase]as$phases|. as$pods|[.[].spec.nodeName]as$node_names|[$node_names|nodeless($phases)[]|$pods[.]|scheduler_verdict as$why
+|{namespace:(.metadata.namespace|canon),name:(.metadata.name|canon),uid:(.metadata.uid|canon),reason:($why.reason|canon),message:($why.message|canon),excused_by:owner_kinds_in($owner_kinds)}
+]as$nodeless_pods|[$nodeless_pods[]|select(.excused_by==[])|del(.excused_by)]as$unscheduled_pods|[$nodeless_pods[]|select(.excused_by!=[])]as$excused|[with_phase($phases;"Failed")|terminated as$t|{
 namespace:(.metadata.namespace|canon),name:(.metadata.name|canon),reason:($t.reason//.status.reason//"Unknown"|canon),message:($t.message//.status.message//""|canon)}]as$failed_pods
 |($phases|count("Running"))as$running|($phases|count("Pending"))as$pending|($phases|count("Succeeded"))as$succeeded|{total:length,running:$running,pending:$pending,failed:($failed_pods|length),
 succeeded:$succeeded,other:(length-$running-$pending-($failed_pods|length)-$succeeded),unscheduled:($unscheduled_pods|length),unscheduled_pods:$unscheduled_pods,failed_pods:$failed_pods,

@@ -111,6 +111,31 @@ def outside($excluded):
 def owner_groups:
   ["", []] + . | sort | .[indices("")[0] + 1 : indices([[]])[0]] | group_by(.)[];
 
+# Input: every pod of the snapshot. What workloads.jq needs of the pods
+# (issue 30), so that it never reads them again: {owner uid: how many active
+# pods name it}. A pod is active with no deletionTimestamp, neither
+# Succeeded nor Failed. The excluded namespaces and the selection are not
+# applied: they leave out workloads, which workloads.jq does, and a
+# workload's pods are in its namespace (Kubernetes has no cross-namespace
+# owners), so the pods of the others only add uids no workload looks up.
+# On a large cluster this is most of the program's work, and this way it
+# skips the namespace reads and the rebuilt array of `outside` (8 ms of 25
+# at 8.8k pods in jaq). Every pod's owners are counted, then the ended
+# pods' (found by `indices`, per distinct deletionTimestamp, not per pod;
+# the nulls subtracted before `unique`, which cost jq 1.6 17 ms on 10k nulls)
+# taken off. Per pod only a path whose `?` skips what is no array of
+# objects; per owner one small object, all added at once: jq 1.6 copies the
+# whole object at each step of a reduce (0.2 s for 4,000 owners at 10k pods)
+# and at `.[k] += n` (2.5 s). Type tests and comparisons per pod cost 2.4x
+# this (BENCHMARKS.md).
+def active_owners:
+  ([.[].metadata.deletionTimestamp] as $deletion
+   | [[.[].status.phase] | indices("Succeeded"), indices("Failed")]
+     + [$deletion - [null] | unique[] as $at | $deletion | indices([$at])] | add | unique) as $ended
+  | ([[.[].metadata.ownerReferences[0:]?[]?.uid?] | owner_groups | {(.[0]): length}] | add // {}) as $all
+  | $all + ([[.[$ended[]].metadata.ownerReferences[0:]?[]?.uid?] | owner_groups
+             | {(.[0]): ($all[.[0]] - length)}] | add // {});
+
 # The selection (`-n`, `-l`), as the API server makes it: kubectl's
 # equality-based label selector, terms separated by commas, each `key`,
 # `!key`, `key=value`, `key==value` or `key!=value` (a missing label is
@@ -142,7 +167,11 @@ def names($w):
 | ($excluded_namespaces | names("excluded namespace")) as $excluded
 | ($excluded_owner_kinds | split(",") | map(select(. != ""))) as $owner_kinds
 | . as $documents
-| list_items("snapshot"; "Pod"; "kubectl get pods -A -o json") | outside($excluded)
+| list_items("snapshot"; "Pod"; "kubectl get pods -A -o json")
+| (if $workloads == "false" then null else active_owners end) as $owners
+| if $workloads == "owners" then {resource_version: ($documents | list_read_at), active_owners: $owners} else
+# Else the whole report.
+outside($excluded)
 | if $only + $terms == [] then .
   # A pod of one of $only (none: any), whose labels match every term.
   else map(select((.metadata.namespace as $ns | $only == [] or any($only[]; . == $ns))
@@ -151,28 +180,7 @@ def names($w):
   end
 | [.[].status.phase] as $phases
 | . as $pods
-# What workloads.jq needs of the pods (issue 30), so that it never reads
-# them again: {owner uid: how many active pods name it}. A pod is active
-# with no deletionTimestamp, neither Succeeded nor Failed: every pod's
-# owners are counted, then the ended pods' (found by `indices`, per
-# distinct deletionTimestamp, not per pod; the nulls subtracted before
-# `unique`, which cost jq 1.6 17 ms on 10k nulls) taken off. Per pod only a
-# path whose `?` skips what is no array of objects; per owner one small
-# object, all added at once: jq 1.6 copies the whole object at each step
-# of a reduce (0.2 s for 4,000 owners at 10k pods) and at `.[k] += n`
-# (2.5 s). Type tests and comparisons per pod cost 2.4x this (BENCHMARKS.md).
-# result.jq leaves it out: it is the report's last key, as jaq's del
-# moves the last key into the place it empties.
-| (if $workloads == "false" then null else
-     ([$pods[].metadata.deletionTimestamp] as $deletion
-      | [$phases | indices("Succeeded"), indices("Failed")]
-        + [$deletion - [null] | unique[] as $at | $deletion | indices([$at])] | add | unique) as $ended
-     | ([[$pods[].metadata.ownerReferences[0:]?[]?.uid?] | owner_groups | {(.[0]): length}] | add // {}) as $all
-     | $all + ([[$pods[$ended[]].metadata.ownerReferences[0:]?[]?.uid?] | owner_groups
-                | {(.[0]): ($all[.[0]] - length)}] | add // {}) end) as $owners
-| if $workloads == "owners" then {resource_version: ($documents | list_read_at), active_owners: $owners} else
-# Else the whole report.
-[.[].spec.nodeName] as $node_names
+| [.[].spec.nodeName] as $node_names
 # The pods without a node: each unscheduled, or excused when an owner's kind
 # is one of $owner_kinds (then said, never silent: issue 29).
 | [ $node_names | nodeless($phases)[] | $pods[.]
@@ -224,6 +232,8 @@ def names($w):
     # workloads.jq's (issue 30): null, not read.
     missing: null,
     missing_workloads: null,
+    # Left out by result.jq: it is the report's last key, as jaq's del moves
+    # the last key into the place it empties.
     active_owners: $owners
   }
 end
