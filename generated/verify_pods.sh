@@ -142,21 +142,21 @@ VERIFY_PODS_DECISION_JQ
   IFS= read -r -d '' workloads_program <<'VERIFY_PODS_WORKLOADS_JQ' || true
 def owners:.metadata.ownerReferences[0:]?[]?;def one_of($list):. as$x|any($list[];.==$x);def count_of($by):$by[.metadata.uid]? //0;
 def deployments($listed):[owners|select($listed[.uid?]?!=null and.kind?=="Deployment")|.uid];def replicas:.spec.replicas|if is_number then canon else 1 end;
-def reconciled:.status.observedGeneration>=(.metadata.generation//0);def workload_items($at):($at//(.[0]|list_version))as$at
+def reconciled:.status.observedGeneration>=(.metadata.generation//0);def prepared($at):($at//(.[0]|list_version))as$at
 |if length==0 or any(.[];(.items|type)!="array"or(list_version|.!=$at and.!=""and.!=null))then error("workloads: not one state at \($at|tojson)")else. end
 |[.[]|(.kind|if is_string then.[:-4]else null end)as$kind|.items[]|objects|.+{kind:(.kind//$kind)}]|["ReplicaSet","StatefulSet","DaemonSet","Deployment"]as$known
 |if[.[].kind]-$known!=[]then error("workloads: \(first(.[].kind|select(one_of($known)|not))|a_kind)")
-else{ReplicaSet:[],StatefulSet:[],DaemonSet:[],Deployment:[]}+(group_by(.kind)|map({(.[0].kind):.})|add)end;($excluded_namespaces|split(","))as$excluded
-|($excluded_owner_kinds|split(","))as$owner_kinds|($namespaces|split(","))as$only|($report[0].active_owners//{})as$active|workload_items($report[0].resource_version)as$of
-|(reduce($of.Deployment[].metadata.uid|strings)as$uid({};.+{($uid):0}))as$listed|[$of.ReplicaSet[]|[deployments($listed),count_of($active),.]]as$replicasets
-|(reduce($replicasets[]|.[1]as$n|.[0][]|[.,$n])as$rs($listed;.+{($rs[0]):(.[$rs[0]]+$rs[1])}))as$pods_of_deployment
-|[($replicasets[]|select(.[0]==[]and.[2].spec.replicas!=.[1])|[.[2],(.[2]|replicas),.[1]]),($of.StatefulSet[]|count_of($active)as$n|select(.spec.replicas!=$n)|[.,replicas,$n]),
+else{ReplicaSet:[],StatefulSet:[],DaemonSet:[],Deployment:[]}+(group_by(.kind)|map({(.[0].kind):.})|add)end|(reduce(.Deployment[].metadata.uid|strings)as$uid({};.+{($uid):0}))as$listed
+|{of:.,replicasets:[.ReplicaSet[]|[deployments($listed),.]]};($excluded_namespaces|split(","))as$excluded|($excluded_owner_kinds|split(","))as$owner_kinds|($namespaces|split(","))as$only
+|$report[0].active_owners as$active|objects//prepared($report[0].resource_version)|if$active==null then. else.of as$of|[.replicasets[]|.+[.[1]|count_of($active)]]as$replicasets
+|(reduce($replicasets[]|.[2]as$n|.[0][]|[.,$n])as$rs({};.+{($rs[0]):(.[$rs[0]]+$rs[1])}))as$pods_of_deployment
+|[($replicasets[]|select(.[0]==[]and.[1].spec.replicas!=.[2])|[.[1],(.[1]|replicas),.[2]]),($of.StatefulSet[]|count_of($active)as$n|select(.spec.replicas!=$n)|[.,replicas,$n]),
 ($of.DaemonSet[]|count_of($active)as$n|select(.status.desiredNumberScheduled!=$n or(reconciled|not))
 |[.,(if reconciled then.status.desiredNumberScheduled|if is_number then canon else 0 end else null end),$n]),
 ($of.Deployment[]|count_of($pods_of_deployment)as$n|select(.spec.replicas!=$n or(reconciled|not))|[.,(if reconciled then replicas else null end),$n])|select(.[1]==null or.[1]>.[2])
 |.[1]as$wanted|.[2]as$created|.[0]|select((.metadata.namespace|one_of($excluded)or($only!=[]and(one_of($only)|not)))or any(owners;.kind?|one_of($owner_kinds))|not)
 |{kind,namespace:(.metadata.namespace|canon),name:(.metadata.name|canon),wanted:$wanted,created:$created}]|sort_by([.namespace,.name,.kind])
-|$report[0]+{missing:(map((.wanted//.created+1)-.created)|add//0),missing_workloads:.}|if.missing>0 then.+{verdict:"fail"}else. end
+|$report[0]+{missing:(map((.wanted//.created+1)-.created)|add//0),missing_workloads:.}|if.missing>0 then.+{verdict:"fail"}else. end end
 VERIFY_PODS_WORKLOADS_JQ
   IFS= read -r -d '' events_program <<'VERIFY_PODS_EVENTS_JQ' || true
 def pod_key:"\(.namespace|canon)/\(.name|canon)";def stamp:if is_string and.!=""then. else null end;def positive:if is_number and.>0 and.<2147483648 and.==floor then canon else null end;

@@ -3,7 +3,10 @@
 # Input:     the documents of the workloads (`jq -s`), read at the pods'
 #            resourceVersion: one List (`kubectl get rs,sts,ds,deploy -A
 #            -o json`) or the raw pages of the four apps/v1 lists, one after
-#            the other.
+#            the other. Or what this program made of them before the pods
+#            were read (below): the checker reads the workloads while the
+#            pods still stream, and does their part of the work then, off
+#            the path to the verdict (BENCHMARKS.md).
 # Variables: $excluded_namespaces  as for report.jq.
 #            $excluded_owner_kinds as for report.jq: a workload owned by one
 #                                  of these kinds is left out, as its pods are.
@@ -15,10 +18,14 @@
 #            $report               slurped report of report.jq: [report]. Its
 #                                  `active_owners` ({owner uid: active pods})
 #                                  is all this program knows of the pods: it
-#                                  never reads them again.
+#                                  never reads them again. None: the pods
+#                                  are not read yet, only their version
+#                                  (the checker's [{resource_version}]).
 # Output:    the report plus `missing` (pods wanted and not yet created) and
 #            `missing_workloads` ([{kind, namespace, name, wanted, created}],
 #            by namespace, name, kind); the verdict is "fail" when missing > 0.
+#            Before the pods are read: the workloads prepared, an object that
+#            this program then takes as its input, with the report.
 #
 # The rules (README, "rules in brief"; the model: tests/corpus/make_corpus.py):
 # - A pod is active for a workload when one of its ownerReferences names
@@ -59,12 +66,14 @@ def replicas: .spec.replicas | if is_number then canon else 1 end;
 # controller observed this generation (in jq's order of values).
 def reconciled: .status.observedGeneration >= (.metadata.generation // 0);
 
-# Input: the workloads' documents. Their items by kind: {ReplicaSet: [...],
-# StatefulSet, DaemonSet, Deployment}, each item with its kind (a raw page's
-# items have none: its list's). Refused unless they are one state at the
-# pods' resourceVersion (the first document's when the pods' is unknown;
+# Input: the workloads' documents. What the rules read of the workloads
+# alone: {of: their items by kind ({ReplicaSet: [...], StatefulSet,
+# DaemonSet, Deployment}, each item with its kind: a raw page's items have
+# none, but their list's), replicasets: each ReplicaSet as [the listed
+# Deployments owning it, it]}. Refused unless they are one state at the
+# pods' resourceVersion $at (the first document's when the pods' is unknown;
 # "" and none are unknown), and only the four kinds.
-def workload_items($at):
+def prepared($at):
   ($at // (.[0] | list_version)) as $at
   | if length == 0 or any(.[]; (.items | type) != "array" or (list_version | . != $at and . != "" and . != null))
     then error("workloads: not one state at \($at | tojson)") else . end
@@ -72,22 +81,27 @@ def workload_items($at):
       | .items[] | objects | . + {kind: (.kind // $kind)} ]
   | ["ReplicaSet", "StatefulSet", "DaemonSet", "Deployment"] as $known
   | if [.[].kind] - $known != [] then error("workloads: \(first(.[].kind | select(one_of($known) | not)) | a_kind)")
-    else {ReplicaSet: [], StatefulSet: [], DaemonSet: [], Deployment: []} + (group_by(.kind) | map({(.[0].kind): .}) | add) end;
+    else {ReplicaSet: [], StatefulSet: [], DaemonSet: [], Deployment: []} + (group_by(.kind) | map({(.[0].kind): .}) | add) end
+  | (reduce (.Deployment[].metadata.uid | strings) as $uid ({}; . + {($uid): 0})) as $listed
+  | {of: ., replicasets: [.ReplicaSet[] | [deployments($listed), .]]};
 
 ($excluded_namespaces | split(",")) as $excluded
 | ($excluded_owner_kinds | split(",")) as $owner_kinds
 | ($namespaces | split(",")) as $only
-| ($report[0].active_owners // {}) as $active
-| workload_items($report[0].resource_version) as $of
-| (reduce ($of.Deployment[].metadata.uid | strings) as $uid ({}; . + {($uid): 0})) as $listed
-# Each ReplicaSet as [the listed Deployments owning it, its active pods, it].
-| [$of.ReplicaSet[] | [deployments($listed), count_of($active), .]] as $replicasets
-# A Deployment's pods: those of every ReplicaSet it owns, old and new.
-| (reduce ($replicasets[] | .[1] as $n | .[0][] | [., $n]) as $rs ($listed; . + {($rs[0]): (.[$rs[0]] + $rs[1])})) as $pods_of_deployment
+| $report[0].active_owners as $active
+# Prepared before the pods were read, or now.
+| objects // prepared($report[0].resource_version)
+| if $active == null then . else
+  .of as $of
+# Each ReplicaSet as [the listed Deployments owning it, it, its active pods].
+| [.replicasets[] | . + [.[1] | count_of($active)]] as $replicasets
+# A Deployment's pods: those of every ReplicaSet it owns, old and new (none:
+# count_of's 0).
+| (reduce ($replicasets[] | .[2] as $n | .[0][] | [., $n]) as $rs ({}; . + {($rs[0]): (.[$rs[0]] + $rs[1])})) as $pods_of_deployment
 # [workload, wanted, created] of those that may miss pods: a workload whose
 # own figure equals its count of pods (an integer) misses none, whichever
 # rule applies, so only the others are looked at closer.
-| [ ($replicasets[] | select(.[0] == [] and .[2].spec.replicas != .[1]) | [.[2], (.[2] | replicas), .[1]]),
+| [ ($replicasets[] | select(.[0] == [] and .[1].spec.replicas != .[2]) | [.[1], (.[1] | replicas), .[2]]),
     ($of.StatefulSet[] | count_of($active) as $n | select(.spec.replicas != $n) | [., replicas, $n]),
     ($of.DaemonSet[] | count_of($active) as $n | select(.status.desiredNumberScheduled != $n or (reconciled | not))
      | [., (if reconciled then .status.desiredNumberScheduled | if is_number then canon else 0 end else null end), $n]),
@@ -101,4 +115,4 @@ def workload_items($at):
 | sort_by([.namespace, .name, .kind])
 # Missing = wanted - created; a workload not yet reconciled counts 1.
 | $report[0] + {missing: (map((.wanted // .created + 1) - .created) | add // 0), missing_workloads: .}
-| if .missing > 0 then . + {verdict: "fail"} else . end
+| if .missing > 0 then . + {verdict: "fail"} else . end end

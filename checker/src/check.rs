@@ -290,13 +290,19 @@ pub fn run(
             // A state that settles drops them: four more lists an interval
             // while polling (BENCHMARKS.md), as the bash does.
             let bounds_ref = &bounds;
+            // workloads.jq's work on the workloads alone is done as soon as
+            // they are in, while the pods still stream.
+            let read_workloads = move |at| {
+                let fetched = fetch(source, settings, bounds_ref, at, copying);
+                fetched.map(|f| f.prepare(engine, &settings.excluded))
+            };
             let read = thread::scope(|scope| {
                 let mut fetching = Vec::new();
                 let mut heard = |version: &str| {
                     if checking {
                         let at = Some(version.to_owned());
-                        let read = move || fetch(source, settings, bounds_ref, at, copying);
-                        fetching.push((version.to_owned(), scope.spawn(read)));
+                        fetching
+                            .push((version.to_owned(), scope.spawn(move || read_workloads(at))));
                     }
                 };
                 let docs = read_pods(source, &projection, &saver, bounded, notice, &mut heard)?;
@@ -307,7 +313,7 @@ pub fn run(
                 // they end on their own, by the scope's end.
                 let fetching = match fetching.into_iter().rfind(|(v, _)| Some(v) == at.as_ref()) {
                     Some((_, fetching)) => fetching,
-                    None => scope.spawn(move || fetch(source, settings, bounds_ref, at, copying)),
+                    None => scope.spawn(move || read_workloads(at)),
                 };
                 // workloads.jq on the owners' part, as soon as it and the
                 // lists are in, beside the rest of report.jq: at 10k pods
@@ -497,17 +503,19 @@ type Listed = Result<Vec<Val>, ListError>;
 struct Fetched {
     at: Option<String>,
     reads: Vec<(api::List, Listed, Vec<u8>)>,
+    /// workloads.jq's work on these reads alone
+    /// ([`Engine::workloads_prepared`]), done as soon as they are in.
+    prepared: Option<Val>,
     /// What workloads.jq adds to the report of the pods at `at`, computed
-    /// from these reads beside report.jq ([`Engine::workloads_ahead`]).
+    /// from `prepared` beside report.jq ([`Engine::workloads_ahead`]).
     ahead: Option<Result<Val, EvalError>>,
 }
 
 impl Fetched {
-    /// These reads with what workloads.jq adds to a report whose
-    /// [`Part::Owners`] is `owners`, when that report is of the state at
-    /// their version and any list was read.
-    fn ahead(mut self, engine: &Engine, owners: &Val, excluded: &Excluded) -> Self {
-        let read_at = version_of(owners);
+    /// These reads with workloads.jq's work on them done, when any list
+    /// was read and the program takes them (else it runs on them whole
+    /// later, and says why).
+    fn prepare(mut self, engine: &Engine, excluded: &Excluded) -> Self {
         let docs: Vec<Val> = self
             .reads
             .iter()
@@ -515,8 +523,24 @@ impl Fetched {
             .flatten()
             .cloned()
             .collect();
-        if read_at.is_some() && read_at == self.at && !docs.is_empty() {
-            self.ahead = Some(engine.workloads_ahead(owners, docs, excluded));
+        if !docs.is_empty() {
+            let at = self.at.as_deref();
+            self.prepared = engine.workloads_prepared(docs, at, excluded).ok();
+        }
+        self
+    }
+
+    /// These reads with what workloads.jq adds to a report whose
+    /// [`Part::Owners`] is `owners`, when that report is of the state at
+    /// their version and they were prepared.
+    fn ahead(mut self, engine: &Engine, owners: &Val, excluded: &Excluded) -> Self {
+        let read_at = version_of(owners);
+        if let Some(prepared) = self
+            .prepared
+            .take()
+            .filter(|_| read_at.is_some() && read_at == self.at)
+        {
+            self.ahead = Some(engine.workloads_ahead(owners, prepared, excluded));
         }
         self
     }
@@ -611,6 +635,7 @@ fn fetch(
     Some(Fetched {
         at,
         reads,
+        prepared: None,
         ahead: None,
     })
 }

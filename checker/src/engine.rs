@@ -312,35 +312,57 @@ impl Engine {
         workloads: Vec<Val>,
         excluded: &Excluded,
     ) -> Result<Report, EvalError> {
-        self.workloads_on(report.0.clone(), workloads, excluded)
+        let report = Val::from_iter([report.0.clone()]);
+        self.workloads_on(report, Val::from_iter(workloads), excluded)
             .map(Report)
     }
 
+    /// workloads.jq's work on the workloads alone, before the pods are
+    /// read (a report of only their version, `at`): the documents of the
+    /// lists prepared, which [`Engine::workloads_ahead`] takes instead of
+    /// them. The checker does it while the pods still stream, off the path
+    /// to the verdict.
+    pub fn workloads_prepared(
+        &self,
+        workloads: Vec<Val>,
+        at: Option<&str>,
+        excluded: &Excluded,
+    ) -> Result<Val, EvalError> {
+        let at = at.map_or(Val::Null, |at| Val::from(at.to_owned()));
+        let version = Val::obj(
+            [(Val::from("resource_version".to_owned()), at)]
+                .into_iter()
+                .collect(),
+        );
+        self.workloads_on(
+            Val::from_iter([version]),
+            Val::from_iter(workloads),
+            excluded,
+        )
+    }
+
     /// [`Engine::workloads`] on [`Part::Owners`] of a report, all that
-    /// workloads.jq reads of one: what it adds to the report, computed
-    /// beside the rest of report.jq ([`Engine::add`] them).
+    /// workloads.jq reads of one, and `prepared`
+    /// ([`Engine::workloads_prepared`]): what it adds to the report,
+    /// computed beside the rest of report.jq ([`Engine::add`] them).
     pub fn workloads_ahead(
         &self,
         owners: &Val,
-        workloads: Vec<Val>,
+        prepared: Val,
         excluded: &Excluded,
     ) -> Result<Val, EvalError> {
-        self.workloads_on(owners.clone(), workloads, excluded)
+        self.workloads_on(Val::from_iter([owners.clone()]), prepared, excluded)
     }
 
-    fn workloads_on(
-        &self,
-        report: Val,
-        workloads: Vec<Val>,
-        excluded: &Excluded,
-    ) -> Result<Val, EvalError> {
+    /// workloads.jq on `input` with `report` (slurped: [report], or none).
+    fn workloads_on(&self, report: Val, input: Val, excluded: &Excluded) -> Result<Val, EvalError> {
         let vars = vec![
             Val::from(excluded.namespaces.join(",")),
             Val::from(excluded.owner_kinds.join(",")),
             Val::from(excluded.only_namespaces.join(",")),
-            Val::from_iter([report]),
+            report,
         ];
-        self.run_one(Programs::WORKLOADS, Val::from_iter(workloads), vars)
+        self.run_one(Programs::WORKLOADS, input, vars)
     }
 
     /// events.jq: the FailedScheduling events of the report's unscheduled
