@@ -89,8 +89,11 @@ def prepared($at):
 | ($excluded_owner_kinds | split(",")) as $owner_kinds
 | ($namespaces | split(",")) as $only
 | $report[0].active_owners as $active
-# Prepared before the pods were read, or now.
+# The input prepared (an object: the checker's, made before the pods were
+# read), or the documents, prepared now.
 | objects // prepared($report[0].resource_version)
+# Without the pods' owners (the report holds only their version): the
+# workloads prepared are the output.
 | if $active == null then . else
   .of as $of
 # Each ReplicaSet as [the listed Deployments owning it, it, its active pods].

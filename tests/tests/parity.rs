@@ -1231,10 +1231,10 @@ fn the_reports_parts_add_up_to_the_whole_report() {
         let owners = engine
             .report_part(pods, &excluded, Part::Owners)
             .expect("the owners");
-        // The checker prepares the workloads before the pods are read.
-        // Workloads it cannot prepare (not one state, another kind) it runs
-        // workloads.jq on with the report, as `once`: they must fail there.
-        // The version the checker reads the workloads at: the pods'.
+        // The checker prepares the workloads before the pods are read, at
+        // the version it read them at: the pods'. Workloads it cannot
+        // prepare (not one state, another kind) it runs workloads.jq on
+        // with the report, as `once`: they must fail there.
         let owners_json: serde_json::Value = serde_json::from_str(&to_json(&owners)).unwrap();
         let at = owners_json["resource_version"].as_str();
         let prepared = match engine.workloads_prepared(workloads, at, &excluded) {
