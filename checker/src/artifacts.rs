@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 /// Why the artifacts could not be saved (`check.rs` makes it a
-/// [`crate::check::ArtifactError`]).
+/// [`crate::check::CheckError`]).
 #[derive(Debug)]
 pub enum ArtifactError {
     /// The directory could not be created.
@@ -117,7 +117,7 @@ pub struct Saver {
 }
 
 /// Every file a save dir may receive: the final names and the partial
-/// copies ([`Saver::partial`]) of the two documents.
+/// copies (`Saver::partial`) of the three documents copied as read.
 pub const ARTIFACTS: [&str; 4] = ["pods.json", "events.json", "workloads.json", "report.json"];
 const COPIED: [&str; 3] = ["pods.json", "events.json", "workloads.json"];
 

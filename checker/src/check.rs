@@ -167,7 +167,7 @@ pub enum Source {
         /// again every interval.
         watch: bool,
         /// A unix time by which the whole check ends (0: none), see
-        /// [`Bounds`].
+        /// `Bounds`.
         deadline_epoch: u64,
         /// The pods list and the events list, within the selection
         /// ([`api::List::within`]).

@@ -226,7 +226,7 @@ impl Programs {
         ],
         Value
     );
-    /// result → "LEVEL<TAB>TEXT" lines.
+    /// result → `LEVEL<TAB>TEXT` lines.
     pub const RENDER: Program = program!(
         with_lib "render",
         "the result of result.jq",

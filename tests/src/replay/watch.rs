@@ -61,7 +61,7 @@ pub struct WatchPlan {
     pub fault: Option<Fault>,
     /// The log entry of the request (its `seq`) and the log's generation.
     pub seq: usize,
-    /// [`Shared::generation`] when the watch started.
+    /// `Shared::generation` when the watch started.
     pub generation: u64,
 }
 
