@@ -119,8 +119,8 @@ def owner_groups:
 # workload's pods are in its namespace (Kubernetes has no cross-namespace
 # owners), so the pods of the others only add uids no workload looks up.
 # On a large cluster this is most of the program's work, and this way it
-# skips the namespace reads and the rebuilt array of `outside` (8 ms of 25
-# at 8.8k pods in jaq). Every pod's owners are counted, then the ended
+# skips the namespace reads and the rebuilt array of `outside` (the part
+# took 44.6 ms alone in jaq at 8.8k pods with them, 38.5 ms without). Every pod's owners are counted, then the ended
 # pods' (found by `indices`, per distinct deletionTimestamp, not per pod;
 # the nulls subtracted before `unique`, which cost jq 1.6 17 ms on 10k nulls)
 # taken off. Per pod only a path whose `?` skips what is no array of

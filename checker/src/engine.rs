@@ -236,9 +236,9 @@ impl Engine {
     /// report.jq on a snapshot: its documents (one List, or the pages of
     /// a paged list), which the program reads as one array (`jq -s`).
     ///
-    /// With the workloads read, the pods' owners (`active_owners`, a third
-    /// of the work at 10k pods) are computed on a second thread by the same
-    /// program ([`Part::Owners`]) beside the rest ([`Part::Rest`]): the two
+    /// With the workloads read, the pods' owners (`active_owners`, about
+    /// half of the work at 8.8k pods) are computed on a second thread by
+    /// the same program ([`Part::Owners`]) beside the rest ([`Part::Rest`]): the two
     /// added ([`Engine::add`]) are the report.
     pub fn report(&self, snapshot: Vec<Val>, excluded: &Excluded) -> Result<Report, EvalError> {
         self.report_with(snapshot, excluded, |_| ()).0
