@@ -22,10 +22,9 @@ use jaq_json::Val;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Output;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use verify_pods_tests::corpus::{self, Case, EXPECTED_EXIT, EXPECTED_JSON, EXPECTED_TXT};
+use verify_pods_tests::replay::in_parallel;
 use verify_pods_tests::sandbox::Sandbox;
 use verify_pods_tests::{
     checker_command, install_stub_kubectl, jq, jq_version, libjq, run, stub_kubectl_env, JqRun,
@@ -56,21 +55,7 @@ const NO_WORKLOADS: &[u8] = b"{\"apiVersion\":\"v1\",\"items\":[],\"kind\":\"Lis
 fn for_each_case<T: Send>(work: impl Fn(&Case) -> T + Sync) -> Vec<T> {
     let cases = corpus::cases();
     assert!(cases.len() >= 25, "corpus too small: {}", cases.len());
-    let next = AtomicUsize::new(0);
-    let results = Mutex::new(Vec::new());
-    std::thread::scope(|s| {
-        for _ in 0..2 {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(case) = cases.get(i) else { break };
-                let result = work(case);
-                results.lock().unwrap().push((i, result));
-            });
-        }
-    });
-    let mut results = results.into_inner().unwrap();
-    results.sort_by_key(|(i, _)| *i);
-    results.into_iter().map(|(_, r)| r).collect()
+    in_parallel(cases.iter().collect(), 2, |case| work(case))
 }
 
 fn assert_no_problems(what: &str, problems: &[String]) {
