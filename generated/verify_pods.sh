@@ -57,6 +57,7 @@ verify_pods() {
       kill -s KILL -- "-$kubectl_pid" "$kubectl_pid" 2>/dev/null
       wait "$kubectl_pid" 2>/dev/null
     fi
+    kill %?vp_run_report 2>/dev/null
     rm -rf -- "$work_dir"
     trap - "$1"
     # shellcheck disable=SC2016
@@ -233,18 +234,17 @@ VERIFY_PODS_PAGE_HEAD_JQ
     done <"$stderr_file"
   }
   vp_error() {
-    local code=$1 format=$2 said
-    shift 2
+    local code=$1 said
+    shift
     # shellcheck disable=SC2059
-    printf -v said "$format" "$@"
+    printf -v said "$@"
     log_error 'verify_pods: '"$said" >&2
     return "$code"
   }
   vp_warn() {
-    local format=$1 said
-    shift
+    local said
     # shellcheck disable=SC2059
-    printf -v said "$format" "$@"
+    printf -v said "$@"
     log_warn 'verify_pods: '"$said" >&2
   }
   vp_cap() {
@@ -391,7 +391,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
       esac
     done
   }
-  vp_jq() { jq "$@" 2>"$stderr_file" || vp_jq_error; }
+  vp_jq() { ${vp_exec-} jq "$@" 2>"$stderr_file" || vp_jq_error; }
   vp_jq_error() {
     vp_last_stderr_line
     jq_error=${last_line#jq: error \(at *\): }
@@ -527,7 +527,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
       list_status=0
       vp_list "$pods_list" "$pods_file" || list_status=$?
       if ((list_status == 0)); then
-        stderr_file=$lines_file vp_run_report "$excluded_namespaces" "$excluded_owner_kinds" "$namespaces" "$selector" "$workloads" <"$pods_file" >"$report_file" &
+        stderr_file=$lines_file vp_exec=exec vp_run_report "$excluded_namespaces" "$excluded_owner_kinds" "$namespaces" "$selector" "$workloads" <"$pods_file" >"$report_file" &
         report=$! pods_at="$page $command" held='' fetched=0
         [[ $workloads == false ]] || vp_workloads || fetched=$?
         if ! wait "$report"; then

@@ -78,7 +78,8 @@ fn jq_receives_each_program_compacted() {
     let mut sandbox = red_sandbox();
     let dir = sandbox.path("jq-programs");
     fs::create_dir(&dir).unwrap();
-    sandbox.set("HARNESS_JQ_DIR", dir.to_str().unwrap());
+    // Every jq process saves its program as PID.jq in dir.
+    sandbox.wrap_jq(&format!("printf %s \"${{!#}}\" >'{}'/$$.jq", dir.display()));
     // generated/verify_pods.sh is rendered without `--with summary`: even
     // under GitHub Actions it leaves the host's step summary alone.
     let summary = sandbox.path("step-summary.md");

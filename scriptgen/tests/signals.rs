@@ -163,3 +163,59 @@ fn a_signal_mid_sleep_at_interval_30_ends_it_within_a_second() {
         assert_eq!(sandbox.leftovers(), Vec::<String>::new(), "SIG{signal}");
     }
 }
+
+/// report.jq runs in the background while the workloads' lists are read
+/// (issue 30). A signal to the host's PID alone, which jq does not receive,
+/// stops it too: a cancelled check leaves no jq parsing a large cluster's
+/// pods. The report's jq is a stand-in that records its PID and sleeps (the
+/// run given `--arg workloads true`); every other run is the real jq.
+#[test]
+fn a_signal_while_report_jq_runs_stops_it() {
+    let mut sandbox = Sandbox::new();
+    let workloads = verify_pods_tests::workspace_root()
+        .join("tests/corpus/workloads-all-created/workloads.json");
+    sandbox
+        .pods(&[&sample("pods.json")])
+        .events(&sample("events.json"))
+        .set(DEADLINE_ENV, "0");
+    for (name, value) in verify_pods_tests::stub_workloads_env(Some(&workloads)) {
+        sandbox.set(name, &value);
+    }
+    let pid_dir = sandbox.dir.path().to_str().unwrap().to_owned();
+    sandbox.set("STUB_PID_DIR", &pid_dir).wrap_jq(
+        "if [[ \" $* \" == *\" --arg workloads true \"* ]]; then\n\
+         \x20 echo \"$$\" >\"$STUB_PID_DIR/jq.pid\"\n\
+         \x20 exec sleep 30\n\
+         fi",
+    );
+    let mut job = sandbox
+        .command(&sandbox::wrapper())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    let jq_pid = sandbox.path("jq.pid");
+    while read_pid(&jq_pid).is_none() {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "report.jq never started"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let report = read_pid(&jq_pid).unwrap();
+    let sent = Instant::now();
+    let status = Command::new("kill")
+        .args(["-s", "TERM", "--", &job.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let status = job.wait().unwrap();
+    let took = sent.elapsed();
+    let left = survivors(&[report], sent + WITHIN, || sandbox.leftovers().is_empty());
+    assert_eq!(status.signal(), Some(15), "{status:?}");
+    assert!(took < WITHIN, "ended after {took:?}");
+    assert!(left.is_empty(), "report.jq still runs: {left:?}");
+    assert_eq!(sandbox.leftovers(), Vec::<String>::new(), "temp files left");
+}

@@ -131,6 +131,23 @@ impl Sandbox {
         self
     }
 
+    /// Put a bash script in front of the real jq: `before` runs first, with
+    /// jq's arguments (`"${!#}"` is the program), then the real jq does the
+    /// work unless `before` ended the script or replaced it (`exec`). Each
+    /// run is a process of its own, as the function's runs of jq are.
+    pub fn wrap_jq(&mut self, before: &str) -> &mut Self {
+        let jq = self.bin().join("jq");
+        let real = find_on_path("jq");
+        fs::remove_file(&jq).unwrap();
+        fs::write(
+            &jq,
+            format!("#!/bin/bash\n{before}\nexec '{}' \"$@\"\n", real.display()),
+        )
+        .unwrap();
+        fs::set_permissions(&jq, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+        self
+    }
+
     /// Put another tool of the caller's PATH on the sandbox's PATH. The
     /// function runs without tail; with it (as on any system with
     /// coreutils), a saved page that does not end with a newline gets one,

@@ -55,7 +55,7 @@ const NO_WORKLOADS: &[u8] = b"{\"apiVersion\":\"v1\",\"items\":[],\"kind\":\"Lis
 fn for_each_case<T: Send>(work: impl Fn(&Case) -> T + Sync) -> Vec<T> {
     let cases = corpus::cases();
     assert!(cases.len() >= 25, "corpus too small: {}", cases.len());
-    in_parallel(cases.iter().collect(), 2, |case| work(case))
+    in_parallel(cases.iter().collect(), 2, &work)
 }
 
 fn assert_no_problems(what: &str, problems: &[String]) {
