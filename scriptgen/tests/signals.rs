@@ -9,7 +9,7 @@ use verify_pods_tests::sandbox;
 
 use checker::contract::DEADLINE_ENV;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 use verify_pods_tests::sandbox::{sample, Sandbox};
 use verify_pods_tests::{read_pid, survivors};
@@ -26,6 +26,51 @@ fn hanging_kubectl(sandbox: &mut Sandbox) {
         .set("STUB_PID_DIR", &pid_dir);
 }
 
+/// The job: the wrapper leading a process group of its own, as a CI
+/// runner or an interactive shell starts it.
+fn start_job(sandbox: &Sandbox) -> Child {
+    sandbox
+        .command(&sandbox::wrapper())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .process_group(0)
+        .spawn()
+        .unwrap()
+}
+
+/// The PID a stand-in writes to `file` of the sandbox, once it has.
+fn pid_written(sandbox: &Sandbox, file: &str, what: &str) -> u32 {
+    let started = Instant::now();
+    let path = sandbox.path(file);
+    loop {
+        if let Some(pid) = read_pid(&path) {
+            return pid;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{what} never started"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Send `signal` to the job (its process group with `to_group`); how it
+/// ended, and how long after the signal.
+fn signal_job(job: &mut Child, signal: &str, to_group: bool) -> (ExitStatus, Duration) {
+    let target = if to_group {
+        format!("-{}", job.id())
+    } else {
+        job.id().to_string()
+    };
+    let sent = Instant::now();
+    let status = Command::new("kill")
+        .args(["-s", signal, "--", &target])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    (job.wait().unwrap(), sent.elapsed())
+}
+
 /// `to_group`: the signal goes to the job's process group (a CI runner's
 /// cancel, ^C in a terminal); else to the job's PID alone, which the
 /// function's subshell, timeout and kubectl do not receive (issue 21).
@@ -36,39 +81,11 @@ fn assert_cleanly_cancelled(signal: &str, number: i32, to_group: bool) {
         .events(&sample("events.json"))
         .set(DEADLINE_ENV, "0");
     hanging_kubectl(&mut sandbox);
-    // The job: the wrapper leading a process group of its own, as a CI
-    // runner or an interactive shell starts it.
-    let mut job = sandbox
-        .command(&sandbox::wrapper())
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .process_group(0)
-        .spawn()
-        .unwrap();
-    let started = Instant::now();
-    let child_pid = sandbox.path("child.pid");
-    while read_pid(&child_pid).is_none() {
-        assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "kubectl never started"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    let mut job = start_job(&sandbox);
+    let child = pid_written(&sandbox, "child.pid", "kubectl");
     let kubectl = read_pid(&sandbox.path("kubectl.pid")).unwrap();
-    let child = read_pid(&child_pid).unwrap();
     let sent = Instant::now();
-    let target = if to_group {
-        format!("-{}", job.id())
-    } else {
-        job.id().to_string()
-    };
-    let status = Command::new("kill")
-        .args(["-s", signal, "--", &target])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let status = job.wait().unwrap();
-    let took = sent.elapsed();
+    let (status, took) = signal_job(&mut job, signal, to_group);
     // SIGKILL takes effect when the killed process next runs, and the
     // job's shell may end before the function's subshell has cleaned up
     // (it has no trap, and the host may set none): look again until a
@@ -131,13 +148,7 @@ fn a_signal_mid_sleep_at_interval_30_ends_it_within_a_second() {
             .events(&sample("events.json"))
             .set(DEADLINE_ENV, "120")
             .set(checker::contract::INTERVAL_ENV, "30");
-        let mut job = sandbox
-            .command(&sandbox::wrapper())
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .process_group(0)
-            .spawn()
-            .unwrap();
+        let mut job = start_job(&sandbox);
         let started = Instant::now();
         while sandbox.kubectl_calls().is_empty() {
             assert!(started.elapsed() < Duration::from_secs(10), "no list");
@@ -146,14 +157,7 @@ fn a_signal_mid_sleep_at_interval_30_ends_it_within_a_second() {
         // The first attempt's jq, then the sleep of 30 s.
         std::thread::sleep(Duration::from_millis(1500));
         assert!(job.try_wait().unwrap().is_none(), "still settling");
-        let sent = Instant::now();
-        let status = Command::new("kill")
-            .args(["-s", signal, "--", &job.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(status.success());
-        let status = job.wait().unwrap();
-        let took = sent.elapsed();
+        let (status, took) = signal_job(&mut job, signal, false);
         assert_eq!(status.signal(), Some(number), "SIG{signal}: {status:?}");
         assert!(took < WITHIN, "SIG{signal}: ended after {took:?}");
         let clean = Instant::now() + WITHIN;
@@ -188,31 +192,10 @@ fn a_signal_while_report_jq_runs_stops_it() {
          \x20 exec sleep 30\n\
          fi",
     );
-    let mut job = sandbox
-        .command(&sandbox::wrapper())
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .process_group(0)
-        .spawn()
-        .unwrap();
-    let started = Instant::now();
-    let jq_pid = sandbox.path("jq.pid");
-    while read_pid(&jq_pid).is_none() {
-        assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "report.jq never started"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    let report = read_pid(&jq_pid).unwrap();
+    let mut job = start_job(&sandbox);
+    let report = pid_written(&sandbox, "jq.pid", "report.jq");
     let sent = Instant::now();
-    let status = Command::new("kill")
-        .args(["-s", "TERM", "--", &job.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let status = job.wait().unwrap();
-    let took = sent.elapsed();
+    let (status, took) = signal_job(&mut job, "TERM", false);
     let left = survivors(&[report], sent + WITHIN, || sandbox.leftovers().is_empty());
     assert_eq!(status.signal(), Some(15), "{status:?}");
     assert!(took < WITHIN, "ended after {took:?}");
