@@ -348,7 +348,7 @@ fn every_chunk_size_gives_the_same_result() {
         .flat_map(|chunk| DRIVERS.map(|driver| (chunk, driver)))
         .collect();
     let pods = state().pods.len();
-    let failures: Vec<String> = in_parallel(runs, 4, |(chunk, driver)| {
+    let failures: Vec<String> = in_parallel(runs, 2, |(chunk, driver)| {
         let case = Case {
             chunk,
             ..case("chunk", vec![], 0, None, verdict(1))
