@@ -377,13 +377,13 @@ VERIFY_PODS_PAGE_HEAD_JQ
   vp_workloads() {
     local entry status=0 at=$first_version
     : >"$workloads_file"
-    for entry in /apis/apps/v1/replicasets /apis/apps/v1/statefulsets /apis/apps/v1/daemonsets /apis/apps/v1/deployments; do
-      vp_list "${entry%/*}/$scope${entry##*/}${at:+?resourceVersion=$at&resourceVersionMatch=Exact}" "$events_file" || status=$?
+    for entry in replicasets statefulsets daemonsets deployments; do
+      vp_list "/apis/apps/v1/$scope$entry${at:+?resourceVersion=$at&resourceVersionMatch=Exact}" "$events_file" || status=$?
       case $status:$(<"$stderr_file") in
         0:*) cat -- "$events_file" >>"$workloads_file" ;;
         *"(Expired)"* | *"(Gone)"*) return 1 ;;
         *"(Forbidden)"* | *"(NotFound)"*)
-          what=${entry##*/} why=$fetch_error status=0
+          what=$entry why=$fetch_error status=0
           printf -v entry "cannot list the %s (%s): pods not yet created are not checked for them" "$what" "$why"
           held+=$entry$'\n'
           ;;
@@ -400,11 +400,12 @@ VERIFY_PODS_PAGE_HEAD_JQ
   }
   vp_run_report() { vp_jq -c --slurp --arg excluded_namespaces "$1" --arg excluded_owner_kinds "$2" --arg namespaces "$3" --arg selector "$4" --arg workloads "$5" "$lib_program$report_program"; }
   vp_run_decision() { vp_jq -r "$decision_program"; }
-  vp_run_workloads() { vp_jq -c --slurp --arg excluded_namespaces "$1" --arg excluded_owner_kinds "$2" --arg namespaces "$3" --slurpfile report "$4" "$lib_program$workloads_program"; }
+  vp_run_workloads() { vp_jq -r -c --slurp --arg excluded_namespaces "$1" --arg excluded_owner_kinds "$2" --arg namespaces "$3" --slurpfile report "$4" "$lib_program$workloads_program|.,($decision_program)"; }
   vp_run_events() { vp_jq -c --slurp --slurpfile report "$1" "$lib_program$events_program"; }
   vp_run_result() { vp_jq -c --argjson attempts "$1" --argjson waited_seconds "$2" --slurpfile events "$3" "$result_program"; }
   vp_run_render() { vp_jq -r --argjson list_limit "$1" "$lib_program$render_program"; }
   vp_run_progress() { vp_jq -r --argjson attempts "$1" --argjson waited_seconds "$2" --argjson deadline_seconds "$3" "$lib_program$progress_program"; }
+  vp_decide() { vp_run_decision <"$report_file" >"$decision_file"; read -r verdict unscheduled next <"$decision_file"; }
   vp_must() {
     local program=$1 why
     shift
@@ -539,7 +540,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
         elif [[ $workloads == true ]]; then
           vp_now
           next=stop
-          ((10#$now_us >= deadline_us)) || { vp_run_decision <"$report_file" >"$decision_file"; read -r verdict unscheduled next <"$decision_file"; }
+          ((10#$now_us >= deadline_us)) || vp_decide
           if [[ $next != stop ]]; then
             : >"$workloads_file"
           else
@@ -575,10 +576,12 @@ VERIFY_PODS_PAGE_HEAD_JQ
     fi
     if [[ -s $workloads_file ]]; then
       vp_must workloads.jq vp_run_workloads "$excluded_namespaces" "$excluded_owner_kinds" "$namespaces" "$report_file" \
-        <"$workloads_file" >"$result_file" && cp -- "$result_file" "$report_file" || return
+        <"$workloads_file" >"$result_file" || return
+      { IFS= read -r report && read -r verdict unscheduled next; } <"$result_file"
+      printf '%s\n' "$report" >"$report_file"
+    else
+      vp_must decision.jq vp_decide || return
     fi
-    vp_must decision.jq vp_run_decision <"$report_file" >"$decision_file" || return
-    read -r verdict unscheduled next <"$decision_file"
     vp_elapsed
     if [[ $next == wait ]] && ((10#$now_us < deadline_us)); then
       vp_must progress.jq vp_run_progress "$attempts" "$waited" "$settle_seconds" \

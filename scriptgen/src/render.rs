@@ -46,10 +46,13 @@ pub struct Fields {
     pub pods_list: String,
     /// The events list, with its field selector.
     pub events_list: String,
-    /// The workloads lists' paths (issue 30), space-joined, each read at
-    /// the pods list's version with [`Self::exact`]; the last segment
-    /// names the list in words.
+    /// The workloads lists (issue 30), space-joined, each by the word that
+    /// names it (`replicasets`), which ends its path under
+    /// [`Self::workloads_group`]; each read at the pods list's version with
+    /// [`Self::exact`].
     pub workloads_lists: String,
+    /// The API group's path the workloads lists share: `/apis/apps/v1`.
+    pub workloads_group: &'static str,
     /// `resourceVersionMatch=Exact`.
     pub exact: &'static str,
     /// Whether the workloads are read.
@@ -354,6 +357,20 @@ pub struct Embedded {
     /// excluded_namespaces "$1"`); None for lib.jq, which runs in front of
     /// others only.
     pub runner: Option<String>,
+    /// The program its runner hands jq, as a bash word's inside:
+    /// `$lib_program$report_program` (see [`DECIDED_BY_RUNNER`]).
+    pub argument: String,
+}
+
+/// The program whose runner also decides (issue 30's cost): jq prints its
+/// report, then decision.jq's line on that report (`-r`), so that the
+/// verdict takes one jq start less.
+pub const DECIDED_BY_RUNNER: &str = "workloads";
+
+/// The text jq runs for a runner that also decides: `program`, then
+/// `decision` on each of its outputs, both printed.
+pub fn and_decision(program: &str, decision: &str) -> String {
+    format!("{program}|.,({decision})")
 }
 
 /// Why the programs cannot be embedded.
@@ -399,7 +416,14 @@ impl Embedded {
     pub fn new(program: Program) -> Result<Self, RenderError> {
         let mut embedded = Self::file(program.name, program.file, program.body)?;
         embedded.with_lib = program.with_lib;
-        let options = program.jq_options(|i, _| format!("\"${}\"", i + 1));
+        let mut options = program.jq_options(|i, _| format!("\"${}\"", i + 1));
+        let lib = if program.with_lib { "$lib_program" } else { "" };
+        embedded.argument = format!("{lib}${}", embedded.variable);
+        if program.name == DECIDED_BY_RUNNER {
+            let decision = format!("${}_program", Programs::DECISION.name);
+            embedded.argument = and_decision(&embedded.argument, &decision);
+            options.insert(0, "-r".to_owned());
+        }
         embedded.runner = Some(options.join(" "));
         Ok(embedded)
     }
@@ -431,8 +455,24 @@ impl Embedded {
             text,
             with_lib: false,
             runner: None,
+            argument: String::new(),
         })
     }
+}
+
+/// The path every workloads list is under, its word appended: the bash
+/// builds each list's path from the two.
+fn workloads_group() -> &'static str {
+    let path = api::WORKLOADS[0].path;
+    let group = &path[..path.rfind('/').unwrap_or(0)];
+    for list in api::WORKLOADS {
+        assert_eq!(
+            list.url(0, None),
+            format!("{group}/{}", list.what),
+            "a workloads list outside {group}"
+        );
+    }
+    group
 }
 
 /// The widest line [`compact_jq`] makes by joining lines.
@@ -619,7 +659,8 @@ impl Fields {
             exclude_owner_kinds: contract::EXCLUDE_OWNER_KINDS,
             pods_list: api::PODS.url(0, None),
             events_list: api::EVENTS.url(0, None),
-            workloads_lists: api::WORKLOADS.map(|list| list.url(0, None)).join(" "),
+            workloads_lists: api::WORKLOADS.map(|list| list.what).join(" "),
+            workloads_group: workloads_group(),
             exact: api::EXACT,
             workloads: contract::WORKLOADS,
             page_head: compact_jq(Programs::PAGE_HEAD).map_err(|why| {
