@@ -317,7 +317,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
   local report_file=$work_dir/report.json decision_file=$work_dir/decision.txt
   local matched_file=$work_dir/matched-events.json result_file=$work_dir/result.json
   local lines_file=$work_dir/lines.txt stderr_file=$work_dir/stderr.txt
-  local last_line fetch_error jq_error warned='' first_version kubectl_ran=false
+  local last_line fetch_error jq_error warned='' first_version alnum=abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 kubectl_ran=false
   local kubeconfig kubeconfig_from context context_from
   vp_last_stderr_line() {
     local line
@@ -447,7 +447,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
       for ((i = 0; i < ${#token}; i++)); do
         c=${token:i:1}
         case $c in
-          [abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._~-]) url+=$c ;;
+          [$alnum._~-]) url+=$c ;;
           *)
             printf -v hex '%%%02X' "'$c"
             url+=$hex
@@ -457,7 +457,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
     fi
   }
   vp_list() {
-    local list=$1 out_file=$2 token='' version status=0 cap capped first
+    local list=$1 out_file=$2 into=$2 token='' version status=0 cap capped first
     local waiting_what=${list%%\?*}
     waiting_what=${waiting_what##*/}
     page=0 fetch_error='' unfinished=false first_version=''
@@ -470,7 +470,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
         unfinished=true
         return 2
       fi
-      vp_fetch "$page_file" get --raw "$url" || status=$?
+      vp_fetch "$into" get --raw "$url" || status=$?
       if [[ $unfinished == true ]]; then return "$status"; fi
       if ((status != 0)); then
         why=$fetch_error
@@ -478,13 +478,13 @@ VERIFY_PODS_PAGE_HEAD_JQ
         return 1
       fi
       first=''
-      IFS= read -r -d '' -n 4096 first <"$page_file"
+      IFS= read -r -d '' -n 4096 first <"$into"
       if ((${#first} < 4096)) && [[ -z ${first//[[:space:]]/} ]]; then
         printf -v why "empty input: expected a JSON document"
         ((page == 1)) && return 2
         return 1
       fi
-      if ! vp_jq -n -r --stream "$page_head_program" <"$page_file" >"$head_file"; then
+      if ! vp_jq -n -r --stream "$page_head_program" <"$into" >"$head_file"; then
         why=$jq_error
         ((page == 1)) && return 2
         return 1
@@ -499,11 +499,12 @@ VERIFY_PODS_PAGE_HEAD_JQ
         printf -v why "its resourceVersion \"%s\" is not the first page's \"%s\"" "$version" "$first_version"
         return 1
       fi
-      if ! cat -- "$page_file" >>"$out_file" ||
-        { [[ -n $(tail -c 1 -- "$page_file" 2>/dev/null) ]] && ! printf '\n' >>"$out_file"; }; then
+      if [[ $into == "$page_file" ]] && ! cat -- "$into" >>"$out_file" ||
+        { [[ -n $(tail -c 1 -- "$into" 2>/dev/null) ]] && ! printf '\n' >>"$out_file"; }; then
         why="cannot copy the page"
         return 1
       fi
+      into=$page_file
       if [[ -z $token ]] || ((chunk_size == 0)); then return 0; fi
     done
   }
@@ -671,11 +672,9 @@ VERIFY_PODS_PAGE_HEAD_JQ
     printf -v "$name" '%d' "$((10#${digits:-0}))"
   done
   named=KWOK_VERIFY_PODS_EXCLUDE_OWNER_KINDS
-  local excluded_owner_kinds=${KWOK_VERIFY_PODS_EXCLUDE_OWNER_KINDS-Job}
+  local excluded_owner_kinds=${KWOK_VERIFY_PODS_EXCLUDE_OWNER_KINDS-Job} kind="[${alnum:0:52}][$alnum]*"
   value=${excluded_owner_kinds//[[:cntrl:]]/?}
-  if [[ $excluded_owner_kinds == *[!ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789,]* ||
-    $excluded_owner_kinds == ,* || $excluded_owner_kinds == *, || $excluded_owner_kinds == *,,* ||
-    $excluded_owner_kinds == [0123456789]* || $excluded_owner_kinds == *,[0123456789]* ]]; then
+  if [[ ! $excluded_owner_kinds =~ ^($kind(,$kind)*)?$ ]]; then
     vp_error 2 "%s must be owner kinds separated by commas, each letters and digits starting with a letter (Job,PyTorchJob), got \"%s\"" "$named" "$value" || return
   fi
   local workloads=${KWOK_VERIFY_PODS_WORKLOADS:-true} what
