@@ -539,7 +539,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
         elif [[ $workloads == true ]]; then
           vp_now
           next=stop
-          ((10#$now_us >= deadline_us)) || vp_decide
+          ((10#$now_us >= deadline_us)) || [[ $fetched$held == 0 ]] || vp_decide
           if [[ $next != stop ]]; then
             : >"$workloads_file"
           else
@@ -577,7 +577,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
       vp_must workloads.jq vp_run_workloads "$excluded_namespaces" "$excluded_owner_kinds" "$namespaces" "$report_file" \
         <"$workloads_file" >"$result_file" || return
       { IFS= read -r report && read -r verdict unscheduled next; } <"$result_file"
-      printf '%s\n' "$report" >"$report_file"
+      [[ $next == wait && $unscheduled != 0 ]] && ((10#$now_us < deadline_us)) || printf '%s\n' "$report" >"$report_file"
     else
       vp_must decision.jq vp_decide || return
     fi

@@ -288,6 +288,57 @@ fn polling_reads_the_workloads_beside_every_list_and_drops_a_settling_states() {
     }
 }
 
+/// A state that settles on its pods alone (a pod unscheduled) while a pod
+/// is also not yet created: its attempt lines say nothing of the workloads,
+/// in both drivers (the bash decides on lists read whole in workloads.jq's
+/// run, then drops them for such a state); only the verdict at the
+/// deadline counts the pod not yet created.
+#[test]
+fn a_settling_states_attempt_lines_leave_its_workloads_out() {
+    let mut stuck = Pod::unschedulable("data", "nats-0").to_json();
+    stuck["metadata"]["ownerReferences"] = nats_pod(0)["metadata"]["ownerReferences"].clone();
+    let state = State::new(vec![stuck, nats_pod(1)], vec![]).with_workloads(vec![nats()]);
+    let mut attempts = Vec::new();
+    for driver in DRIVERS {
+        let server = Server::builder()
+            .state(state.clone())
+            .start()
+            .expect("server");
+        let env = KubeEnv::for_server(&server).expect("kube env");
+        let mut command = driver.command(&env);
+        if driver == Driver::Checker {
+            command.args(["--watch", "false"]);
+        }
+        let output = run(command.env(DEADLINE_ENV, "2").env(INTERVAL_ENV, "1"));
+        assert_eq!(
+            output.status.code(),
+            Some(1),
+            "{driver:?}: {}",
+            shown(&output)
+        );
+        let all = format!("{}{}", text(&output.stdout), text(&output.stderr));
+        let lines: Vec<String> = all
+            .lines()
+            .filter(|l| l.contains("Attempt "))
+            .map(|l| l[l.find("Attempt ").unwrap()..].to_owned())
+            .collect();
+        assert!(!lines.is_empty(), "{driver:?}: {}", shown(&output));
+        assert!(
+            lines.iter().all(|l| !l.contains("not yet created")),
+            "{driver:?}: {}",
+            shown(&output)
+        );
+        assert!(
+            text(&output.stdout)
+                .contains("1 pod not yet created:\n  StatefulSet data/nats: 2 of 3\n"),
+            "{driver:?}: {}",
+            shown(&output)
+        );
+        attempts.push(lines[0].clone());
+    }
+    assert_eq!(attempts[0], attempts[1]);
+}
+
 /// The checker reads the pods list, the workloads lists and the events
 /// through one `kubectl proxy` on a socket of its own, not one kubectl each
 /// (issue 30's cost, checker/src/live/proxy.rs); the proxy and its socket's
