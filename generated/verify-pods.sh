@@ -132,7 +132,7 @@ else"… and \($left|length) more \(if($left|length)==1 then"group"else"groups"e
 |($nodes|map(.pods)|sort)as$counts|{nodes:($nodes|length),min:$counts[0],median:$counts[[range(2;$counts|length;2)]|length],max:$counts[-1],
 none:([.distribution[]|select(.node=="<none>")|.pods]|add//0),most:($nodes|sort_by([0-.pods,.node]))};def node_summary:
 "\(.nodes) nodes, pods per node: min \(.min), median \(.median), max \(.max); <none>: \(.none)";def list_version:if(.metadata|type)=="object"then.metadata.resourceVersion else null end;
-def list_read_at:.[0]|list_version|if is_string and.!=""then. else null end;def list_continue:if(.metadata|type)=="object"then.metadata["continue"]//""else""end;def a_kind:if is_string then
+def list_read_at:.[0]|list_version|if is_string and.!=""then. else null end;def list_continue:if(.metadata|type)=="object"then.metadata["continue"]//""else""end;def a_kind:if is_string and.!=""then
 .[0:1]as$first|(if any("A","E","I","O","U";.==$first)then"an "else"a "end)+one_line else"a kind "+tojson end;def list_kinds($kind;$command):"\($kind)List"as$list
 |(if$kind=="Pod"then"a PodList or a List of Pods"else"an \($list) or a List of \($kind)s"end+" (\($command))")as$expected|(first(.[]|.kind|select(.!=null and.!=$list and.!="List"))//null)as$other
 |if$other!=null then error("\($other|a_kind), expected \($expected)")else. end|(first(.[]|select(.kind!=$list)|[.items[].kind?]|select(length>(indices($kind)|length)+(indices(null)|length))

@@ -228,9 +228,10 @@ def list_version: if (.metadata | type) == "object" then .metadata.resourceVersi
 # with resourceVersion "": such a snapshot has no version to name.
 def list_read_at: .[0] | list_version | if is_string and . != "" then . else null end;
 def list_continue: if (.metadata | type) == "object" then .metadata["continue"] // "" else "" end;
-# A kind as a phrase: "an EventList", "a Node"; a kind that is not a string as JSON.
+# A kind as a phrase: "an EventList", "a Node"; a kind that is not a string,
+# or "" (a List's items without kind), as JSON: "a " would name nothing.
 def a_kind:
-  if is_string then
+  if is_string and . != "" then
     .[0:1] as $first
     | (if any("A", "E", "I", "O", "U"; . == $first) then "an " else "a " end) + one_line
   else "a kind " + tojson end;

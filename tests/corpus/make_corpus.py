@@ -901,10 +901,18 @@ def workloads_with_a_job():
     return go_json(kubectl_list(platform_workloads() + [job]))
 
 
+def workloads_without_kinds():
+    """The workloads of workloads-all-created as a `List` whose items carry no kind (put
+    together by hand: kubectl sets each item's), so nothing says what they are."""
+    items = [{k: v for k, v in w.items() if k != "kind"} for w in platform_workloads()]
+    return go_json(kubectl_list(items))
+
+
 # Read as the workloads, beside the pods of BAD_WORKLOADS_PODS.
 BAD_WORKLOADS = {
     "pods-as-workloads.json": (pods_as_workloads, "workloads: a Pod"),
     "workloads-with-a-job.json": (workloads_with_a_job, "workloads: a Job"),
+    "workloads-without-kinds.json": (workloads_without_kinds, 'workloads: a kind ""'),
 }
 BAD_WORKLOADS_PODS = "workloads-all-created"
 
@@ -1606,7 +1614,8 @@ def documents(data):
 
 
 def a_kind(kind):
-    if not isinstance(kind, str):
+    # "" (a List's items without kind) is named as JSON too: "a " names nothing.
+    if not isinstance(kind, str) or kind == "":
         return "a kind " + json.dumps(kind)
     return ("an " if kind[:1] in ("A", "E", "I", "O", "U") else "a ") + kind
 

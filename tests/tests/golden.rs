@@ -360,6 +360,7 @@ bad_events! {
 bad_workloads! {
     pods_as_workloads: "pods-as-workloads.json", ": workloads: a Pod";
     workloads_with_a_job: "workloads-with-a-job.json", ": workloads: a Job";
+    workloads_without_kinds: "workloads-without-kinds.json", ": workloads: a kind \"\"";
 }
 
 #[test]
