@@ -573,6 +573,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
       printf -v why "%s JSON documents, expected one" "$count"
       vp_error 2 "cannot read the output of \`%s\`: %s" "$command" "$why" || return
     fi
+    vp_elapsed
     if [[ -s $workloads_file ]]; then
       vp_must workloads.jq vp_run_workloads "$excluded_namespaces" "$excluded_owner_kinds" "$namespaces" "$report_file" \
         <"$workloads_file" >"$result_file" || return
@@ -581,7 +582,6 @@ VERIFY_PODS_PAGE_HEAD_JQ
     else
       vp_must decision.jq vp_decide || return
     fi
-    vp_elapsed
     if [[ $next == wait ]] && ((10#$now_us < deadline_us)); then
       vp_must progress.jq vp_run_progress "$attempts" "$waited" "$settle_seconds" \
         <"$report_file" >"$lines_file" || return
