@@ -267,9 +267,11 @@ pub fn run(
     let mut watching = matches!(source, Source::Live { watch: true, .. });
     let mut warned = Vec::new();
     let checking = settings.reads_workloads(source);
-    // Live, a state settles while decision.jq says wait before the deadline.
-    let settles = |decision: &crate::engine::Decision| match source {
-        Source::Live { deadline, .. } => decision.may_settle && started.elapsed() < *deadline,
+    // Live, a state settles while decision.jq says wait before the deadline
+    // (`elapsed`: since the check started, read once per state, so that a
+    // state whose workloads were dropped as settling does settle).
+    let settles = |decision: &crate::engine::Decision, elapsed: Duration| match source {
+        Source::Live { deadline, .. } => decision.may_settle && elapsed < *deadline,
         Source::Offline { .. } => false,
     };
     let (report, decision, waited_seconds) = loop {
@@ -279,7 +281,7 @@ pub fn run(
         let attempt_started = started.elapsed().as_secs();
         let list_started = Instant::now();
         let mut lists = 0;
-        let (listed, report, decision) = loop {
+        let (listed, report, decision, waited) = loop {
             let bounded = (started, &bounds, &mut lists);
             let copying = settings.save_dir.is_some();
             // The workloads at the list's version are read as soon as its
@@ -334,21 +336,23 @@ pub fn run(
             let decision = engine
                 .decide(&report)
                 .map_err(eval_error("report".into()))?;
-            if !checking || settles(&decision) {
-                break (listed, report, decision);
+            let decided_at = started.elapsed();
+            if !checking || settles(&decision, decided_at) {
+                break (listed, report, decision, decided_at);
             }
             // A state that would decide is decided only with its
             // workloads, read at its resourceVersion (issue 30); when they
             // cannot be, the pods list is as good as broken: list again.
             let context = (engine, source, &bounds, settings, &saver, started);
             match confirm(context, (None, fetched), report, &mut warned, notice)? {
-                Confirmed::Report(report, decision) => break (listed, report, decision),
+                Confirmed::Report(report, decision) => {
+                    break (listed, report, decision, started.elapsed())
+                }
                 Confirmed::Again { page, why } => {
                     list_again(source, started, (page, &why, lists), notice)?;
                 }
             }
         };
-        let waited = started.elapsed();
         match source {
             Source::Live {
                 deadline,
@@ -412,7 +416,9 @@ pub fn run(
                                 words::LIST_BROKEN.format(&[("page", &page), ("why", &why)]);
                             break watch::Ended::ListAgain(broken);
                         }
-                        Confirmed::Report(report, decision) if settles(&decision) => {
+                        Confirmed::Report(report, decision)
+                            if settles(&decision, started.elapsed()) =>
+                        {
                             listed = pods.clone();
                             first = watch::Evaluated {
                                 report,
