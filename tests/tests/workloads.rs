@@ -240,6 +240,25 @@ fn pods_never_created_fail_at_the_deadline() {
     }
 }
 
+/// `driver` polling `server` (the checker with `--watch false`) for 2 s at
+/// 1 s intervals; it fails, as every state it is used on has a pod
+/// unscheduled.
+fn polled_to_failure(server: &Server, driver: Driver) -> Output {
+    let env = KubeEnv::for_server(server).expect("kube env");
+    let mut command = driver.command(&env);
+    if driver == Driver::Checker {
+        command.args(["--watch", "false"]);
+    }
+    let output = run(command.env(DEADLINE_ENV, "2").env(INTERVAL_ENV, "1"));
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{driver:?}: {}",
+        shown(&output)
+    );
+    output
+}
+
 /// Polling (the bash; the checker with `--watch false`) reads the
 /// workloads beside every pods list, while report.jq runs (issue 30's
 /// cost); a state that settles on its report drops them, their failures
@@ -257,18 +276,7 @@ fn polling_reads_the_workloads_beside_every_list_and_drops_a_settling_states() {
             ))
             .start()
             .expect("server");
-        let env = KubeEnv::for_server(&server).expect("kube env");
-        let mut command = driver.command(&env);
-        if driver == Driver::Checker {
-            command.args(["--watch", "false"]);
-        }
-        let output = run(command.env(DEADLINE_ENV, "2").env(INTERVAL_ENV, "1"));
-        assert_eq!(
-            output.status.code(),
-            Some(1),
-            "{driver:?}: {}",
-            shown(&output)
-        );
+        let output = polled_to_failure(&server, driver);
         let lists = server.pods_lists().len();
         assert!(
             lists >= 2,
@@ -304,18 +312,7 @@ fn a_settling_states_attempt_lines_leave_its_workloads_out() {
             .state(state.clone())
             .start()
             .expect("server");
-        let env = KubeEnv::for_server(&server).expect("kube env");
-        let mut command = driver.command(&env);
-        if driver == Driver::Checker {
-            command.args(["--watch", "false"]);
-        }
-        let output = run(command.env(DEADLINE_ENV, "2").env(INTERVAL_ENV, "1"));
-        assert_eq!(
-            output.status.code(),
-            Some(1),
-            "{driver:?}: {}",
-            shown(&output)
-        );
+        let output = polled_to_failure(&server, driver);
         let all = format!("{}{}", text(&output.stdout), text(&output.stderr));
         let lines: Vec<String> = all
             .lines()
