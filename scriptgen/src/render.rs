@@ -349,16 +349,14 @@ pub struct Embedded {
     /// The file, byte for byte, plus a final newline if it had none (the
     /// delimiter must start a line of its own).
     pub text: Cow<'static, str>,
-    /// Whether the function puts `$lib_program` in front of it, so that jq
-    /// runs [`Program::text`] while lib.jq is embedded once.
-    pub with_lib: bool,
     /// The jq options of its runner function, from the program's descriptor,
     /// each variable's value a positional parameter (`-c --arg
     /// excluded_namespaces "$1"`); None for lib.jq, which runs in front of
     /// others only.
     pub runner: Option<String>,
     /// The program its runner hands jq, as a bash word's inside:
-    /// `$lib_program$report_program` (see [`DECIDED_BY_RUNNER`]).
+    /// `$lib_program$report_program` (lib.jq in front of a program that
+    /// uses it; see also [`DECIDED_BY_RUNNER`]).
     pub argument: String,
 }
 
@@ -415,7 +413,6 @@ impl Embedded {
     /// Embed `program`'s body (lib.jq is embedded once, see [`Self::lib`]).
     pub fn new(program: Program) -> Result<Self, RenderError> {
         let mut embedded = Self::file(program.name, program.file, program.body)?;
-        embedded.with_lib = program.with_lib;
         let mut options = program.jq_options(|i, _| format!("\"${}\"", i + 1));
         let lib = if program.with_lib { "$lib_program" } else { "" };
         embedded.argument = format!("{lib}${}", embedded.variable);
@@ -453,7 +450,6 @@ impl Embedded {
             variable: format!("{name}_program"),
             delimiter,
             text,
-            with_lib: false,
             runner: None,
             argument: String::new(),
         })
