@@ -67,7 +67,6 @@ verify_pods() {
   trap 'vp_cancel TERM' TERM
   trap 'vp_cancel INT' INT
   trap 'vp_cancel HUP' HUP
-  local lib_program report_program decision_program workloads_program events_program result_program render_program progress_program page_head_program
   IFS= read -r -d '' lib_program <<'VERIFY_PODS_LIB_JQ' || true
 def is_number:.>true and.<"";def is_string:.>=""and.<[];def canon:if is_number|not then. elif.<100000000000000000 and.>-100000000000000000 and.==floor then floor+0 else null end;
 def text:if is_string then. else tojson end;def hidden_control:if.<127 then.<32 else.==127 or(.>=128 and.<160)or.==1564 or.==8206 or.==8207 or.==8232 or.==8233
@@ -341,20 +340,17 @@ VERIFY_PODS_PAGE_HEAD_JQ
       if [[ $unfinished == true ]]; then return "$status"; fi
       if ((status != 0)); then
         why=$fetch_error
-        ((page == 1)) && return "$status"
-        return 1
+        return $((page == 1 ? status : 1))
       fi
       first=''
       IFS= read -r -d '' -n 4096 first <"$into"
       if ((${#first} < 4096)) && [[ -z ${first//[[:space:]]/} ]]; then
         printf -v why "empty input: expected a JSON document"
-        ((page == 1)) && return 2
-        return 1
+        return $((page == 1 ? 2 : 1))
       fi
       if ! vp_jq -n -r --stream "$page_head_program" <"$into" >"$head_file"; then
         why=$jq_error
-        ((page == 1)) && return 2
-        return 1
+        return $((page == 1 ? 2 : 1))
       fi
       {
         IFS= read -r version
@@ -468,8 +464,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
   for tool in jq timeout; do
     if ! command -v "$tool" >/dev/null; then vp_error 2 "%s not found on PATH" "$tool" || return; fi
   done
-  vp_must progress.jq vp_run_progress 0 0 0 <<<null >"$lines_file" || return
-  vp_log_lines <"$lines_file" || return
+  vp_log_lines <<<info$'\t''Verifying pod scheduling...' || return
   local deadline=0 interval=0 kubectl_timeout=0 chunk_size=0 list_limit=0
   local setting name named default minimum max_digits unit text value digits
   for setting in \

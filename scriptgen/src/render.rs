@@ -61,6 +61,9 @@ pub struct Fields {
     pub page_head: String,
     /// jq's options for page-head.jq.
     pub page_head_options: String,
+    /// progress.jq's start line as bash words (`info$'\t''Verifying…'`):
+    /// the function prints it without starting jq (see [`start_line`]).
+    pub start_line: String,
     /// The knob the wrapper's header shows as an example.
     pub deadline_env: &'static str,
     /// The numbers of seconds, validated from the contract's table.
@@ -389,6 +392,9 @@ pub enum RenderError {
         file: &'static str,
         why: &'static str,
     },
+    /// progress.jq's start line cannot be written into the bash: it fails,
+    /// or it depends on the settings.
+    StartLine(String),
 }
 
 impl fmt::Display for RenderError {
@@ -403,6 +409,7 @@ impl fmt::Display for RenderError {
             RenderError::Uncompactable { file, why } => {
                 write!(f, "checker/programs/{file}: cannot strip its comments: {why}")
             }
+            RenderError::StartLine(why) => write!(f, "checker/programs/progress.jq: {why}"),
         }
     }
 }
@@ -590,6 +597,22 @@ pub fn heredoc_delimiter(name: &str) -> String {
     format!("VERIFY_PODS_{}_JQ", name.to_ascii_uppercase())
 }
 
+/// progress.jq's line before the first attempt, as bash words: the function
+/// prints it as it is, without starting jq for a line no setting changes.
+/// Refused when it depends on the settings (two deadlines, two lines).
+fn start_line() -> Result<String, RenderError> {
+    let failed = |e: checker::engine::EvalError| RenderError::StartLine(e.to_string());
+    let engine = checker::engine::Engine::new().map_err(failed)?;
+    let line = |deadline| engine.start_line(deadline).map_err(failed);
+    let (level, text) = line(0)?;
+    if line(3600)? != (level.clone(), text.clone()) {
+        return Err(RenderError::StartLine(
+            "its start line depends on the deadline: the bash cannot print it as written".into(),
+        ));
+    }
+    Ok(format!("{}$'\\t'{}", shell_word(&level), shell_word(&text)))
+}
+
 impl Fields {
     /// Every feature: the wrapper, generated/verify-pods.sh.
     pub fn from_checker() -> Result<Self, RenderError> {
@@ -666,6 +689,7 @@ impl Fields {
                 }
             })?,
             page_head_options: Programs::PAGE_HEAD_OPTIONS.join(" "),
+            start_line: start_line()?,
             deadline_env: contract::DEADLINE_ENV,
             knobs,
             artifact_dir: contract::ARTIFACT_DIR,
