@@ -317,6 +317,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
   local matched_file=$work_dir/matched-events.json result_file=$work_dir/result.json
   local lines_file=$work_dir/lines.txt stderr_file=$work_dir/stderr.txt
   local last_line fetch_error jq_error warned='' first_version alnum=abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 kubectl_ran=false
+  local page_head="^\{\"kind\":\"[$alnum]*\",\"apiVersion\":\"[$alnum./]*\",\"metadata\":\{\"resourceVersion\":\"([$alnum]*)\"(,\"continue\":\"([$alnum+/=_.-]*)\")?(,\"remainingItemCount\":[0123456789]+)?},\"items\":\["
   local kubeconfig kubeconfig_from context context_from
   vp_last_stderr_line() {
     local line
@@ -481,14 +482,14 @@ VERIFY_PODS_PAGE_HEAD_JQ
         printf -v why "empty input: expected a JSON document"
         return $((page == 1 ? 2 : 1))
       fi
-      if ! vp_jq -n -r --stream "$page_head_program" <"$into" >"$head_file"; then
+      if [[ $first =~ $page_head ]]; then
+        version=${BASH_REMATCH[1]} token=${BASH_REMATCH[3]}
+      elif vp_jq -n -r --stream "$page_head_program" <"$into" >"$head_file"; then
+        { IFS= read -r version; IFS= read -r token; } <"$head_file"
+      else
         why=$jq_error
         return $((page == 1 ? 2 : 1))
       fi
-      {
-        IFS= read -r version
-        IFS= read -r token
-      } <"$head_file"
       if ((page == 1)); then
         first_version=$version
       elif [[ $version != "$first_version" ]]; then
