@@ -236,10 +236,11 @@ def rule:"=========================================="|line("error");def failure_
 |select(.!="")|"  \(.)"|line("plain"))else empty end),(if.excused>0 then excused_line|line("plain")else empty end),(if.unscheduled==0 then empty elif(.events|length)==0 then
 events_missing_note|line("warn")elif$list_limit==0 then("\(events_heading(0)):"|line("error")),(.events[]|"  \(event_line)"|line("plain"))else("\(events_heading($list_limit)):"|line("error")),
 (group_events(.unscheduled_groups[:$list_limit];events_share($list_limit))|("  \(group_events_line(trim_end))"|line("plain")),(.events[]|"    \(event_line)"|line("plain")))end),
-(if(.distribution|length)==0 then empty elif$list_limit>0 and.verdict=="pass"and(node_figures|.nodes>0)then"Pod distribution by node: \(node_figures|node_summary)"|line("info")
-elif$list_limit>0 and(node_figures|.nodes>$list_limit)then(node_figures|("Pod distribution by node: \(node_summary); the \($list_limit) with the most pods:"|line("info")),
-(.most[:$list_limit][]|"  \(.node): \(.pods)"|line("plain")))else("Pod distribution by node:"|line("info")),(.distribution[]|"  \(.node): \(.pods)"|line("plain"))end),
-((if.verdict=="pass"then"info"elif.verdict=="empty"then"warn"else"plain"end)as$level|verdict_message|line($level)),(if.verdict=="fail"then rule else empty end)
+(if(.distribution|length)==0 then empty else(if$list_limit>0 then node_figures else{nodes:0}end)as$stats|if.verdict=="pass"and$stats.nodes>0 then
+"Pod distribution by node: \($stats|node_summary)"|line("info")elif$stats.nodes>$list_limit then$stats
+|("Pod distribution by node: \(node_summary); the \($list_limit) with the most pods:"|line("info")),(.most[:$list_limit][]|"  \(.node): \(.pods)"|line("plain"))else
+("Pod distribution by node:"|line("info")),(.distribution[]|"  \(.node): \(.pods)"|line("plain"))end end),((if.verdict=="pass"then"info"elif.verdict=="empty"then"warn"else"plain"end)as$level
+|verdict_message|line($level)),(if.verdict=="fail"then rule else empty end)
 VERIFY_PODS_RENDER_JQ
   IFS= read -r -d '' progress_program <<'VERIFY_PODS_PROGRESS_JQ' || true
 if$attempts==0 then"info\tVerifying pod scheduling..."else"info\tAttempt \($attempts): \(status_counts) — waiting for scheduler (\($waited_seconds)/\($deadline_seconds)s)"end
