@@ -607,8 +607,8 @@ pub fn heredoc_delimiter(name: &str) -> String {
 /// characters a JSON string holds as they are, never escaped, so what it
 /// captures is what page-head.jq reads; any other head (spaces, other keys,
 /// another order, an escape) is left to page-head.jq. On this form the
-/// function reads a page's head without starting jq (about 15 ms a page,
-/// and five on a check that reads the workloads: BENCHMARKS.md).
+/// function reads a page's head without a jq start (about 15 ms of CPU each;
+/// five a check when it reads the workloads: BENCHMARKS.md).
 pub const PAGE_HEAD_FORM: &str = r#"^\{"kind":"[$alnum]*","apiVersion":"[$alnum./]*","metadata":\{"resourceVersion":"([$alnum]*)"(,"continue":"([$alnum+/=_.-]*)")?(,"remainingItemCount":[0123456789]+)?},"items":\["#;
 
 /// progress.jq's line before the first attempt, as bash words: the function
