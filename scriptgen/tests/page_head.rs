@@ -73,9 +73,11 @@ fn bash_reading(page: &str, locale: &str) -> Option<String> {
         .find(|w| w.starts_with("alnum="))
         .expect("the function spells out alnum");
     let form = function_line("local page_head=");
+    // The function's own line that takes the two fields from the match.
+    let captures = function_line("version=${BASH_REMATCH");
     let script = format!(
         "{alnum}\n{form}\nIFS= read -r -d '' -n 4096 first\n\
-         if [[ $first =~ $page_head ]]; then printf '%s\\n%s\\n' \"${{BASH_REMATCH[1]}}\" \"${{BASH_REMATCH[3]}}\"; else exit 3; fi",
+         if [[ $first =~ $page_head ]]; then {captures}; printf '%s\\n%s\\n' \"$version\" \"$token\"; else exit 3; fi",
         form = form.trim_start_matches("local "),
     );
     let mut cmd = Command::new("bash");
