@@ -421,7 +421,7 @@ pub fn follow_ups(script: &str, owner_kinds_env: &str) -> Result<Vec<FollowUp>, 
                     "{owner_kinds_env} is set nowhere: only pods owned by a Job are excused, \
                      where upstream excused every kind containing \"Job\" (PyTorchJob, \
                      MPIJob, ...); to keep its verdicts, export the kinds before this call \
-                     (verify-pods' README: The Job rule)"
+                     (verify-pods' docs/migrating.md: The Job rule)"
                 ),
             });
         }

@@ -5,7 +5,7 @@
 //! the real kubectl against the replay server. The lines logs are grepped
 //! for must be identical, in the same stream and through the same log
 //! function; every other line one of them prints must be a difference the
-//! README's migration table names.
+//! the migration table (docs/migrating.md) names.
 
 use serde_json::Value;
 use std::collections::HashMap;
@@ -54,7 +54,7 @@ struct Case {
     /// No server: kubectl meets a closed port.
     closed: bool,
     env: &'static [(&'static str, &'static str)],
-    /// The README rows that allow the grepped lines or the exit code to
+    /// The migration table's rows that allow the grepped lines or the exit code to
     /// differ (a verdict or an exit code the table names).
     differs: &'static [&'static str],
 }
@@ -242,7 +242,7 @@ fn grepped(line: &str) -> bool {
         || w == "No pods were created - bundle may be empty"
 }
 
-/// The README row that names a line only one side prints (`new`: the
+/// The migration table's row that names a line only one side prints (`new`: the
 /// spliced function's), or None.
 fn row(line: &str, new: bool) -> Option<&'static str> {
     let w = words(line);
@@ -331,12 +331,13 @@ fn only_in<'a>(a: &'a str, b: &str) -> Vec<&'a str> {
         .collect()
 }
 
-/// The first cells of the README's migration table.
-fn readme_rows() -> Vec<String> {
-    let readme =
-        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md")).unwrap();
-    let section = readme
-        .split("## Migrating from upstream's verify_pods()")
+/// The first cells of the migration table (docs/migrating.md).
+fn migration_rows() -> Vec<String> {
+    let page =
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/migrating.md"))
+            .unwrap();
+    let section = page
+        .split("# Migrating from upstream's verify_pods()")
         .nth(1)
         .expect("the migration section");
     section
@@ -356,7 +357,7 @@ fn the_spliced_function_prints_what_upstreams_does_or_what_the_table_says() {
     fs::create_dir(&spliced).unwrap();
     let original = host_in(&original, false);
     let spliced = host_in(&spliced, true);
-    let rows = readme_rows();
+    let rows = migration_rows();
     let mut problems = Vec::new();
     // Two cases at a time: each has its own server, and the script only
     // reads its directory.
@@ -366,7 +367,10 @@ fn the_spliced_function_prints_what_upstreams_does_or_what_the_table_says() {
     });
     for (case, (before, after)) in cases.into_iter().zip(runs) {
         for row in case.differs {
-            assert!(rows.iter().any(|r| r == row), "README has no row {row:?}");
+            assert!(
+                rows.iter().any(|r| r == row),
+                "docs/migrating.md has no row {row:?}"
+            );
         }
         if code(&before) != code(&after)
             && !case.differs.contains(&"exit code 2")
@@ -405,9 +409,10 @@ fn the_spliced_function_prints_what_upstreams_does_or_what_the_table_says() {
                 for line in lines.into_iter().filter(|l| !grepped(l)) {
                     match row(line, new) {
                         Some(row) if rows.iter().any(|r| r == row) => {}
-                        Some(row) => {
-                            problems.push(format!("{}: README has no row {row:?}", case.name))
-                        }
+                        Some(row) => problems.push(format!(
+                            "{}: docs/migrating.md has no row {row:?}",
+                            case.name
+                        )),
                         None => problems.push(format!(
                             "{}: {stream} line only {} prints, no row names it: {line:?}",
                             case.name,
