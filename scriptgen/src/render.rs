@@ -131,7 +131,7 @@ pub enum Feature {
     /// names; upstream's function never wrote one.
     Summary,
     /// CI results (ctrf.jq, junit.jq) into the files KWOK_VERIFY_PODS_CTRF
-    /// and KWOK_VERIFY_PODS_JUNIT name (issue 32).
+    /// and KWOK_VERIFY_PODS_JUNIT name.
     Results,
     /// kubectl's selection: only some namespaces (`-n`), a label selector
     /// (`-l`), other excluded namespaces (`--exclude-ns`). Without it every
@@ -146,17 +146,34 @@ pub enum Feature {
     /// when a list runs past 10 s, and the kubeconfig and context a failed
     /// kubectl used.
     Diagnostics,
+    /// A verdict change: only pods owned by one of the listed kinds
+    /// (KWOK_VERIFY_PODS_EXCLUDE_OWNER_KINDS, default Job) are excused.
+    /// Without it, upstream's rule: every kind whose name contains `Job`
+    /// (PyTorchJob, MPIJob, ...) excuses its pending pods.
+    ExactOwnerKinds,
+    /// A verdict change: a pass also needs every pod the ReplicaSets,
+    /// StatefulSets, DaemonSets and Deployments want (four more lists an
+    /// attempt). Without it, upstream's verdicts: the pods that exist.
+    Workloads,
+    /// An exit-code change: 2 when the function could not observe
+    /// (kubectl failing, no coherent list, a bad setting). Without it,
+    /// upstream's exit 1, which a bare call under `set -e` expects.
+    #[value(name = "exit-2")]
+    Exit2,
 }
 
 impl Feature {
     /// Every feature, in the order headers list them.
-    pub const ALL: [Feature; 6] = [
+    pub const ALL: [Feature; 9] = [
         Feature::Summary,
         Feature::Results,
         Feature::Selection,
         Feature::Artifacts,
         Feature::Epoch,
         Feature::Diagnostics,
+        Feature::ExactOwnerKinds,
+        Feature::Workloads,
+        Feature::Exit2,
     ];
 
     /// The name `--with` takes.
@@ -168,6 +185,9 @@ impl Feature {
             Feature::Artifacts => "artifacts",
             Feature::Epoch => "epoch",
             Feature::Diagnostics => "diagnostics",
+            Feature::ExactOwnerKinds => "exact-owner-kinds",
+            Feature::Workloads => "workloads",
+            Feature::Exit2 => "exit-2",
         }
     }
 
@@ -180,6 +200,9 @@ impl Feature {
             Feature::Artifacts => "--save-dir",
             Feature::Epoch => "--deadline-epoch",
             Feature::Diagnostics => "slow and failed kubectl",
+            Feature::ExactOwnerKinds => "only the listed owner kinds excuse a pod",
+            Feature::Workloads => "pods not yet created fail",
+            Feature::Exit2 => "exit 2 when it could not observe",
         }
     }
 
@@ -188,7 +211,9 @@ impl Feature {
     /// summary must not warn about it.
     pub fn settings(self) -> Vec<&'static str> {
         match self {
-            Feature::Summary | Feature::Diagnostics => vec![],
+            Feature::Summary | Feature::Diagnostics | Feature::Exit2 => vec![],
+            Feature::ExactOwnerKinds => vec![contract::EXCLUDE_OWNER_KINDS.env],
+            Feature::Workloads => vec![contract::WORKLOADS.env],
             Feature::Results => vec![contract::CTRF.env, contract::JUNIT.env],
             Feature::Selection => vec![
                 contract::NAMESPACES.env,

@@ -24,8 +24,9 @@ Exit codes (check; see each subcommand's --help for its own):
      malformed snapshot; bad flags or environment";
 
 pub(crate) const BASH_HELP: &str = "\
-The bash function runs the same canonical programs with the real jq (see the
-README: bash >= 3.2, jq >= 1.6, timeout, kubectl, log_info/log_warn/log_error).
+The bash function runs the same canonical programs with the real jq. It needs
+bash >= 3.2, jq >= 1.6, timeout and kubectl, and prints through the host's
+log_info/log_warn/log_error where it has them (docs/bash-function.md).
 
 Examples:
   verify-pods bash render > verify_pods.sh            # the function, to source
@@ -100,11 +101,15 @@ Examples:
   verify-pods check --format github                  # in a GitHub Actions step
 
 GitHub Actions: `--format github` prints the text lines, then workflow commands
-(`::error title=...::...` per unscheduled or failed pod, `::warning` when no pod
-is found) from github.jq. Whenever GITHUB_STEP_SUMMARY names a file (any
---format, like the generated bash), the Markdown of summary.jq (counts, the
-unscheduled pods, their events, the failed pods) is appended to it; an empty
-GITHUB_STEP_SUMMARY counts as unset.
+from github.jq. On a failure, `::error title=...::...` lines: one for the verdict,
+one for the pods not yet created, one per group of unscheduled or failed pods
+(per pod with --list-limit 0); GitHub shows 10 errors a step, so the groups
+beyond are left out and a `::warning` says how many. When no pod is found, one
+`::warning`.
+
+Whenever GITHUB_STEP_SUMMARY names a file (any --format, like the generated
+bash), the Markdown of summary.jq (counts, the unscheduled pods, their events,
+the failed pods) is appended to it; an empty GITHUB_STEP_SUMMARY counts as unset.
 
 Exit codes:
   0  pass or empty    1  validation failed    2  could not observe / bad input";

@@ -99,8 +99,11 @@ pub(crate) struct CheckArgs {
     /// Saved events to explain unscheduled pods (offline mode): one `kubectl get events -A -o json`, or raw pages
     #[arg(long, value_name = "FILE", requires = "snapshot")]
     pub(crate) events: Option<PathBuf>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
+    /// Output format (a later --format wins over an earlier one).
+    // Each output flag overrides itself, so that a wrapper's value (the
+    // action's) can be followed by the user's, which wins: clap would
+    // otherwise refuse the second one.
+    #[arg(long, value_enum, default_value_t = Format::Text, overrides_with = "format")]
     pub(crate) format: Format,
     /// Comma-separated namespaces to ignore, replacing the default list; `+NS,NS` adds to it.
     #[arg(long, value_name = "NS,NS", env = contract::EXCLUDE_NAMESPACES.env, default_value_t = default_excluded())]
@@ -122,16 +125,16 @@ pub(crate) struct CheckArgs {
     /// Settle deadline in seconds: keep re-checking while pods are only unscheduled.
     #[arg(long, value_name = "SECONDS", env = DEADLINE_ENV, default_value_t = contract::DEFAULT_DEADLINE.to_string())]
     pub(crate) deadline: String,
-    /// A unix time by which the whole check ends (settling, kubectl calls, events); cut short by it, exit 2 (0 = unset).
+    /// A unix time by which the whole check ends (settling, kubectl calls, events); cut short by it, exit 2 (0 or an empty variable = unset).
     #[arg(long, value_name = "EPOCH", env = contract::DEADLINE_EPOCH.env, default_value_t = contract::DEADLINE_EPOCH.default.to_string())]
     pub(crate) deadline_epoch: String,
     /// Seconds between attempts while settling (at least 1).
     #[arg(long, value_name = "SECONDS", env = INTERVAL_ENV, default_value_t = contract::DEFAULT_INTERVAL.to_string())]
     pub(crate) interval: String,
-    /// On failure, save pods.json, events.json and report.json here (empty = unset).
+    /// On failure, save pods.json, events.json (when collected whole), workloads.json (when read) and report.json here (empty = unset).
     // Parsed as any OsString: an empty KWOK_VERIFY_PODS_ARTIFACT_DIR means
     // unset, as in the bash, where PathBuf's parser would refuse it.
-    #[arg(long, value_name = "DIR", env = contract::ARTIFACT_DIR_ENV,
+    #[arg(long, value_name = "DIR", env = contract::ARTIFACT_DIR_ENV, overrides_with = "save_dir",
           value_parser = OsStringValueParser::new().map(PathBuf::from))]
     pub(crate) save_dir: Option<PathBuf>,
     /// The kubectl binary.
@@ -153,11 +156,14 @@ pub(crate) struct CheckArgs {
     #[arg(long, value_name = "N", env = contract::LIST_LIMIT.env, default_value_t = contract::LIST_LIMIT.default.to_string())]
     pub(crate) list_limit: String,
     /// Write the check as CI test results in CTRF here: a test per namespace (empty = unset).
-    #[arg(long, value_name = "FILE", env = contract::CTRF.env)]
+    #[arg(long, value_name = "FILE", env = contract::CTRF.env, overrides_with = "ctrf")]
     pub(crate) ctrf: Option<OsString>,
     /// Write the same tests as JUnit XML here (empty = unset).
-    #[arg(long, value_name = "FILE", env = contract::JUNIT.env)]
+    #[arg(long, value_name = "FILE", env = contract::JUNIT.env, overrides_with = "junit")]
     pub(crate) junit: Option<OsString>,
+    /// Write the result, as --format json prints it (the error object on exit 2), to this file too (repeatable).
+    #[arg(long = "json", value_name = "FILE")]
+    pub(crate) json: Vec<PathBuf>,
     /// Settle on one list plus a watch stream (true), or list again every interval (false).
     #[arg(long, value_name = "BOOL", env = contract::WATCH.env, default_value = "true")]
     pub(crate) watch: String,
