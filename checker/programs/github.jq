@@ -5,7 +5,9 @@
 # Variables: $list_limit  the list limit (number): with N > 0 an error per
 #         group of pods by cause (result.jq's groups) naming its first N
 #         pods, with their FailedScheduling events; 0, an error per pod.
-# Nothing for a pass. For an empty cluster one warning. For a failure: first
+# Nothing for a pass. For an empty cluster one warning. For a check that
+# ended without a verdict (exit 2: the error object, verdict "error"), one
+# error with its line. For a failure: first
 # the verdict (GitHub keeps at most 10 error annotations per step, so the
 # verdict comes first and never gets dropped), then at most 9 errors (groups,
 # or pods with a limit of 0), then one warning saying how many were left out.
@@ -112,6 +114,11 @@ def group_annotations($shown):
 
 if .verdict == "pass" then
   empty
+elif .verdict == "error" then
+  # The line stderr got, as the action and a log reader want it: one
+  # annotation, titled by what went wrong (the command line, or the rest).
+  command("error"; if .usage then "verify-pods usage error" else "verify-pods gave no verdict" end;
+          .error)
 elif .verdict == "empty" then
   command("warning"; "No pods"; verdict_message)
 else

@@ -8,6 +8,7 @@ mod completions;
 mod flags;
 mod output;
 mod results;
+mod same_file;
 mod triage;
 
 use checker::contract;
@@ -37,7 +38,10 @@ pub fn main(invocation: Invocation) -> ExitCode {
         Invocation::Direct => Cli::command(),
         Invocation::KubectlPlugin => Cli::command().bin_name("kubectl verify-pods"),
     };
-    let matches = command.get_matches();
+    let matches = match command.clone().try_get_matches() {
+        Ok(matches) => matches,
+        Err(error) => return ExitCode::from(usage_error(command, &error)),
+    };
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let code = match cli.command {
         Command::Check(args) => {
@@ -54,6 +58,73 @@ pub fn main(invocation: Invocation) -> ExitCode {
         Command::Man { dir } => completions::write_man_pages(&dir),
     };
     ExitCode::from(code)
+}
+
+/// clap refused the command line (or was asked for help or the version):
+/// its words on stderr (stdout for help), its exit code. For `check`, the
+/// error object and the results files go where the command line's output
+/// flags say, read from it as clap would ([`refused_check`]).
+fn usage_error(command: clap::Command, error: &clap::Error) -> u8 {
+    let _ = error.print();
+    let code = u8::try_from(error.exit_code()).unwrap_or(exit::CANNOT_OBSERVE);
+    if !error.use_stderr() {
+        // --help, --version: not an error.
+        return code;
+    }
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    match refused_check(&command, &argv) {
+        Some((args, whole)) => check::usage_error(error, code, &args, whole),
+        None => code,
+    }
+}
+
+/// The flags of a refused `check` command line that say where its error
+/// goes (its outputs) and what must not be written over (its inputs).
+const ERROR_FLAGS: [&str; 8] = [
+    "--format", "--json", "--ctrf", "--junit", "--save-dir", "--snapshot", "--events", "--workloads",
+];
+
+/// What clap makes of only the [`ERROR_FLAGS`] of a refused `check`
+/// command line (`--flag VALUE` or `--flag=VALUE`), and whether all of
+/// them were taken; else only its `--format`; none for another command.
+fn refused_check(
+    command: &clap::Command,
+    argv: &[std::ffi::OsString],
+) -> Option<(flags::CheckArgs, bool)> {
+    if argv.get(1).is_none_or(|word| word != "check") {
+        return None;
+    }
+    let mut found: Vec<(String, std::ffi::OsString)> = Vec::new();
+    let mut words = argv[2..].iter();
+    while let Some(word) = words.next() {
+        let text = word.to_string_lossy();
+        if let Some((flag, value)) = text.split_once('=') {
+            if ERROR_FLAGS.contains(&flag) {
+                found.push((flag.to_owned(), value.into()));
+            }
+        } else if ERROR_FLAGS.contains(&text.as_ref()) {
+            if let Some(value) = words.next() {
+                found.push((text.into_owned(), value.clone()));
+            }
+        }
+    }
+    let parse = |pairs: &[(String, std::ffi::OsString)]| {
+        let mut line = vec![argv[0].clone(), "check".into()];
+        for (flag, value) in pairs {
+            line.push(format!("{flag}=").into());
+            line.last_mut().expect("pushed").push(value);
+        }
+        let matches = command.clone().try_get_matches_from(line).ok()?;
+        match Cli::from_arg_matches(&matches).ok()?.command {
+            Command::Check(args) => Some(*args),
+            _ => None,
+        }
+    };
+    if let Some(args) = parse(&found) {
+        return Some((args, true));
+    }
+    found.retain(|(flag, _)| flag == "--format");
+    parse(&found).map(|args| (args, false))
 }
 
 pub(crate) fn fail(message: impl std::fmt::Display) -> u8 {

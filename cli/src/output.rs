@@ -16,17 +16,20 @@ use std::path::PathBuf;
 /// printed as is (JSON, GitHub workflow commands).
 pub(crate) type Lines = Vec<(Option<String>, String)>;
 
+/// The lines of `result` in `format`; the text names the selection of
+/// `excluded` (`-n`, `-l`) when it selected no pod.
 pub(crate) fn render_result(
     engine: &Engine,
     result: &Val,
     format: Format,
     list_limit: u64,
+    excluded: &checker::Excluded,
 ) -> Result<Lines, String> {
     if format == Format::Json {
         return Ok(vec![(None, checker::engine::to_json(result) + "\n")]);
     }
     let rendered = engine
-        .render(result, list_limit)
+        .render_within(result, list_limit, excluded)
         .map_err(|e| e.to_string())?;
     let mut lines: Lines = rendered
         .into_iter()
@@ -99,6 +102,26 @@ pub(crate) fn append_step_summary(
             eprintln!("{}{line}", contract::CHECKER_PREFIX.warning);
             Ok(())
         })
+}
+
+/// Whether stdout was closed when the program started (`verify-pods check
+/// >&-`). The Rust runtime then opens /dev/null on it, for reading and
+/// writing, and every write to it succeeds unseen; a user's `> /dev/null`
+/// opens it for writing only. (A user's `1<> /dev/null` looks closed.)
+pub(crate) fn stdout_closed() -> bool {
+    use std::io::Read;
+    use std::os::fd::AsFd;
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let Ok(fd) = io::stdout().as_fd().try_clone_to_owned() else {
+        return true;
+    };
+    let mut stdout = fs::File::from(fd);
+    let (Ok(meta), Ok(null)) = (stdout.metadata(), fs::metadata("/dev/null")) else {
+        return false;
+    };
+    let is_null = meta.file_type().is_char_device() && meta.rdev() == null.rdev();
+    // /dev/null reads as at its end: nothing is taken from anyone.
+    is_null && stdout.read(&mut [0u8; 1]).is_ok()
 }
 
 /// Colour only on a terminal, and never with NO_COLOR (https://no-color.org).

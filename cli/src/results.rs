@@ -1,7 +1,9 @@
-//! `--ctrf FILE` and `--junit FILE`: the check as CI test results, written
-//! by ctrf.jq (and junit.jq from its report) once a verdict is decided, or
-//! with one `other` test when the check could not observe. A file that
-//! cannot be written is a warning: the verdict's exit code stands.
+//! `--ctrf FILE`, `--junit FILE` and `--json FILE`: the check as CI test
+//! results, written by ctrf.jq (and junit.jq from its report) once a
+//! verdict is decided, or with one `other` test when the check ended
+//! without one (exit 2); and the result itself, as `--format json` prints
+//! it (the error object on exit 2). A file that cannot be written is a
+//! warning: the verdict's exit code stands.
 
 use checker::contract::{self, messages};
 use checker::engine::{number, to_json, to_raw};
@@ -16,7 +18,16 @@ use std::time::{SystemTime, UNIX_EPOCH};
 pub(crate) struct Results {
     ctrf: Option<PathBuf>,
     junit: Option<PathBuf>,
+    json: Vec<PathBuf>,
     start_ms: u64,
+}
+
+/// How a check ended, for its results.
+pub(crate) enum Ended<'a> {
+    /// With a verdict: result.jq's result, and the list limit.
+    Decided(&'a Val, u64),
+    /// Without one (exit 2): the error object, and its line.
+    Stopped(&'a Val, &'a str),
 }
 
 /// Milliseconds since the Unix epoch.
@@ -56,17 +67,26 @@ pub(crate) fn rfc3339(seconds: u64) -> String {
 }
 
 impl Results {
-    pub(crate) fn new(ctrf: &Option<OsString>, junit: &Option<OsString>) -> Self {
+    pub(crate) fn new(ctrf: &Option<OsString>, junit: &Option<OsString>, json: &[PathBuf]) -> Self {
         Self {
             ctrf: path(ctrf),
             junit: path(junit),
+            json: json.to_vec(),
             start_ms: now_ms(),
         }
     }
 
-    /// Write the files asked for: the tests of `result`, or (None) one
-    /// `other` test saying `why`. Warns, never fails.
-    pub(crate) fn write(&self, engine: &Engine, result: Option<&Val>, why: &str, list_limit: u64) {
+    /// Write the files asked for: the tests of a decided result, or one
+    /// `other` test saying why the check stopped; the JSON of either.
+    /// Warns, never fails.
+    pub(crate) fn write(&self, engine: &Engine, ended: Ended) {
+        let (json, result, why, list_limit) = match ended {
+            Ended::Decided(result, list_limit) => (result, Some(result), "", list_limit),
+            Ended::Stopped(error, why) => (error, None, why, 0),
+        };
+        for file in &self.json {
+            warn_unless(write(file, to_json(json) + "\n"), file, "JSON");
+        }
         if self.ctrf.is_none() && self.junit.is_none() {
             return;
         }
