@@ -4,7 +4,9 @@ use crate::flags::{
     excluded_namespaces, knob, only_namespaces, owner_kinds, selection, selector_warning, source,
     workloads, CheckArgs, Format,
 };
-use crate::output::{append_step_summary, print_lines, raw_lines, render_result, stdout_closed, Colour};
+use crate::output::{
+    append_step_summary, print_lines, raw_lines, render_result, stdout_closed, Colour,
+};
 use crate::results::{Ended, Results};
 use crate::same_file::{refuse_same_files, Named};
 use checker::artifacts::ARTIFACTS;
@@ -99,9 +101,8 @@ pub(crate) fn usage_error(error: &clap::Error, code: u8, args: &CheckArgs, whole
 fn error_object(code: u8, line: &str, usage: bool) -> Val {
     // Written out, for its keys in this order (jaq keeps them).
     let line = serde_json::Value::from(line);
-    let object = format!(
-        r#"{{"verdict":"error","exit_code":{code},"usage":{usage},"error":{line}}}"#
-    );
+    let object =
+        format!(r#"{{"verdict":"error","exit_code":{code},"usage":{usage},"error":{line}}}"#);
     serde_json::from_str(&object).expect("the error object is JSON")
 }
 
@@ -146,14 +147,23 @@ fn named_by(matches: Option<&ArgMatches>, id: &str, flag: &str, env: &str) -> St
 
 /// Refuse, before anything runs, two outputs naming the same file and an
 /// output naming an input (`matches` names each by where it came from).
-fn outputs_and_inputs(args: &CheckArgs, matches: Option<&ArgMatches>) -> Result<(), contract::Said> {
+fn outputs_and_inputs(
+    args: &CheckArgs,
+    matches: Option<&ArgMatches>,
+) -> Result<(), contract::Said> {
     let set = |path: &&std::ffi::OsString| !path.is_empty();
     let mut reports = Vec::new();
     if let Some(ctrf) = args.ctrf.as_ref().filter(set) {
-        reports.push(Named::new(named_by(matches, "ctrf", "--ctrf", contract::CTRF.env), ctrf));
+        reports.push(Named::new(
+            named_by(matches, "ctrf", "--ctrf", contract::CTRF.env),
+            ctrf,
+        ));
     }
     if let Some(junit) = args.junit.as_ref().filter(set) {
-        reports.push(Named::new(named_by(matches, "junit", "--junit", contract::JUNIT.env), junit));
+        reports.push(Named::new(
+            named_by(matches, "junit", "--junit", contract::JUNIT.env),
+            junit,
+        ));
     }
     reports.extend(args.json.iter().map(|file| Named::new("--json", file)));
     if let Some(summary) = std::env::var_os(contract::STEP_SUMMARY_ENV).filter(|p| !p.is_empty()) {
@@ -164,7 +174,9 @@ fn outputs_and_inputs(args: &CheckArgs, matches: Option<&ArgMatches>) -> Result<
         inputs.push(Named::new("--snapshot", snapshot));
         // A saved artifact folder given as the snapshot: its files.
         if snapshot.is_dir() {
-            let saved = ARTIFACTS.iter().map(|name| Named::new("--snapshot", snapshot.join(name)));
+            let saved = ARTIFACTS
+                .iter()
+                .map(|name| Named::new("--snapshot", snapshot.join(name)));
             inputs.extend(saved);
         }
     }
@@ -180,8 +192,17 @@ fn outputs_and_inputs(args: &CheckArgs, matches: Option<&ArgMatches>) -> Result<
     // none is an input is the saver's own check (a warning, and the
     // artifacts are not saved).
     if let Some(dir) = args.save_dir.as_ref().filter(|d| !d.as_os_str().is_empty()) {
-        let by = named_by(matches, "save_dir", "--save-dir", contract::ARTIFACT_DIR_ENV);
-        reports.extend(ARTIFACTS.iter().map(|name| Named::new(by.clone(), dir.join(name))));
+        let by = named_by(
+            matches,
+            "save_dir",
+            "--save-dir",
+            contract::ARTIFACT_DIR_ENV,
+        );
+        reports.extend(
+            ARTIFACTS
+                .iter()
+                .map(|name| Named::new(by.clone(), dir.join(name))),
+        );
     }
     refuse_same_files(&reports, &[])
 }
@@ -201,7 +222,9 @@ fn check(
     // `>&-`: no verdict can be read, and the check need not run.
     if stdout_closed() {
         let why = contract::words::STDOUT_CLOSED.text;
-        return Err(refuse(contract::messages::CANNOT_PRINT.say(&[("why", &why)])));
+        return Err(refuse(
+            contract::messages::CANNOT_PRINT.say(&[("why", &why)]),
+        ));
     }
     if let Err(said) = outputs_and_inputs(args, Some(matches)) {
         // Writing the error into one of those files would be the harm.

@@ -81,7 +81,14 @@ fn usage_error(command: clap::Command, error: &clap::Error) -> u8 {
 /// The flags of a refused `check` command line that say where its error
 /// goes (its outputs) and what must not be written over (its inputs).
 const ERROR_FLAGS: [&str; 8] = [
-    "--format", "--json", "--ctrf", "--junit", "--save-dir", "--snapshot", "--events", "--workloads",
+    "--format",
+    "--json",
+    "--ctrf",
+    "--junit",
+    "--save-dir",
+    "--snapshot",
+    "--events",
+    "--workloads",
 ];
 
 /// What clap makes of only the [`ERROR_FLAGS`] of a refused `check`
@@ -103,8 +110,13 @@ fn refused_check(
                 found.push((flag.to_owned(), value.into()));
             }
         } else if ERROR_FLAGS.contains(&text.as_ref()) {
-            if let Some(value) = words.next() {
+            // As clap reads it: a word that starts with `-` (but `-`, stdin)
+            // is the next flag, not this one's value.
+            let next = words.as_slice().first();
+            let value = next.filter(|v| *v == "-" || !v.to_string_lossy().starts_with('-'));
+            if let Some(value) = value {
                 found.push((text.into_owned(), value.clone()));
+                words.next();
             }
         }
     }

@@ -96,12 +96,20 @@ mod tests {
         fs::create_dir(dir.path().join("sub")).unwrap();
         let inputs = [Named::new("--snapshot", &input)];
         let refused = refuse_same_files(&[Named::new("--ctrf", &dotted)], &inputs).unwrap_err();
-        assert!(refused.line.starts_with("--snapshot and --ctrf name the same file"));
+        assert!(refused
+            .line
+            .starts_with("--snapshot and --ctrf name the same file"));
         let planned = dir.path().join("out.xml");
         let again = dir.path().join("sub/../out.xml");
-        let outputs = [Named::new("--ctrf", &planned), Named::new("--junit", &again)];
+        let outputs = [
+            Named::new("--ctrf", &planned),
+            Named::new("--junit", &again),
+        ];
         assert!(refuse_same_files(&outputs, &inputs).is_err());
-        let null = [Named::new("--ctrf", "/dev/null"), Named::new("--junit", "/dev/null")];
+        let null = [
+            Named::new("--ctrf", "/dev/null"),
+            Named::new("--junit", "/dev/null"),
+        ];
         assert!(refuse_same_files(&null, &inputs).is_ok());
     }
 }

@@ -806,10 +806,13 @@ fn the_action_installs_the_archive_and_fails_on_the_red_sample() {
     assert_eq!(ran.failed.as_deref(), Some("check"), "{}", ran.stdout);
     assert_eq!(ran.outputs["verdict"], "fail");
     assert_eq!(ran.outputs["exit-code"], "1");
+    // The report output: the checker's result, as --save-dir saves it.
     let report = save_dir.join("report.json");
-    assert_eq!(ran.outputs["report"], report.to_str().unwrap());
     let result: Value = serde_json::from_slice(&fs::read(&report).unwrap()).unwrap();
     assert_eq!(result["verdict"], "fail");
+    let output = &ran.outputs["report"];
+    let reported: Value = serde_json::from_slice(&fs::read(output).unwrap()).unwrap();
+    assert_eq!(reported, result);
     assert!(
         ran.stdout.contains("matches the published one"),
         "{}",
@@ -878,9 +881,16 @@ fn the_action_passes_refuses_bad_input_and_a_wrong_checksum() {
     assert_eq!(ran.failed.as_deref(), Some("check"), "{}", ran.stdout);
     assert_eq!(ran.outputs["verdict"], "could-not-observe");
     assert_eq!(ran.outputs["exit-code"], "2");
+    // The checker's own annotation (--format github): its error line.
+    assert_eq!(
+        ran.stdout.matches("\n::error ").count(),
+        1,
+        "{}",
+        ran.stdout
+    );
     assert!(ran
         .stdout
-        .contains("::error title=verify-pods::could not observe"));
+        .contains("::error title=verify-pods gave no verdict::"));
 
     // An archive that is not the published one never runs.
     let tmp = tempfile::tempdir().unwrap();
@@ -915,6 +925,125 @@ fn the_action_passes_refuses_bad_input_and_a_wrong_checksum() {
     assert_eq!(ran.failed.as_deref(), Some("install"), "{}", ran.stdout);
     let refusal = "::error title=verify-pods::no release to install: set the version input";
     assert!(ran.stdout.contains(refusal), "{}", ran.stdout);
+}
+
+/// The flags the action sets itself (--format, --save-dir, --ctrf,
+/// --junit) work in args too, and the user's win; the outputs come from
+/// the checker's result, whatever a report file says.
+#[test]
+fn the_users_flags_in_args_win_over_the_actions_own() {
+    let d = dist();
+    let archive = d.archive();
+    let tmp = tempfile::tempdir().unwrap();
+    let mine = tmp.path().join("mine");
+    fs::create_dir(&mine).unwrap();
+    let red = workspace_root().join("samples/pods.json");
+    let args = format!(
+        "--snapshot {} --format json --save-dir {m}/artifacts --ctrf {m}/ctrf.json --junit {m}/junit.xml",
+        red.display(),
+        m = mine.display()
+    );
+    let theirs = tmp.path().join("theirs");
+    let ran = run_action(
+        &[
+            ("archive", archive.to_str().unwrap()),
+            ("args", &args),
+            ("format", "text"),
+            ("save-dir", theirs.join("artifacts").to_str().unwrap()),
+            ("ctrf", theirs.join("ctrf.json").to_str().unwrap()),
+            ("junit", theirs.join("junit.xml").to_str().unwrap()),
+        ],
+        tmp.path(),
+    );
+    assert_eq!(ran.failed.as_deref(), Some("check"), "{}", ran.stdout);
+    assert_eq!(ran.outputs["verdict"], "fail", "{}", ran.stdout);
+    assert_eq!(ran.outputs["exit-code"], "1");
+    assert!(
+        ran.stdout.contains("{\"total\":"),
+        "--format json: {}",
+        ran.stdout
+    );
+    for file in ["artifacts/report.json", "ctrf.json", "junit.xml"] {
+        assert!(mine.join(file).is_file(), "{file}: {}", ran.stdout);
+    }
+    assert!(!theirs.exists(), "the inputs' files were written");
+    // Not annotated by the checker (--format json): the action says it once.
+    assert_eq!(ran.stdout.matches("::error ").count(), 1, "{}", ran.stdout);
+
+    // An empty cluster whose CTRF cannot be written: empty, not pass.
+    let tmp = tempfile::tempdir().unwrap();
+    let empty = verify_pods_tests::corpus::case("empty-list").pods();
+    let ran = run_action(
+        &[
+            ("archive", archive.to_str().unwrap()),
+            ("args", &format!("--snapshot {}", empty.display())),
+            ("ctrf", "/nonexistent/folder/ctrf.json"),
+        ],
+        tmp.path(),
+    );
+    assert_eq!(ran.failed, None, "{}", ran.stdout);
+    assert_eq!(ran.outputs["verdict"], "empty", "{}", ran.stdout);
+    assert_eq!(ran.outputs["exit-code"], "0");
+}
+
+/// A usage error is said as one, in clap's words, once; a bad args input
+/// (an unmatched quote) sets the outputs too.
+#[test]
+fn a_usage_error_and_a_bad_args_input_set_every_output() {
+    let d = dist();
+    let archive = d.archive();
+    let pods = verify_pods_tests::corpus::case("all-running").pods();
+    for format in ["github", "text", "json"] {
+        let tmp = tempfile::tempdir().unwrap();
+        let ran = run_action(
+            &[
+                ("archive", archive.to_str().unwrap()),
+                (
+                    "args",
+                    &format!("--snapshot {} --no-such-flag", pods.display()),
+                ),
+                ("format", format),
+            ],
+            tmp.path(),
+        );
+        assert_eq!(ran.failed.as_deref(), Some("check"), "{}", ran.stdout);
+        assert_eq!(ran.outputs["verdict"], "could-not-observe");
+        assert_eq!(ran.outputs["exit-code"], "2");
+        assert_eq!(ran.outputs["report"], "");
+        let said =
+            "::error title=verify-pods usage error::unexpected argument '--no-such-flag' found\n";
+        assert_eq!(
+            ran.stdout.matches(said).count(),
+            1,
+            "{format}: {}",
+            ran.stdout
+        );
+        assert_eq!(
+            ran.stdout.matches("::error ").count(),
+            1,
+            "{format}: {}",
+            ran.stdout
+        );
+        assert!(
+            ran.stdout.contains("error: unexpected argument"),
+            "clap's own lines"
+        );
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let ran = run_action(
+        &[
+            ("archive", archive.to_str().unwrap()),
+            ("args", &format!("--snapshot '{}", pods.display())),
+        ],
+        tmp.path(),
+    );
+    assert_eq!(ran.failed.as_deref(), Some("check"), "{}", ran.stdout);
+    assert_eq!(ran.outputs["verdict"], "could-not-observe");
+    assert_eq!(ran.outputs["exit-code"], "2");
+    assert_eq!(ran.outputs["report"], "");
+    assert!(ran
+        .stdout
+        .contains("::error title=verify-pods::the args input is not words"));
 }
 
 #[test]

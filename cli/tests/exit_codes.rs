@@ -618,3 +618,348 @@ fn an_artifact_that_cannot_be_written_is_named() {
         assert_eq!(out.status.code(), Some(1), "{case} {artifact}: {stderr}");
     }
 }
+
+// ------------------------------------------------ errors a machine can read
+
+/// The error object of an exit 2, as `--format json` prints it.
+fn error_object(line: &str, usage: bool) -> serde_json::Value {
+    serde_json::json!({"verdict": "error", "exit_code": 2, "usage": usage, "error": line})
+}
+
+/// stderr's line without the checker's prefix (the contract's).
+fn unprefixed(stderr: &str) -> String {
+    let prefix = checker::contract::CHECKER_PREFIX.error;
+    let line = stderr.lines().last().unwrap_or_default();
+    line.strip_prefix(prefix)
+        .unwrap_or_else(|| panic!("not an error line: {stderr}"))
+        .to_owned()
+}
+
+/// A workflow command's data as the runner decodes it.
+fn github_data(line: &str) -> (String, String) {
+    let rest = line.strip_prefix("::error title=").expect("an ::error");
+    let (title, data) = rest.split_once("::").unwrap();
+    let decode = |s: &str| {
+        s.replace("%0A", "\n")
+            .replace("%0D", "\r")
+            .replace("%3A", ":")
+            .replace("%2C", ",")
+            .replace("%25", "%")
+    };
+    (decode(title), decode(data))
+}
+
+/// Every way a check ends without a verdict says so where a machine reads
+/// it: `--format json` prints one object (verdict "error", the exit code,
+/// stderr's line), `--format github` one `::error` with that line, and
+/// `--json`, `--ctrf` and `--junit` record it, clap's usage errors too
+/// (their first line, as clap words it).
+#[test]
+fn exit_2_is_one_error_object_one_annotation_and_recorded_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let green = write(dir.path(), "green.json", br#"{"items":[]}"#);
+    let bad = write(dir.path(), "bad.json", b"[]");
+    let green = green.to_str().unwrap().to_owned();
+    let bad = bad.to_str().unwrap().to_owned();
+    let cases: Vec<(Vec<&str>, bool)> = vec![
+        (vec!["--snapshot", &bad], false),
+        (vec!["--snapshot", "/nonexistent/pods.json"], false),
+        (vec!["--snapshot", &green, "--deadline", "1m"], false),
+        (vec!["--kubectl", "/nonexistent/kubectl"], false),
+        (vec!["--snapshot", &green, "--no-such-flag"], true),
+        (
+            vec!["--snapshot", &green, "--format=github", "--events"],
+            true,
+        ),
+        (
+            vec![
+                "--snapshot",
+                &green,
+                "--format",
+                "json",
+                "--format",
+                "github",
+                "--no-such-flag",
+            ],
+            true,
+        ),
+    ];
+    for (args, usage) in &cases {
+        let json_file = dir.path().join("result.json");
+        let ctrf = dir.path().join("ctrf.json");
+        let junit = dir.path().join("junit.xml");
+        for file in [&json_file, &ctrf, &junit] {
+            let _ = fs::remove_file(file);
+        }
+        // JSON: one object on stdout, nothing else; the same in --json.
+        let out = verify_pods()
+            .arg("check")
+            .args(args)
+            .args(["--format", "json"])
+            .arg("--json")
+            .arg(&json_file)
+            .arg("--ctrf")
+            .arg(&ctrf)
+            .arg("--junit")
+            .arg(&junit)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        let line = if *usage {
+            let first = stderr.lines().next().unwrap();
+            first.strip_prefix("error: ").unwrap().to_owned()
+        } else {
+            assert_eq!(
+                stderr
+                    .lines()
+                    .filter(|l| l.starts_with("verify-pods: error: "))
+                    .count(),
+                1,
+                "{args:?}: {stderr}"
+            );
+            unprefixed(&stderr)
+        };
+        // A later --format wins over an earlier one: json here.
+        let wanted = error_object(&line, *usage);
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        assert_eq!(stdout.lines().count(), 1, "{args:?}: {stdout}");
+        let printed: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(printed, wanted, "{args:?}");
+        assert!(stdout.starts_with(r#"{"verdict":"error","#), "{stdout}");
+        let written: serde_json::Value =
+            serde_json::from_slice(&fs::read(&json_file).unwrap()).unwrap();
+        assert_eq!(written, wanted, "{args:?}: --json");
+        let report: serde_json::Value = serde_json::from_slice(&fs::read(&ctrf).unwrap()).unwrap();
+        let tests = report["results"]["tests"].as_array().unwrap();
+        assert_eq!(tests.len(), 1, "{args:?}: {report}");
+        assert_eq!(tests[0]["status"], "other");
+        assert_eq!(tests[0]["message"], line.as_str(), "{args:?}: CTRF");
+        let xml = fs::read_to_string(&junit).unwrap();
+        assert!(
+            xml.contains("errors=\"1\"") && xml.contains("<error "),
+            "{args:?}: {xml}"
+        );
+
+        // GitHub: the text's start line (not for a usage error: clap
+        // refused before the check began), then one ::error with the line.
+        let out = verify_pods()
+            .arg("check")
+            .args(args)
+            .args(["--format", "github"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        let commands: Vec<&str> = stdout.lines().filter(|l| l.starts_with("::")).collect();
+        assert_eq!(commands.len(), 1, "{args:?}: {stdout}");
+        let (title, data) = github_data(commands[0]);
+        assert_eq!(data, line, "{args:?}");
+        assert_eq!(title.contains("usage"), *usage, "{args:?}: {title}");
+        if !usage {
+            assert!(
+                stdout.starts_with(&verify_pods_tests::start_line()),
+                "{stdout}"
+            );
+        }
+        // Text: stdout has no error; stderr said it.
+        let out = verify_pods()
+            .arg("check")
+            .args(args)
+            .args(["--format", "text"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            !String::from_utf8_lossy(&out.stdout).contains("error"),
+            "{args:?}"
+        );
+    }
+}
+
+/// A verdict nobody can read is no verdict: stdout closed (`>&-`), full
+/// (`> /dev/full`) or a pipe whose reader is gone is exit 2 with one line
+/// on stderr, and the results files say so; `> /dev/null` is read by
+/// nobody on purpose and keeps the verdict.
+#[test]
+fn a_closed_full_or_broken_stdout_is_exit_2_with_one_line() {
+    let pods = sample("pods.json");
+    let events = sample("events.json");
+    let dir = tempfile::tempdir().unwrap();
+    let ctrf = dir.path().join("ctrf.json");
+    let bin = verify_pods_tests::binary("verify-pods");
+    let check = |redirect: &str, format: &str| {
+        let _ = fs::remove_file(&ctrf);
+        let script = format!("exec \"$@\" {redirect}");
+        let out = std::process::Command::new("bash")
+            .args(["-c", &script, "bash"])
+            .arg(&bin)
+            .args(["check", "--format", format, "--snapshot"])
+            .arg(&pods)
+            .arg("--events")
+            .arg(&events)
+            .arg("--ctrf")
+            .arg(&ctrf)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let start = verify_pods_tests::start_line();
+    for format in ["text", "json", "github"] {
+        for (redirect, why) in [(">&-", "stdout is closed"), (">/dev/full", "No space left")] {
+            let (code, stderr) = check(redirect, format);
+            assert_eq!(code, Some(2), "{redirect} {format}: {stderr}");
+            let stderr = stderr.strip_prefix(&start).unwrap_or(&stderr);
+            assert_eq!(stderr.lines().count(), 1, "{redirect} {format}: {stderr}");
+            assert!(stderr.starts_with("verify-pods: error: cannot print the result: "));
+            assert!(stderr.contains(why), "{redirect} {format}: {stderr}");
+            let report: serde_json::Value =
+                serde_json::from_slice(&fs::read(&ctrf).unwrap()).unwrap();
+            assert_eq!(
+                report["results"]["tests"][0]["status"], "other",
+                "{redirect}"
+            );
+        }
+        let (code, stderr) = check(">/dev/null", format);
+        assert_eq!(code, Some(1), "> /dev/null {format}: {stderr}");
+        // The reader gone before the first write.
+        let mut child = std::process::Command::new(&bin)
+            .args(["check", "--format", format, "--snapshot"])
+            .arg(&pods)
+            .env("NO_COLOR", "1")
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "closed pipe {format}: {stderr}");
+        let stderr = stderr.strip_prefix(&start).unwrap_or(&stderr);
+        assert_eq!(stderr.lines().count(), 1, "closed pipe {format}: {stderr}");
+        assert!(
+            stderr.contains("Broken pipe"),
+            "closed pipe {format}: {stderr}"
+        );
+    }
+}
+
+/// Two outputs naming one file, or an output naming an input, are refused
+/// before the check runs (nothing printed, nothing written, the input as
+/// it was), however the file is named: `..`, a symbolic link, the
+/// environment.
+#[test]
+fn outputs_naming_one_file_or_an_input_are_refused_before_the_check() {
+    let red = fs::read(sample("pods.json")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fs::create_dir(d.join("sub")).unwrap();
+    let pods = write(d, "pods.json", &red);
+    let events = write(d, "events.json", b"{\"items\":[]}");
+    let workloads = write(d, "workloads.json", b"{\"items\":[]}");
+    std::os::unix::fs::symlink(&pods, d.join("link.json")).unwrap();
+    let p = |name: &str| d.join(name).to_str().unwrap().to_owned();
+    let snapshot = ["--snapshot".to_owned(), p("pods.json")];
+    type Case = (Vec<String>, Vec<(&'static str, String)>, [&'static str; 2]);
+    let s = |v: &[&str]| v.iter().map(|x| (*x).to_owned()).collect::<Vec<_>>();
+    let cases: Vec<Case> = vec![
+        (
+            s(&["--ctrf", &p("out"), "--junit", &p("sub/../out")]),
+            vec![],
+            ["--ctrf", "--junit"],
+        ),
+        (
+            s(&["--json", &p("out"), "--ctrf", &p("out")]),
+            vec![],
+            ["--ctrf", "--json"],
+        ),
+        (
+            s(&["--json", &p("out"), "--json", &p("out")]),
+            vec![],
+            ["--json", "--json"],
+        ),
+        (
+            s(&["--ctrf", &p("pods.json")]),
+            vec![],
+            ["--snapshot", "--ctrf"],
+        ),
+        (
+            s(&["--junit", &p("link.json")]),
+            vec![],
+            ["--snapshot", "--junit"],
+        ),
+        (
+            s(&[
+                "--events",
+                &p("events.json"),
+                "--json",
+                &p("sub/../events.json"),
+            ]),
+            vec![],
+            ["--events", "--json"],
+        ),
+        (
+            s(&[
+                "--workloads",
+                &p("workloads.json"),
+                "--ctrf",
+                &p("workloads.json"),
+            ]),
+            vec![],
+            ["--workloads", "--ctrf"],
+        ),
+        (
+            s(&["--ctrf", &p("out")]),
+            vec![("KWOK_VERIFY_PODS_JUNIT", p("out"))],
+            ["--ctrf", "KWOK_VERIFY_PODS_JUNIT"],
+        ),
+        (
+            s(&["--ctrf", &p("sum.md")]),
+            vec![("GITHUB_STEP_SUMMARY", p("sum.md"))],
+            ["--ctrf", "GITHUB_STEP_SUMMARY"],
+        ),
+        (
+            s(&["--save-dir", &p("art"), "--json", &p("art/report.json")]),
+            vec![],
+            ["--json", "--save-dir"],
+        ),
+    ];
+    for (args, env, names) in cases {
+        let out = verify_pods()
+            .arg("check")
+            .args(&snapshot)
+            .args(&args)
+            .envs(env.iter().map(|(k, v)| (k, v)))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        let said = format!("{} and {} name the same file", names[0], names[1]);
+        assert!(stderr.contains(&said), "{args:?}: {stderr}");
+        assert!(out.stdout.is_empty(), "{args:?}: printed before refusing");
+        assert_eq!(fs::read(&pods).unwrap(), red, "{args:?}: the input changed");
+        assert_eq!(fs::read(&events).unwrap(), b"{\"items\":[]}", "{args:?}");
+        assert_eq!(fs::read(&workloads).unwrap(), b"{\"items\":[]}", "{args:?}");
+        assert!(!d.join("out").exists(), "{args:?}: an output was written");
+        assert!(!d.join("art").exists(), "{args:?}: the save dir was made");
+    }
+    // /dev/null takes any number of outputs.
+    verify_pods()
+        .arg("check")
+        .args(&snapshot)
+        .args([
+            "--ctrf",
+            "/dev/null",
+            "--junit",
+            "/dev/null",
+            "--json",
+            "/dev/null",
+        ])
+        .assert()
+        .code(1);
+}

@@ -1307,3 +1307,59 @@ fn no_annotation_says_none_for_pods_that_have_events() {
         }
     }
 }
+
+/// A check that ends without a verdict (exit 2) prints github.jq's one
+/// `::error` on the error object, its line as stderr gave it, whatever
+/// characters it holds; jq 1.6 and libjq 1.8 give the same bytes as jaq.
+#[test]
+fn exit_2_is_one_error_annotation_on_jaq_jq_1_6_and_libjq_1_8() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("100% missing: a,b\r.json");
+    for (args, usage) in [
+        (vec!["--snapshot".into(), missing.into_os_string()], false),
+        (vec!["--no-such-flag".into()], true),
+    ] {
+        let result = dir.path().join("result.json");
+        let out = verify_pods()
+            .args(["check", "--format", "github", "--json"])
+            .arg(&result)
+            .args(&args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let object: Value = serde_json::from_slice(&std::fs::read(&result).unwrap()).unwrap();
+        assert_eq!(object["verdict"], "error");
+        assert_eq!(object["usage"], usage);
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        // After the text's start line (none for a usage error).
+        let commands: Vec<_> = stdout
+            .lines()
+            .filter(|line| line.starts_with("::"))
+            .map(parse_command)
+            .collect();
+        assert_eq!(commands.len(), 1, "{stdout}");
+        assert_eq!(
+            stdout.lines().count(),
+            if usage { 1 } else { 2 },
+            "{stdout}"
+        );
+        assert_eq!(commands[0].name, "error");
+        assert_eq!(
+            commands[0].data,
+            as_shown(object["error"].as_str().unwrap())
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if !usage {
+            let line = stderr.lines().last().unwrap();
+            let line = line.strip_prefix(contract::CHECKER_PREFIX.error).unwrap();
+            assert_eq!(object["error"], line);
+        }
+        let annotation = stdout.lines().last().unwrap().to_owned() + "\n";
+        let limit = default_limit();
+        assert_eq!(
+            jq16(&Programs::GITHUB, &object, dir.path(), limit),
+            annotation
+        );
+        assert_eq!(libjq(&Programs::GITHUB, &object, limit), annotation);
+    }
+}
