@@ -9,6 +9,16 @@
 #            words of upstream's verify_pods(), which CI logs are grepped
 #            for; an attempt's counts are the status line's (status_counts,
 #            from lib.jq), so every attempt shows a state that adds up.
+
+# Who the attempt waits for: the scheduler, for pods not yet scheduled
+# (upstream's words), and the controllers, for pods their workloads want
+# and have not created yet (`missing`, null when the workloads were not
+# read); the scheduler when neither (a report that settles has one).
+def awaited:
+  [if .unscheduled > 0 then "scheduler" else empty end,
+   if .missing > 0 then "controllers" else empty end]
+  | if . == [] then "scheduler" else join(" and ") end;
+
 if $attempts == 0 then "info\tVerifying pod scheduling..."
-else "info\tAttempt \($attempts): \(status_counts) — waiting for scheduler (\($waited_seconds)/\($deadline_seconds)s)"
+else "info\tAttempt \($attempts): \(status_counts) — waiting for \(awaited) (\($waited_seconds)/\($deadline_seconds)s)"
 end

@@ -6,7 +6,7 @@ use crate::artifacts::{Artifact, ArtifactError, Saver, Tee};
 use crate::contract::{self, messages, words};
 use crate::engine::Engine;
 use crate::engine::{EvalError, Excluded, Report};
-use crate::live::kubectl::{Kubectl, KubectlError};
+use crate::live::kubectl::{self, Kubectl, KubectlError};
 use crate::live::list::{self, Failure, ListError};
 use crate::live::watch;
 use crate::programs::Programs;
@@ -385,10 +385,13 @@ pub fn run(
                     decision,
                     pods: Vec::new(),
                 };
+                // When the last progress line was printed (the list's, just now).
+                let printed_at = std::cell::Cell::new(Instant::now());
                 let mut line = |report: &Report, attempts, waited: Duration| {
                     let secs = (waited.as_secs(), deadline.as_secs());
                     let (level, text) = engine.progress(report, attempts, secs.0, secs.1)?;
                     progress(&level, &text);
+                    printed_at.set(Instant::now());
                     Ok(())
                 };
                 let ended = loop {
@@ -419,6 +422,14 @@ pub fn run(
                         Confirmed::Report(report, decision)
                             if settles(&decision, started.elapsed()) =>
                         {
+                            // The watch evaluates the pods alone: a state
+                            // that waits only for pods not yet created
+                            // says so here, once an interval, as every
+                            // waiting state does.
+                            if printed_at.get().elapsed() >= *interval {
+                                line(&report, attempts, waited)
+                                    .map_err(eval_error("report".into()))?;
+                            }
                             listed = pods.clone();
                             first = watch::Evaluated {
                                 report,
@@ -709,7 +720,12 @@ fn confirm(
                             _ => "",
                         };
                         let said = |reason: &str| stderr.contains(&format!("({reason})"));
-                        if said("Expired") || said("Gone") {
+                        // Its version compacted, or a transient failure
+                        // before the deadline: list the pods again.
+                        if said("Expired")
+                            || said("Gone")
+                            || (error.transient() && retries(source, started))
+                        {
                             return again(1, error.to_string());
                         }
                         if !(said("Forbidden") || said("NotFound")) {
@@ -838,6 +854,19 @@ fn read_pods(
             Ok(docs) => return Ok(docs),
             // The cluster's answer to the first page: kubectl ran and
             // failed, so say which kubeconfig and context it used.
+            // A transient failure (a 5xx, a 429, a cut answer) is asked
+            // again while the deadline allows, as a broken list is.
+            Err(ListError::Failed(Failure::Kubectl(error)))
+                if error.transient() && retries(source, started) =>
+            {
+                list_again(source, started, (1, &error.to_string(), *lists), notice)?;
+            }
+            Err(ListError::Failed(Failure::Unreadable { command, why }))
+                if kubectl::transient(&why) && retries(source, started) =>
+            {
+                let error = CheckError::Unreadable { command, why };
+                list_again(source, started, (1, &error.to_string(), *lists), notice)?;
+            }
             Err(ListError::Failed(Failure::Kubectl(
                 error @ (KubectlError::Failed { .. } | KubectlError::TimedOut { .. }),
             ))) => {
@@ -858,6 +887,12 @@ fn read_pods(
             }
         }
     }
+}
+
+/// Whether a live list that failed transiently is asked again: before the
+/// deadline (a failure that lasts to it is the check's).
+fn retries(source: &Source, started: Instant) -> bool {
+    matches!(source, Source::Live { deadline, .. } if started.elapsed() < *deadline)
 }
 
 /// A live list that broke at `page` (the `lists`th of the attempt): said,
@@ -960,11 +995,16 @@ impl Bounds {
     }
 }
 
-/// The events list's own budget: one kubectl timeout from now, and never
-/// past the pods lists' end ([`Bounds::until`]): the verdict is known, the
-/// events only explain it.
+/// The most time the events get once the verdict is known: they only
+/// explain it, so they never hold it longer (the bash's bound too). Past
+/// it, one warning says the events list did not finish in time.
+pub const EVENTS_BOUND: Duration = Duration::from_secs(10);
+
+/// The events list's own budget: [`EVENTS_BOUND`] (or one kubectl timeout,
+/// when shorter) from now, and never past the pods lists' end
+/// ([`Bounds::until`], the deadline epoch's too).
 fn events_until(check: list::Until, kubectl: &Kubectl) -> list::Until {
-    let own = list::Until::after(kubectl.timeout);
+    let own = list::Until::after(kubectl.timeout.min(EVENTS_BOUND));
     if own.at <= check.at {
         own
     } else {

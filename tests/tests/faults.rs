@@ -958,3 +958,256 @@ fn a_reachable_cluster_costs_no_config_call() {
         assert_eq!(lines_of(&stderr, &messages::KUBECTL_CONFIG), 0, "{what}");
     }
 }
+
+// ------------------------------------------------ one retry rule
+
+/// The ways a live check reads the lists: the checker through its `kubectl
+/// proxy` (it reads the workloads) or with kubectl alone (`--workloads
+/// false`), and the bash, which always runs kubectl.
+const READS: [(Driver, &str); 4] = [
+    (Driver::Checker, "true"),
+    (Driver::Checker, "false"),
+    (Driver::Wrapper, "true"),
+    (Driver::Wrapper, "false"),
+];
+
+/// Nine running pods: a pass, once one list is read whole.
+fn green() -> State {
+    State::new(web_pods(9), vec![])
+}
+
+/// One read of [`READS`] against a server of `state` with `rules`, with
+/// `env_vars` (the deadline among them), killed after `limit`.
+struct Read {
+    driver: Driver,
+    workloads: &'static str,
+    outcome: Outcome,
+    took: Duration,
+}
+
+impl Read {
+    fn describe(&self) -> String {
+        let what = (self.driver, self.workloads, self.took);
+        describe(what, &self.outcome)
+    }
+
+    /// Its stderr lines without the driver's prefix: the contract's text.
+    fn said(&self) -> Vec<String> {
+        let prefixes = [
+            checker::contract::CHECKER_PREFIX.error,
+            checker::contract::CHECKER_PREFIX.warning,
+            checker::contract::BASH_PREFIX.error,
+        ];
+        text(&self.outcome.output.stderr)
+            .lines()
+            .map(|line| {
+                prefixes
+                    .iter()
+                    .find_map(|prefix| line.split_once(prefix).map(|(_, said)| said))
+                    .unwrap_or(line)
+                    .to_owned()
+            })
+            .collect()
+    }
+
+    /// The stderr lines that say `message`, the checker's kubectl named as
+    /// the bash names it (`kubectl` on PATH, no flags).
+    fn lines(&self, message: &checker::contract::Message) -> Vec<String> {
+        let said = self.said();
+        said.into_iter()
+            .filter(|line| lines_of(line, message) == 1)
+            .map(|line| as_bash_says(&line))
+            .collect()
+    }
+}
+
+/// `line` with the command of a `get --raw` as the bash says it.
+fn as_bash_says(line: &str) -> String {
+    match (line.find('`'), line.find(" get --raw ")) {
+        (Some(start), Some(get)) if start < get => {
+            format!("{}`kubectl{}", &line[..start], &line[get..])
+        }
+        _ => line.to_owned(),
+    }
+}
+
+impl Read {
+    /// Requests for the first page of a pods list.
+    fn first_pages(&self) -> usize {
+        let log = &self.outcome.log;
+        log.iter()
+            .filter(|e| e.list == Some(Resource::Pods) && e.page == Some(1))
+            .count()
+    }
+
+    /// Whether the checker read through its proxy, which asks kubectl again
+    /// at once when the proxy's answer is not a whole 200.
+    fn proxied(&self) -> bool {
+        self.driver == Driver::Checker && self.workloads == "true"
+    }
+}
+
+fn every_read(
+    state: fn() -> State,
+    rules: &[FaultRule],
+    env_vars: &[(&str, &str)],
+    limit: Duration,
+) -> Vec<Read> {
+    in_parallel(READS.to_vec(), 2, |(driver, workloads)| {
+        let mut builder = Server::builder().state(state());
+        for rule in rules {
+            builder = builder.fault(rule.clone());
+        }
+        let server = builder.start().expect("server");
+        let env = KubeEnv::new(&server.url()).expect("kube env");
+        let mut cmd = command(driver, &env, None, env_vars);
+        cmd.env(checker::contract::WORKLOADS.env, workloads);
+        let (output, took) = run_within(&mut cmd, limit);
+        let log = server.log();
+        Read {
+            driver,
+            workloads,
+            outcome: Outcome { output, log },
+            took,
+        }
+    })
+}
+
+/// A deadline with room for a retry, a pause of a second.
+const RETRYING: [(&str, &str); 2] = [(DEADLINE_ENV, "4"), (INTERVAL_ENV, "1")];
+
+/// A transient failure (a 5xx, a cut answer) of the first pods list is
+/// asked again within the deadline, on every read: the verdict of the list
+/// read whole, the same in each. Without a proxy to ask kubectl again at
+/// once, one line says it, the same words in both drivers when kubectl's
+/// (`same_words`; a page kubectl printed cut is in each reader's words).
+fn assert_asked_again(fault: Fault, same_words: bool) {
+    let rules = [FaultRule::once(PodsPage(1), fault)];
+    let reads = every_read(green, &rules, &RETRYING, Duration::from_secs(SLOW));
+    let stdout = text(&reads[0].outcome.output.stdout);
+    let mut retried = Vec::new();
+    for read in &reads {
+        let what = read.describe();
+        assert_eq!(read.outcome.output.status.code(), Some(0), "{what}");
+        assert_eq!(text(&read.outcome.output.stdout), stdout, "{what}");
+        assert_eq!(read.first_pages(), 2, "one failed, one asked again: {what}");
+        let again = read.lines(&messages::LIST_AGAIN);
+        assert!(again.len() <= 1, "{what}");
+        if !read.proxied() {
+            assert_eq!(again.len(), 1, "{what}");
+            retried.push(again[0].clone());
+        }
+    }
+    if same_words {
+        assert!(retried.windows(2).all(|w| w[0] == w[1]), "{retried:#?}");
+    }
+}
+
+#[test]
+fn an_internal_error_on_the_first_pods_list_is_asked_again() {
+    assert_asked_again(Fault::internal_error(), true);
+}
+
+#[test]
+fn a_body_cut_on_the_first_pods_list_is_asked_again() {
+    assert_asked_again(Fault::CloseMidBody, true);
+}
+
+#[test]
+fn a_truncated_first_pods_list_is_asked_again() {
+    assert_asked_again(Fault::TruncatedBody, false);
+}
+
+/// A transient failure that lasts to the deadline is exit 2, kubectl's
+/// words said, after the list was asked again within it.
+#[test]
+fn a_transient_failure_that_lasts_to_the_deadline_exits_2() {
+    let rules = [FaultRule::always(PodsList, Fault::internal_error())];
+    let env = [(DEADLINE_ENV, "2"), (INTERVAL_ENV, "1")];
+    for read in every_read(green, &rules, &env, Duration::from_secs(SLOW)) {
+        let what = read.describe();
+        assert_eq!(read.outcome.output.status.code(), Some(2), "{what}");
+        assert!(contract_broken(&read.outcome).is_none(), "{what}");
+        assert!(read.took >= Duration::from_secs(2), "{what}");
+        assert!(read.first_pages() >= 3, "{what}");
+        // kubectl's words, then the kubeconfig and context it used.
+        let said = read.said();
+        let [.., failed, config] = &said[..] else {
+            panic!("{what}");
+        };
+        let again = read.lines(&messages::LIST_AGAIN);
+        assert!(!again.is_empty(), "{what}");
+        let failed = as_bash_says(failed);
+        assert!(again.iter().all(|line| line.contains(&failed)), "{what}");
+        assert_eq!(lines_of(config, &messages::KUBECTL_CONFIG), 1, "{what}");
+    }
+}
+
+/// A refusal (403 on the pods) is the cluster's answer, not a transient
+/// failure: exit 2 at once, never asked again.
+#[test]
+fn a_forbidden_pods_list_is_not_asked_again() {
+    let forbidden = Fault::Status {
+        code: 403,
+        reason: "Forbidden".into(),
+        message: "pods is forbidden: User \"replay\" cannot list resource \"pods\"".into(),
+        retry_after: None,
+    };
+    let rules = [FaultRule::always(PodsList, forbidden)];
+    for read in every_read(green, &rules, &RETRYING, Duration::from_secs(SLOW)) {
+        let what = read.describe();
+        assert_eq!(read.outcome.output.status.code(), Some(2), "{what}");
+        assert!(read.lines(&messages::LIST_AGAIN).is_empty(), "{what}");
+        // The proxy's 403, then kubectl's.
+        let asked = if read.proxied() { 2 } else { 1 };
+        assert_eq!(read.first_pages(), asked, "{what}");
+        assert!(read.took < Duration::from_secs(3), "{what}");
+    }
+}
+
+/// A workloads list that fails transiently is asked again with the pods
+/// (the state it would decide is listed again), as a broken list is.
+#[test]
+fn an_internal_error_on_a_workloads_list_is_asked_again() {
+    let rules = [FaultRule::once(
+        Target::Workloads("deployments"),
+        Fault::internal_error(),
+    )];
+    let reads = every_read(green, &rules, &RETRYING, Duration::from_secs(SLOW));
+    let stdout = text(&reads[0].outcome.output.stdout);
+    for read in reads.iter().filter(|read| read.workloads == "true") {
+        let what = read.describe();
+        assert_eq!(read.outcome.output.status.code(), Some(0), "{what}");
+        assert_eq!(text(&read.outcome.output.stdout), stdout, "{what}");
+        let again = read.lines(&messages::LIST_AGAIN).len();
+        assert_eq!(again, usize::from(!read.proxied()), "{what}");
+    }
+}
+
+// ------------------------------------------------ diagnostics never hold the verdict
+
+/// An events list that answers after 40 s, the verdict known at once: the
+/// events get their bound (10 s) and no more, within the default kubectl
+/// timeout of 120 s; one line says they were not read in time, and the
+/// verdict is printed, on every read.
+#[test]
+fn a_slow_events_list_holds_the_verdict_no_longer_than_its_bound() {
+    let slow = Fault::Delay(Duration::from_secs(40));
+    let rules = [FaultRule::always(Target::EventsList, slow)];
+    let bound = checker::check::EVENTS_BOUND;
+    let decided_at_once = [(DEADLINE_ENV, "0")];
+    let reads = every_read(state, &rules, &decided_at_once, Duration::from_secs(SLOW));
+    let overran = checker::contract::words::EVENTS_OVERRAN
+        .format(&[("seconds", &bound.as_secs()), ("pages", &0)]);
+    for read in reads {
+        let what = read.describe();
+        assert_eq!(read.outcome.output.status.code(), Some(1), "{what}");
+        assert!(read.took >= bound, "{what}");
+        assert!(read.took < bound + Duration::from_secs(3), "{what}");
+        let said = read.lines(&messages::EVENTS_NOT_COLLECTED);
+        assert_eq!(said.len(), 1, "{what}");
+        assert!(said[0].contains(&overran), "{what}");
+        assert!(read.lines(&messages::KUBECTL_WAITING).is_empty(), "{what}");
+        assert!(text(&read.outcome.output.stdout).contains("not collected"), "{what}");
+    }
+}

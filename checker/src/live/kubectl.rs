@@ -90,6 +90,28 @@ fn shell_status(status: ExitStatus) -> i32 {
 
 impl std::error::Error for KubectlError {}
 
+impl KubectlError {
+    /// Whether kubectl failed transiently (a 5xx or a 429, a connection
+    /// reset or cut, a body cut short): its last line of stderr says one of
+    /// the contract's `transient_failure` words, and the list is asked
+    /// again while the deadline allows. A timeout, a refusal (401, 403) or
+    /// a kubectl that cannot run is not.
+    pub fn transient(&self) -> bool {
+        match self {
+            KubectlError::Failed { stderr, .. } => last_line(stderr).is_some_and(transient),
+            _ => false,
+        }
+    }
+}
+
+/// Whether `why`, a failure's last words (kubectl's, or the reader's on a
+/// page it printed), says a transient failure: one of the contract's
+/// `transient_failure` words, `|` between them (the bash reads the same).
+pub fn transient(why: &str) -> bool {
+    let words = contract::words::TRANSIENT_FAILURE.text;
+    words.split('|').any(|said| why.contains(said))
+}
+
 fn last_line(text: &str) -> Option<&str> {
     text.lines().map(str::trim).rfind(|l| !l.is_empty())
 }
