@@ -349,7 +349,7 @@ fn assert_within_github(commands: &[WorkflowCommand]) {
 
 /// The pods of a group (JSON `unscheduled_groups` / `failed_groups`), in
 /// the result's order: unscheduled pods by their (reason, message), failed
-/// pods by their reason (README: the JSON schema).
+/// pods by their reason (docs/outputs.md: the JSON keys).
 fn members<'a>(result: &'a Value, group: &Value, unscheduled: bool) -> Vec<&'a Value> {
     let pods = if unscheduled {
         "unscheduled_pods"
