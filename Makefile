@@ -69,8 +69,9 @@ lint: ## cargo fmt, clippy -D warnings, shellcheck
 bless: ## rewrite the golden files of tests/corpus from the checker's output (review the diff!)
 	VERIFY_PODS_BLESS=1 $(CARGO) test $(TEST_PROFILE) -p verify-pods-tests --test golden
 
-bench: ## measure checker, jq, generated bash, post-fix bash and cat on synthetic snapshots (BIG=1 adds 150k); then watch vs polling (bench/settle.py) and the workloads' cost (bench/workloads.py)
+bench: ## instructions of the checker against the parse floor (bench/instructions.py, valgrind); checker, jq, generated bash, post-fix bash and cat on synthetic snapshots (BIG=1 adds 150k); then watch vs polling (bench/settle.py) and the workloads' cost (bench/workloads.py)
 	$(CARGO) build --release --workspace
+	python3 bench/instructions.py --target-dir $(TARGET_DIR)
 	python3 bench/run.py $(if $(BIG),--big,)
 	python3 bench/settle.py
 	python3 bench/workloads.py --reps 5

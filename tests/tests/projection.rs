@@ -1022,6 +1022,10 @@ fn escapes_read_alike_on_every_thread_and_form() {
             initial_buffer: 4096,
             ..threads(2)
         },
+        ReadOptions {
+            portable_scan: true,
+            ..threads(2)
+        },
     ];
     for shape in [&projection.pods, &Shape::Keep] {
         let expected = read_opts(&plain, "big", shape, &threads(1));
@@ -1527,6 +1531,38 @@ fn fast_path_reads_what_serde_json_reads() {
     );
 }
 
+/// The reader's byte scans have a SIMD path and a portable one
+/// (checker/src/reader/scan.rs): on every document of the corpus, by every
+/// shape, whole and in a buffer refilled byte by byte, they read alike.
+/// (The escape and byte-mutation tests run both paths too.)
+#[test]
+fn the_portable_scan_reads_what_the_simd_scan_reads() {
+    let projection = Projection::canonical();
+    let portable = [1 << 20, 1].map(|initial_buffer| ReadOptions {
+        initial_buffer,
+        portable_scan: true,
+        ..ReadOptions::default()
+    });
+    let mut read = 0;
+    for (name, pods, events) in recorded() {
+        for doc in [pods, events] {
+            for shape in [&projection.pods, &projection.events, &Shape::Keep] {
+                let simd = read_documents_opts(&doc, "doc", shape, &ReadOptions::default());
+                for options in &portable {
+                    let what = format!("{name}, {options:?}");
+                    assert_same(
+                        &simd,
+                        &read_documents_opts(&doc, "doc", shape, options),
+                        &what,
+                    );
+                }
+                read += 1;
+            }
+        }
+    }
+    assert!(read > 100, "only {read} documents read");
+}
+
 /// Byte-level mutation of the recorded documents: where the test above
 /// changes values (always valid JSON), this breaks the bytes (a byte
 /// dropped, doubled, replaced, a span cut or repeated, the end cut off), so
@@ -1552,6 +1588,10 @@ fn byte_mutations_are_read_alike_by_every_mode() {
     };
     let refilled = ReadOptions {
         initial_buffer: 1,
+        ..ReadOptions::default()
+    };
+    let portable = ReadOptions {
+        portable_scan: true,
         ..ReadOptions::default()
     };
     let mut rng = Rng(0xB17E);
@@ -1583,7 +1623,7 @@ fn byte_mutations_are_read_alike_by_every_mode() {
         };
         let what = format!("mutation {round}");
         let expected = read_documents_opts(&doc, "doc", shape, &slow);
-        for options in [&ReadOptions::default(), &refilled] {
+        for options in [&ReadOptions::default(), &refilled, &portable] {
             assert_same(
                 &read_documents_opts(&doc, "doc", shape, options),
                 &expected,

@@ -117,10 +117,8 @@ fn run(
         let Ok((value, used)) = parse_fast(rest, plan, work, depth) else {
             break;
         };
-        // Ending right at the end of the buffer, it may be cut short; bytes
-        // the fast parser skipped are checked for UTF-8 here, as the
-        // sequential reader checks them.
-        if (used == rest.len() && !eof) || std::str::from_utf8(&rest[..used]).is_err() {
+        // Ending right at the end of the buffer, it may be cut short.
+        if used == rest.len() && !eof {
             break;
         }
         part.values.push(value);

@@ -5,6 +5,7 @@
 //! only needs to be fast on valid input and never wrong.
 
 use super::intern::Interner;
+use super::scan::Scanner;
 use super::shape::{push_entry, Field, Plan};
 use jaq_json::{Map, Num, Val};
 use std::borrow::Cow;
@@ -41,14 +42,25 @@ pub(crate) struct Workspace {
     interner: Interner,
     entries: Vec<(Val, Val)>,
     elements: Vec<Val>,
+    /// Which path the byte scans take (`scan.rs`).
+    scanner: Scanner,
 }
 
 impl Workspace {
+    /// An empty workspace whose byte scans take this path.
+    pub(crate) fn with_scanner(scanner: Scanner) -> Self {
+        Self {
+            scanner,
+            ..Self::default()
+        }
+    }
+
     /// A workspace for another thread: nothing interned yet, but what this
     /// one saw of each field's values, so that it judges alike.
     pub(crate) fn fresh(&self) -> Self {
         Self {
             interner: self.interner.fresh(),
+            scanner: self.scanner,
             ..Self::default()
         }
     }
@@ -69,10 +81,11 @@ impl Workspace {
 ///
 /// On anything else it does not accept (bad syntax, a control character
 /// in a string) it stops with [`Stop::Doubt`], and the caller parses the
-/// value again with serde_json, which words the error. Everything it
-/// accepts is valid JSON except possibly for invalid UTF-8, which the
-/// caller checks on every byte it consumes. Returns the value and the
-/// bytes used.
+/// value again with serde_json, which words the error. Invalid UTF-8 is
+/// doubted too, once the value is whole (so that a refusal or a cut
+/// further on is told first, as before): the string scans note a byte of
+/// 0x80 or more, and only a value holding one is validated as a whole.
+/// Returns the value and the bytes used.
 ///
 /// [`Planned`]: super::serde_fallback::Planned
 pub(crate) fn parse_fast(
@@ -85,6 +98,8 @@ pub(crate) fn parse_fast(
         s: input,
         i: 0,
         depth,
+        scan: work.scanner,
+        non_ascii: false,
         work,
     };
     parser.whitespace();
@@ -97,7 +112,11 @@ pub(crate) fn parse_fast(
         parser.work.entries.clear();
         parser.work.elements.clear();
     }
-    Ok((value?, parser.i))
+    let value = value?;
+    if parser.non_ascii && std::str::from_utf8(&input[..parser.i]).is_err() {
+        return Err(Stop::Doubt);
+    }
+    Ok((value, parser.i))
 }
 
 /// An object key at the start of `input` (its `"` first), decoded as
@@ -108,6 +127,8 @@ pub(crate) fn parse_key(input: &[u8]) -> Result<(String, usize), Stop> {
         s: input,
         i: 0,
         depth: 0,
+        scan: work.scanner,
+        non_ascii: false,
         work: &mut work,
     };
     let key = parser.string()?.into_owned();
@@ -115,26 +136,16 @@ pub(crate) fn parse_key(input: &[u8]) -> Result<(String, usize), Stop> {
     Ok((key, parser.i))
 }
 
-const ONES: u64 = 0x0101_0101_0101_0101;
-const HIGHS: u64 = 0x8080_8080_8080_8080;
-
-/// The lowest byte of `x` that equals `b` has its high bit set (bits above
-/// it may be set wrongly, so only the lowest one counts).
-fn bytes_equal(x: u64, b: u8) -> u64 {
-    let y = x ^ (ONES * u64::from(b));
-    y.wrapping_sub(ONES) & !y & HIGHS
-}
-
-/// Likewise for bytes below `n` (n <= 128): control characters.
-fn bytes_below(x: u64, n: u8) -> u64 {
-    x.wrapping_sub(ONES * u64::from(n)) & !x & HIGHS
-}
-
 struct Fast<'a, 'i> {
     s: &'a [u8],
     i: usize,
     /// jq's parser stack height at `i` (see [`JQ_MAX_DEPTH`]).
     depth: u32,
+    /// The byte scans' path (the workspace's).
+    scan: Scanner,
+    /// Whether a string so far held a byte of 0x80 or more: then the value
+    /// is validated as UTF-8 once it is whole.
+    non_ascii: bool,
     work: &'i mut Workspace,
 }
 
@@ -143,30 +154,40 @@ impl<'a> Fast<'a, '_> {
         self.s.get(self.i).copied().ok_or(Stop::End)
     }
 
-    fn word(&self) -> Option<u64> {
-        let bytes = self.s.get(self.i..self.i + 8)?;
-        Some(u64::from_le_bytes(bytes.try_into().ok()?))
+    /// Skip JSON whitespace (see [`Scanner::token`]). Most tokens follow
+    /// no whitespace (`},`) or one space (`"key": value`): those are told
+    /// here, without a call; a newline and its indentation go to the scan.
+    #[inline(always)]
+    fn whitespace(&mut self) {
+        match self.s.get(self.i) {
+            Some(&b) if b > b' ' => {}
+            Some(b' ') if self.s.get(self.i + 1).is_some_and(|&b| b > b' ') => self.i += 1,
+            _ => self.more_whitespace(),
+        }
     }
 
-    /// Skip JSON whitespace; runs of spaces (kubectl's indentation) eight
-    /// bytes at a time.
-    fn whitespace(&mut self) {
-        while let Some(&b) = self.s.get(self.i) {
-            match b {
-                b' ' => match self.word() {
-                    Some(x) => {
-                        let other = x ^ (ONES * u64::from(b' '));
-                        self.i += if other == 0 {
-                            8
-                        } else {
-                            (other.trailing_zeros() / 8) as usize
-                        };
-                    }
-                    None => self.i += 1,
-                },
-                b'\n' | b'\t' | b'\r' => self.i += 1,
-                _ => return,
+    /// [`Fast::whitespace`] past more than one space.
+    #[inline(never)]
+    fn more_whitespace(&mut self) {
+        if self.s.get(self.i) == Some(&b'\n') {
+            self.indentation();
+        }
+        self.i = self.scan.token(self.s, self.i);
+    }
+
+    /// Past a newline and the spaces after it, eight at a time: kubectl
+    /// indents by four per level, so a pod's lines start with 26 spaces on
+    /// average, three words. Whatever else follows is the scan's.
+    fn indentation(&mut self) {
+        const SPACES: u64 = u64::from_le_bytes([b' '; 8]);
+        self.i += 1;
+        while let Some(word) = self.s.get(self.i..self.i + 8) {
+            let other = u64::from_le_bytes(word.try_into().expect("8 bytes")) ^ SPACES;
+            if other != 0 {
+                self.i += (other.trailing_zeros() / 8) as usize;
+                return;
             }
+            self.i += 8;
         }
     }
 
@@ -187,28 +208,14 @@ impl<'a> Fast<'a, '_> {
         }
     }
 
-    /// Move to the next `"`, `\\` or control character inside a string.
+    /// Move to the next `"`, `\\` or control character inside a string
+    /// (or the end of the input), noting a byte of 0x80 or more on the way.
+    #[inline]
     fn string_stop(&mut self) -> Result<u8, Stop> {
-        loop {
-            match self.word() {
-                Some(x) => {
-                    let hits = bytes_equal(x, b'"') | bytes_equal(x, b'\\') | bytes_below(x, 0x20);
-                    if hits == 0 {
-                        self.i += 8;
-                        continue;
-                    }
-                    self.i += (hits.trailing_zeros() / 8) as usize;
-                    return self.peek();
-                }
-                None => {
-                    let b = self.peek()?;
-                    if b == b'"' || b == b'\\' || b < 0x20 {
-                        return Ok(b);
-                    }
-                    self.i += 1;
-                }
-            }
-        }
+        let (at, non_ascii) = self.scan.string_stop(self.s, self.i);
+        self.i = at;
+        self.non_ascii |= non_ascii;
+        self.peek()
     }
 
     /// The decoded bytes of the string at `i` (its `"` is next).
@@ -361,40 +368,69 @@ impl<'a> Fast<'a, '_> {
         }
     }
 
+    /// Past one value, validated as [`Fast::value`] validates it, building
+    /// nothing. One loop over the tokens, its open containers a stack of
+    /// bits rather than calls: a dropped pod part is hundreds of tokens,
+    /// and the byte scans between them (`scan.rs`) are the rest.
     fn skip_value(&mut self) -> Result<(), Stop> {
-        self.whitespace();
-        match self.peek()? {
-            b'"' => self.skip_string(),
-            b'{' => self.skip_container(b'}', true),
-            b'[' => self.skip_container(b']', false),
-            b't' => self.literal(b"true"),
-            b'f' => self.literal(b"false"),
-            b'n' => self.literal(b"null"),
-            _ => self.skip_number(),
+        let mut open = OpenContainers::default();
+        'value: loop {
+            self.whitespace();
+            match self.peek()? {
+                b'"' => self.skip_string()?,
+                open_byte @ (b'{' | b'[') => {
+                    let object = open_byte == b'{';
+                    self.enter(object)?;
+                    open.push(object);
+                    self.whitespace();
+                    let close = if object { b'}' } else { b']' };
+                    if self.peek()? == close {
+                        self.i += 1;
+                        self.leave(object);
+                        open.pop();
+                    } else {
+                        if object {
+                            self.skip_key()?;
+                        }
+                        continue 'value;
+                    }
+                }
+                b't' => self.literal(b"true")?,
+                b'f' => self.literal(b"false")?,
+                b'n' => self.literal(b"null")?,
+                _ => self.skip_number()?,
+            }
+            // A value ended: close what it ended, or go on after a comma.
+            while let Some(object) = open.top() {
+                self.whitespace();
+                match self.peek()? {
+                    b',' => {
+                        self.i += 1;
+                        if object {
+                            self.skip_key()?;
+                        }
+                        continue 'value;
+                    }
+                    b'}' if object => {}
+                    b']' if !object => {}
+                    _ => return Err(Stop::Doubt),
+                }
+                self.i += 1;
+                self.leave(object);
+                open.pop();
+            }
+            return Ok(());
         }
     }
 
-    fn skip_container(&mut self, close: u8, object: bool) -> Result<(), Stop> {
-        self.enter(object)?;
-        if self.eat(close)? {
-            self.leave(object);
-            return Ok(());
+    /// Past an object's key and its `:` (whitespace before each).
+    fn skip_key(&mut self) -> Result<(), Stop> {
+        self.whitespace();
+        if self.peek()? != b'"' {
+            return Err(Stop::Doubt);
         }
-        loop {
-            if object {
-                self.whitespace();
-                if self.peek()? != b'"' {
-                    return Err(Stop::Doubt);
-                }
-                self.skip_string()?;
-                self.expect(b':')?;
-            }
-            self.skip_value()?;
-            if self.end_of_element(close)? {
-                self.leave(object);
-                return Ok(());
-            }
-        }
+        self.skip_string()?;
+        self.expect(b':')
     }
 
     /// After an element of a container: past its `,` (false) or past the
@@ -525,6 +561,33 @@ impl<'a> Fast<'a, '_> {
         }
         self.leave(false);
         Ok(Val::from_iter(self.work.elements.drain(from..)))
+    }
+}
+
+/// The containers [`Fast::skip_value`] is inside, innermost last: a bit
+/// each, set for an object. jq's depth limit (each container takes at
+/// least one of its 256 slots) keeps them within the bits.
+#[derive(Default)]
+struct OpenContainers {
+    objects: [u64; 4],
+    len: usize,
+}
+
+impl OpenContainers {
+    fn push(&mut self, object: bool) {
+        let (word, bit) = (self.len / 64, self.len % 64);
+        self.objects[word] = self.objects[word] & !(1 << bit) | u64::from(object) << bit;
+        self.len += 1;
+    }
+
+    fn pop(&mut self) {
+        self.len -= 1;
+    }
+
+    /// Whether the innermost container is an object; None outside any.
+    fn top(&self) -> Option<bool> {
+        let last = self.len.checked_sub(1)?;
+        Some(self.objects[last / 64] >> (last % 64) & 1 == 1)
     }
 }
 

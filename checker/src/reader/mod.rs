@@ -22,6 +22,7 @@ mod fast_parser;
 mod intern;
 pub mod page;
 mod serde_fallback;
+mod scan;
 mod shape;
 pub mod snapshot;
 

@@ -18,6 +18,7 @@
 
 use super::batch::{self, Lane};
 use super::fast_parser::{parse_fast, parse_key, Stop, Workspace};
+use super::scan::Scanner;
 use super::serde_fallback::{Key, KeySeed, Planned};
 use super::shape::{key_val, Plan, Shape};
 use super::BOM;
@@ -84,6 +85,9 @@ pub struct ReadOptions {
     /// Threads that parse the elements of a long array together (1: only
     /// the calling thread). Needs the fast path.
     pub threads: usize,
+    /// The fast path's byte scans eight bytes at a time on any CPU, not
+    /// with SIMD (tests compare the two; `scan.rs`).
+    pub portable_scan: bool,
 }
 
 impl Default for ReadOptions {
@@ -92,6 +96,7 @@ impl Default for ReadOptions {
             initial_buffer: BUFFER,
             fast_path: true,
             threads: std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_THREADS)),
+            portable_scan: false,
         }
     }
 }
@@ -451,7 +456,11 @@ impl<R: Read> Input<R> {
             threads: options.threads.max(1),
             batched: 0,
             batches: 0,
-            work: Workspace::default(),
+            work: Workspace::with_scanner(if options.portable_scan {
+                Scanner::Portable
+            } else {
+                Scanner::best()
+            }),
             buf: Vec::new(),
             start: 0,
             end: 0,
@@ -672,14 +681,14 @@ impl<R: Read> Input<R> {
                 continue;
             }
             return match parsed {
-                // serde_json words invalid UTF-8 (or refuses it in a kept
-                // string itself).
-                Ok((value, used)) if std::str::from_utf8(&data[..used]).is_ok() => {
+                Ok((value, used)) => {
                     self.consume(used);
                     Ok(Some(value))
                 }
                 Err(Stop::Refuse { at, why }) => Err(self.fault_at(at, why)),
-                Ok(_) | Err(Stop::End | Stop::Doubt) => Ok(None),
+                // serde_json words the error, invalid UTF-8 too (the fast
+                // parser doubts a value holding any).
+                Err(Stop::End | Stop::Doubt) => Ok(None),
             };
         }
     }

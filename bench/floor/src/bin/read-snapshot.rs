@@ -1,0 +1,49 @@
+//! The checker's reader alone, as `check --snapshot FILE` reads the pods:
+//! every document of FILE, projected by the canonical pods projection, and
+//! nothing judged. `make bench` counts its instructions beside the whole
+//! check's, to tell the reader's share from jaq's.
+//!
+//! Usage: read-snapshot FILE [THREADS]
+
+#![forbid(unsafe_code)]
+
+use checker::snapshot::{self, ReadOptions};
+use checker::Projection;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let mut args = std::env::args_os().skip(1);
+    let Some(path) = args.next() else {
+        eprintln!("usage: read-snapshot FILE [THREADS]");
+        return ExitCode::from(2);
+    };
+    let mut options = ReadOptions::default();
+    if let Some(threads) = args.next() {
+        match threads.to_str().and_then(|t| t.parse().ok()) {
+            Some(threads) => options.threads = threads,
+            None => {
+                eprintln!("read-snapshot: THREADS is a number");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let name = path.to_string_lossy().into_owned();
+    let file = match std::fs::File::open(&path) {
+        Ok(file) => file,
+        Err(e) => {
+            eprintln!("read-snapshot: {name}: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let shape = Projection::canonical().pods;
+    match snapshot::read_documents_with(file, &name, &shape, &options) {
+        Ok(documents) => {
+            println!("{} documents read", documents.len());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("read-snapshot: {e}");
+            ExitCode::from(1)
+        }
+    }
+}

@@ -1,0 +1,319 @@
+//! The two byte scans every byte of a snapshot goes through: to the next
+//! token past whitespace, and to where a string's body stops. Most of a
+//! kubectl snapshot is indentation and the bodies of strings the projection
+//! drops, so these two loops are where the reader's time goes.
+//!
+//! Each scan has two paths that give the same answers on every input: SIMD
+//! sixteen bytes at a time where the CPU has it (SSE2, which every x86_64
+//! CPU has, so no runtime detection), and a portable one eight bytes at a
+//! time in a `u64` (SWAR) everywhere. [`Scanner`] chooses; tests run both
+//! paths on every byte value at every offset, and on the corpus and the
+//! escape fuzz cases (tests/tests/projection.rs).
+//!
+//! The crate's only `unsafe` is here, in the two calls of the SSE2 path
+//! (see the safety argument in `sse2`): a function that uses SSE2 is marked
+//! so (`#[target_feature]`), and Rust asks for `unsafe` to call it from one
+//! that is not, even where the build enables SSE2 for every function. The
+//! intrinsics inside are safe; the sixteen bytes are loaded as two `u64`s
+//! from a bounds-checked slice (the compiler makes that one unaligned
+//! load), so no pointer is read.
+//!
+//! The string scan also tells whether the body held a byte of 0x80 or
+//! more: UTF-8 is validated only where one was seen, so a snapshot of ASCII
+//! (all of kubectl's JSON but names and messages in other scripts) never
+//! takes a pass of its own for it. (Newlines are still counted by the frame
+//! walker, `snapshot.rs`, a vectorized count over what it consumes.)
+//!
+//! Tried and measured slower (BENCHMARKS.md, the reader): classifying 64
+//! bytes at once into bit masks kept by the parser (simdjson's first
+//! stage). With SSE2 a block costs about 100 instructions, and most tokens
+//! of an indented snapshot are a few bytes apart: the 10k-pod snapshot took
+//! 1.47 G instructions to read that way, against 1.31 G with these scans.
+
+/// Which path the scans take. The result never depends on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Scanner {
+    /// Sixteen bytes at a time with SSE2 (x86_64 only).
+    Simd,
+    /// Eight bytes at a time in a `u64`, on any CPU.
+    Portable,
+}
+
+impl Default for Scanner {
+    fn default() -> Self {
+        Self::best()
+    }
+}
+
+impl Scanner {
+    /// The fastest path this CPU has.
+    pub(crate) fn best() -> Self {
+        if cfg!(target_arch = "x86_64") {
+            Scanner::Simd
+        } else {
+            Scanner::Portable
+        }
+    }
+
+    /// The first offset at or after `from` whose byte is not JSON
+    /// whitespace (space, `\n`, `\r`, `\t`); `s.len()` when there is none.
+    #[inline]
+    pub(crate) fn token(self, s: &[u8], from: usize) -> usize {
+        // Most tokens follow one space or none (`"key": value`, `},`): no
+        // block is loaded for them.
+        match s.get(from) {
+            Some(&b) if !is_whitespace(b) => return from,
+            Some(_) => {}
+            None => return s.len(),
+        }
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Scanner::Simd => sse2::token(s, from + 1),
+            _ => portable::token(s, from + 1),
+        }
+    }
+
+    /// The first offset at or after `from` (inside a string's body) whose
+    /// byte is `"`, `\` or a control character (below 0x20); `s.len()` when
+    /// there is none. And whether a byte of 0x80 or more comes before it.
+    #[inline]
+    pub(crate) fn string_stop(self, s: &[u8], from: usize) -> (usize, bool) {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Scanner::Simd => sse2::string_stop(s, from),
+            _ => portable::string_stop(s, from),
+        }
+    }
+}
+
+fn is_whitespace(b: u8) -> bool {
+    matches!(b, b' ' | b'\n' | b'\r' | b'\t')
+}
+
+/// Whether `b` stops a string's body.
+fn stops_string(b: u8) -> bool {
+    b == b'"' || b == b'\\' || b < 0x20
+}
+
+/// The byte loops both paths finish with, on the last bytes of a slice.
+mod bytewise {
+    pub(super) fn token(s: &[u8], from: usize) -> usize {
+        let rest = s.get(from..).unwrap_or_default();
+        let len = rest
+            .iter()
+            .position(|&b| !super::is_whitespace(b))
+            .unwrap_or(rest.len());
+        from.min(s.len()) + len
+    }
+
+    pub(super) fn string_stop(s: &[u8], from: usize) -> (usize, bool) {
+        let rest = s.get(from..).unwrap_or_default();
+        let len = rest
+            .iter()
+            .position(|&b| super::stops_string(b))
+            .unwrap_or(rest.len());
+        (
+            from.min(s.len()) + len,
+            rest[..len].iter().any(|&b| b >= 0x80),
+        )
+    }
+}
+
+/// Eight bytes at a time in a `u64`: the comparisons below set the high bit
+/// of the lowest byte that matches (bits above it may be set wrongly, so
+/// only the lowest one counts).
+mod portable {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+    fn equal(x: u64, b: u8) -> u64 {
+        let y = x ^ (ONES * u64::from(b));
+        y.wrapping_sub(ONES) & !y & HIGHS
+    }
+
+    /// Bytes below `n` (n <= 128).
+    fn below(x: u64, n: u8) -> u64 {
+        x.wrapping_sub(ONES * u64::from(n)) & !x & HIGHS
+    }
+
+    fn word(s: &[u8], at: usize) -> Option<u64> {
+        let bytes = s.get(at..at + 8)?;
+        Some(u64::from_le_bytes(bytes.try_into().ok()?))
+    }
+
+    pub(super) fn token(s: &[u8], mut i: usize) -> usize {
+        while let Some(x) = word(s, i) {
+            // Runs of spaces (indentation) go eight at a time; any other
+            // byte is looked at alone.
+            let other = x ^ (ONES * u64::from(b' '));
+            if other != 0 {
+                let at = i + (other.trailing_zeros() / 8) as usize;
+                if !super::is_whitespace(s[at]) {
+                    return at;
+                }
+                i = at + 1;
+                continue;
+            }
+            i += 8;
+        }
+        super::bytewise::token(s, i)
+    }
+
+    pub(super) fn string_stop(s: &[u8], mut i: usize) -> (usize, bool) {
+        let mut high = false;
+        while let Some(x) = word(s, i) {
+            let stops = equal(x, b'"') | equal(x, b'\\') | below(x, 0x20);
+            if stops != 0 {
+                let bytes = (stops.trailing_zeros() / 8) as usize;
+                // The high bits of the bytes before the stop.
+                let before = x & HIGHS & ((1u64 << (8 * bytes)) - 1);
+                return (i + bytes, high || before != 0);
+            }
+            high |= x & HIGHS != 0;
+            i += 8;
+        }
+        let (at, tail_high) = super::bytewise::string_stop(s, i);
+        (at, high || tail_high)
+    }
+}
+
+/// Sixteen bytes at a time with SSE2, part of every x86_64 CPU.
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+mod sse2 {
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_max_epu8, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
+        _mm_set_epi64x,
+    };
+
+    /// See [`Scanner::token`](super::Scanner::token).
+    #[inline]
+    pub(super) fn token(s: &[u8], i: usize) -> usize {
+        // SAFETY: the x86_64 architecture includes SSE2: every x86_64 CPU
+        // has it and every x86_64 target of Rust enables it, so the only
+        // condition of calling a `#[target_feature(enable = "sse2")]`
+        // function holds. The function reads memory only through safe,
+        // bounds-checked slices.
+        unsafe { token_sse2(s, i) }
+    }
+
+    /// See [`Scanner::string_stop`](super::Scanner::string_stop).
+    #[inline]
+    pub(super) fn string_stop(s: &[u8], i: usize) -> (usize, bool) {
+        // SAFETY: as for `token`: SSE2 is part of x86_64.
+        unsafe { string_stop_sse2(s, i) }
+    }
+
+    /// The sixteen bytes at `s[at..]`, if there are that many.
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    fn sixteen(s: &[u8], at: usize) -> Option<__m128i> {
+        let bytes = s.get(at..at + 16)?;
+        let low = i64::from_le_bytes(bytes[..8].try_into().ok()?);
+        let high = i64::from_le_bytes(bytes[8..].try_into().ok()?);
+        Some(_mm_set_epi64x(high, low))
+    }
+
+    /// A bit per byte of `v` equal to `b`, as a byte of all ones.
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    fn equal(v: __m128i, b: u8) -> __m128i {
+        _mm_cmpeq_epi8(v, _mm_set1_epi8(b as i8))
+    }
+
+    /// The high bit of every byte, one bit each.
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    fn bits(v: __m128i) -> u32 {
+        _mm_movemask_epi8(v) as u32 & 0xffff
+    }
+
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    fn token_sse2(s: &[u8], mut i: usize) -> usize {
+        while let Some(v) = sixteen(s, i) {
+            let space = _mm_or_si128(equal(v, b' '), equal(v, b'\n'));
+            let other = _mm_or_si128(equal(v, b'\r'), equal(v, b'\t'));
+            let tokens = !bits(_mm_or_si128(space, other)) & 0xffff;
+            if tokens != 0 {
+                return i + tokens.trailing_zeros() as usize;
+            }
+            i += 16;
+        }
+        super::portable::token(s, i)
+    }
+
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    fn string_stop_sse2(s: &[u8], mut i: usize) -> (usize, bool) {
+        let mut high = false;
+        while let Some(v) = sixteen(s, i) {
+            // Below 0x20: the unsigned maximum with 0x1f is 0x1f.
+            let control = equal(_mm_max_epu8(v, _mm_set1_epi8(0x1f)), 0x1f);
+            let quote_or_escape = _mm_or_si128(equal(v, b'"'), equal(v, b'\\'));
+            let stops = bits(_mm_or_si128(control, quote_or_escape));
+            let highs = bits(v);
+            if stops != 0 {
+                let at = stops.trailing_zeros();
+                let before = highs & ((1u32 << at) - 1);
+                return (i + at as usize, high || before != 0);
+            }
+            high |= highs != 0;
+            i += 16;
+        }
+        let (at, tail_high) = super::portable::string_stop(s, i);
+        (at, high || tail_high)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PATHS: [Scanner; 2] = [Scanner::Simd, Scanner::Portable];
+
+    /// Every path finds what the byte loops find: every byte value at every
+    /// offset of a block, in runs of every other kind, from every start
+    /// and in slices cut at every length.
+    #[test]
+    fn every_path_finds_what_the_byte_loop_finds() {
+        for b in 0..=255u8 {
+            for fill in [b' ', b'a', b'\n', 0x80] {
+                for at in 0..40 {
+                    let mut s = vec![fill; 41];
+                    s[at] = b;
+                    for len in [at + 1, at + 2, 41] {
+                        let s = &s[..len];
+                        for from in 0..=len {
+                            let token = bytewise::token(s, from);
+                            let string = bytewise::string_stop(s, from);
+                            for path in PATHS {
+                                let what =
+                                    format!("{path:?}: {b:#x} at {at} of {len}, from {from}");
+                                assert_eq!(path.token(s, from), token, "token: {what}");
+                                assert_eq!(path.string_stop(s, from), string, "string: {what}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn scans_stop_where_json_says() {
+        for path in PATHS {
+            assert_eq!(path.token(b"  \n\t\r x", 0), 6);
+            assert_eq!(path.token(b"        \n                {", 0), 25);
+            assert_eq!(path.token(b"   ", 1), 3);
+            assert_eq!(path.string_stop(b"abc\"", 0), (3, false));
+            let long = "\u{e9} and more, more, more\"";
+            assert_eq!(path.string_stop(long.as_bytes(), 0), (23, true));
+            assert_eq!(
+                path.string_stop(b"0123456789abcdef0123\\n\"", 0),
+                (20, false)
+            );
+            assert_eq!(path.string_stop(b"no end", 0), (6, false));
+        }
+    }
+}
