@@ -196,7 +196,7 @@ def parts_joined(f; $parts):
 # `failed` is fixed (scripts and `verify-pods triage` match it); a term for
 # every other phase that has pods follows, so that the numbers after `total`
 # (but the unscheduled ones, in parentheses) add up to the total.
-# Issue 30: ", M not yet created" when pods the workloads want are missing
+# ", M not yet created" when pods the workloads want are missing
 # (`missing` is null or absent when the workloads were not read).
 def missing_term: if .missing > 0 then ", \(.missing) not yet created" else "" end;
 def status_counts:
@@ -211,13 +211,13 @@ def status_counts:
 # upstream's banner).
 def verdict_message:
   # The pods it counts: those an owner kind excused (excused_line) are not
-  # scheduled, and not counted in "all N" (issue 29: it must be true).
+  # scheduled, and not counted in "all N" (a pass must be true).
   if .verdict == "pass" then "Scheduling validation PASSED: all \(.total - .excused) pods scheduled successfully"
   elif .verdict == "empty" then "No pods were created - bundle may be empty"
   else "Pod validation failed: \(.unscheduled) unscheduled, \(.failed) failed" + missing_term
   end;
 def unscheduled_heading: "Unscheduled pods (\(.unscheduled))";
-# The pods without a node that --exclude-owner-kinds excused (issue 29): no
+# The pods without a node that --exclude-owner-kinds excused: no
 # excuse goes unsaid.
 def excused_line:
   "\(.excused) \(if .excused == 1 then "pod" else "pods" end) without a node not counted: owned by "
@@ -230,7 +230,7 @@ def events_missing_note:
   end;
 
 
-# ---- The digest (issue 23). $n is the list limit (--list-limit): how many
+# ---- The digest. $n is the list limit (--list-limit): how many
 # groups, pods of a group and nodes the text, the annotations and the step
 # summary list; 0 lists every pod as one line, as before the digest. The
 # groups are result.jq's (largest first); their pods are looked up in the
@@ -254,7 +254,7 @@ def unscheduled_cause(f):
 # The cause of a group of failed pods: its reason, and the message when
 # every pod of it has the same one.
 def failed_cause(f): parts_joined(f; [.reason, .message]);
-# ---- The events of each group (issue 29). With a list limit N > 0 every
+# ---- The events of each group. With a list limit N > 0 every
 # unscheduled group shown (the first min(N, groups)) gets its own newest
 # events, the same number each: N divided by the groups shown (rounded
 # down; at least 1, as at most N groups are shown). So the event lines are at
@@ -351,7 +351,7 @@ def a_kind:
     .[0:1] as $first
     | (if any("A", "E", "I", "O", "U"; . == $first) then "an " else "a " end) + one_line
   else "a kind " + tojson end;
-# Only the lists of $kind are read (issue 29): a document whose kind is set
+# Only the lists of $kind are read: a document whose kind is set
 # must be "\($kind)List" or "List", and an item of it whose kind is set must
 # be $kind (`kubectl get pods -o json` sets it on every item; a raw page of
 # the API server on none). Anything else is refused in one line naming what
@@ -406,13 +406,14 @@ def first_problem(problem):
     // null;
 
 # Input: the uids of some objects (strings, or null where unset). null when
-# no uid is there twice (found by one native sort); else [uid, the place of
-# its first object, the place of the first object that repeats an earlier
-# one's uid], places from 0.
+# no uid is there twice (found by one native sort: `group_by`, not `unique`,
+# which jaq runs as a jq step per group); else [uid, the place of its first
+# object, the place of the first object that repeats an earlier one's uid],
+# places from 0.
 def repeated_uid:
   . as $uids
   | (. - [null]) as $set
-  | if ($set | unique | length) == ($set | length) then null
+  | if ($set | group_by(.) | length) == ($set | length) then null
     else [range(0; length) as $at | select($uids[$at] != null) | [$uids[$at], $at]]
          | group_by(.[0]) | map(select(length > 1) | [.[0][0], .[0][1], .[1][1]]) | min_by(.[2])
     end;
@@ -434,24 +435,27 @@ def pod_problem:
   item_problem([["metadata.namespace", .metadata.namespace, a_string], ["metadata.name", .metadata.name, a_string],
                 ["metadata.uid", .metadata.uid, a_string], ["spec.nodeName", .spec.nodeName, a_string],
                 ["status.phase", .status.phase, a_string]]);
-# Input: the items of a snapshot. The items, or an error naming the first
-# item (in the snapshot's order) that is not an object or has a field of
-# another type, else the first that repeats an earlier one's uid (one state
-# holds each pod once), and that earlier one. Each field is read once over
-# all the items and judged natively (strings_or_unset); the items are looked
-# at one by one only when something is wrong. A `?` path gives nothing for
-# what is no object, so a list shorter than the items says that one is not.
-def pods_once:
+# Input: the items of a snapshot. The fields the rules read, each read once
+# over every item, in the items' order: what report.jq counts by, and what
+# pods_once checks. A `?` path gives nothing for what is no object, so a list
+# shorter than the items says that one is not.
+def pod_fields:
+  {namespaces: [.[].metadata?.namespace?], names: [.[].metadata?.name?], uids: [.[].metadata?.uid?],
+   node_names: [.[].spec?.nodeName?], phases: [.[].status?.phase?]};
+# Input: the items of a snapshot, $fields their pod_fields. The items, or an
+# error naming the first item (in the snapshot's order) that is not an
+# object or has a field of another type, else the first that repeats an
+# earlier one's uid (one state holds each pod once), and that earlier one.
+# The fields are judged natively (strings_or_unset); the items are looked
+# at one by one only when something is wrong.
+def pods_once($fields):
   . as $pods
-  | [.[].metadata?.uid?] as $uids
-  | if indices(null) == []
-       and all([$uids, [.[].metadata?.namespace?], [.[].metadata?.name?], [.[].spec?.nodeName?], [.[].status?.phase?]][];
-               length == ($pods | length) and strings_or_unset)
+  | if indices(null) == [] and all($fields[]; length == ($pods | length) and strings_or_unset)
     then .
     else first_problem(pod_problem) as $found
          | if $found == null then . else error(($pods[$found[0]] | pod_named($found[0])) + $found[1]) end
     end
-  | ($uids | repeated_uid) as $repeated
+  | ($fields.uids | repeated_uid) as $repeated
   | if $repeated == null then .
     else $repeated[0] as $uid | $repeated[1] as $first | $repeated[2] as $again
          | error("\($pods[$first] | pod_named($first)) and \($pods[$again] | pod_named($again)) have the same uid \($uid | tojson): each pod is counted once")
@@ -475,7 +479,7 @@ VERIFY_PODS_LIB_JQ
 #                                  server applies both first; offline, this
 #                                  is the selection.
 #            $workloads            "true" when workloads.jq will read this
-#                                  report (issue 30): only then is
+#                                  report: only then is
 #                                  `active_owners` computed (it is most of
 #                                  this program's work on a large cluster);
 #                                  "false": it is null. "owners": the output
@@ -520,7 +524,7 @@ def owner_kinds_in($kinds): [.metadata.ownerReferences[]? | .kind as $kind | sel
 # The positions of the pods that no node runs and that still should be:
 # no node bound (spec.nodeName unset or "": pods_once refused any other
 # value than a string) in any phase but Succeeded
-# and Failed (issue 29). Pending is the usual one; a pod Running, Unknown or
+# and Failed. Pending is the usual one; a pod Running, Unknown or
 # of no phase without a node is not scheduled either, and is never called so.
 # `indices` finds them natively; only those pods are looked at.
 def nodeless($phases):
@@ -554,19 +558,20 @@ def distribution:
 # Input: the phases. How many are $phase.
 def count($phase): indices($phase) | length;
 
-# Input: the pods. Those whose namespace is not one of $excluded (exact
-# match). The positions of each excluded name come from `indices` over the
-# namespaces; the pods between them are kept as slices. A membership test per
-# pod cost 40 % of this program's time at 10k pods.
+# Input: the pods (or a field of each, in their order). Those whose namespace
+# is not one of $excluded (exact match): the positions of each excluded name
+# come from `indices` over the namespaces (positions_of); the pods between
+# them are kept as slices. A membership test per pod cost 40 % of this
+# program's time at 10k pods.
 def without($dropped):
   . as $all
   | if $dropped == [] then $all
-    else [ range(0; ($dropped | length) + 1) as $i
-           | $all[(if $i == 0 then 0 else $dropped[$i - 1] + 1 end) : ($dropped[$i] // length)][] ]
+    # The slices added natively, not element by element.
+    else reduce range(0; ($dropped | length) + 1) as $i
+           ([]; . + $all[(if $i == 0 then 0 else $dropped[$i - 1] + 1 end) : ($dropped[$i] // ($all | length))])
     end;
-def outside($excluded):
-  [.[].metadata.namespace] as $namespaces
-  | without([$excluded[] as $name | $namespaces | indices($name)[]] | unique);
+# Input: the namespaces of the pods. The positions of those of $excluded.
+def positions_of($excluded): . as $namespaces | [$excluded[] as $name | $namespaces | indices($name)[]] | unique;
 
 # Input: owner uids as read, any value. The string ones, equal ones
 # grouped: sorted, the strings are one slice between the sentinels "" and []
@@ -575,7 +580,7 @@ def owner_groups:
   ["", []] + . | sort | .[indices("")[0] + 1 : indices([[]])[0]] | group_by(.)[];
 
 # Input: every pod of the snapshot. What workloads.jq needs of the pods
-# (issue 30), so that it never reads them again: {owner uid: how many active
+# (the pods not yet created), so that it never reads them again: {owner uid: how many active
 # pods name it}. A pod is active with no deletionTimestamp, neither
 # Succeeded nor Failed. The excluded namespaces and the selection are not
 # applied: they leave out workloads, which workloads.jq does, and a
@@ -640,24 +645,33 @@ def names($w):
 | ($excluded_owner_kinds | split(",") | map(select(. != ""))) as $owner_kinds
 | . as $documents
 | list_items("snapshot"; "Pod"; "kubectl get pods -A -o json")
-# Each pod once, with the API's types (lib.jq). The owners' part, which the
-# checker runs beside the rest and adds to it, leaves that to the rest.
-| if $workloads == "owners" then . else pods_once end
+# Each field the rules read, read once over every pod, and each pod once
+# with the API's types (lib.jq). The owners' part, which the checker runs
+# beside the rest and adds to it, leaves that to the rest.
+| (if $workloads == "owners" then null else pod_fields end) as $fields
+| if $fields == null then . else pods_once($fields) end
 | (if $workloads == "false" then null else active_owners end) as $owners
 | if $workloads == "owners" then {resource_version: ($documents | list_read_at), active_owners: $owners} else
-# Else the whole report.
-outside($excluded)
-| if $only + $terms == [] then .
+# Else the whole report, on the pods outside the excluded namespaces: they,
+# and the fields read of them, kept as slices between the excluded ones.
+($fields.namespaces | positions_of($excluded)) as $dropped
+| if $only + $terms == [] then
+    {pods: without($dropped), phases: ($fields.phases | without($dropped)),
+     node_names: ($fields.node_names | without($dropped)), namespaces: ($fields.namespaces | without($dropped))}
   # A pod of one of $only (none: any), whose labels match every term.
-  else map(select((.metadata.namespace as $ns | $only == [] or any($only[]; . == $ns))
-                  and ((.metadata.labels | objects // {}) as $l
-                       | all($terms[]; .[2] == (.[1] as $v | $l[.[0]] | if $v == null then . != null else . == $v end)))))
+  else without($dropped)
+       | map(select((.metadata.namespace as $ns | $only == [] or any($only[]; . == $ns))
+                    and ((.metadata.labels | objects // {}) as $l
+                         | all($terms[]; .[2] == (.[1] as $v | $l[.[0]] | if $v == null then . != null else . == $v end)))))
+       | {pods: ., phases: [.[].status.phase], node_names: [.[].spec.nodeName], namespaces: [.[].metadata.namespace]}
   end
-| [.[].status.phase] as $phases
+| .phases as $phases
+| .node_names as $node_names
+| .namespaces as $namespaces
+| .pods
 | . as $pods
-| [.[].spec.nodeName] as $node_names
 # The pods without a node: each unscheduled, or excused when an owner's kind
-# is one of $owner_kinds (then said, never silent: issue 29).
+# is one of $owner_kinds (then said, never silent).
 | [ $node_names | nodeless($phases)[] | $pods[.]
     | scheduler_verdict as $why
     | {namespace: .metadata.namespace, name: .metadata.name,
@@ -696,7 +710,7 @@ outside($excluded)
     excused_kinds: ([$excused[].excused_by[]] | unique),
     # The namespaces that have counted pods, by name (jq's order), with
     # how many each has: ctrf.jq makes a test of each.
-    namespaces: ([.[].metadata.namespace] | group_by(.) | map({namespace: .[0], pods: length}))
+    namespaces: ($namespaces | group_by(.) | map({namespace: .[0], pods: length}))
   }
 | . + {
     # A selection (`-n`, `-l`) that selects no pod fails, as `kubectl wait`
@@ -706,7 +720,7 @@ outside($excluded)
               else "pass" end),
     # After list_items: the documents are known to be objects.
     resource_version: ($documents | list_read_at),
-    # workloads.jq's (issue 30): null, not read.
+    # workloads.jq's: null, not read.
     missing: null,
     missing_workloads: null,
     # Left out by result.jq: it is the report's last key, as jaq's del moves
@@ -722,7 +736,7 @@ VERIFY_PODS_REPORT_JQ
 #
 # Input:  the report of report.jq. Output: one raw string (`jq -r`).
 # NEXT is "wait" when another attempt can still change the verdict (pods are
-# unscheduled, or wanted by their workloads and not yet created (issue 30:
+# unscheduled, or wanted by their workloads and not yet created (their
 # `missing`, when workloads.jq read them), and none has failed: a failed pod
 # never recovers by waiting), else "stop". UNSCHEDULED > 0 means the
 # FailedScheduling events are wanted.
@@ -730,7 +744,7 @@ VERIFY_PODS_REPORT_JQ
 VERIFY_PODS_DECISION_JQ
   local workloads_program
   IFS= read -r -d '' workloads_program <<'VERIFY_PODS_WORKLOADS_JQ' || true
-# workloads.jq: the pods the workloads want that do not exist yet (issue 30).
+# workloads.jq: the pods the workloads want that do not exist yet.
 #
 # Input:     the documents of the workloads (`jq -s`), read at the pods'
 #            resourceVersion: one List (`kubectl get rs,sts,ds,deploy -A
@@ -964,7 +978,7 @@ VERIFY_PODS_WORKLOADS_JQ
 # Variables: $report  the report of report.jq, slurped (`--slurpfile report FILE`),
 #                     so the report itself is $report[0].
 # Output:    {matched: how many events matched, events: every one of them,
-#            newest first} (issue 29: the outputs pick each group's newest;
+#            newest first} (the outputs pick each group's newest:
 #            lib.jq's group_events). An event matches when
 #            the pod it is about (core/v1 `involvedObject`, events.k8s.io `regarding`)
 #            is one of the unscheduled pods: same namespace and name, and same uid
@@ -1106,7 +1120,7 @@ VERIFY_PODS_EVENTS_JQ
 #                             or [] when no events were collected (then
 #                             `events` and `events_matched` are null).
 #
-# The groups (issue 23): the unscheduled pods grouped by the (reason,
+# The groups: the unscheduled pods grouped by the (reason,
 # message) of their PodScheduled=False condition (both null for a pod
 # without one: a group of its own), the failed pods by report.jq's reason
 # (with the message their pods share, else null). Each group is {reason,
@@ -1186,7 +1200,7 @@ def selection_named:
       (if $selector == "" then empty else "matching the label selector \($selector)" end) ]
   | map(" " + .) | add;
 
-# The order (issue 29): the verdict first, the evidence after. The status
+# The order: the verdict first, the evidence after. The status
 # line; for a failure upstream's banner and counts; the unscheduled groups;
 # the failed groups; then what explains them (the excused pods, the events,
 # the node distribution); last the verdict's sentence. The lines CI logs are
@@ -1247,7 +1261,7 @@ def selection_named:
     end)
  else empty end)
 ,
-# Issue 30: the workloads whose pods are not all created yet, the first N.
+# The workloads whose pods are not all created yet, the first N.
 (if .missing > 0 then
    ("\(missing_heading):" | line("error")),
    (missing_shown($list_limit)[] | "  \(workload_line)" | line("plain")),
@@ -1679,8 +1693,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
     printf -v "$name" '%d' "$((10#${digits:-0}))"
   done
   local excluded_owner_kinds=''
-  local workloads=false what
-  local namespaces='' selector='' scope=''
+  local workloads=false
+  local namespaces='' selector=''
   local feature
   for feature in results:CTRF results:JUNIT selection:NAMESPACES selection:SELECTOR selection:EXCLUDE_NS artifacts:ARTIFACT_DIR epoch:DEADLINE_EPOCH exact-owner-kinds:EXCLUDE_OWNER_KINDS workloads:WORKLOADS; do
     named=KWOK_VERIFY_PODS_${feature#*:}

@@ -7,7 +7,7 @@
 # Variables: $report  the report of report.jq, slurped (`--slurpfile report FILE`),
 #                     so the report itself is $report[0].
 # Output:    {matched: how many events matched, events: every one of them,
-#            newest first} (issue 29: the outputs pick each group's newest;
+#            newest first} (the outputs pick each group's newest:
 #            lib.jq's group_events). An event matches when
 #            the pod it is about (core/v1 `involvedObject`, events.k8s.io `regarding`)
 #            is one of the unscheduled pods: same namespace and name, and same uid

@@ -84,7 +84,7 @@ def group_message($cause; $members; $count; $messages):
            + [and_more($count; $members | length) | select(. != "")]);
 
 # The FailedScheduling events of a group, newest first, as many as the
-# text lists under it (lib.jq's events_share and group_events: issue 29, each
+# text lists under it (lib.jq's events_share and group_events: each
 # group its own, never "none" for pods that have some).
 def group_events_text($result; $group):
   if $result.events == null then
@@ -124,7 +124,7 @@ elif .verdict == "empty" then
 else
   command("error"; "verify-pods";
           "\(verdict_message) (attempts=\(.attempts), waited=\(.waited_seconds)s)"),
-  # Issue 30: one error for the pods not yet created, its workloads listed.
+  # One error for the pods not yet created, its workloads listed.
   (if .missing > 0 then
      command("error"; missing_heading;
              lines_of([missing_shown($list_limit)[] | workload_line]

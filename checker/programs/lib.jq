@@ -80,7 +80,7 @@ def parts_joined(f; $parts):
 # `failed` is fixed (scripts and `verify-pods triage` match it); a term for
 # every other phase that has pods follows, so that the numbers after `total`
 # (but the unscheduled ones, in parentheses) add up to the total.
-# Issue 30: ", M not yet created" when pods the workloads want are missing
+# ", M not yet created" when pods the workloads want are missing
 # (`missing` is null or absent when the workloads were not read).
 def missing_term: if .missing > 0 then ", \(.missing) not yet created" else "" end;
 def status_counts:
@@ -95,13 +95,13 @@ def status_counts:
 # upstream's banner).
 def verdict_message:
   # The pods it counts: those an owner kind excused (excused_line) are not
-  # scheduled, and not counted in "all N" (issue 29: it must be true).
+  # scheduled, and not counted in "all N" (a pass must be true).
   if .verdict == "pass" then "Scheduling validation PASSED: all \(.total - .excused) pods scheduled successfully"
   elif .verdict == "empty" then "No pods were created - bundle may be empty"
   else "Pod validation failed: \(.unscheduled) unscheduled, \(.failed) failed" + missing_term
   end;
 def unscheduled_heading: "Unscheduled pods (\(.unscheduled))";
-# The pods without a node that --exclude-owner-kinds excused (issue 29): no
+# The pods without a node that --exclude-owner-kinds excused: no
 # excuse goes unsaid.
 def excused_line:
   "\(.excused) \(if .excused == 1 then "pod" else "pods" end) without a node not counted: owned by "
@@ -114,7 +114,7 @@ def events_missing_note:
   end;
 
 
-# ---- The digest (issue 23). $n is the list limit (--list-limit): how many
+# ---- The digest. $n is the list limit (--list-limit): how many
 # groups, pods of a group and nodes the text, the annotations and the step
 # summary list; 0 lists every pod as one line, as before the digest. The
 # groups are result.jq's (largest first); their pods are looked up in the
@@ -138,7 +138,7 @@ def unscheduled_cause(f):
 # The cause of a group of failed pods: its reason, and the message when
 # every pod of it has the same one.
 def failed_cause(f): parts_joined(f; [.reason, .message]);
-# ---- The events of each group (issue 29). With a list limit N > 0 every
+# ---- The events of each group. With a list limit N > 0 every
 # unscheduled group shown (the first min(N, groups)) gets its own newest
 # events, the same number each: N divided by the groups shown (rounded
 # down; at least 1, as at most N groups are shown). So the event lines are at
@@ -235,7 +235,7 @@ def a_kind:
     .[0:1] as $first
     | (if any("A", "E", "I", "O", "U"; . == $first) then "an " else "a " end) + one_line
   else "a kind " + tojson end;
-# Only the lists of $kind are read (issue 29): a document whose kind is set
+# Only the lists of $kind are read: a document whose kind is set
 # must be "\($kind)List" or "List", and an item of it whose kind is set must
 # be $kind (`kubectl get pods -o json` sets it on every item; a raw page of
 # the API server on none). Anything else is refused in one line naming what

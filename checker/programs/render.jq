@@ -35,7 +35,7 @@ def group_pods($members; $count; $messages):
 def rule: "==========================================" | line("error");
 def failure_banner: rule, ("Scheduling validation FAILED" | line("error")), rule;
 
-# The order (issue 29): the verdict first, the evidence after. The status
+# The order: the verdict first, the evidence after. The status
 # line; for a failure upstream's banner and counts; the unscheduled groups;
 # the failed groups; then what explains them (the excused pods, the events,
 # the node distribution); last the verdict's sentence. The lines CI logs are
@@ -90,7 +90,7 @@ def failure_banner: rule, ("Scheduling validation FAILED" | line("error")), rule
     end)
  else empty end)
 ,
-# Issue 30: the workloads whose pods are not all created yet, the first N.
+# The workloads whose pods are not all created yet, the first N.
 (if .missing > 0 then
    ("\(missing_heading):" | line("error")),
    (missing_shown($list_limit)[] | "  \(workload_line)" | line("plain")),

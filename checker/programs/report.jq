@@ -14,7 +14,7 @@
 #                                  server applies both first; offline, this
 #                                  is the selection.
 #            $workloads            "true" when workloads.jq will read this
-#                                  report (issue 30): only then is
+#                                  report: only then is
 #                                  `active_owners` computed (it is most of
 #                                  this program's work on a large cluster);
 #                                  "false": it is null. "owners": the output
@@ -57,7 +57,7 @@ def owner_kinds_in($kinds): [.metadata.ownerReferences[]? | .kind as $kind | sel
 # The positions of the pods that no node runs and that still should be:
 # no node bound (a pod is bound when spec.nodeName is a non-empty string or
 # another value but null and false) in any phase but Succeeded
-# and Failed (issue 29). Pending is the usual one; a pod Running, Unknown or
+# and Failed. Pending is the usual one; a pod Running, Unknown or
 # of no phase without a node is not scheduled either, and is never called so.
 # `indices` finds them natively; only those pods are looked at.
 def nodeless($phases):
@@ -112,7 +112,7 @@ def owner_groups:
   ["", []] + . | sort | .[indices("")[0] + 1 : indices([[]])[0]] | group_by(.)[];
 
 # Input: every pod of the snapshot. What workloads.jq needs of the pods
-# (issue 30), so that it never reads them again: {owner uid: how many active
+# (the pods not yet created), so that it never reads them again: {owner uid: how many active
 # pods name it}. A pod is active with no deletionTimestamp, neither
 # Succeeded nor Failed. The excluded namespaces and the selection are not
 # applied: they leave out workloads, which workloads.jq does, and a
@@ -182,7 +182,7 @@ outside($excluded)
 | . as $pods
 | [.[].spec.nodeName] as $node_names
 # The pods without a node: each unscheduled, or excused when an owner's kind
-# is one of $owner_kinds (then said, never silent: issue 29).
+# is one of $owner_kinds (then said, never silent).
 | [ $node_names | nodeless($phases)[] | $pods[.]
     | scheduler_verdict as $why
     | {namespace: (.metadata.namespace | canon), name: (.metadata.name | canon),
@@ -229,7 +229,7 @@ outside($excluded)
               else "pass" end),
     # After list_items: the documents are known to be objects.
     resource_version: ($documents | list_read_at),
-    # workloads.jq's (issue 30): null, not read.
+    # workloads.jq's: null, not read.
     missing: null,
     missing_workloads: null,
     # Left out by result.jq: it is the report's last key, as jaq's del moves

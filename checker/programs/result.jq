@@ -8,7 +8,7 @@
 #                             or [] when no events were collected (then
 #                             `events` and `events_matched` are null).
 #
-# The groups (issue 23): the unscheduled pods grouped by the (reason,
+# The groups: the unscheduled pods grouped by the (reason,
 # message) of their PodScheduled=False condition (both null for a pod
 # without one: a group of its own), the failed pods by report.jq's reason
 # (with the message their pods share, else null). Each group is {reason,

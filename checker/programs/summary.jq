@@ -8,7 +8,7 @@
 #         naming its first N pods; 0, a row per pod.
 # Sections: a heading with the verdict, the counts table, then for a failure
 # the unscheduled pods with the scheduler's reason and the failed pods; the
-# excused pods (issue 29); the FailedScheduling events, each group's own
+# excused pods; the FailedScheduling events, each group's own
 # (lib.jq's group_events); last, when pods were left out, a line saying how
 # many and where every pod is.
 #
@@ -113,7 +113,7 @@ def summary_lines:
      "",
      (if $list_limit == 0 then empty else .failed_groups | groups_line end)
    else empty end),
-  # Issue 30: the workloads whose pods are not all created yet.
+  # The workloads whose pods are not all created yet.
   (if .missing > 0 then
      "#### \(missing_heading)",
      "",
@@ -122,7 +122,7 @@ def summary_lines:
      "",
      (and_more(.missing_workloads | length; missing_shown($list_limit) | length) | select(. != "") | ., "")
    else empty end),
-  # The excused pods, then the events (issue 29: after the failed pods, as in the text).
+  # The excused pods, then the events (after the failed pods, as in the text).
   (if .excused > 0 then (excused_line | cell), "" else empty end),
   (if .unscheduled > 0 then events_section else empty end),
   # What the digest left out, and where every pod is.

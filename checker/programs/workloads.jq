@@ -1,4 +1,4 @@
-# workloads.jq: the pods the workloads want that do not exist yet (issue 30).
+# workloads.jq: the pods the workloads want that do not exist yet.
 #
 # Input:     the documents of the workloads (`jq -s`), read at the pods'
 #            resourceVersion: one List (`kubectl get rs,sts,ds,deploy -A
