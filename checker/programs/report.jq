@@ -128,12 +128,19 @@ def owner_groups:
 # whole object at each step of a reduce (0.2 s for 4,000 owners at 10k pods)
 # and at `.[k] += n` (2.5 s). Type tests and comparisons per pod cost 2.4x
 # this (BENCHMARKS.md).
+# Input: pods. The uids their ownerReferences name, each pod naming one
+# once: a pod that names the same owner twice (no controller writes that)
+# is still one pod of it. Only when some pod names a second owner at all
+# (rare: one path per pod finds none) is each pod's list made unique.
+def owner_uids:
+  if [.[].metadata.ownerReferences[1:]?[]?] == [] then [.[].metadata.ownerReferences[0:]?[]?.uid?]
+  else [.[] | [.metadata.ownerReferences[0:]?[]?.uid?] | unique[]] end;
 def active_owners:
   ([.[].metadata.deletionTimestamp] as $deletion
    | [[.[].status.phase] | indices("Succeeded"), indices("Failed")]
      + [$deletion - [null] | unique[] as $at | $deletion | indices([$at])] | add | unique) as $ended
-  | ([[.[].metadata.ownerReferences[0:]?[]?.uid?] | owner_groups | {(.[0]): length}] | add // {}) as $all
-  | $all + ([[.[$ended[]].metadata.ownerReferences[0:]?[]?.uid?] | owner_groups
+  | ([owner_uids | owner_groups | {(.[0]): length}] | add // {}) as $all
+  | $all + ([.[$ended[]]] | [owner_uids | owner_groups
              | {(.[0]): ($all[.[0]] - length)}] | add // {});
 
 # The selection (`-n`, `-l`), as the API server makes it: kubectl's

@@ -36,12 +36,24 @@
 # - DaemonSet wants status.desiredNumberScheduled, trusted only once
 #   status.observedGeneration >= metadata.generation; before that, wanted is
 #   unknown (null) and the DaemonSet counts 1 missing pod.
-# - Deployment wants spec.replicas, unknown (as above) while its
-#   observedGeneration lags its generation. Its created pods are the active
-#   pods of every ReplicaSet it owns, old and new: during a rollout the pods
-#   of both count towards the Deployment's replicas, so surge or a scale-down
-#   in progress never makes a false "missing". A ReplicaSet owned by a listed
-#   Deployment is not counted on its own.
+# - A Deployment is done when its newest ReplicaSet (the highest
+#   annotation deployment.kubernetes.io/revision, compared as the integer
+#   it is; several when they share it, all when none has one) has the
+#   Deployment's spec.replicas active pods: during a rollout the new pods
+#   are the ones that may never schedule, so the old ReplicaSet's pods do
+#   not stand in for them. The newest ReplicaSet is counted as its
+#   Deployment, not on its own. Its spec.replicas is unknown (as above)
+#   while its observedGeneration lags its generation. A paused Deployment
+#   (spec.paused: true) is not rolling out, by the user's choice: it wants
+#   what its newest ReplicaSet says (spec.replicas; none: nothing). A
+#   ReplicaSet's Deployment is the first listed Deployment among its owners.
+# - A ReplicaSet that is not the newest of its Deployment (an old one being
+#   scaled down), or that has no listed Deployment, wants its own
+#   spec.replicas: never counted twice.
+# - A kind whose list was not read (the server refused it: 403, 404) is not
+#   checked, and neither are the Deployments without the ReplicaSets: a
+#   Deployment's pods are counted through them. Nothing to check leaves the
+#   report as it is (`missing` null).
 # - Missing = wanted - created, never below 0; 0 replicas want nothing.
 # - Workloads in the excluded namespaces, outside the `-n` namespaces, or
 #   owned by an excluded owner kind, are left out.
@@ -62,6 +74,23 @@ def count_of($by): $by[.metadata.uid]? // 0;
 # The uids of the owners that are Deployments of the lists ($listed: {uid: 0}).
 def deployments($listed): [owners | select($listed[.uid?]? != null and .kind? == "Deployment") | .uid];
 def replicas: .spec.replicas | if is_number then canon else 1 end;
+# A ReplicaSet's revision as a key that sorts as the integer does: [how
+# many digits, the digits], leading zeros left out (no number: the annotation
+# may hold more digits than a double keeps); [-1], the oldest, for none or
+# anything but digits (`[...][0]`: null where `?` finds nothing).
+def revision:
+  [.metadata.annotations["deployment.kubernetes.io/revision"]?][0]
+  | if is_string and . != "" and (explode | all(.[]; . >= 48 and . <= 57)) then
+      .[(explode | first(range(length) as $i | select(.[$i] != 48) | $i) // length):] | [length, .]
+    else [-1] end;
+# The kinds whose workloads can be checked (input: the documents): those
+# whose lists were read, a raw page naming its list's kind (a kind the
+# server refused to list has no page) and any other document (kubectl's
+# List) all four; the Deployments only with the ReplicaSets.
+def kinds_checked:
+  ["ReplicaSet", "StatefulSet", "DaemonSet", "Deployment"] as $known
+  | [.[] | .kind? | if is_string and .[-4:] == "List" and (.[:-4] | one_of($known)) then .[:-4] else $known[] end]
+  | unique | if any(.[]; . == "ReplicaSet") then . else . - ["Deployment"] end;
 # A DaemonSet's and a Deployment's own figures are trusted only once the
 # controller observed this generation (in jq's order of values).
 def reconciled: .status.observedGeneration >= (.metadata.generation // 0);
@@ -90,26 +119,38 @@ def prepared($at):
 | ($namespaces | split(",")) as $only
 | $report[0].active_owners as $active
 # The input prepared (an object: the checker's, made before the pods were
-# read), or the documents, prepared now.
-| objects // prepared($report[0].resource_version)
+# read), or the documents, prepared now, with the kinds they let us check.
+| objects // (prepared($report[0].resource_version) + {checked: kinds_checked})
 # Without the pods' owners (the report holds only their version): the
-# workloads prepared are the output.
-| if $active == null then . else
-  .of as $of
-# Each ReplicaSet as [the listed Deployments owning it, it, its active pods].
-| [.replicasets[] | . + [.[1] | count_of($active)]] as $replicasets
-# A Deployment's pods: those of every ReplicaSet it owns, old and new (none:
-# count_of's 0).
-| (reduce ($replicasets[] | .[2] as $n | .[0][] | [., $n]) as $rs ({}; . + {($rs[0]): (.[$rs[0]] + $rs[1])})) as $pods_of_deployment
+# workloads prepared are the output. Nothing to check: the report as it is.
+| if $active == null then . elif .checked == [] then $report[0] else
+  .checked as $checked
+# The workloads of the kinds checked, the others none.
+| (reduce (["ReplicaSet", "StatefulSet", "DaemonSet", "Deployment"] - $checked)[] as $kind (.of; .[$kind] = [])) as $of
+| ($checked | any(.[]; . == "Deployment")) as $with_deployments
+# Each ReplicaSet of the kinds checked as [its Deployment's uid (null: none
+# listed, or the Deployments not checked), it, its active pods, its
+# revision (null without a Deployment)].
+| [ (if $of.ReplicaSet == [] then [] else .replicasets end)[]
+    | (if $with_deployments then .[0][0] else null end) as $deployment
+    | [$deployment, .[1], (.[1] | count_of($active)), (if $deployment == null then null else .[1] | revision end)] ] as $replicasets
+# The newest ReplicaSets of each Deployment, by its uid: {revision, pods,
+# replicas}, those that share the highest revision added up.
+| ([ $replicasets[] | select(.[0] != null) ] | group_by(.[0])
+   | map((map(.[3]) | max) as $top | map(select(.[3] == $top))
+         | {(.[0][0]): {revision: $top, pods: (map(.[2]) | add), replicas: (map(.[1] | replicas) | add)}})
+   | add // {}) as $newest
 # [workload, wanted, created] of those that may miss pods: a workload whose
 # own figure equals its count of pods (an integer) misses none, whichever
 # rule applies, so only the others are looked at closer.
-| [ ($replicasets[] | select(.[0] == [] and .[1].spec.replicas != .[2]) | [.[1], (.[1] | replicas), .[2]]),
+| [ ($replicasets[] | select(.[1].spec.replicas != .[2] and (.[0] == null or .[3] != $newest[.[0]].revision))
+     | [.[1], (.[1] | replicas), .[2]]),
     ($of.StatefulSet[] | count_of($active) as $n | select(.spec.replicas != $n) | [., replicas, $n]),
     ($of.DaemonSet[] | count_of($active) as $n | select(.status.desiredNumberScheduled != $n or (reconciled | not))
      | [., (if reconciled then .status.desiredNumberScheduled | if is_number then canon else 0 end else null end), $n]),
-    ($of.Deployment[] | count_of($pods_of_deployment) as $n | select(.spec.replicas != $n or (reconciled | not))
-     | [., (if reconciled then replicas else null end), $n])
+    ($of.Deployment[] | ($newest[.metadata.uid]? // {pods: 0, replicas: 0}) as $new
+     | select(.spec.replicas != $new.pods or (reconciled | not) or .spec.paused == true)
+     | [., (if reconciled | not then null elif .spec.paused == true then $new.replicas else replicas end), $new.pods])
   | select(.[1] == null or .[1] > .[2])
   | .[1] as $wanted | .[2] as $created | .[0]
   # The exclusions only leave workloads out: tested on the few missing pods.

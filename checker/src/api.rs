@@ -53,6 +53,29 @@ pub const WORKLOADS: [List; 4] = [
     },
 ];
 
+/// The workloads lists whose kind is checked only with another's read, as
+/// (list, the list it needs): a Deployment's pods are counted through its
+/// ReplicaSets (workloads.jq: `kinds_checked`), so when the ReplicaSets
+/// cannot be listed the Deployments are not checked either, and the one
+/// warning names both.
+pub const CHECKED_WITH: [(&str, &str); 1] = [("deployments", "replicasets")];
+
+/// The workloads lists left unchecked when `refused` could not be listed:
+/// those, and those that need one of them ([`CHECKED_WITH`]), in the order
+/// of [`WORKLOADS`].
+pub fn unchecked(refused: &[&str]) -> Vec<&'static str> {
+    let needs_refused = |what: &str| {
+        CHECKED_WITH
+            .iter()
+            .any(|(list, needed)| *list == what && refused.contains(needed))
+    };
+    WORKLOADS
+        .iter()
+        .map(|list| list.what)
+        .filter(|what| refused.contains(what) || needs_refused(what))
+        .collect()
+}
+
 /// The query that reads a list at exactly one resourceVersion: the state
 /// of the pods list, as etcd's revision (410 once it is compacted).
 pub const EXACT: &str = "resourceVersionMatch=Exact";
@@ -195,5 +218,15 @@ mod tests {
             PODS.within(&two, "tier!=db").url(0, None),
             "/api/v1/pods?labelSelector=tier%21%3Ddb"
         );
+    }
+
+    #[test]
+    fn unreadable_replicasets_leave_the_deployments_unchecked() {
+        assert_eq!(unchecked(&["replicasets"]), ["replicasets", "deployments"]);
+        assert_eq!(unchecked(&["deployments"]), ["deployments"]);
+        assert_eq!(unchecked(&["statefulsets", "replicasets"]), ["replicasets", "statefulsets", "deployments"]);
+        let all = WORKLOADS.map(|list| list.what);
+        assert_eq!(unchecked(&all), all);
+        assert!(unchecked(&[]).is_empty());
     }
 }

@@ -704,6 +704,8 @@ fn confirm(
             };
             ahead = fetched.ahead;
             let mut docs = Vec::new();
+            // The lists the server refused (403, 404): one warning for all.
+            let mut refused: Vec<(&str, String)> = Vec::new();
             for (list, read, copied) in fetched.reads {
                 if let (Some(file), Ok(_)) = (tee.as_mut(), &read) {
                     // An artifact records its own write errors.
@@ -732,13 +734,7 @@ fn confirm(
                             let config = kubectl.config_used();
                             return Err(CheckError::Unreached { error, config });
                         }
-                        let why = error.to_string();
-                        let warning = messages::WORKLOADS_NOT_LISTED
-                            .format(&[("what", &list.what), ("why", &why)]);
-                        if !warned.contains(&warning) {
-                            notice(&warning);
-                            warned.push(warning);
-                        }
+                        refused.push((list.what, error.to_string()));
                     }
                     Err(ListError::Failed(e)) => return Err(e.into()),
                     Err(ListError::NotSaved(error)) => return Err(not_saved(&tee, error)),
@@ -750,6 +746,12 @@ fn confirm(
                         return Err(CheckError::Unfinished { pages, seconds });
                     }
                     Err(ListError::Broken { page, why }) => return again(page, why),
+                }
+            }
+            if let Some(warning) = not_listed(&refused) {
+                if !warned.contains(&warning) {
+                    notice(&warning);
+                    warned.push(warning);
                 }
             }
             if docs.is_empty() {
@@ -777,6 +779,20 @@ fn confirm(
             },
         })?;
     decided(engine, report)
+}
+
+/// The one warning for the workloads lists the server refused (403, 404),
+/// naming them and every kind they leave unchecked ([`api::unchecked`]: the
+/// Deployments with the ReplicaSets); the first refusal's words say why.
+fn not_listed(refused: &[(&str, String)]) -> Option<String> {
+    let (_, why) = refused.first()?;
+    let what: Vec<&str> = refused.iter().map(|(what, _)| *what).collect();
+    let unchecked = api::unchecked(&what).join(", ");
+    Some(messages::WORKLOADS_NOT_LISTED.format(&[
+        ("what", &what.join(", ")),
+        ("why", why),
+        ("unchecked", &unchecked),
+    ]))
 }
 
 /// The report as it stands, and decision.jq's word on it.

@@ -347,19 +347,29 @@ def spread(pods, offset=0):
 # ---------------------------------------------------------------- workloads (issue 30)
 
 
-def workload(kind, ns, name, replicas=1, owners=None, generation=1, observed=1, desired=None):
+def workload(kind, ns, name, replicas=1, owners=None, generation=1, observed=1, desired=None,
+             revision=None, paused=False, max_surge=None):
     """One apps/v1 workload as `kubectl get rs,sts,ds,deploy -A -o json` prints it: its uid is
     the one its pods' ownerReferences name (owner()). `replicas` None leaves spec.replicas out
     (the API server's default is 1); `observed` None leaves status.observedGeneration out (the
-    controller has not seen it yet); a DaemonSet wants `desired` (status.desiredNumberScheduled)."""
+    controller has not seen it yet); a DaemonSet wants `desired` (status.desiredNumberScheduled).
+    A ReplicaSet's `revision`: its Deployment's rollout number, in the annotation the
+    deployment controller writes; a Deployment `paused` (spec.paused) or with a rolling
+    update's `max_surge`."""
     meta = {"name": name, "namespace": ns, "uid": uid("owner", kind, name),
             "resourceVersion": str(2000 + int(digest("rv", kind, ns, name)[:4], 16)),
             "generation": generation, "creationTimestamp": ts(0)}
+    if revision is not None:
+        meta["annotations"] = {"deployment.kubernetes.io/revision": revision}
     if owners:
         meta["ownerReferences"] = owners
     spec = {"selector": {"matchLabels": {"app.kubernetes.io/name": name}}}
     if replicas is not None and kind != "DaemonSet":
         spec["replicas"] = replicas
+    if paused:
+        spec["paused"] = True
+    if max_surge is not None:
+        spec["strategy"] = {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": max_surge, "maxUnavailable": 0}}
     status = {}
     if observed is not None:
         status["observedGeneration"] = observed
@@ -405,11 +415,12 @@ def terminating(pod_doc):
     return pod_doc
 
 
-def workload_pages(workloads, version):
-    """The raw pages the checker saves: the four apps/v1 lists at one resourceVersion, in
-    the order it reads them, each one page (the API server's XList, items without kind)."""
+def workload_pages(workloads, version, kinds=None):
+    """The raw pages the checker saves: the four apps/v1 lists at one resourceVersion (or
+    those of `kinds`: the others could not be listed), in the order it reads them, each one
+    page (the API server's XList, items without kind)."""
     pages = Pages()
-    for kind in WORKLOAD_KINDS:
+    for kind in (WORKLOAD_KINDS if kinds is None else [k for k in WORKLOAD_KINDS if k in kinds]):
         items = [{k: v for k, v in w.items() if k not in ("kind", "apiVersion")}
                  for w in workloads if w["kind"] == kind]
         pages.append({"kind": kind + "List", "apiVersion": "apps/v1",
@@ -1427,7 +1438,8 @@ def workloads_deployment_not_reconciled():
     return pods, [], platform_workloads() + wl
 
 
-@case("A rollout: a Deployment of 3 with its old ReplicaSet (2 pods) and its new one (1 pod, 2 wanted): the Deployment counts both, 3 of 3, and its ReplicaSets are not counted again: pass.")
+@case("A rollout under way: a Deployment of 3, its old ReplicaSet (revision 1) at 2 of 2 pods, its new one (revision 2) at 1 pod: "
+      "the Deployment is done when its newest ReplicaSet has its 3 pods, so 1 of 3 and 2 not yet created; the old one wants its own 2 and has them: fail.")
 def workloads_rollout_two_replicasets():
     old = [p for p in deployment("inference", "triton-server", 2)]
     new_rs = "triton-server-" + rs_hash("new")
@@ -1436,8 +1448,84 @@ def workloads_rollout_two_replicasets():
     pods = platform_pods() + spread(old + new)
     wl = deployment_workloads("inference", "triton-server", 3, generation=2, observed=2)
     wl[1]["spec"]["replicas"] = 2
-    wl.append(workload("ReplicaSet", "inference", new_rs, 2, owners=[owner("Deployment", "triton-server")]))
+    wl[1]["metadata"]["annotations"] = {"deployment.kubernetes.io/revision": "1"}
+    wl.append(workload("ReplicaSet", "inference", new_rs, 2, owners=[owner("Deployment", "triton-server")], revision="2"))
     return pods, [], platform_workloads() + wl
+
+
+def rollout(old_replicas, old_pods, new_replicas, new_pods, revisions=("1", "2"), **deployment_kw):
+    """A Deployment of 3 (inference/triton-server) in a rollout: its old ReplicaSet (revision
+    revisions[0]) wants old_replicas and has old_pods running pods, its new one (revisions[1])
+    wants new_replicas and has new_pods: (the old Pods, the new Pods, the workloads)."""
+    app, ns = "triton-server", "inference"
+    old = deployment(ns, app, 3)[:old_pods]
+    new_rs = f"{app}-{rs_hash('new')}"
+    new = [Pod(ns, f"{new_rs}-{suffix(5, 'new', str(i))}", [owner("ReplicaSet", new_rs)],
+               {"app.kubernetes.io/name": app, "pod-template-hash": rs_hash("new")}, created=100) for i in range(3)]
+    wl = deployment_workloads(ns, app, 3, generation=2, observed=2, **deployment_kw)
+    wl[1]["spec"]["replicas"] = old_replicas
+    wl[1]["metadata"]["annotations"] = {"deployment.kubernetes.io/revision": revisions[0]}
+    wl.append(workload("ReplicaSet", ns, new_rs, new_replicas, owners=[owner("Deployment", app)], revision=revisions[1]))
+    return old, new[:new_pods], wl
+
+
+@case("A rollout that has not begun to create: a Deployment of 3, its old ReplicaSet at 3 of 3 pods, its new one (the highest revision) "
+      "wanting 3 and with no pod: the new pods are not yet created, 3 of them (the Deployment 0 of 3), fail.")
+def workloads_rollout_new_replicaset_empty():
+    old, new, wl = rollout(3, 3, 3, 0)
+    return platform_pods() + spread(old + new), [], platform_workloads() + wl
+
+
+@case("A rollout with maxSurge 1: the old ReplicaSet at 3 of 3, the new one scaled to 1 and with no pod: the Deployment wants its 3 "
+      "pods in the newest ReplicaSet, has 0: 3 not yet created, fail.")
+def workloads_rollout_max_surge():
+    old, new, wl = rollout(3, 3, 1, 0, max_surge=1)
+    return platform_pods() + spread(old + new), [], platform_workloads() + wl
+
+
+@case("A finished rollout: the new ReplicaSet (revision \"10\") at 3 of 3, the old one (revision \"9\", lower as an integer, "
+      "higher as text) scaled to 0 with no pod: pass.")
+def workloads_rollout_finished():
+    old, new, wl = rollout(0, 0, 3, 3, revisions=("9", "10"))
+    return platform_pods() + spread(old + new), [], platform_workloads() + wl
+
+
+@case("A rollout whose 3 new pods exist and are Pending without a node (the old ReplicaSet scaled to 0): "
+      "created, so not missing; unscheduled, fail.")
+def workloads_rollout_new_pods_pending():
+    old, new, wl = rollout(0, 0, 3, 3)
+    stuck = [p.unschedulable(UNSCHEDULABLE_GPU) for p in new]
+    return platform_pods() + stuck, [], platform_workloads() + wl
+
+
+@case("A paused rollout (spec.paused): the old ReplicaSet at 2 of 2, the new one at 1 of 1; the user stopped it, so the newest "
+      "ReplicaSet wants its own 1, not the Deployment's 3: pass.")
+def workloads_rollout_paused():
+    old, new, wl = rollout(2, 2, 1, 1, paused=True)
+    return platform_pods() + spread(old + new), [], platform_workloads() + wl
+
+
+@case("A pod whose ownerReferences name its ReplicaSet (of 2) twice: counted once, 1 of 2, 1 not yet created, fail.")
+def workloads_owner_uid_twice():
+    rs = "api-" + rs_hash("api")
+    pod = Pod("shop", f"{rs}-{suffix(5, 'api', '0')}", [owner("ReplicaSet", rs), owner("ReplicaSet", rs, controller=False)])
+    return platform_pods() + spread([pod]), [], platform_workloads() + [workload("ReplicaSet", "shop", rs, 2)]
+
+
+@case("The raw pages saved when the ReplicaSets could not be listed (403): a Deployment of 3 whose 3 pods run "
+      "is not checked without its ReplicaSets (never a false 0 of 3); the StatefulSets and DaemonSets are: pass.")
+def workloads_replicasets_not_listed():
+    pods = platform_pods() + spread(deployment("inference", "triton-server", 3))
+    wl = platform_workloads() + deployment_workloads("inference", "triton-server", 3)
+    return paged(pods, [len(pods)], ["48213"]), [], workload_pages(wl, "48213", ["StatefulSet", "DaemonSet", "Deployment"])
+
+
+@case("The raw pages saved when only the Deployments could be listed: nothing can be checked without the "
+      "ReplicaSets, so nothing is (missing null, no pods not yet created claimed), pass.")
+def workloads_only_deployments_listed():
+    pods = platform_pods()
+    wl = platform_workloads() + [workload("Deployment", "inference", "triton-server", 2)]
+    return paged(pods, [len(pods)], ["48213"]), [], workload_pages(wl, "48213", ["Deployment"])
 
 
 @case("A ReplicaSet of 2 (no Deployment) whose second pod is terminating (deletionTimestamp): not active, 1 not yet created, fail.")
@@ -1829,21 +1917,58 @@ def workloads_joined(docs, pods_version):
     return items
 
 
-def model_workloads(pods_doc, workloads, kinds, within=(set(), []), excluded=None):
-    """`missing` and `missing_workloads`: None when no workloads were read. Each workload
+def workload_kinds_read(docs):
+    """The kinds whose lists a workloads file holds: the raw pages of the apps/v1 lists
+    (`ReplicaSetList`, ...) name theirs, and a kind that cannot be listed (403, 404) has no
+    page; any other document (`kubectl get rs,sts,ds,deploy -A -o json`'s `List`) was asked
+    for all four."""
+    read = set()
+    for d in docs:
+        kind = d.get("kind") if isinstance(d, dict) else None
+        if isinstance(kind, str) and kind.endswith("List") and kind[:-4] in WORKLOAD_KINDS:
+            read.add(kind[:-4])
+        else:
+            return set(WORKLOAD_KINDS)
+    return read
+
+
+def revision(rs):
+    """A ReplicaSet's rollout number: the deployment controller writes it as a decimal string
+    in the annotation deployment.kubernetes.io/revision; compared as the integer it is. None,
+    or anything but digits: -1, older than every revision."""
+    value = get(rs, "metadata", "annotations", "deployment.kubernetes.io/revision")
+    if isinstance(value, str) and value != "" and all(c in "0123456789" for c in value):
+        return int(value)
+    return -1
+
+
+def model_workloads(pods_doc, workloads, kinds, within=(set(), []), excluded=None, read=None):
+    """`missing` and `missing_workloads`: None when no workloads were checked. Each workload
     outside the excluded namespaces, whose own owners are of no excluded kind, wants:
-    a ReplicaSet or StatefulSet spec.replicas (default 1); a DaemonSet
-    status.desiredNumberScheduled once status.observedGeneration >= metadata.generation,
-    else unknown; a Deployment spec.replicas, unknown while observedGeneration < generation.
-    It has created its active pods: owned by its uid, no deletionTimestamp, not Succeeded
-    nor Failed; a Deployment those of every ReplicaSet it owns (old and new: a rollout is
-    the Deployment's replicas across them), whose ReplicaSets are then not counted again.
+    a StatefulSet spec.replicas (default 1); a DaemonSet status.desiredNumberScheduled once
+    status.observedGeneration >= metadata.generation, else unknown; a ReplicaSet of no
+    listed Deployment, and one that is not the newest of its Deployment (an old one being
+    scaled down), its own spec.replicas (default 1).
+    A Deployment (the first listed Deployment among a ReplicaSet's owners is its Deployment)
+    is done when its newest ReplicaSets (the highest revision annotation, as an integer;
+    several when they share it, all when none has one) have its spec.replicas pods: it has
+    created theirs, and they are not counted on their own. Its spec.replicas is unknown
+    while observedGeneration < generation; a paused Deployment (spec.paused true: the user
+    stopped the rollout) wants what its newest ReplicaSets want (spec.replicas each,
+    none: 0), the rollout not going on.
+    It has created its active pods: owned by its uid (a pod naming it twice once), no
+    deletionTimestamp, not Succeeded nor Failed.
     Missing = wanted - created, never below 0; an unknown wanted counts 1 (at least one pod
     the controller has not yet made known). Listed: every workload missing pods, by
-    namespace, name, kind. With -n, only the workloads of those namespaces; with -l, none
-    are checked (None): which pods a workload will create is not known from its labels."""
+    namespace, name, kind. `read`: the kinds whose lists were read (all by default); a
+    kind not read is not checked, nor are Deployments without the ReplicaSets; nothing to
+    check is None. With -n, only the workloads of those namespaces; with -l, none are
+    checked (None): which pods a workload will create is not known from its labels."""
     only, terms = within
-    if workloads is None or terms:
+    checked = set(WORKLOAD_KINDS) if read is None else set(read)
+    if "ReplicaSet" not in checked:
+        checked.discard("Deployment")
+    if workloads is None or terms or not checked:
         return {"missing": None, "missing_workloads": None}
     excluded = excluded_namespaces() if excluded is None else excluded
     pods = pods_doc["items"]
@@ -1854,21 +1979,29 @@ def model_workloads(pods_doc, workloads, kinds, within=(set(), []), excluded=Non
         if get(p, "status", "phase") in ("Succeeded", "Failed"):
             continue
         refs = get(p, "metadata", "ownerReferences")
-        # Every reference counts (a pod naming one owner twice, which no
-        # controller writes, counts twice).
-        for ref in [get(r, "uid") for r in (refs if isinstance(refs, list) else []) if isinstance(get(r, "uid"), str)]:
+        # A pod counts once for each owner it names, however many times it names it.
+        for ref in {get(r, "uid") for r in (refs if isinstance(refs, list) else []) if isinstance(get(r, "uid"), str)}:
             active[ref] = active.get(ref, 0) + 1
     def owners_of(w):
         refs = get(w, "metadata", "ownerReferences")
         return [r for r in refs if isinstance(r, dict)] if isinstance(refs, list) else []
-    deployments = {get(w, "metadata", "uid") for k, w in workloads if k == "Deployment"} - {None}
+    # The listed Deployments, when checked (without them, their ReplicaSets count on their own).
+    deployments = {get(w, "metadata", "uid") for k, w in workloads if k == "Deployment" and k in checked}
     deployments = {d for d in deployments if isinstance(d, str)}
+
+    def deployment_of(rs):
+        return next((r["uid"] for r in owners_of(rs) if r.get("kind") == "Deployment" and r.get("uid") in deployments), None)
+
     replicasets_of = {}
     for k, w in workloads:
-        if k == "ReplicaSet":
-            for r in owners_of(w):
-                if r.get("kind") == "Deployment" and r.get("uid") in deployments:
-                    replicasets_of.setdefault(r["uid"], []).append(get(w, "metadata", "uid"))
+        if k == "ReplicaSet" and deployment_of(w) is not None:
+            replicasets_of.setdefault(deployment_of(w), []).append(w)
+    # The newest ReplicaSets of each Deployment, by identity (the same uid may be listed twice).
+    newest = {}
+    for d, sets in replicasets_of.items():
+        top = max(revision(rs) for rs in sets)
+        newest[d] = [rs for rs in sets if revision(rs) == top]
+    newest_ids = {id(rs) for sets in newest.values() for rs in sets}
 
     def number(v):
         return isinstance(v, (int, float)) and not isinstance(v, bool)
@@ -1884,6 +2017,8 @@ def model_workloads(pods_doc, workloads, kinds, within=(set(), []), excluded=Non
 
     listed, missing = [], 0
     for kind, w in workloads:
+        if kind not in checked:
+            continue
         if get(w, "metadata", "namespace") in excluded:
             continue
         if only and get(w, "metadata", "namespace") not in only:
@@ -1891,12 +2026,17 @@ def model_workloads(pods_doc, workloads, kinds, within=(set(), []), excluded=Non
         if any(r.get("kind") in kinds for r in owners_of(w)):
             continue
         me = get(w, "metadata", "uid")
-        if kind == "ReplicaSet" and any(r.get("kind") == "Deployment" and r.get("uid") in deployments
-                                        for r in owners_of(w)):
+        if kind == "ReplicaSet" and id(w) in newest_ids:
             continue
         if kind == "Deployment":
-            created = sum(active.get(rs, 0) for rs in replicasets_of.get(me, []))
-            wanted = replicas(w) if reconciled(w) else None
+            mine = newest.get(me, [])
+            created = sum(active.get(get(rs, "metadata", "uid"), 0) for rs in mine)
+            if not reconciled(w):
+                wanted = None
+            elif get(w, "spec", "paused") is True:
+                wanted = sum(replicas(rs) for rs in mine)
+            else:
+                wanted = replicas(w)
         elif kind == "DaemonSet":
             created = active.get(me, 0)
             desired = get(w, "status", "desiredNumberScheduled")
@@ -2311,7 +2451,8 @@ def check():
             continue
         within, excluded = selection(folder.name), excluded_namespaces(folder.name)
         want = model(pods_doc, events_doc, owner_kinds(folder.name), within=within, excluded=excluded)
-        want.update(model_workloads(pods_doc, workloads_doc, owner_kinds(folder.name), within, excluded))
+        read = workload_kinds_read(documents(workloads_file.read_bytes())) if workloads_doc is not None else None
+        want.update(model_workloads(pods_doc, workloads_doc, owner_kinds(folder.name), within, excluded, read))
         if want["missing"]:
             want["verdict"] = "fail"
         if OWNER_KINDS.get(folder.name) == UPSTREAM_EQUIVALENT_KINDS:

@@ -472,3 +472,206 @@ fn assert_no_proxy_left(tmp: &std::path::Path) {
     }
     assert!(running().is_empty(), "still running: {:?}", running());
 }
+
+/// Deployment svc/api: 3 replicas, observed (`paused` as given).
+fn api_deployment() -> Value {
+    json!({"kind": "Deployment", "apiVersion": "apps/v1",
+           "metadata": {"name": "api", "namespace": "svc", "uid": "deploy-api", "generation": 2},
+           "spec": {"replicas": 3}, "status": {"observedGeneration": 2, "replicas": 3}})
+}
+
+/// ReplicaSet svc/api-`hash` of Deployment svc/api at `revision`, wanting
+/// `replicas`.
+fn api_replicaset(hash: &str, revision: &str, replicas: u64) -> Value {
+    json!({"kind": "ReplicaSet", "apiVersion": "apps/v1",
+           "metadata": {"name": format!("api-{hash}"), "namespace": "svc", "uid": format!("rs-{hash}"),
+                        "generation": 1,
+                        "annotations": {"deployment.kubernetes.io/revision": revision},
+                        "ownerReferences": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": "api",
+                                             "uid": "deploy-api", "controller": true}]},
+           "spec": {"replicas": replicas}, "status": {"observedGeneration": 1, "replicas": replicas}})
+}
+
+/// `n` running pods of ReplicaSet svc/api-`hash`.
+fn api_pods(hash: &str, n: usize) -> Vec<Value> {
+    (0..n)
+        .map(|i| {
+            let mut pod = Pod::running("svc", &format!("api-{hash}-{i}"), "kwok-node-0").to_json();
+            pod["metadata"]["ownerReferences"] = json!([{"apiVersion": "apps/v1", "kind": "ReplicaSet",
+                "name": format!("api-{hash}"), "uid": format!("rs-{hash}"), "controller": true}]);
+            pod
+        })
+        .collect()
+}
+
+/// A rollout of svc/api from ReplicaSet "old" (revision 1: `old` pods, as
+/// many wanted) to "new" (revision 2: `new_wanted` wanted, `new` pods).
+fn rollout(old: usize, new_wanted: u64, new: usize) -> State {
+    let pods = [api_pods("old", old), api_pods("new", new)].concat();
+    let workloads = vec![
+        api_deployment(),
+        api_replicaset("old", "1", old as u64),
+        api_replicaset("new", "2", new_wanted),
+    ];
+    State::new(pods, vec![]).with_workloads(workloads)
+}
+
+/// The one warning line of `stderr` for the workloads lists not read.
+fn not_listed_lines(stderr: &str) -> Vec<String> {
+    stderr
+        .lines()
+        .filter(|line| lines_of(line, &messages::WORKLOADS_NOT_LISTED) == 1)
+        .map(str::to_owned)
+        .collect()
+}
+
+/// A warning line as both drivers word it: from its message on, the
+/// command kubectl ran named as the bash names it (the checker names the
+/// kubectl and kubeconfig it was given).
+fn comparable(line: &str) -> String {
+    let line = &line[line.find("cannot list").unwrap_or(0)..];
+    match (line.find('`'), line.find(" get --raw ")) {
+        (Some(open), Some(get)) if open < get => format!("{}`kubectl{}", &line[..open], &line[get..]),
+        _ => line.to_owned(),
+    }
+}
+
+/// A 403 on `plural`, as the API server words it.
+fn forbidden(plural: &str) -> Fault {
+    Fault::Status {
+        code: 403,
+        reason: "Forbidden".into(),
+        message: format!("{plural}.apps is forbidden: User \"ci\" cannot list resource \"{plural}\""),
+        retry_after: None,
+    }
+}
+
+/// A rollout whose new pods never come: the old ReplicaSet's 3 pods do not
+/// stand in for them (both with the new ReplicaSet at the Deployment's 3
+/// and, with maxSurge 1, at 1): not yet created at the deadline, fail. A
+/// finished one (the old ReplicaSet scaled to 0) passes at once.
+#[test]
+fn a_rollout_is_done_when_its_newest_replicaset_has_the_pods() {
+    let failing = [
+        ("new ReplicaSet at 3", rollout(3, 3, 0)),
+        ("new ReplicaSet at 1", rollout(3, 1, 0)),
+    ];
+    for driver in DRIVERS {
+        for (story, state) in &failing {
+            let server = Server::builder()
+                .state(state.clone())
+                .start()
+                .expect("server");
+            let (output, _) = check(&server, driver, 1);
+            assert_eq!(
+                output.status.code(),
+                Some(1),
+                "{driver:?}, {story}: {}",
+                shown(&output)
+            );
+            assert!(
+                text(&output.stdout)
+                    .contains("\n3 pods not yet created:\n  Deployment svc/api: 0 of 3\n"),
+                "{driver:?}, {story}: {}",
+                shown(&output)
+            );
+        }
+        let server = Server::builder()
+            .state(rollout(0, 3, 3))
+            .start()
+            .expect("server");
+        let (output, _) = check(&server, driver, 1);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{driver:?}, finished: {}",
+            shown(&output)
+        );
+    }
+}
+
+/// ReplicaSets forbidden, Deployments readable, a Deployment at 3 of 3:
+/// its pods are counted through its ReplicaSets, so it is not checked
+/// either (never a false "0 of 3"), and the one warning names both kinds;
+/// the same line from both drivers.
+#[test]
+fn forbidden_replicasets_leave_the_deployments_unchecked_with_one_warning() {
+    let mut warnings = Vec::new();
+    for driver in DRIVERS {
+        let server = Server::builder()
+            .state(rollout(0, 3, 3))
+            .fault(FaultRule::always(
+                Target::Workloads("replicasets"),
+                forbidden("replicasets"),
+            ))
+            .start()
+            .expect("server");
+        let (output, _) = check(&server, driver, 1);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{driver:?}: {}",
+            shown(&output)
+        );
+        let lines = not_listed_lines(&text(&output.stderr));
+        assert_eq!(lines.len(), 1, "{driver:?}: {}", shown(&output));
+        assert!(
+            lines[0].contains("cannot list the replicasets (")
+                && lines[0].ends_with("not checked for the replicasets, deployments"),
+            "{driver:?}: {}",
+            lines[0]
+        );
+        warnings.push(comparable(&lines[0]));
+    }
+    assert_eq!(warnings[0], warnings[1]);
+}
+
+/// Every apps/v1 list forbidden: one line names them all, and the verdict
+/// does not pretend the workloads were checked (the JSON's `missing` is
+/// null); the same line from both drivers.
+#[test]
+fn every_workloads_list_forbidden_is_one_line_and_nothing_checked() {
+    let plurals = checker::api::WORKLOADS.map(|list| list.what);
+    let server_for = || {
+        let mut builder = Server::builder().state(rollout(0, 3, 3));
+        for plural in plurals {
+            builder = builder.fault(FaultRule::always(Target::Workloads(plural), forbidden(plural)));
+        }
+        builder.start().expect("server")
+    };
+    let mut warnings = Vec::new();
+    for driver in DRIVERS {
+        let server = server_for();
+        let (output, _) = check(&server, driver, 1);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{driver:?}: {}",
+            shown(&output)
+        );
+        let lines = not_listed_lines(&text(&output.stderr));
+        assert_eq!(lines.len(), 1, "{driver:?}: {}", shown(&output));
+        let all = plurals.join(", ");
+        assert!(
+            lines[0].contains(&format!("cannot list the {all} (")),
+            "{driver:?}: {}",
+            lines[0]
+        );
+        assert!(lines[0].ends_with(&format!("not checked for the {all}")), "{}", lines[0]);
+        warnings.push(comparable(&lines[0]));
+    }
+    assert_eq!(warnings[0], warnings[1]);
+    let server = server_for();
+    let env = KubeEnv::for_server(&server).expect("kube env");
+    let output = run(env
+        .checker()
+        .args(["--format", "json"])
+        .env(DEADLINE_ENV, "1"));
+    let result: Value = serde_json::from_slice(&output.stdout).unwrap_or_default();
+    assert_eq!(
+        (output.status.code(), &result["verdict"], &result["missing"]),
+        (Some(0), &json!("pass"), &Value::Null),
+        "{}",
+        shown(&output)
+    );
+}
