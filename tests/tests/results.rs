@@ -290,3 +290,31 @@ fn a_results_file_that_cannot_be_written_warns_and_keeps_the_verdict() {
         );
     }
 }
+
+/// A command line clap refuses is recorded too: one `other` test in clap's
+/// words (its first line, without `error: `), a valid CTRF report and a
+/// JUnit error, from the flags and the environment alike.
+#[test]
+fn a_usage_error_writes_one_other_test() {
+    let dir = tempfile::tempdir().expect("scratch");
+    let ctrf = dir.path().join("usage.ctrf.json");
+    let junit = dir.path().join("usage.junit.xml");
+    let out = run(verify_pods_tests::checker_command()
+        .args(["check", "--no-such-flag", "--ctrf"])
+        .arg(&ctrf)
+        .env(contract::JUNIT.env, &junit));
+    assert_eq!(code(&out), 2);
+    let stderr = text(&out.stderr);
+    let clap_words = stderr.lines().next().unwrap_or_default();
+    let report = ctrf_without_times(&ctrf);
+    let tests = report["results"]["tests"].as_array().expect("tests");
+    assert_eq!(tests.len(), 1, "{tests:?}");
+    assert_eq!(tests[0]["status"], "other");
+    assert_eq!(
+        Some(clap_words),
+        tests[0]["message"].as_str().map(|m| format!("error: {m}")).as_deref()
+    );
+    ctrf_validator(&[&ctrf]).expect("valid CTRF");
+    let read = junitparser(&junit);
+    assert_eq!(read["suites"][0]["errors"], 1, "{read}");
+}
