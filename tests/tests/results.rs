@@ -312,7 +312,10 @@ fn a_usage_error_writes_one_other_test() {
     assert_eq!(tests[0]["status"], "other");
     assert_eq!(
         Some(clap_words),
-        tests[0]["message"].as_str().map(|m| format!("error: {m}")).as_deref()
+        tests[0]["message"]
+            .as_str()
+            .map(|m| format!("error: {m}"))
+            .as_deref()
     );
     ctrf_validator(&[&ctrf]).expect("valid CTRF");
     let read = junitparser(&junit);
