@@ -107,6 +107,16 @@ one for the pods not yet created, one per group of unscheduled or failed pods
 beyond are left out and a `::warning` says how many. When no pod is found, one
 `::warning`.
 
+No verdict (exit 2): one line on stderr says why. `--format json` prints the
+error object instead of the result,
+  {\"verdict\":\"error\",\"exit_code\":2,\"usage\":false,\"error\":\"LINE\"}
+LINE being that line without `verify-pods: error: ` (`usage` true: the command
+line was refused, LINE the parser's first line without `error: `); `--format
+github` prints one `::error` with LINE; --json, --ctrf and --junit record it.
+A stdout closed, full or whose reader left is exit 2 too: no verdict was read.
+Two outputs naming one file, or an output naming an input, are refused before
+the check runs.
+
 Whenever GITHUB_STEP_SUMMARY names a file (any --format, like the generated
 bash), the Markdown of summary.jq (counts, the unscheduled pods, their events,
 the failed pods) is appended to it; an empty GITHUB_STEP_SUMMARY counts as unset.
