@@ -2107,9 +2107,13 @@ VERIFY_PODS_PAGE_HEAD_JQ
     done
   }
   vp_sleep() {
-    local now_us left_us sleep_status=0
+    local now_us left_us rest_us sleep_status=0
     vp_now
     left_us=$((deadline_us - 10#$now_us))
+    if [[ -n ${1:-} ]] && ((interval <= 1000000000000)); then
+      rest_us=$((interval * 1000000 - (10#$now_us - 10#$1)))
+      if ((rest_us < left_us)); then left_us=$rest_us; fi
+    fi
     if ((left_us < 0)); then left_us=0; fi
     pause=$interval
     if ((left_us / 1000000 < interval)); then
@@ -2205,7 +2209,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
     done
   fi
   local why command count whole
-  local attempts=0 waited=0 attempt_started=0 started_us unscheduled next verdict
+  local attempts=0 waited=0 attempt_started=0 attempt_started_us started_us unscheduled next verdict
   local url page lists list list_status pause broken report pods_at held fetched entry
   local until_us deadline_us pods_until_us unfinished=false seconds pages now_us
   local settle_seconds
@@ -2234,10 +2238,13 @@ VERIFY_PODS_PAGE_HEAD_JQ
   fi
   until_us=$pods_until_us
   settle_seconds=$(((deadline_us - 10#$started_us) / 1000000))
+  if ((deadline > settle_seconds)) && [[ ${settle_by_epoch:-false} != true ]]; then
+    settle_seconds=$deadline
+  fi
   while :; do
     attempts=$((attempts + 1))
     vp_elapsed
-    attempt_started=$waited
+    attempt_started=$waited attempt_started_us=$now_us
     lists=0
     while :; do
       lists=$((lists + 1))
@@ -2313,7 +2320,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
       vp_must progress.jq vp_run_progress "$attempts" "$waited" "$settle_seconds" \
         <"$report_file" >"$lines_file" || return
       vp_log_lines <"$lines_file" || return
-      vp_sleep || return
+      vp_sleep "$attempt_started_us" || return
       continue
     fi
     break

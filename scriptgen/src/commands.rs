@@ -98,10 +98,15 @@ pub struct SpliceArgs {
     #[arg(long, value_name = "PATH")]
     pub lib: Option<PathBuf>,
     /// Add parts a host leaves out by default, comma-separated
-    /// (summary: GitHub's step summary). The library's regenerate
-    /// command repeats them.
+    /// (summary: GitHub's step summary). Without it, --lib renders the
+    /// features the library's header records (none for a new one).
     #[arg(long, value_name = "FEATURES", value_delimiter = ',')]
     pub with: Vec<Feature>,
+    /// With --lib: put this license header (comment lines) on top of the
+    /// library. Without it, the host's own (the comment block after its
+    /// `#!` line that names a copyright or license), if any.
+    #[arg(long, value_name = "FILE", requires = "lib")]
+    pub header: Option<PathBuf>,
 }
 
 /// Print the function file, the definition alone or the wrapper.
@@ -155,7 +160,7 @@ pub fn splice(tool: Tool, args: &SpliceArgs) -> u8 {
     if patch.is_empty() {
         eprintln!("{}: {name}: verify_pods() is up to date", tool.name);
         if !args.check {
-            print_follow_ups(tool, &name, &spliced);
+            print_follow_ups(tool, &name, &spliced, &args.with);
         }
         return exit::OK;
     }
@@ -176,15 +181,20 @@ pub fn splice(tool: Tool, args: &SpliceArgs) -> u8 {
         }
         eprintln!("{}: {name}: verify_pods() replaced", tool.name);
     }
-    print_follow_ups(tool, &name, &spliced);
+    print_follow_ups(tool, &name, &spliced, &args.with);
     exit::OK
 }
 
 /// The host follow-ups of the spliced script, one line each on stderr
 /// (`NAME:LINE: what to decide`), after a dry run or `--write`.
-fn print_follow_ups(tool: Tool, name: &str, spliced: &str) {
-    let env = checker::contract::EXCLUDE_OWNER_KINDS.env;
-    match splice::follow_ups(spliced, env) {
+fn print_follow_ups(tool: Tool, name: &str, spliced: &str, with: &[Feature]) {
+    let changes = splice::Changes {
+        exit_2: with.contains(&Feature::Exit2),
+        owner_kinds_env: with
+            .contains(&Feature::ExactOwnerKinds)
+            .then_some(checker::contract::EXCLUDE_OWNER_KINDS.env),
+    };
+    match splice::follow_ups(spliced, changes) {
         Ok(found) => {
             for f in found {
                 eprintln!("{}: {name}:{}: follow-up: {}", tool.name, f.line, f.text);
@@ -197,7 +207,7 @@ fn print_follow_ups(tool: Tool, name: &str, spliced: &str) {
 /// A library file's header that the host added above the file's first
 /// line (a license header its lint adds): the comment and blank lines
 /// before `first`, the first line of what splice writes. Kept by
-/// `--write`, ignored by `--check`. Empty when there is none.
+/// `--write`. Empty when there is none.
 fn host_header<'a>(current: &'a str, first: &str) -> &'a str {
     let mut offset = 0;
     for line in current.split_inclusive('\n') {
@@ -237,21 +247,34 @@ fn splice_lib(tool: Tool, args: &SpliceArgs, lib: &Path) -> u8 {
     };
     let lib_path = path.parent().unwrap_or(Path::new("")).join(lib);
     let lib_name = lib_path.display().to_string();
-    let (spliced, wanted) = match library(tool, path, &script, lib_word, &args.with) {
-        Ok(both) => both,
-        Err(e) => return tool.fail(format!("{name}: {e}")),
-    };
     let current = match fs::read_to_string(&lib_path) {
         Ok(text) => Some(text),
         Err(e) if e.kind() == io::ErrorKind::NotFound => None,
         Err(e) => return tool.fail(format!("{lib_name}: {e}")),
     };
-    // The host's own header above ours (a license) stays, and --check
-    // ignores it.
+    // The features: those asked for, else those the library records.
+    let with = match (&args.with[..], current.as_deref()) {
+        ([], Some(text)) => render::recorded_features(text).unwrap_or_default(),
+        (with, _) => with.to_vec(),
+    };
+    let license = match &args.header {
+        Some(file) => match fs::read_to_string(file) {
+            Ok(text) => license_block(&text),
+            Err(e) => return tool.fail(format!("--header {}: {e}", file.display())),
+        },
+        None => splice::license_header(&script),
+    };
+    let (spliced, wanted) = match library(path, &script, lib_word, &with, &license) {
+        Ok(both) => both,
+        Err(e) => return tool.fail(format!("{name}: {e}")),
+    };
+    // A header the host added above ours by hand stays (a license, when
+    // neither --header nor the script gives one).
     let first = wanted.lines().next().unwrap_or_default();
-    let header = current
-        .as_deref()
-        .map_or("", |text| host_header(text, first));
+    let header = match current.as_deref() {
+        Some(text) if license.is_empty() => host_header(text, first),
+        _ => "",
+    };
     let wanted = format!("{header}{wanted}");
     let lib_current = current.as_deref().is_some_and(|text| {
         render::without_written_by(text) == render::without_written_by(&wanted)
@@ -277,17 +300,18 @@ fn splice_lib(tool: Tool, args: &SpliceArgs, lib: &Path) -> u8 {
             .as_deref()
             .and_then(render::written_by)
             .unwrap_or("?");
-        if by == tool.written_by {
+        if by == render::GENERATOR {
             eprintln!("{}: {lib_name}: up to date", tool.name);
         } else {
             eprintln!(
                 "{}: {lib_name}: up to date (written by {by}; {} writes the same function)",
-                tool.name, tool.written_by
+                tool.name,
+                render::GENERATOR
             );
         }
         eprintln!("{}: {name}: sources {lib_word}", tool.name);
         if !args.check {
-            print_follow_ups(tool, &name, &spliced);
+            print_follow_ups(tool, &name, &spliced, &with);
         }
         return exit::OK;
     }
@@ -307,8 +331,15 @@ fn splice_lib(tool: Tool, args: &SpliceArgs, lib: &Path) -> u8 {
         if !host_patch.is_empty() {
             eprintln!("{}: {name}: does not source {lib_word} alone", tool.name);
         }
+        // Without --with, --write renders what the library records.
+        let with = if args.with.is_empty() {
+            String::new()
+        } else {
+            let names: Vec<&str> = args.with.iter().map(|f| f.name()).collect();
+            format!(" --with {}", names.join(","))
+        };
         eprintln!(
-            "{}: run `{} {name} --lib {lib_word} --write`",
+            "{}: run `{} {name} --lib {lib_word}{with} --write`",
             tool.name, tool.splice
         );
         return exit::DIFFERS;
@@ -331,17 +362,34 @@ fn splice_lib(tool: Tool, args: &SpliceArgs, lib: &Path) -> u8 {
             eprintln!("{}: {name}: verify_pods() replaced by `source`", tool.name);
         }
     }
-    print_follow_ups(tool, &name, &spliced);
+    print_follow_ups(tool, &name, &spliced, &with);
     exit::OK
 }
 
-/// SCRIPT spliced to source `lib`, and the library file's contents.
+/// `text`'s comment lines up to its first other line (a `#!` line skipped),
+/// with a blank line after them: a license header as `--header` gives it.
+fn license_block(text: &str) -> String {
+    let mut block: String = text
+        .lines()
+        .skip_while(|line| line.starts_with("#!"))
+        .take_while(|line| line.starts_with('#'))
+        .map(|line| format!("{line}\n"))
+        .collect();
+    if !block.is_empty() {
+        block.push('\n');
+    }
+    block
+}
+
+/// SCRIPT spliced to source `lib`, and the library file's contents (the
+/// same whichever tool writes it: its regenerate command is
+/// [`render::SPLICE_COMMAND`]'s).
 fn library(
-    tool: Tool,
     path: &Path,
     script: &str,
     lib: &str,
     with: &[Feature],
+    license: &str,
 ) -> Result<(String, String), Box<dyn std::error::Error>> {
     let spliced = splice::splice_source(script, lib)?;
     let fields = Fields::with(with)?;
@@ -353,15 +401,14 @@ fn library(
         definition = splice::reindent(&definition, ours, host)?;
     }
     let (from, script_path) = regenerate_location(path);
-    let mut regenerate = format!(
+    // No --with: the header's features line is what --write and --check
+    // read.
+    let regenerate = format!(
         "{} {} --lib {}",
-        tool.splice,
+        render::SPLICE_COMMAND,
         render::shell_word(&script_path),
         render::shell_word(lib)
     );
-    if !fields.with.is_empty() {
-        regenerate.push_str(&format!(" --with {}", fields.with.join(",")));
-    }
     let host = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -371,7 +418,7 @@ fn library(
         host: &host,
         from,
         regenerate: &regenerate,
-        written_by: tool.written_by,
+        license,
     };
     Ok((
         spliced,

@@ -28,7 +28,7 @@ Exit codes:
     version,
     about = "Render the bash verify_pods() from the canonical jq programs; regenerate, verify, splice",
     long_about = "Render the bash verify_pods() from the canonical jq programs of checker/programs/ \
-(compacted: no comments, the same tokens) and the checker's settings, through the askama templates of \
+(as written, comments and all) and the checker's settings, through the askama templates of \
 scriptgen/templates/. Keeps generated/ current and splices the function into host scripts \
 with a reviewable unified diff.",
     after_help = EXAMPLES

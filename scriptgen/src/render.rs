@@ -94,8 +94,6 @@ pub struct Fields {
     /// The settings and their defaults (`ENV=DEFAULT`), wrapped for a
     /// header comment.
     pub settings_lines: Vec<String>,
-    /// Where to get verify-pods without building it.
-    pub releases: &'static str,
     /// [`Self::program_files`] wrapped for a header comment.
     pub program_lines: Vec<String>,
     /// Whether the function appends GitHub's step summary.
@@ -110,6 +108,13 @@ pub struct Fields {
     pub epoch: bool,
     /// Whether it says more when kubectl is slow or fails.
     pub diagnostics: bool,
+    /// Whether only the listed owner kinds excuse a pod; else upstream's
+    /// substring rule ([`JOB_RULE`] in front of report.jq).
+    pub exact_owner_kinds: bool,
+    /// Whether a pass also needs the pods the workloads want.
+    pub workloads_check: bool,
+    /// Whether "could not observe" returns 2; else 1, as upstream's.
+    pub exit_2: bool,
     /// The settings of the features left out, each `FEATURE:ENV`: one
     /// that is set is said to be ignored.
     pub left_out: Vec<String>,
@@ -119,6 +124,9 @@ pub struct Fields {
     /// The features left out, each `NAME (what it does),`, wrapped for a
     /// header comment (empty: none).
     pub without: Vec<String>,
+    /// The features it was rendered with (`none`), comma-separated,
+    /// wrapped for the header's [`FEATURES`] line and those under it.
+    pub features_lines: Vec<String>,
 }
 
 /// A part of the function a host may leave out: the wrapper
@@ -195,11 +203,11 @@ impl Feature {
     pub fn about(self) -> &'static str {
         match self {
             Feature::Summary => "GitHub's step summary",
-            Feature::Results => "CTRF, JUnit",
-            Feature::Selection => "-n, -l, --exclude-ns",
-            Feature::Artifacts => "--save-dir",
-            Feature::Epoch => "--deadline-epoch",
-            Feature::Diagnostics => "slow and failed kubectl",
+            Feature::Results => "CTRF and JUnit files",
+            Feature::Selection => "namespaces and a label selector",
+            Feature::Artifacts => "a failed verdict's inputs saved",
+            Feature::Epoch => "a deadline as a unix time",
+            Feature::Diagnostics => "slow and failed kubectl said more of",
             Feature::ExactOwnerKinds => "only the listed owner kinds excuse a pod",
             Feature::Workloads => "pods not yet created fail",
             Feature::Exit2 => "exit 2 when it could not observe",
@@ -225,9 +233,6 @@ impl Feature {
         }
     }
 }
-
-/// Where the headers send a reader for verify-pods itself.
-pub const RELEASES: &str = concat!(env!("CARGO_PKG_REPOSITORY"), "/releases");
 
 /// `words` joined by spaces into lines of at most `width` columns.
 fn wrapped(words: &[String], width: usize) -> Vec<String> {
@@ -317,6 +322,11 @@ impl Fields {
             .unwrap_or_else(|| panic!("{env} does not start with {}", contract::ENV_PREFIX))
     }
 
+    /// How the header's line of the features begins, for the template.
+    pub fn features_prefix(&self) -> &'static str {
+        FEATURES
+    }
+
     /// [`contract::ENV_PREFIX`], for the template.
     pub fn env_prefix(&self) -> &'static str {
         contract::ENV_PREFIX
@@ -363,6 +373,15 @@ impl Fields {
     /// The exit code of error `id`.
     pub fn exit(&self, id: &str) -> u8 {
         contract_message(id).exit_code()
+    }
+
+    /// The exit code the host sees for error `id`: 2 (could not observe)
+    /// is upstream's 1 unless the function has the feature exit-2.
+    pub fn host_exit(&self, id: &str) -> u8 {
+        match self.exit(id) {
+            2 if !self.exit_2 => 1,
+            code => code,
+        }
     }
 }
 
@@ -414,8 +433,8 @@ pub enum RenderError {
     Template(String),
     /// The rendered bash cannot be lexed (a template error).
     Bash(String),
-    /// A program that [`compact_jq`] cannot shorten safely.
-    Uncompactable {
+    /// A program that [`embedded_jq`] cannot embed safely.
+    Unembeddable {
         file: &'static str,
         why: &'static str,
     },
@@ -433,8 +452,8 @@ impl fmt::Display for RenderError {
             ),
             RenderError::Template(e) => write!(f, "template error: {e}"),
             RenderError::Bash(e) => write!(f, "rendered bash: {e}"),
-            RenderError::Uncompactable { file, why } => {
-                write!(f, "checker/programs/{file}: cannot strip its comments: {why}")
+            RenderError::Unembeddable { file, why } => {
+                write!(f, "checker/programs/{file}: cannot embed it: {why}")
             }
             RenderError::StartLine(why) => write!(f, "checker/programs/progress.jq: {why}"),
         }
@@ -476,7 +495,7 @@ impl Embedded {
         if text.contains(&delimiter) {
             return Err(RenderError::DelimiterInProgram { file, delimiter });
         }
-        let text = compact_jq(text).map_err(|why| RenderError::Uncompactable { file, why })?;
+        let text = embedded_jq(text).map_err(|why| RenderError::Unembeddable { file, why })?;
         let text = Cow::Owned(text);
         Ok(Self {
             name,
@@ -505,117 +524,20 @@ fn workloads_group() -> &'static str {
     group
 }
 
-/// The widest line [`compact_jq`] makes by joining lines.
-pub const JQ_WIDTH: usize = 200;
-
-/// A jq program as the bash embeds it: the same tokens, without its
-/// comments, blank lines and indentation, and with a blank between two
-/// tokens only where they would otherwise merge ([`needs_blank`]; jq's
-/// lexer skips blanks anywhere else), lines joined (jq reads a newline as
-/// a blank) up to [`JQ_WIDTH`] columns. The commented program stays in
-/// checker/programs/; the parity tests run this text. Refuses what it
-/// cannot shorten safely: a string that spans lines, a comment ending with
-/// a backslash (jq 1.7.1 and later continue such a comment on the next
-/// line, jq 1.6 does not).
-pub fn compact_jq(text: &str) -> Result<String, &'static str> {
-    // The lexer's state: None in a string, Some(depth of parentheses) in
-    // code; a string's `\(` opens code that its `)` closes.
-    let mut stack: Vec<Option<usize>> = vec![Some(0)];
-    let mut pieces = Vec::new();
-    for line in text.lines() {
-        let mut out = String::new();
-        let mut blank = false;
-        let mut chars = line.chars();
-        while let Some(c) = chars.next() {
-            let nested = stack.len() > 1;
-            match stack.last_mut().expect("the code level stays") {
-                None => {
-                    out.push(c);
-                    if c == '\\' {
-                        let next = chars.next().ok_or("a backslash ends a line in a string")?;
-                        out.push(next);
-                        if next == '(' {
-                            stack.push(Some(0));
-                        }
-                    } else if c == '"' {
-                        stack.pop();
-                    }
-                }
-                Some(depth) => {
-                    match c {
-                        '#' => {
-                            if line.ends_with('\\') {
-                                return Err("a comment ends with a backslash");
-                            }
-                            break;
-                        }
-                        ' ' | '\t' => {
-                            blank = true;
-                            continue;
-                        }
-                        _ => {}
-                    }
-                    if std::mem::take(&mut blank)
-                        && out.chars().last().is_some_and(|last| needs_blank(last, c))
-                    {
-                        out.push(' ');
-                    }
-                    out.push(c);
-                    match c {
-                        '"' => stack.push(None),
-                        '(' => *depth += 1,
-                        ')' if *depth == 0 && nested => {
-                            stack.pop();
-                        }
-                        ')' => *depth = depth.checked_sub(1).ok_or("unbalanced parentheses")?,
-                        _ => {}
-                    }
-                }
-            }
-        }
-        if stack.len() > 1 {
-            return Err("a string spans lines");
-        }
-        if !out.is_empty() {
-            pieces.push(out);
-        }
+/// A jq program as the bash embeds it: the canonical file as it is, its
+/// layout and comments kept (a reader of the host's library reads the
+/// programs as they are written), with a final newline. Refuses a line
+/// that ends with a backslash: jq 1.7.1 and later continue a comment
+/// ending so on the next line, jq 1.6 does not.
+pub fn embedded_jq(text: &str) -> Result<String, &'static str> {
+    if text.lines().any(|line| line.trim_end().ends_with('\\')) {
+        return Err("a line ends with a backslash");
     }
-    let mut lines: Vec<String> = Vec::new();
-    for piece in pieces {
-        match lines.last_mut() {
-            Some(last) if last.len() + 1 + piece.len() <= JQ_WIDTH => {
-                let (a, b) = (last.chars().last(), piece.chars().next());
-                if let (Some(a), Some(b)) = (a, b) {
-                    if needs_blank(a, b) {
-                        last.push(' ');
-                    }
-                }
-                last.push_str(&piece);
-            }
-            _ => lines.push(piece),
-        }
+    let mut embedded = text.to_owned();
+    if !embedded.ends_with('\n') {
+        embedded.push('\n');
     }
-    Ok(lines.iter().map(|l| format!("{l}\n")).collect())
-}
-
-/// Whether jq would read two other tokens if the blank between the code
-/// characters `a` and `b` were dropped: two word characters (`then .`
-/// stays apart from `1 as`), a field or `..` from `.`, a number from a
-/// digit and `.`, and the operators of two characters (`?//` among them:
-/// `.a? // 1` is not `.a ?// 1`).
-pub fn needs_blank(a: char, b: char) -> bool {
-    let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
-    const PAIRS: [&str; 14] = [
-        "==", "!=", "<=", ">=", "|=", "+=", "-=", "*=", "/=", "%=", "//", "?/", "..", "::",
-    ];
-    (word(a) && word(b))
-        || (a == '.' && (word(b) || b == '.'))
-        || (a.is_ascii_digit() && b == '.')
-        || a == '$'
-        || a == '@'
-        || PAIRS
-            .iter()
-            .any(|p| p.starts_with(a) && p.ends_with(b) && p.len() == a.len_utf8() + b.len_utf8())
+    Ok(embedded)
 }
 
 /// `VERIFY_PODS_REPORT_JQ` for report.jq: upper case, which no canonical
@@ -652,6 +574,68 @@ fn start_line() -> Result<String, RenderError> {
     Ok(format!("{}$'\\t'{}", shell_word(&level), shell_word(&text)))
 }
 
+/// The header's lines of `features`: `none`, or their names separated by
+/// commas, wrapped to fit after [`FEATURES`].
+fn features_lines(features: &[Feature]) -> Vec<String> {
+    let mut names: Vec<String> = Feature::ALL
+        .into_iter()
+        .filter(|f| features.contains(f))
+        .map(|f| format!("{},", f.name()))
+        .collect();
+    match names.last_mut() {
+        Some(last) => {
+            last.pop();
+        }
+        None => names.push("none".to_owned()),
+    }
+    wrapped(&names, 64)
+}
+
+/// What a feature's setting is when unset, for the header.
+fn setting_default(env: &str) -> String {
+    if env == contract::EXCLUDE_OWNER_KINDS.env {
+        Programs::default_excluded_owner_kinds().join(",")
+    } else if env == contract::WORKLOADS.env {
+        "true".to_owned()
+    } else {
+        String::new()
+    }
+}
+
+/// Upstream's Job rule, as a jq prefix of report.jq and workloads.jq: see
+/// scriptgen/templates/job-rule.jq.
+pub const JOB_RULE: &str = include_str!("../templates/job-rule.jq");
+
+/// Its end, after report.jq: see scriptgen/templates/job-rule-end.jq.
+pub const JOB_RULE_END: &str = include_str!("../templates/job-rule-end.jq");
+
+/// The programs that read `$excluded_owner_kinds`: without the feature
+/// exact-owner-kinds, [`JOB_RULE`] runs in front of them and sets it.
+const READ_OWNER_KINDS: [&str; 2] = ["report", "workloads"];
+
+/// `programs` with upstream's Job rule: embedded as `$job_rule_program`,
+/// put in front of each program that reads the excluded owner kinds, and
+/// `$job_rule_end_program` after report.jq.
+fn with_job_rule(programs: &mut Vec<Embedded>) -> Result<(), RenderError> {
+    for program in programs.iter_mut() {
+        if READ_OWNER_KINDS.contains(&program.name) {
+            let own = format!("${}", program.variable);
+            let mut wrapped = format!("$job_rule_program{own}");
+            if program.name == Programs::REPORT.name {
+                wrapped.push_str("$job_rule_end_program");
+            }
+            program.argument = program.argument.replacen(&own, &wrapped, 1);
+        }
+    }
+    programs.push(Embedded::file("job_rule", "job-rule.jq", JOB_RULE)?);
+    programs.push(Embedded::file(
+        "job_rule_end",
+        "job-rule-end.jq",
+        JOB_RULE_END,
+    )?);
+    Ok(())
+}
+
 impl Fields {
     /// Every feature: the wrapper, generated/verify-pods.sh.
     pub fn from_checker() -> Result<Self, RenderError> {
@@ -674,19 +658,17 @@ impl Fields {
             (summary || p.name != Programs::SUMMARY.name)
                 && (results || (p.name != Programs::CTRF.name && p.name != Programs::JUNIT.name))
         });
-        let programs = std::iter::once(Embedded::lib())
+        let mut programs = std::iter::once(Embedded::lib())
             .chain(used.clone().map(Embedded::new))
             .collect::<Result<Vec<_>, _>>()?;
+        let exact_owner_kinds = has(Feature::ExactOwnerKinds);
+        if !exact_owner_kinds {
+            with_job_rule(&mut programs)?;
+        }
         let mut settings: Vec<String> = knobs
             .iter()
             .map(|k| format!("{}={}", k.env, k.default))
             .collect();
-        settings.push(format!(
-            "{}={}",
-            contract::EXCLUDE_OWNER_KINDS.env,
-            Programs::default_excluded_owner_kinds().join(",")
-        ));
-        settings.push(format!("{}=true", contract::WORKLOADS.env));
         if summary {
             settings.push(format!("{}=", contract::STEP_SUMMARY.env));
         }
@@ -695,7 +677,7 @@ impl Fields {
         let is_knob = |env: &&str| contract::KNOBS.iter().any(|k| k.env == *env);
         for feature in Feature::ALL.into_iter().filter(|f| has(*f)) {
             let envs = feature.settings().into_iter().filter(|env| !is_knob(env));
-            settings.extend(envs.map(|env| format!("{env}=")));
+            settings.extend(envs.map(|env| format!("{env}={}", setting_default(env))));
         }
         let left_out = Feature::ALL
             .into_iter()
@@ -721,8 +703,8 @@ impl Fields {
             workloads_group: workloads_group(),
             exact: api::EXACT,
             workloads: contract::WORKLOADS,
-            page_head: compact_jq(Programs::PAGE_HEAD).map_err(|why| {
-                RenderError::Uncompactable {
+            page_head: embedded_jq(Programs::PAGE_HEAD).map_err(|why| {
+                RenderError::Unembeddable {
                     file: "page-head.jq",
                     why,
                 }
@@ -745,13 +727,15 @@ impl Fields {
             splice_command: SPLICE_COMMAND,
             version: env!("CARGO_PKG_VERSION"),
             settings_lines: wrapped(&settings, 74),
-            releases: RELEASES,
             summary,
             results,
             selection: has(Feature::Selection),
             save: has(Feature::Artifacts),
             epoch,
             diagnostics: has(Feature::Diagnostics),
+            exact_owner_kinds,
+            workloads_check: has(Feature::Workloads),
+            exit_2: has(Feature::Exit2),
             left_out,
             with: Feature::ALL
                 .into_iter()
@@ -759,6 +743,7 @@ impl Fields {
                 .map(Feature::name)
                 .collect(),
             without: wrapped(&left_out_words(features), 74),
+            features_lines: features_lines(features),
             program_lines: wrapped(
                 &program_files
                     .iter()
@@ -799,6 +784,7 @@ struct Wrapper<'a> {
 #[template(path = "library.sh.j2", escape = "none")]
 struct LibraryFile<'a> {
     f: &'a Fields,
+    license: &'a str,
     lib: &'a str,
     host: &'a str,
     from: &'a str,
@@ -812,6 +798,37 @@ struct LibraryFile<'a> {
 /// begins. `splice --check` ignores that line: only the content counts.
 pub const WRITTEN_BY: &str = "# Written by ";
 
+/// Who writes a library file, whichever entry point runs (`scriptgen
+/// splice`, `verify-pods bash splice`): the same file, the same header.
+pub const GENERATOR: &str = concat!("verify-pods ", env!("CARGO_PKG_VERSION"));
+
+/// How the header's line of the features it was rendered with begins:
+/// `# Features: none` or `# Features: exit-2, workloads`. `splice` without
+/// `--with` renders a library with the features it records.
+pub const FEATURES: &str = "# Features: ";
+
+/// The features a library file records ([`FEATURES`]): None when it has no
+/// such line or names a feature this version does not know.
+pub fn recorded_features(text: &str) -> Option<Vec<Feature>> {
+    use clap::ValueEnum;
+    let mut lines = text.lines().skip_while(|line| !line.starts_with(FEATURES));
+    let mut names = lines.next()?.strip_prefix(FEATURES)?.to_owned();
+    // Wrapped: the lines under it that go on with a comma's list.
+    while names.ends_with(',') {
+        match lines.next().and_then(|line| line.strip_prefix("#   ")) {
+            Some(more) => names = format!("{names} {more}"),
+            None => break,
+        }
+    }
+    if names == "none" {
+        return Some(Vec::new());
+    }
+    names
+        .split(',')
+        .map(|name| Feature::from_str(name.trim(), false).ok())
+        .collect()
+}
+
 /// What a library file says about itself.
 pub struct Library<'a> {
     /// Its path, relative to the host script's directory.
@@ -822,8 +839,9 @@ pub struct Library<'a> {
     pub from: &'a str,
     /// The command that regenerates it, without `--write`.
     pub regenerate: &'a str,
-    /// Who wrote it: `verify-pods 0.2.0 (commit abc1234)`.
-    pub written_by: &'a str,
+    /// The host's license header, each line ending with a newline, and a
+    /// blank line after it (empty: none).
+    pub license: &'a str,
 }
 
 /// The contents of a library file holding `definition` (already in the
@@ -839,8 +857,9 @@ pub fn library_file(
         host: library.host,
         from: library.from,
         regenerate: library.regenerate,
+        license: library.license,
         written_by_prefix: WRITTEN_BY,
-        written_by: library.written_by,
+        written_by: GENERATOR,
         definition: definition.trim_end_matches('\n'),
     };
     with_newline(file.render())

@@ -351,10 +351,55 @@ pub fn splice_source(script: &str, lib: &str) -> Result<String, SpliceError> {
             } else {
                 span
             };
-            splice_span(&inserted, moved, "")
+            without_definition(&inserted, moved)
         }
         _ => splice_span(script, span, &ours),
     }
+}
+
+/// `script` without the definition at `span` and the comment block right
+/// above it (which describes the function: it goes with it), and without
+/// the blank line that would then be doubled.
+fn without_definition(script: &str, span: Span) -> Result<String, SpliceError> {
+    let mut start = span.start;
+    while start > 0 {
+        let above = script[..start - 1].rfind('\n').map_or(0, |at| at + 1);
+        let line = script[above..start].trim();
+        if !line.starts_with('#') || line.starts_with("# shellcheck ") {
+            break;
+        }
+        start = above;
+    }
+    let mut end = span.end;
+    let blank_before = start == 0 || script[..start].ends_with("\n\n");
+    if blank_before && script[end..].starts_with('\n') {
+        end += 1;
+    }
+    splice_span(script, Span { start, end }, "")
+}
+
+/// The host's license header, for its library: the comment block right
+/// after its `#!` line (or at its top), when one of its lines names a
+/// copyright, a license or an SPDX identifier; each line with its newline,
+/// then a blank line. Empty when it has none.
+pub fn license_header(script: &str) -> String {
+    let block: Vec<&str> = script
+        .lines()
+        .skip_while(|line| line.starts_with("#!"))
+        .take_while(|line| line.starts_with('#') && !line.starts_with("#!"))
+        .collect();
+    let names_a_license = block.iter().any(|line| {
+        let lower = line.to_ascii_lowercase();
+        ["copyright", "license", "spdx-license-identifier"]
+            .iter()
+            .any(|word| lower.contains(word))
+    });
+    if !names_a_license {
+        return String::new();
+    }
+    let mut header: String = block.iter().map(|line| format!("{line}\n")).collect();
+    header.push('\n');
+    header
 }
 
 /// What the splice leaves for the host's maintainers to decide: a line of
@@ -366,12 +411,24 @@ pub struct FollowUp {
     pub text: String,
 }
 
-/// The follow-ups of a spliced `script` (the splice never edits its logic):
-/// each bare `verify_pods` call under `set -e`, whose exit 2 now ends the
-/// script; the comment lines that document its exit codes; and, when the
-/// script sets no `owner_kinds_env`, the call that keeps upstream's
-/// substring rule for Job owners only by that variable.
-pub fn follow_ups(script: &str, owner_kinds_env: &str) -> Result<Vec<FollowUp>, SpliceError> {
+/// What changed for the host, so that the splice says it: the function's
+/// verdict and exit-code features.
+#[derive(Debug, Clone, Copy)]
+pub struct Changes<'a> {
+    /// The function returns 2 when it could not observe (feature exit-2).
+    pub exit_2: bool,
+    /// Only the kinds this variable lists excuse a pod (feature
+    /// exact-owner-kinds); None: upstream's substring rule.
+    pub owner_kinds_env: Option<&'a str>,
+}
+
+/// The follow-ups of a spliced `script` (the splice never edits its logic),
+/// only for what `changes` changed: with exit 2, each bare `verify_pods`
+/// call under `set -e` (its exit 2 now ends the script) and the comment
+/// lines about verify_pods' exit codes (a comment block that names it and
+/// says "exit code"); with exact owner kinds, when the script sets no
+/// such variable, the call.
+pub fn follow_ups(script: &str, changes: Changes) -> Result<Vec<FollowUp>, SpliceError> {
     let lines = classify(script)?;
     let errexit = lines.iter().any(|l| {
         let code = l.text.trim();
@@ -389,7 +446,7 @@ pub fn follow_ups(script: &str, owner_kinds_env: &str) -> Result<Vec<FollowUp>, 
         .collect();
     for call in &calls {
         let bare = !call.text.contains("||") && !call.text.contains("&&");
-        if errexit && bare {
+        if changes.exit_2 && errexit && bare {
             found.push(FollowUp {
                 line: call.number,
                 text: format!(
@@ -400,10 +457,8 @@ pub fn follow_ups(script: &str, owner_kinds_env: &str) -> Result<Vec<FollowUp>, 
             });
         }
     }
-    for line in &lines {
-        let text = line.text.trim_start();
-        let lower = text.to_ascii_lowercase();
-        if line.kind == Kind::Code && text.starts_with('#') && lower.contains("exit code") {
+    for line in exit_code_comments(&lines) {
+        if changes.exit_2 {
             found.push(FollowUp {
                 line: line.number,
                 text: format!(
@@ -413,7 +468,8 @@ pub fn follow_ups(script: &str, owner_kinds_env: &str) -> Result<Vec<FollowUp>, 
             });
         }
     }
-    if !script.contains(owner_kinds_env) {
+    let unset = changes.owner_kinds_env.filter(|env| !script.contains(env));
+    if let Some(owner_kinds_env) = unset {
         if let Some(call) = calls.first() {
             found.push(FollowUp {
                 line: call.number,
@@ -428,6 +484,28 @@ pub fn follow_ups(script: &str, owner_kinds_env: &str) -> Result<Vec<FollowUp>, 
     }
     found.sort_by_key(|f| f.line);
     Ok(found)
+}
+
+/// The comment lines that say "exit code" in a comment block (consecutive
+/// comment lines) that names verify_pods: those about its exit codes, not
+/// another function's or the script's own.
+fn exit_code_comments<'a>(lines: &'a [Line<'a>]) -> Vec<&'a Line<'a>> {
+    let is_comment = |l: &Line| l.kind == Kind::Code && l.text.trim_start().starts_with('#');
+    let mut found = Vec::new();
+    let mut at = 0;
+    while at < lines.len() {
+        let block: Vec<&Line> = lines[at..].iter().take_while(|l| is_comment(l)).collect();
+        if block.is_empty() {
+            at += 1;
+            continue;
+        }
+        at += block.len();
+        if block.iter().any(|l| l.text.contains(NAME)) {
+            let about_exit = |l: &&Line| l.text.to_ascii_lowercase().contains("exit code");
+            found.extend(block.into_iter().filter(about_exit));
+        }
+    }
+    found
 }
 
 fn splice_span(script: &str, span: Span, replacement: &str) -> Result<String, SpliceError> {

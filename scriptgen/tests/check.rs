@@ -58,7 +58,7 @@ fn a_stale_copy_fails_with_a_diff_and_write_fixes_it() {
     // A program edited without regenerating: change one embedded line.
     let path = root.path().join("generated/verify_pods.sh");
     let text = fs::read_to_string(&path).unwrap();
-    let compacted = scriptgen::render::compact_jq(checker::Programs::REPORT.body).unwrap();
+    let compacted = scriptgen::render::embedded_jq(checker::Programs::REPORT.body).unwrap();
     let line = compacted.lines().next().unwrap();
     assert!(text.contains(line));
     fs::write(&path, text.replacen(line, "def stale: .;", 1)).unwrap();
