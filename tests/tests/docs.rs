@@ -639,3 +639,89 @@ fn the_readme_krew_install_names_the_archive() {
         "`kubectl krew install --manifest verify-pods.yaml --archive verify-pods-$v-$t.tar.gz`"
     ));
 }
+
+// ------------------------------------------------------------ the shapes
+
+/// The README stays one a user finishes, every docs/ page is linked from
+/// it, and BENCHMARKS.md stays a reference.
+#[test]
+fn the_readme_is_short_and_links_every_page() {
+    let readme = read_page("README.md");
+    let lines = readme.lines().count();
+    assert!(
+        lines <= 250,
+        "README.md has {lines} lines: move a part to docs/"
+    );
+    for page in pages().iter().filter(|page| page.starts_with("docs/")) {
+        assert!(
+            readme.contains(&format!("]({page})")),
+            "README.md does not link {page}"
+        );
+    }
+    let benchmarks = read_page("BENCHMARKS.md");
+    let lines = benchmarks.lines().count();
+    assert!(lines <= 600, "BENCHMARKS.md has {lines} lines");
+}
+
+/// Whether `text` names an issue by its number ("issue 29", "Issue 30").
+fn names_an_issue(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    lower.match_indices("issue").any(|(at, word)| {
+        let rest = lower[at + word.len()..].trim_start_matches('s');
+        rest.strip_prefix(' ')
+            .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()))
+    })
+}
+
+/// Help texts, contract.json's words and the generated files say what a
+/// thing does, never which issue made it (git and CHANGELOG.md keep that).
+#[test]
+fn words_users_read_name_no_issue() {
+    let mut found = Vec::new();
+    let subcommands = [
+        "",
+        "check",
+        "triage",
+        "programs",
+        "bash",
+        "bash render",
+        "bash splice",
+        "completions",
+        "man",
+    ];
+    for subcommand in subcommands {
+        let help = run(checker_command()
+            .args(subcommand.split_whitespace())
+            .arg("--help"));
+        for line in text(&help.stdout)
+            .lines()
+            .filter(|line| names_an_issue(line))
+        {
+            found.push(format!("verify-pods {subcommand} --help: {line}"));
+        }
+    }
+    let contract: Value =
+        serde_json::from_str(&read_page("checker/programs/contract.json")).expect("contract.json");
+    let mut strings = vec![&contract];
+    while let Some(value) = strings.pop() {
+        match value {
+            Value::String(words) if names_an_issue(words) => {
+                found.push(format!("contract.json: {words}"))
+            }
+            Value::Array(items) => strings.extend(items),
+            Value::Object(fields) => strings.extend(fields.values()),
+            _ => {}
+        }
+    }
+    for generated in ["generated/verify-pods.sh", "generated/verify_pods.sh"] {
+        for line in read_page(generated)
+            .lines()
+            .filter(|line| names_an_issue(line))
+        {
+            found.push(format!("{generated}: {line}"));
+        }
+    }
+    assert!(found.is_empty(), "issue numbers:\n{}", found.join("\n"));
+    assert!(names_an_issue("(issue 29)") && names_an_issue("Issues 22 and 24"));
+    assert!(!names_an_issue("an issue of taste"));
+}
