@@ -46,7 +46,9 @@ def cachegrind(argv, work):
     if not found:
         fail(f"cachegrind gave no count for {shlex.join(argv)}:\n{done.stderr[-2000:]}")
     os.unlink(out)
-    return int(found.group(1).replace(",", "")), done.returncode
+    # The program's own words, without valgrind's lines.
+    said = "\n".join(line for line in done.stderr.splitlines() if not line.startswith(("==", "--")))
+    return int(found.group(1).replace(",", "")), done.returncode, said
 
 
 def peak_rss(argv):
@@ -81,10 +83,10 @@ def main():
     print(f"Instructions (cachegrind, every thread), {args.pods:,} pods, {size / 1e6:,.0f} MB:")
     with tempfile.TemporaryDirectory() as work:
         for label, argv in runs:
-            count, code = cachegrind(argv, work)
+            count, code, said = cachegrind(argv, work)
             # The checker exits 1 on this failing snapshot; anything else is no measurement.
             if code not in (0, 1) or (label != "checker" and code != 0):
-                fail(f"{label} exited {code}: {shlex.join(argv)}")
+                fail(f"{label} exited {code}: {shlex.join(argv)}\n{said[-2000:]}")
             counts[label] = count
             print(f"  {label:<13} {count / 1e9:6.2f} G   valgrind --tool=cachegrind --cache-sim=no {shlex.join(argv)}")
     floor = counts["parse floor"]

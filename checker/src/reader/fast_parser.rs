@@ -154,41 +154,10 @@ impl<'a> Fast<'a, '_> {
         self.s.get(self.i).copied().ok_or(Stop::End)
     }
 
-    /// Skip JSON whitespace (see [`Scanner::token`]). Most tokens follow
-    /// no whitespace (`},`) or one space (`"key": value`): those are told
-    /// here, without a call; a newline and its indentation go to the scan.
+    /// Skip JSON whitespace (see [`whitespace`]).
     #[inline(always)]
     fn whitespace(&mut self) {
-        match self.s.get(self.i) {
-            Some(&b) if b > b' ' => {}
-            Some(b' ') if self.s.get(self.i + 1).is_some_and(|&b| b > b' ') => self.i += 1,
-            _ => self.more_whitespace(),
-        }
-    }
-
-    /// [`Fast::whitespace`] past more than one space.
-    #[inline(never)]
-    fn more_whitespace(&mut self) {
-        if self.s.get(self.i) == Some(&b'\n') {
-            self.indentation();
-        }
-        self.i = self.scan.token(self.s, self.i);
-    }
-
-    /// Past a newline and the spaces after it, eight at a time: kubectl
-    /// indents by four per level, so a pod's lines start with 26 spaces on
-    /// average, three words. Whatever else follows is the scan's.
-    fn indentation(&mut self) {
-        const SPACES: u64 = u64::from_le_bytes([b' '; 8]);
-        self.i += 1;
-        while let Some(word) = self.s.get(self.i..self.i + 8) {
-            let other = u64::from_le_bytes(word.try_into().expect("8 bytes")) ^ SPACES;
-            if other != 0 {
-                self.i += (other.trailing_zeros() / 8) as usize;
-                return;
-            }
-            self.i += 8;
-        }
+        self.i = whitespace(self.s, self.i, self.scan);
     }
 
     fn eat(&mut self, b: u8) -> Result<bool, Stop> {
@@ -249,97 +218,18 @@ impl<'a> Fast<'a, '_> {
         }
     }
 
-    fn skip_string(&mut self) -> Result<(), Stop> {
-        self.i += 1;
-        loop {
-            match self.string_stop()? {
-                b'"' => {
-                    self.i += 1;
-                    return Ok(());
-                }
-                b'\\' => {
-                    self.escape()?;
-                }
-                _ => return Err(Stop::Doubt),
-            }
-        }
-    }
-
     /// The character the escape at `i` (its `\` is next) stands for, as jq
     /// reads it; `i` moves past it. A `\u` escape costs a few comparisons
     /// more than a plain byte, never a trip to serde_json.
     fn escape(&mut self) -> Result<char, Stop> {
-        let at = self.i;
-        let b = *self.s.get(at + 1).ok_or(Stop::End)?;
-        if b != b'u' {
-            self.i = at + 2;
-            return simple_escape(b).map(char::from).ok_or(Stop::Doubt);
-        }
-        let first = hex4(self.s, at + 2)?;
-        self.i = at + 6;
-        let code = match first {
-            // jq (1.6 and 1.8) reads a lone trailing surrogate as U+FFFD.
-            0xDC00..=0xDFFF => 0xFFFD,
-            0xD800..=0xDBFF => {
-                let lone = Stop::Refuse {
-                    at,
-                    why: LONE_SURROGATE,
-                };
-                let second = match self.s.get(at + 6..at + 8) {
-                    Some(b"\\u") => hex4(self.s, at + 8)?,
-                    None if self.s.get(at + 6).is_none_or(|&b| b == b'\\') => {
-                        return Err(Stop::End)
-                    }
-                    _ => return Err(lone),
-                };
-                if !(0xDC00..=0xDFFF).contains(&second) {
-                    return Err(lone);
-                }
-                self.i = at + 12;
-                0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00)
-            }
-            code => code,
-        };
-        char::from_u32(code).ok_or(Stop::Doubt)
+        let (c, next) = escape(self.s, self.i)?;
+        self.i = next;
+        Ok(c)
     }
 
     /// Past a JSON number (exactly JSON's grammar, as serde_json checks it).
     fn skip_number(&mut self) -> Result<(), Stop> {
-        let digits = |p: &mut Self| -> Result<(), Stop> {
-            let start = p.i;
-            while p.s.get(p.i).is_some_and(u8::is_ascii_digit) {
-                p.i += 1;
-            }
-            match p.s.get(p.i) {
-                _ if p.i > start => Ok(()),
-                None => Err(Stop::End),
-                Some(_) => Err(Stop::Doubt),
-            }
-        };
-        if self.peek()? == b'-' {
-            self.i += 1;
-        }
-        match self.peek()? {
-            b'0' => {
-                self.i += 1;
-                if self.s.get(self.i).is_some_and(u8::is_ascii_digit) {
-                    return Err(Stop::Doubt);
-                }
-            }
-            b'1'..=b'9' => digits(self)?,
-            _ => return Err(Stop::Doubt),
-        }
-        if self.s.get(self.i) == Some(&b'.') {
-            self.i += 1;
-            digits(self)?;
-        }
-        if matches!(self.s.get(self.i), Some(b'e' | b'E')) {
-            self.i += 1;
-            if matches!(self.s.get(self.i), Some(b'+' | b'-')) {
-                self.i += 1;
-            }
-            digits(self)?;
-        }
+        self.i = skip_number(self.s, self.i)?;
         Ok(())
     }
 
@@ -357,57 +247,61 @@ impl<'a> Fast<'a, '_> {
     }
 
     fn literal(&mut self, word: &[u8]) -> Result<(), Stop> {
-        let rest = &self.s[self.i..];
-        if rest.starts_with(word) {
-            self.i += word.len();
-            Ok(())
-        } else if word.starts_with(rest) {
-            Err(Stop::End)
-        } else {
-            Err(Stop::Doubt)
-        }
+        self.i = literal(self.s, self.i, word)?;
+        Ok(())
     }
 
     /// Past one value, validated as [`Fast::value`] validates it, building
     /// nothing. One loop over the tokens, its open containers a stack of
-    /// bits rather than calls: a dropped pod part is hundreds of tokens,
-    /// and the byte scans between them (`scan.rs`) are the rest.
+    /// bits rather than calls, its position in a local (a register) rather
+    /// than in `self`: a dropped pod part is hundreds of tokens, and the
+    /// byte scans between them (`scan.rs`) are the rest.
     fn skip_value(&mut self) -> Result<(), Stop> {
+        let (s, scan) = (self.s, self.scan);
+        let byte = |i: usize| s.get(i).copied().ok_or(Stop::End);
+        let (mut i, mut depth) = (self.i, self.depth);
+        let mut non_ascii = false;
         let mut open = OpenContainers::default();
         'value: loop {
-            self.whitespace();
-            match self.peek()? {
-                b'"' => self.skip_string()?,
+            i = whitespace(s, i, scan);
+            match byte(i)? {
+                b'"' => i = skip_string(s, i, scan, &mut non_ascii)?,
                 open_byte @ (b'{' | b'[') => {
                     let object = open_byte == b'{';
-                    self.enter(object)?;
+                    if depth >= JQ_MAX_DEPTH {
+                        return Err(Stop::Refuse {
+                            at: i,
+                            why: TOO_DEEP,
+                        });
+                    }
+                    depth += if object { 2 } else { 1 };
                     open.push(object);
-                    self.whitespace();
+                    i = whitespace(s, i + 1, scan);
                     let close = if object { b'}' } else { b']' };
-                    if self.peek()? == close {
-                        self.i += 1;
-                        self.leave(object);
+                    if byte(i)? == close {
+                        i += 1;
+                        depth -= if object { 2 } else { 1 };
                         open.pop();
                     } else {
                         if object {
-                            self.skip_key()?;
+                            i = skip_key(s, i, scan, &mut non_ascii)?;
                         }
                         continue 'value;
                     }
                 }
-                b't' => self.literal(b"true")?,
-                b'f' => self.literal(b"false")?,
-                b'n' => self.literal(b"null")?,
-                _ => self.skip_number()?,
+                b't' => i = literal(s, i, b"true")?,
+                b'f' => i = literal(s, i, b"false")?,
+                b'n' => i = literal(s, i, b"null")?,
+                _ => i = skip_number(s, i)?,
             }
             // A value ended: close what it ended, or go on after a comma.
             while let Some(object) = open.top() {
-                self.whitespace();
-                match self.peek()? {
+                i = whitespace(s, i, scan);
+                match byte(i)? {
                     b',' => {
-                        self.i += 1;
+                        i += 1;
                         if object {
-                            self.skip_key()?;
+                            i = skip_key(s, i, scan, &mut non_ascii)?;
                         }
                         continue 'value;
                     }
@@ -415,22 +309,15 @@ impl<'a> Fast<'a, '_> {
                     b']' if !object => {}
                     _ => return Err(Stop::Doubt),
                 }
-                self.i += 1;
-                self.leave(object);
+                i += 1;
+                depth -= if object { 2 } else { 1 };
                 open.pop();
             }
+            self.i = i;
+            self.depth = depth;
+            self.non_ascii |= non_ascii;
             return Ok(());
         }
-    }
-
-    /// Past an object's key and its `:` (whitespace before each).
-    fn skip_key(&mut self) -> Result<(), Stop> {
-        self.whitespace();
-        if self.peek()? != b'"' {
-            return Err(Stop::Doubt);
-        }
-        self.skip_string()?;
-        self.expect(b':')
     }
 
     /// After an element of a container: past its `,` (false) or past the
@@ -561,6 +448,159 @@ impl<'a> Fast<'a, '_> {
         }
         self.leave(false);
         Ok(Val::from_iter(self.work.elements.drain(from..)))
+    }
+}
+
+/// The first offset at or after `i` that is no JSON whitespace. Most
+/// tokens follow no whitespace (`},`) or one space (`"key": value`): those
+/// are told here, inline; a newline and its indentation go further.
+#[inline(always)]
+fn whitespace(s: &[u8], i: usize, scan: Scanner) -> usize {
+    match s.get(i) {
+        Some(&b) if b > b' ' => i,
+        Some(b' ') if s.get(i + 1).is_some_and(|&b| b > b' ') => i + 1,
+        _ => more_whitespace(s, i, scan),
+    }
+}
+
+/// [`whitespace`] past more than one space: a newline and the spaces after
+/// it eight at a time (kubectl indents by four per level, so a pod's lines
+/// start with 26 spaces on average, three words); whatever else follows is
+/// the scan's.
+#[inline(never)]
+fn more_whitespace(s: &[u8], mut i: usize, scan: Scanner) -> usize {
+    const SPACES: u64 = u64::from_le_bytes([b' '; 8]);
+    if s.get(i) == Some(&b'\n') {
+        i += 1;
+        while let Some(word) = s.get(i..i + 8) {
+            let other = u64::from_le_bytes(word.try_into().expect("8 bytes")) ^ SPACES;
+            if other != 0 {
+                i += (other.trailing_zeros() / 8) as usize;
+                break;
+            }
+            i += 8;
+        }
+    }
+    scan.token(s, i)
+}
+
+/// Past the string whose `"` is at `s[i]`, validated: the offset after its
+/// closing `"`. Notes a byte of 0x80 or more in `non_ascii`.
+#[inline(always)]
+fn skip_string(s: &[u8], i: usize, scan: Scanner, non_ascii: &mut bool) -> Result<usize, Stop> {
+    let mut i = i + 1;
+    loop {
+        let (stop, high) = scan.string_stop(s, i);
+        *non_ascii |= high;
+        match s.get(stop) {
+            Some(b'"') => return Ok(stop + 1),
+            Some(b'\\') => i = escape(s, stop)?.1,
+            Some(_) => return Err(Stop::Doubt),
+            None => return Err(Stop::End),
+        }
+    }
+}
+
+/// Past an object's key and its `:` (whitespace before each).
+#[inline(always)]
+fn skip_key(s: &[u8], i: usize, scan: Scanner, non_ascii: &mut bool) -> Result<usize, Stop> {
+    let i = whitespace(s, i, scan);
+    match s.get(i) {
+        Some(b'"') => {}
+        Some(_) => return Err(Stop::Doubt),
+        None => return Err(Stop::End),
+    }
+    let i = whitespace(s, skip_string(s, i, scan, non_ascii)?, scan);
+    match s.get(i) {
+        Some(b':') => Ok(i + 1),
+        Some(_) => Err(Stop::Doubt),
+        None => Err(Stop::End),
+    }
+}
+
+/// The character the escape at `s[at]` (its `\`) stands for, as jq reads
+/// it, and the offset after it. A `\u` escape costs a few comparisons more
+/// than a plain byte, never a trip to serde_json.
+fn escape(s: &[u8], at: usize) -> Result<(char, usize), Stop> {
+    let b = *s.get(at + 1).ok_or(Stop::End)?;
+    if b != b'u' {
+        let c = simple_escape(b).map(char::from).ok_or(Stop::Doubt)?;
+        return Ok((c, at + 2));
+    }
+    let first = hex4(s, at + 2)?;
+    let (code, next) = match first {
+        // jq (1.6 and 1.8) reads a lone trailing surrogate as U+FFFD.
+        0xDC00..=0xDFFF => (0xFFFD, at + 6),
+        0xD800..=0xDBFF => {
+            let lone = Stop::Refuse {
+                at,
+                why: LONE_SURROGATE,
+            };
+            let second = match s.get(at + 6..at + 8) {
+                Some(b"\\u") => hex4(s, at + 8)?,
+                None if s.get(at + 6).is_none_or(|&b| b == b'\\') => return Err(Stop::End),
+                _ => return Err(lone),
+            };
+            if !(0xDC00..=0xDFFF).contains(&second) {
+                return Err(lone);
+            }
+            let pair = 0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00);
+            (pair, at + 12)
+        }
+        code => (code, at + 6),
+    };
+    Ok((char::from_u32(code).ok_or(Stop::Doubt)?, next))
+}
+
+/// Past the JSON number at `s[i]` (exactly JSON's grammar, as serde_json
+/// checks it): the offset after it.
+fn skip_number(s: &[u8], mut i: usize) -> Result<usize, Stop> {
+    let digits = |mut i: usize| -> Result<usize, Stop> {
+        let start = i;
+        while s.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        match s.get(i) {
+            _ if i > start => Ok(i),
+            None => Err(Stop::End),
+            Some(_) => Err(Stop::Doubt),
+        }
+    };
+    if s.get(i) == Some(&b'-') {
+        i += 1;
+    }
+    match s.get(i).ok_or(Stop::End)? {
+        b'0' => {
+            i += 1;
+            if s.get(i).is_some_and(u8::is_ascii_digit) {
+                return Err(Stop::Doubt);
+            }
+        }
+        b'1'..=b'9' => i = digits(i)?,
+        _ => return Err(Stop::Doubt),
+    }
+    if s.get(i) == Some(&b'.') {
+        i = digits(i + 1)?;
+    }
+    if matches!(s.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(s.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        i = digits(i)?;
+    }
+    Ok(i)
+}
+
+/// Past `word` (`true`, `false`, `null`) at `s[i]`.
+fn literal(s: &[u8], i: usize, word: &[u8]) -> Result<usize, Stop> {
+    let rest = &s[i..];
+    if rest.starts_with(word) {
+        Ok(i + word.len())
+    } else if word.starts_with(rest) {
+        Err(Stop::End)
+    } else {
+        Err(Stop::Doubt)
     }
 }
 
