@@ -388,15 +388,13 @@ def list_items($what; $kind; $command):
   | [.[].items[]];
 
 # Input: an item of a list. What is wrong with it, or null: that it is no
-# object, or the first of its fields (`fields`, on the item: as for
-# field_problem, read only once metadata, spec and status are objects or
-# unset) that does not have its API type: " is null, not an object",
-# ": spec.nodeName is a number, not a string".
-def item_problem(fields):
+# object, or the first of the objects holding the fields (`parts`, as for
+# field_problem: metadata, spec, status), or of the fields (`fields`, read
+# only once their parts are objects or unset), that does not have its API
+# type: " is null, not an object", ": spec.nodeName is a number, not a string".
+def item_problem(parts; fields):
   if type != "object" then " is \(a_type), not an object"
-  else field_problem([["metadata", .metadata, an_object], ["spec", .spec, an_object], ["status", .status, an_object]])
-       // field_problem(fields)
-       | if . == null then null else ": " + . end
+  else field_problem(parts) // field_problem(fields) | if . == null then null else ": " + . end
   end;
 # Input: items. The first of them (in their order) that has a problem, as
 # [its place from 0, the problem]; else null.
@@ -429,37 +427,63 @@ def namespace_name:
   .metadata | if type == "object" then [.namespace, .name] else [null, null] end
   | map(if is_string then one_line else "?" end) | "\(.[0])/\(.[1])";
 def pod_named($at): "pod \($at + 1)" + if type == "object" then " (\(namespace_name))" else "" end;
-# Input: an item. What is wrong with it, or null: that it is no object, or
-# the first of the fields the rules read that does not have its API type.
-def pod_problem:
-  item_problem([["metadata.namespace", .metadata.namespace, a_string], ["metadata.name", .metadata.name, a_string],
-                ["metadata.uid", .metadata.uid, a_string], ["spec.nodeName", .spec.nodeName, a_string],
-                ["status.phase", .status.phase, a_string]]);
-# Input: the items of a snapshot. The fields the rules read, each read once
-# over every item, in the items' order: what report.jq counts by, and what
-# pods_once checks. A `?` path gives nothing for what is no object, so a list
-# shorter than the items says that one is not.
-def pod_fields:
-  {namespaces: [.[].metadata?.namespace?], names: [.[].metadata?.name?], uids: [.[].metadata?.uid?],
-   node_names: [.[].spec?.nodeName?], phases: [.[].status?.phase?]};
-# Input: the items of a snapshot, $fields their pod_fields. The items, or an
-# error naming the first item (in the snapshot's order) that is not an
-# object or has a field of another type, else the first that repeats an
-# earlier one's uid (one state holds each pod once), and that earlier one.
-# The fields are judged natively (strings_or_unset); the items are looked
-# at one by one only when something is wrong.
-def pods_once($fields):
+# Each field is checked where the rules read it, in one native pass over
+# the values read (strings_or_unset); the pods are looked at one by one only
+# when something is wrong, to name the first. Every pod's namespace and uid
+# (pods_once), the node and phase of every pod counted, the name of every
+# pod listed (pods_state_checked, pods_names_checked).
+
+# Input: an item. What is wrong with its namespace or uid (or with it: no
+# object), or null.
+def pod_identity_problem:
+  item_problem([["metadata", .metadata, an_object]];
+               [["metadata.namespace", .metadata.namespace, a_string], ["metadata.uid", .metadata.uid, a_string]]);
+# Input: the items of a snapshot; $namespaces their metadata.namespace (a
+# `?` path: a list shorter than the items says one is no object), which
+# report.jq then counts by. The items, or an error naming the first item
+# (in the snapshot's order) that is null or no object, or whose namespace
+# or uid is of another type, else the first that repeats an earlier one's
+# uid (one state holds each pod once), and that earlier one.
+def pods_once($namespaces):
   . as $pods
-  | if indices(null) == [] and all($fields[]; length == ($pods | length) and strings_or_unset)
+  | [.[].metadata?.uid?] as $uids
+  | if indices(null) == [] and all($uids, $namespaces; length == ($pods | length) and strings_or_unset)
     then .
-    else first_problem(pod_problem) as $found
+    else first_problem(pod_identity_problem) as $found
          | if $found == null then . else error(($pods[$found[0]] | pod_named($found[0])) + $found[1]) end
     end
-  | ($fields.uids | repeated_uid) as $repeated
+  | ($uids | repeated_uid) as $repeated
   | if $repeated == null then .
     else $repeated[0] as $uid | $repeated[1] as $first | $repeated[2] as $again
          | error("\($pods[$first] | pod_named($first)) and \($pods[$again] | pod_named($again)) have the same uid \($uid | tojson): each pod is counted once")
     end;
+# Input: a pod of $items (the snapshot's items). The pod, or an error naming
+# it by its place there, and $problem (unless null).
+def pod_refused($items; $problem):
+  if $problem == null then .
+  else . as $pod | ($items | indices([$pod])[0]) as $at | error(pod_named($at) + $problem) end;
+# Input: the pods counted; $node_names and $phases theirs, read by `?`
+# paths. The pods, or an error naming the first whose spec.nodeName or
+# status.phase (or spec, status) is of another type.
+def pods_state_checked($node_names; $phases; $items):
+  length as $counted
+  | if all($node_names, $phases; length == $counted and strings_or_unset) then .
+    else (first(.[] | . as $pod
+                  | item_problem([["spec", .spec, an_object], ["status", .status, an_object]];
+                                 [["spec.nodeName", .spec.nodeName, a_string], ["status.phase", .status.phase, a_string]])
+                  | select(. != null) | [$pod, .]) // null) as $found
+         | if $found == null then . else $found[0] | pod_refused($items; $found[1]) end
+    end;
+# Input: the pods counted; $names the names of those the output lists, at
+# the places $listed of the pods. The pods, or an error naming the first of
+# them whose name is of another type.
+def pods_names_checked($names; $listed; $items):
+  if $names | strings_or_unset then .
+  else . as $pods
+       | (first($listed[] | $pods[.] | field_problem([["metadata.name", .metadata.name, a_string]]) as $problem
+                | select($problem != null) | [., $problem]) // null) as $found
+       | if $found == null then . else $found[0] | pod_refused($items; ": " + $found[1]) end
+  end;
 VERIFY_PODS_LIB_JQ
   local report_program
   IFS= read -r -d '' report_program <<'VERIFY_PODS_REPORT_JQ' || true
@@ -507,8 +531,9 @@ VERIFY_PODS_LIB_JQ
 # object cost 2.5x the evaluation time.)
 
 # lib.jq (canon, pods_once) comes first: the drivers put it in front of this
-# file. After pods_once, a pod's namespace, name, uid, node and phase are
-# strings or null; only the reasons and messages may be numbers (canon).
+# file. Once checked there, a pod's namespace, uid, node, phase and (of a
+# pod listed) name are strings or null; only the reasons and messages may be
+# numbers (canon).
 
 # An owner of one of $kinds (exact match). The default list is `Job`
 # (checker/programs/excluded-owner-kinds): only pods of a batch/v1 Job may
@@ -522,8 +547,8 @@ def owner_kinds_in($kinds): [.metadata.ownerReferences[]? | .kind as $kind | sel
 
 # Input: the node names (spec.nodeName) and $phases the phases of the pods.
 # The positions of the pods that no node runs and that still should be:
-# no node bound (spec.nodeName unset or "": pods_once refused any other
-# value than a string) in any phase but Succeeded
+# no node bound (spec.nodeName unset or "": pods_state_checked refused any
+# other value than a string) in any phase but Succeeded
 # and Failed. Pending is the usual one; a pod Running, Unknown or
 # of no phase without a node is not scheduled either, and is never called so.
 # `indices` finds them natively; only those pods are looked at.
@@ -558,20 +583,19 @@ def distribution:
 # Input: the phases. How many are $phase.
 def count($phase): indices($phase) | length;
 
-# Input: the pods (or a field of each, in their order). Those whose namespace
-# is not one of $excluded (exact match): the positions of each excluded name
-# come from `indices` over the namespaces (positions_of); the pods between
-# them are kept as slices. A membership test per pod cost 40 % of this
-# program's time at 10k pods.
+# Input: the pods. Those whose namespace is not one of $excluded (exact
+# match). The positions of each excluded name come from `indices` over the
+# namespaces; the pods between them are kept as slices. A membership test per
+# pod cost 40 % of this program's time at 10k pods.
 def without($dropped):
   . as $all
   | if $dropped == [] then $all
-    # The slices added natively, not element by element.
-    else reduce range(0; ($dropped | length) + 1) as $i
-           ([]; . + $all[(if $i == 0 then 0 else $dropped[$i - 1] + 1 end) : ($dropped[$i] // ($all | length))])
+    else [ range(0; ($dropped | length) + 1) as $i
+           | $all[(if $i == 0 then 0 else $dropped[$i - 1] + 1 end) : ($dropped[$i] // length)][] ]
     end;
-# Input: the namespaces of the pods. The positions of those of $excluded.
-def positions_of($excluded): . as $namespaces | [$excluded[] as $name | $namespaces | indices($name)[]] | unique;
+# $namespaces: the pods' namespaces, read once (pods_once checked them).
+def outside($excluded; $namespaces):
+  without([$excluded[] as $name | $namespaces | indices($name)[]] | unique);
 
 # Input: owner uids as read, any value. The string ones, equal ones
 # grouped: sorted, the strings are one slice between the sentinels "" and []
@@ -645,30 +669,30 @@ def names($w):
 | ($excluded_owner_kinds | split(",") | map(select(. != ""))) as $owner_kinds
 | . as $documents
 | list_items("snapshot"; "Pod"; "kubectl get pods -A -o json")
-# Each field the rules read, read once over every pod, and each pod once
-# with the API's types (lib.jq). The owners' part, which the checker runs
-# beside the rest and adds to it, leaves that to the rest.
-| (if $workloads == "owners" then null else pod_fields end) as $fields
-| if $fields == null then . else pods_once($fields) end
+| . as $items
+# Each pod once, its namespace and uid of the API's types (lib.jq), the
+# namespaces read once for that and for the exclusion. The owners' part,
+# which the checker runs beside the rest and adds to it, leaves that to the
+# rest.
+| (if $workloads == "owners" then null else [.[].metadata?.namespace?] end) as $all_namespaces
+| if $all_namespaces == null then . else pods_once($all_namespaces) end
+# With the workloads, active_owners reads every pod's phase: every pod's
+# node and phase are checked first (else only the counted pods', below).
+| if $workloads == "false" then . else pods_state_checked([.[].spec?.nodeName?]; [.[].status?.phase?]; $items) end
 | (if $workloads == "false" then null else active_owners end) as $owners
 | if $workloads == "owners" then {resource_version: ($documents | list_read_at), active_owners: $owners} else
-# Else the whole report, on the pods outside the excluded namespaces: they,
-# and the fields read of them, kept as slices between the excluded ones.
-($fields.namespaces | positions_of($excluded)) as $dropped
-| if $only + $terms == [] then
-    {pods: without($dropped), phases: ($fields.phases | without($dropped)),
-     node_names: ($fields.node_names | without($dropped)), namespaces: ($fields.namespaces | without($dropped))}
+# Else the whole report.
+outside($excluded; $all_namespaces)
+| if $only + $terms == [] then .
   # A pod of one of $only (none: any), whose labels match every term.
-  else without($dropped)
-       | map(select((.metadata.namespace as $ns | $only == [] or any($only[]; . == $ns))
-                    and ((.metadata.labels | objects // {}) as $l
-                         | all($terms[]; .[2] == (.[1] as $v | $l[.[0]] | if $v == null then . != null else . == $v end)))))
-       | {pods: ., phases: [.[].status.phase], node_names: [.[].spec.nodeName], namespaces: [.[].metadata.namespace]}
+  else map(select((.metadata.namespace as $ns | $only == [] or any($only[]; . == $ns))
+                  and ((.metadata.labels | objects // {}) as $l
+                       | all($terms[]; .[2] == (.[1] as $v | $l[.[0]] | if $v == null then . != null else . == $v end)))))
   end
-| .phases as $phases
-| .node_names as $node_names
-| .namespaces as $namespaces
-| .pods
+# The node and phase of every pod counted, of the API's types (lib.jq).
+| [.[].status?.phase?] as $phases
+| [.[].spec?.nodeName?] as $node_names
+| pods_state_checked($node_names; $phases; $items)
 | . as $pods
 # The pods without a node: each unscheduled, or excused when an owner's kind
 # is one of $owner_kinds (then said, never silent).
@@ -687,6 +711,9 @@ def names($w):
         reason: ($t.reason // .status.reason // "Unknown" | canon),
         message: ($t.message // .status.message // "" | canon)
       } ] as $failed_pods
+# The names of the pods listed, of the API's type (lib.jq).
+| pods_names_checked([$nodeless_pods[].name, $failed_pods[].name];
+                     [$node_names | nodeless($phases)[], ($phases | indices("Failed")[])]; $items)
 | ($phases | count("Running")) as $running
 | ($phases | count("Pending")) as $pending
 | ($phases | count("Succeeded")) as $succeeded
@@ -710,7 +737,7 @@ def names($w):
     excused_kinds: ([$excused[].excused_by[]] | unique),
     # The namespaces that have counted pods, by name (jq's order), with
     # how many each has: ctrf.jq makes a test of each.
-    namespaces: ($namespaces | group_by(.) | map({namespace: .[0], pods: length}))
+    namespaces: ([.[].metadata.namespace] | group_by(.) | map({namespace: .[0], pods: length}))
   }
 | . + {
     # A selection (`-n`, `-l`) that selects no pod fails, as `kubectl wait`
@@ -856,7 +883,8 @@ def workload_named($at):
   + if type == "object" then " (\(.kind | if is_string then one_line + " " else "" end)\(namespace_name))" else "" end;
 # Input: an item. As pod_problem, with the fields the rules read of a workload.
 def workload_problem:
-  item_problem([["metadata.namespace", .metadata.namespace, a_string], ["metadata.name", .metadata.name, a_string],
+  item_problem([["metadata", .metadata, an_object], ["spec", .spec, an_object], ["status", .status, an_object]];
+               [["metadata.namespace", .metadata.namespace, a_string], ["metadata.name", .metadata.name, a_string],
                 ["metadata.uid", .metadata.uid, a_string], ["metadata.generation", .metadata.generation, a_count],
                 ["spec.replicas", .spec.replicas, a_count], ["status.observedGeneration", .status.observedGeneration, a_count],
                 ["status.desiredNumberScheduled", .status.desiredNumberScheduled, a_count]]);
@@ -1466,12 +1494,22 @@ VERIFY_PODS_PAGE_HEAD_JQ
     until_us=$((10#$started_us + seconds * 1000000))
   }
   vp_fetch() {
-    local out_file=$1 kubectl_status=0 program=kubectl command code why seconds
+    local out_file=$1 kubectl_status=0 program=kubectl command code why seconds fetch_started_us now_us
     shift
     command="kubectl $*" failed_why=''
-    timeout "$cap" kubectl "$@" </dev/null >"$out_file" 2>"$stderr_file" &
+    vp_now
+    fetch_started_us=$now_us
+    if [[ $have_timeout == true ]]; then
+      timeout "$cap" kubectl "$@" </dev/null >"$out_file" 2>"$stderr_file" &
+    else
+      kubectl --request-timeout="${cap}s" "$@" </dev/null >"$out_file" 2>"$stderr_file" &
+    fi
     kubectl_pid=$!
     wait "$kubectl_pid" 2>/dev/null || kubectl_status=$?
+    if [[ $have_timeout != true && $kubectl_status != 0 ]]; then
+      vp_now
+      if (((10#$now_us - 10#$fetch_started_us) / 1000000 >= ${cap%.*})); then kubectl_status=124; fi
+    fi
     kill -s KILL -- "-$kubectl_pid" 2>/dev/null
     kubectl_pid=
     vp_last_stderr_line
@@ -1673,9 +1711,9 @@ VERIFY_PODS_PAGE_HEAD_JQ
     waited=$(((10#$now_us - 10#$started_us) / 1000000))
   }
   local tool
-  for tool in jq timeout; do
-    if ! command -v "$tool" >/dev/null; then vp_error 2 "%s not found on PATH" "$tool" || return; fi
-  done
+  local tool=jq have_timeout=true
+  if ! command -v "$tool" >/dev/null; then vp_error 2 "%s not found on PATH" "$tool" || return; fi
+  command -v timeout >/dev/null || have_timeout=false
   vp_log_lines <<<info$'\t''Verifying pod scheduling...' || return
   local deadline=0 interval=0 kubectl_timeout=0 chunk_size=0 list_limit=0
   local setting name named default minimum max_digits unit text value digits

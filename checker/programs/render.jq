@@ -4,6 +4,8 @@
 # Variables: $list_limit  the list limit (number): with N > 0 the text is a
 #            digest of a bounded number of lines (at most N groups of at most
 #            N pods each, at most N nodes); 0 lists every pod and node.
+#            $namespaces, $selector  the selection (`-n`, `-l`), as report.jq
+#            got it: a selection that selects no pod is named in one line.
 # LEVEL is info, warn, error or plain; the bash function hands TEXT to
 # log_LEVEL (plain: printf, on stdout) and the checker prints TEXT. A line
 # upstream's verify_pods() prints through log_info, log_warn or log_error
@@ -35,6 +37,17 @@ def group_pods($members; $count; $messages):
 def rule: "==========================================" | line("error");
 def failure_banner: rule, ("Scheduling validation FAILED" | line("error")), rule;
 
+# The selection that selected no pod, as the user wrote it: "in namespace
+# nosuchns", "matching the label selector app=typo", or both.
+def selection_named:
+  ($namespaces | split(",") - [""]) as $names
+  | [ (if $names == [] then empty
+       else "in namespace\(if ($names | length) > 1 then "s" else "" end) \($names[0])"
+            + ($names[1:] | map(", " + .) | add // "")
+       end),
+      (if $selector == "" then empty else "matching the label selector \($selector)" end) ]
+  | map(" " + .) | add;
+
 # The order: the verdict first, the evidence after. The status
 # line; for a failure upstream's banner and counts; the unscheduled groups;
 # the failed groups; then what explains them (the excused pods, the events,
@@ -58,6 +71,12 @@ def failure_banner: rule, ("Scheduling validation FAILED" | line("error")), rule
    (if .unscheduled > 0 then "\(.unscheduled) pods could not be scheduled to nodes" | line("error") else empty end),
    (if .failed > 0 then "\(.failed) pods are in Failed state" | line("error") else empty end),
    ("" | line("error"))
+ else empty end)
+,
+# A selection that selects no pod: a failure (report.jq), said as
+# `kubectl get` says it, naming the selection (its typo shows).
+(if .total == 0 and $namespaces + $selector != "" then
+   "No pods found\(selection_named)" | line("error")
  else empty end)
 ,
 (if .unscheduled > 0 then
@@ -96,6 +115,13 @@ def failure_banner: rule, ("Scheduling validation FAILED" | line("error")), rule
    (missing_shown($list_limit)[] | "  \(workload_line)" | line("plain")),
    (and_more(.missing_workloads | length; missing_shown($list_limit) | length)
     | select(. != "") | "  \(.)" | line("plain"))
+ else empty end)
+,
+# A failure without the workloads read (`missing` null: offline without
+# their file, a label selector, or --workloads false) says, once, what was
+# not checked.
+(if .verdict == "fail" and .missing == null then
+   "Pods not yet created: not checked (no workloads read)" | line("warn")
  else empty end)
 ,
 (if .excused > 0 then excused_line | line("plain") else empty end)

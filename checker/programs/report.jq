@@ -171,7 +171,9 @@ def names($w):
 
 ($namespaces | names("namespace")) as $only
 | ($selector | terms) as $terms
-| ($excluded_namespaces | names("excluded namespace")) as $excluded
+# A namespace named with `-n` is checked even when the default list excludes
+# it: the name given wins (the drivers refuse it named by --exclude-ns too).
+| ($excluded_namespaces | names("excluded namespace") - $only) as $excluded
 | ($excluded_owner_kinds | split(",") | map(select(. != ""))) as $owner_kinds
 | . as $documents
 | list_items("snapshot"; "Pod"; "kubectl get pods -A -o json")
@@ -231,8 +233,10 @@ outside($excluded)
     namespaces: ([.[].metadata.namespace] | group_by(.) | map({namespace: (.[0] | canon), pods: length}))
   }
 | . + {
+    # A selection (`-n`, `-l`) that selects no pod fails, as `kubectl wait`
+    # does: only the whole cluster may be empty (upstream's warning).
     verdict: (if .unscheduled > 0 or .failed > 0 then "fail"
-              elif .total == 0 then "empty"
+              elif .total == 0 then (if $only + $terms == [] then "empty" else "fail" end)
               else "pass" end),
     # After list_items: the documents are known to be objects.
     resource_version: ($documents | list_read_at),

@@ -114,9 +114,11 @@ def prepared($at):
   | (reduce (.Deployment[].metadata.uid | strings) as $uid ({}; . + {($uid): 0})) as $listed
   | {of: ., replicasets: [.ReplicaSet[] | [deployments($listed), .]]};
 
-($excluded_namespaces | split(",")) as $excluded
+# A namespace named with `-n` is checked even when excluded by default, as
+# in report.jq.
+($namespaces | split(",")) as $only
+| ($excluded_namespaces | split(",") - $only) as $excluded
 | ($excluded_owner_kinds | split(",")) as $owner_kinds
-| ($namespaces | split(",")) as $only
 | $report[0].active_owners as $active
 # The input prepared (an object: the checker's, made before the pods were
 # read), or the documents, prepared now, with the kinds they let us check.

@@ -229,19 +229,27 @@ pub fn parse_knob(knob: &Knob, named: &str, text: &str) -> Result<u64, Said> {
     Ok(seconds)
 }
 
-/// Parse the excluded owner kinds the way the bash function does: empty (no
-/// kind excluded), or kinds separated by single commas, each ASCII letters
-/// and digits starting with a letter (a Kubernetes kind: `Job`,
-/// `PyTorchJob`). A space or an empty entry is refused, not trimmed: the
-/// match is exact, and a kind that can never match must not pass silently.
-/// `named` is the flag or the environment variable the text came from.
+/// The spelling of "no owner kind excused" for the excluded owner kinds:
+/// empty means the default list, as for every setting.
+pub const NO_OWNER_KINDS: &str = "none";
+
+/// Parse the excluded owner kinds the way the bash function does: empty (the
+/// default list, checker/programs/excluded-owner-kinds, as every empty
+/// setting is its default), [`NO_OWNER_KINDS`] (no kind excluded), or kinds
+/// separated by single commas, each ASCII letters and digits starting with a
+/// letter (a Kubernetes kind: `Job`, `PyTorchJob`). A space or an empty
+/// entry is refused, not trimmed: the match is exact, and a kind that can
+/// never match must not pass silently. `named` is the flag or the
+/// environment variable the text came from.
 pub fn parse_owner_kinds(named: &str, text: &str) -> Result<Vec<String>, Said> {
     let is_kind = |kind: &str| {
         kind.bytes().next().is_some_and(|b| b.is_ascii_alphabetic())
             && kind.bytes().all(|b| b.is_ascii_alphanumeric())
     };
-    if text.is_empty() {
-        return Ok(Vec::new());
+    match text {
+        "" => return Ok(crate::Programs::default_excluded_owner_kinds()),
+        NO_OWNER_KINDS => return Ok(Vec::new()),
+        _ => {}
     }
     if text.split(',').all(is_kind) {
         return Ok(text.split(',').map(str::to_owned).collect());
@@ -328,7 +336,9 @@ mod tests {
     #[test]
     fn owner_kinds_are_exact_kinds_separated_by_commas() {
         let parse = |text| parse_owner_kinds("k", text);
-        assert_eq!(parse(""), Ok(vec![]));
+        // Empty is the default list, as for every setting; `none` is none.
+        assert_eq!(parse(""), Ok(crate::Programs::default_excluded_owner_kinds()));
+        assert_eq!(parse("none"), Ok(vec![]));
         assert_eq!(parse("Job"), Ok(vec!["Job".to_owned()]));
         assert_eq!(
             parse("Job,PyTorchJob,TFJob2"),

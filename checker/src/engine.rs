@@ -386,13 +386,30 @@ impl Engine {
     }
 
     /// render.jq: the text lines of a result, as (level, text), listing at
-    /// most `list_limit` groups, pods per group and nodes (0: all).
+    /// most `list_limit` groups, pods per group and nodes (0: all), of a
+    /// check without a selection (`-n`, `-l`).
     pub fn render(
         &self,
         result: &Val,
         list_limit: u64,
     ) -> Result<Vec<(String, String)>, EvalError> {
-        let lines = self.run(Programs::RENDER, result.clone(), vec![number(list_limit)])?;
+        self.render_within(result, list_limit, &Excluded::default())
+    }
+
+    /// [`Self::render`] of a check within `excluded`'s selection (`-n`,
+    /// `-l`), which the text names when it selected no pod.
+    pub fn render_within(
+        &self,
+        result: &Val,
+        list_limit: u64,
+        excluded: &Excluded,
+    ) -> Result<Vec<(String, String)>, EvalError> {
+        let vars = vec![
+            number(list_limit),
+            Val::from(excluded.only_namespaces.join(",")),
+            Val::from(excluded.selector.clone()),
+        ];
+        let lines = self.run(Programs::RENDER, result.clone(), vars)?;
         Ok(lines.iter().map(|l| split_level(&to_raw(l))).collect())
     }
 

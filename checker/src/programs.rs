@@ -230,7 +230,11 @@ impl Programs {
     pub const RENDER: Program = program!(
         with_lib "render",
         "the result of result.jq",
-        &[var!(ArgJson "$list_limit")],
+        &[
+            var!(ArgJson "$list_limit"),
+            var!(Arg "$namespaces"),
+            var!(Arg "$selector")
+        ],
         Lines
     );
     /// report → the line printed before another attempt; null with

@@ -1285,6 +1285,37 @@ def selection_exclude_added():
     return mixed_everything()
 
 
+@case("-n nosuchns: a namespace that holds no pod selects nothing: fail, in one line naming it "
+      "(as `kubectl wait` fails on no matching resources), never a pass.", namespaces="nosuchns")
+def selection_no_such_namespace():
+    return mixed_everything()
+
+
+@case("-l app=typo: a selector that matches no pod selects nothing: fail, in one line naming it.",
+      selector="app=typo")
+def selection_selector_matches_nothing():
+    return mixed_everything()
+
+
+@case("-n kube-system: a namespace of the default excluded list, named, is checked (the name "
+      "given wins over the default list): its Pending pod is unscheduled, fail.",
+      namespaces="kube-system")
+def selection_excluded_namespace_named():
+    return only_excluded_namespaces()
+
+
+@case("KWOK_VERIFY_PODS_EXCLUDE_OWNER_KINDS set but empty is the default (Job), as every empty "
+      "setting is: the Job's hook pod is excused, pass.", owner_kinds="")
+def selection_owner_kinds_empty():
+    return job_hook_pending()
+
+
+@case("KWOK_VERIFY_PODS_EXCLUDE_OWNER_KINDS=none excuses no owner kind: the Job's hook pod "
+      "without a node is unscheduled, fail.", owner_kinds="none")
+def selection_owner_kinds_none():
+    return job_hook_pending()
+
+
 @case("A larger cluster, generated with a fixed seed: 400 pods in 30 namespaces on 16 nodes, a few unscheduled and failed.")
 def large_generated():
     rng = random.Random(20260528)
@@ -1645,18 +1676,23 @@ def excluded_namespaces(name=None):
     default = {line.split("#")[0].strip() for line in lines} - {""}
     path = HERE / name / EXCLUDE_NS_FILE if name else None
     setting = path.read_text().strip() if path and path.is_file() else ""
-    if setting == "":
-        return default
     listed = set((setting[1:] if setting.startswith("+") else setting).split(",")) - {""}
-    return default | listed if setting.startswith("+") else listed
+    excluded = default | listed if setting.startswith("+") or setting == "" else listed
+    # A namespace the case selects by name (-n) is checked: the name given wins over
+    # the default list. (Named by --exclude-ns too, the drivers refuse the settings.)
+    return excluded - (selection(name)[0] if name else set())
 
 
 def owner_kinds(name):
     """The owner kinds a case is checked with: its exclude-owner-kinds file, else the
-    default list, read from the one file that defines it (never restated here)."""
+    default list, read from the one file that defines it (never restated here). An empty
+    setting is the default, as every empty setting is; `none` is no kind at all."""
     file = HERE / name / OWNER_KINDS_FILE
-    if file.is_file():
-        return set(file.read_text().strip().split(",")) - {""}
+    setting = file.read_text().strip() if file.is_file() else ""
+    if setting == "none":
+        return set()
+    if setting != "":
+        return set(setting.split(",")) - {""}
     lines = (ROOT / "checker/programs/excluded-owner-kinds").read_text().splitlines()
     return {line.split("#")[0].strip() for line in lines} - {""}
 
@@ -1856,7 +1892,10 @@ def model(pods_doc, events_doc, kinds, substring=False, within=(set(), []), excl
         "namespaces": [{"namespace": canon(v), "pods": n}
                        for v, n in sorted(count_raw(get(p, "metadata", "namespace") for p in pods),
                                           key=lambda vn: jq_order(vn[0]))],
-        "verdict": "fail" if unscheduled or failed else ("empty" if not pods else "pass"),
+        # A selection (-n, -l) that selects no pod fails, as `kubectl wait` does; only
+        # the whole cluster may be empty (upstream's warning).
+        "verdict": "fail" if unscheduled or failed or (not pods and (only or terms))
+                   else ("empty" if not pods else "pass"),
         "resource_version": pods_doc["resourceVersion"],
         "attempts": 1,
         "waited_seconds": 0,
@@ -2388,7 +2427,31 @@ def check_text(name, expected, lines):
         if sum(map(int, terms[1:])) != int(terms[0]):
             problems.append(f"the counts of the status line do not add up: {lines[1]!r}")
     problems += check_missing(expected, lines, limit)
+    problems += check_selection(name, expected, lines)
     return problems + check_upstream_lines(expected, lines)
+
+
+def check_selection(name, expected, lines):
+    """A selection (-n, -l) that selects no pod is named in one line: its namespaces and
+    its selector, as given. A failure whose pods not yet created were not checked (no
+    workloads read: `missing` None) says so in one line; any other result says nothing
+    of it (check_missing has the lines of the pods that were checked)."""
+    problems = []
+    only, terms = selection(name)
+    if expected["total"] == 0 and (only or terms):
+        setting = (HERE / name / SELECTOR_FILE)
+        words = sorted(only) + ([setting.read_text().strip()] if terms else [])
+        named = [line for line in lines[2:] if all(w in line for w in words)]
+        if len(named) != 1:
+            problems.append(f"no one line names the selection {words}: {named}")
+    unchecked = [line for line in lines if "not yet created" in line and "not checked" in line]
+    if expected["verdict"] == "fail" and expected.get("missing") is None:
+        if len(unchecked) != 1:
+            problems.append(f"no one line says the pods not yet created were not checked: {unchecked}")
+    elif unchecked:
+        problems.append(f"a line says the pods not yet created were not checked, but they were "
+                        f"or the check passed: {unchecked}")
+    return problems
 
 
 def check_missing(expected, lines, limit):

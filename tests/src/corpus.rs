@@ -87,16 +87,25 @@ impl Case {
             .unwrap_or_else(|_| panic!("{}: not a list limit: {text:?}", self.name))
     }
 
-    /// The excluded owner kinds the case is checked with (comma-separated):
-    /// its `exclude-owner-kinds` file, else the default list. Every driver
+    /// The excluded owner kinds the case is checked with, as the drivers
+    /// read the setting: its `exclude-owner-kinds` file (empty: the
+    /// default list; `none`: no kind), else the default list. Every driver
     /// and golden of the case uses it (make_corpus.py reads the same file).
-    pub fn owner_kinds(&self) -> String {
+    pub fn owner_kinds_setting(&self) -> String {
         let path = self.file(OWNER_KINDS_FILE);
         if !path.is_file() {
             return checker::Programs::default_excluded_owner_kinds().join(",");
         }
         let text = String::from_utf8(read(&path)).expect("exclude-owner-kinds is text");
         text.trim().to_owned()
+    }
+
+    /// The excluded owner kinds report.jq gets for the case (comma-separated,
+    /// "" for none): [`Self::owner_kinds_setting`] as the drivers parse it.
+    pub fn owner_kinds(&self) -> String {
+        checker::contract::parse_owner_kinds(&self.name, &self.owner_kinds_setting())
+            .unwrap_or_else(|e| panic!("{}: {e}", self.name))
+            .join(",")
     }
 
     /// The namespaces the case is checked within (`-n`, comma-separated):
@@ -127,6 +136,28 @@ impl Case {
         }
     }
 
+    /// The case's settings as the engine takes them: its excluded
+    /// namespaces and owner kinds, its selection (`-n`, `-l`), and whether
+    /// it reads workloads.
+    pub fn selection(&self) -> checker::engine::Excluded {
+        checker::engine::Excluded {
+            namespaces: self.excluded_namespaces(),
+            owner_kinds: checker::contract::parse_owner_kinds(
+                &self.name,
+                &self.owner_kinds_setting(),
+            )
+            .unwrap_or_else(|e| panic!("{}: {e}", self.name)),
+            only_namespaces: self
+                .namespaces()
+                .split(',')
+                .filter(|ns| !ns.is_empty())
+                .map(str::to_owned)
+                .collect(),
+            selector: self.selector(),
+            workloads: self.workloads().is_some(),
+        }
+    }
+
     fn setting_file(&self, name: &str) -> String {
         let path = self.file(name);
         if !path.is_file() {
@@ -147,7 +178,7 @@ impl Case {
             ),
             (
                 checker::contract::EXCLUDE_OWNER_KINDS.env,
-                self.owner_kinds(),
+                self.owner_kinds_setting(),
             ),
             // Live, the workloads are read only for a case that has them
             // (the others' goldens say none were: `missing` null).

@@ -73,7 +73,7 @@ fn same_as_offline(
 fn knobs(case: &Case) -> expect::Knobs {
     expect::Knobs {
         excluded: checker::engine::Excluded {
-            owner_kinds: checker::contract::parse_owner_kinds(&case.name, &case.owner_kinds())
+            owner_kinds: checker::contract::parse_owner_kinds(&case.name, &case.owner_kinds_setting())
                 .expect("the case's owner kinds parse"),
             only_namespaces: case
                 .namespaces()

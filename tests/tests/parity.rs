@@ -189,7 +189,15 @@ fn stage(program: Program, case: &Case, chain: &Chain, unscheduled: bool) -> JqR
                 chain.path("report.json"),
             )
         }
-        "render" | "github" | "summary" => (
+        "render" => (
+            vec![
+                case.list_limit().to_string(),
+                case.namespaces(),
+                case.selector(),
+            ],
+            chain.path("result.json"),
+        ),
+        "github" | "summary" => (
             vec![case.list_limit().to_string()],
             chain.path("result.json"),
         ),
@@ -588,7 +596,7 @@ fn golden_with_waited(engine: &Engine, case: &Case, waited: u64) -> (Vec<u8>, Ve
         .expect("result.jq on the golden");
     let text: String = verify_pods_tests::replay::expect::start_line(engine)
         + &engine
-            .render(&result, case.list_limit())
+            .render_within(&result, case.list_limit(), &case.selection())
             .expect("render.jq on the golden")
             .into_iter()
             .map(|(_, text)| text + "\n")

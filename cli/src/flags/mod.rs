@@ -6,7 +6,8 @@ mod help;
 mod knobs;
 
 pub(crate) use knobs::{
-    excluded_namespaces, knob, only_namespaces, owner_kinds, selection, source, workloads,
+    excluded_namespaces, knob, only_namespaces, owner_kinds, selection, selector_warning, source,
+    workloads,
 };
 
 use checker::contract::{self, DEADLINE_ENV, INTERVAL_ENV};
@@ -93,7 +94,7 @@ pub(crate) const BASH_TOOL: bash::Tool = bash::Tool {
 
 #[derive(clap::Args)]
 pub(crate) struct CheckArgs {
-    /// Saved pods to check instead of the cluster (`-` = stdin): one `kubectl get pods -A -o json`, or the raw pages `--save-dir` saves
+    /// Saved pods to check instead of the cluster (`-` = stdin): one `kubectl get pods -A -o json`, or the raw pages `--save-dir` saves; a directory `--save-dir` wrote: its pods.json, events.json and workloads.json
     #[arg(long, value_name = "FILE")]
     pub(crate) snapshot: Option<PathBuf>,
     /// Saved events to explain unscheduled pods (offline mode): one `kubectl get events -A -o json`, or raw pages
@@ -118,7 +119,7 @@ pub(crate) struct CheckArgs {
     /// Every namespace (the default), as kubectl's -A.
     #[arg(short = 'A', long)]
     pub(crate) all_namespaces: bool,
-    /// Comma-separated owner kinds whose pending pods do not count as unscheduled, exact match (empty = none).
+    /// Comma-separated owner kinds whose pending pods do not count as unscheduled, exact match (empty = the default; `none` = no kind).
     #[arg(long, value_name = "KIND,KIND", env = contract::EXCLUDE_OWNER_KINDS.env,
           default_value_t = Programs::default_excluded_owner_kinds().join(","))]
     pub(crate) exclude_owner_kinds: String,

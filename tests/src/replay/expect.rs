@@ -112,7 +112,7 @@ pub fn final_text_as(
         .result(&report, attempts, waited, events)
         .expect("result.jq runs");
     let lines = engine
-        .render(&result, knobs.list_limit)
+        .render_within(&result, knobs.list_limit, &knobs.excluded)
         .expect("render.jq runs");
     lines.into_iter().map(|(_, text)| text + "\n").collect()
 }
