@@ -11,6 +11,11 @@ use checker::snapshot::{self, ReadOptions};
 use checker::Projection;
 use std::process::ExitCode;
 
+/// The allocator of verify-pods, so that the reader alone costs here what
+/// it costs in the checker.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let mut args = std::env::args_os().skip(1);
     let Some(path) = args.next() else {
