@@ -47,7 +47,7 @@
 # (checker/programs/excluded-owner-kinds): only pods of a batch/v1 Job may
 # stay unscheduled. Upstream's `map(.kind) | contains(["Job"])` is a substring
 # test (PyTorchJob, MPIJob, CronJob, JobSet... owners escape it too): the
-# README names the list that reproduces it.
+# docs/migrating.md (The Job rule) names the list that reproduces it.
 def owned_by($kinds): any(.metadata.ownerReferences[]?; .kind as $kind | any($kinds[]; . == $kind));
 
 # The kinds of $kinds among the pod's owners.

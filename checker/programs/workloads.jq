@@ -27,7 +27,7 @@
 #            Before the pods are read: the workloads prepared, an object that
 #            this program then takes as its input, with the report.
 #
-# The rules (README, "rules in brief"; the model: tests/corpus/make_corpus.py):
+# The rules (docs/rules.md; the model: tests/corpus/make_corpus.py):
 # - A pod is active for a workload when one of its ownerReferences names
 #   the workload's uid, it has no deletionTimestamp, and it is neither
 #   Succeeded nor Failed (a Failed pod is reported as failed, not created):
