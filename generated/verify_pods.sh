@@ -539,7 +539,7 @@ VERIFY_PODS_LIB_JQ
 # (checker/programs/excluded-owner-kinds): only pods of a batch/v1 Job may
 # stay unscheduled. Upstream's `map(.kind) | contains(["Job"])` is a substring
 # test (PyTorchJob, MPIJob, CronJob, JobSet... owners escape it too): the
-# README names the list that reproduces it.
+# docs/migrating.md (The Job rule) names the list that reproduces it.
 def owned_by($kinds): any(.metadata.ownerReferences[]?; .kind as $kind | any($kinds[]; . == $kind));
 
 # The kinds of $kinds among the pod's owners.
@@ -737,7 +737,11 @@ outside($excluded; $all_namespaces)
     excused_kinds: ([$excused[].excused_by[]] | unique),
     # The namespaces that have counted pods, by name (jq's order), with
     # how many each has: ctrf.jq makes a test of each.
-    namespaces: ([.[].metadata.namespace] | group_by(.) | map({namespace: .[0], pods: length}))
+    # Without a selection, from the namespaces read of every pod (grouped,
+    # the excluded ones' groups left out): one read of every pod less.
+    namespaces: (if $only + $terms == [] then $all_namespaces | group_by(.) | map(select(.[0] as $ns | any($excluded[]; . == $ns) | not))
+                 else [.[].metadata.namespace] | group_by(.) end
+                 | map({namespace: .[0], pods: length}))
   }
 | . + {
     # A selection (`-n`, `-l`) that selects no pod fails, as `kubectl wait`
@@ -800,7 +804,7 @@ VERIFY_PODS_DECISION_JQ
 #            Before the pods are read: the workloads prepared, an object that
 #            this program then takes as its input, with the report.
 #
-# The rules (README, "rules in brief"; the model: tests/corpus/make_corpus.py):
+# The rules (docs/rules.md; the model: tests/corpus/make_corpus.py):
 # - A pod is active for a workload when one of its ownerReferences names
 #   the workload's uid, it has no deletionTimestamp, and it is neither
 #   Succeeded nor Failed (a Failed pod is reported as failed, not created):
@@ -1226,7 +1230,7 @@ def selection_named:
             + ($names[1:] | map(", " + .) | add // "")
        end),
       (if $selector == "" then empty else "matching the label selector \($selector)" end) ]
-  | map(" " + .) | add;
+  | map(" " + .) | add // "";
 
 # The order: the verdict first, the evidence after. The status
 # line; for a failure upstream's banner and counts; the unscheduled groups;
@@ -1255,8 +1259,8 @@ def selection_named:
 ,
 # A selection that selects no pod: a failure (report.jq), said as
 # `kubectl get` says it, naming the selection (its typo shows).
-(if .total == 0 and $namespaces + $selector != "" then
-   "No pods found\(selection_named)" | line("error")
+(if .total == 0 and .verdict == "fail" then
+   selection_named | select(. != "") | "No pods found\(.)" | line("error")
  else empty end)
 ,
 (if .unscheduled > 0 then
@@ -1353,7 +1357,9 @@ VERIFY_PODS_RENDER_JQ
 # the line before waiting for another attempt.
 #
 # Input:     the report of report.jq; null before the first attempt.
-# Variables: $attempts, $waited_seconds, $deadline_seconds (numbers).
+# Variables: $attempts, $waited_seconds (numbers), $deadline_seconds (its
+#            digits, a string: up to 18 of them, past what jq 1.6's
+#            numbers hold exactly).
 #            $attempts 0 is "before the first attempt": the start line,
 #            which both drivers print before their first list.
 # Output:    one raw line "LEVEL<TAB>TEXT" (see render.jq). Both keep the
@@ -1647,7 +1653,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
   vp_run_events() { vp_jq -c --slurp --slurpfile report "$1" "$lib_program$events_program"; }
   vp_run_result() { vp_jq -c --argjson attempts "$1" --argjson waited_seconds "$2" --slurpfile events "$3" "$result_program"; }
   vp_run_render() { vp_jq -r --argjson list_limit "$1" --arg namespaces "$2" --arg selector "$3" "$lib_program$render_program"; }
-  vp_run_progress() { vp_jq -r --argjson attempts "$1" --argjson waited_seconds "$2" --argjson deadline_seconds "$3" "$lib_program$progress_program"; }
+  vp_run_progress() { vp_jq -r --argjson attempts "$1" --argjson waited_seconds "$2" --arg deadline_seconds "$3" "$lib_program$progress_program"; }
   vp_decide() { vp_run_decision <"$report_file" >"$decision_file"; read -r verdict unscheduled next <"$decision_file"; }
   vp_must() {
     local program=$1 why

@@ -23,6 +23,48 @@ def canon:
 # Any value as text: strings as they are, anything else as JSON.
 def text: if is_string then . else tojson end;
 
+# ---- The API's types. Every field a rule reads has its API type, or is
+# unset (absent or null, as the API allows: a pod just created has no
+# status). Anything else is refused, never read: a number where a name
+# belongs printed each engine its own way, and a replicas of "3" read as 1.
+
+# A value's type as a phrase, never the value: jq 1.6 and jaq print some
+# numbers (NaN, 1e1000, 1.0) each their own way.
+def a_type:
+  type | if . == "null" then "null" elif . == "array" or . == "object" then "an " + . else "a " + . end;
+# An int32 count, as the API's replicas and generations are: an integer from
+# 0 to 2147483647 (NaN equals nothing, not even its floor).
+def is_count: is_number and . >= 0 and . <= 2147483647 and . == floor;
+# Input: the values of one field over many objects, null where unset.
+# Whether all are unset or strings, natively, without a jq step per value:
+# the strings lie between "" and [] in jq's order, so the least and the
+# greatest value but null tell. (`sort`, not `min` and `max`: jaq runs
+# those as `min_by(.)`, a jq step per value.)
+def strings_or_unset: . - [null] | sort | . == [] or ((.[0] | is_string) and (.[-1] | is_string));
+# Whether all are unset or counts, in the same way. A non-integer in the
+# range prints with "." or "e" in every engine, NaN as null or NaN; jaq
+# prints an integral float as 3.0, which the caller's closer look (is_count)
+# then lets pass.
+def counts_or_unset:
+  . - [null] | sort
+  | . == []
+    or ((.[0] | is_number and . >= 0) and (.[-1] | is_number and . <= 2147483647)
+        and (tojson as $digits | all(".", "e", "E", "n", "N"; . as $c | $digits | index($c) == null)));
+# What a field of the API must be, and the test of it.
+def a_string: "a string";
+def a_count: "an integer from 0 to 2147483647";
+def an_object: "an object";
+def is_a($wanted):
+  if $wanted == a_string then is_string elif $wanted == a_count then is_count else type == "object" end;
+# The first problem of an object's fields ($fields: [[name, value, a_string
+# or a_count]], in order), as "NAME is A TYPE, not WANTED"; null if none.
+def field_problem($fields):
+  first($fields[]
+        | .[2] as $wanted
+        | select(.[1] != null and (.[1] | is_a($wanted) | not))
+        | "\(.[0]) is \(.[1] | a_type), not \($wanted)")
+  // null;
+
 # Code points that must not reach a CI log as they are: C0 controls and DEL
 # (newline, tab, ESC sequences), C1 controls, the line and paragraph
 # separators, and the invisible direction marks and overrides that make a log
@@ -247,18 +289,22 @@ def list_kinds($kind; $command):
      + " (\($command))") as $expected
   | (first(.[] | .kind | select(. != null and . != $list and . != "List")) // null) as $other
   | if $other != null then error("\($other | a_kind), expected \($expected)") else . end
-  # The items of a document of no kind or of kind List only: a list of
-  # $kind, whose items carry no kind, holds only $kind. `indices` counts them
-  # natively, without a jq test per item.
-  | (first(.[] | select(.kind != $list) | [.items[].kind?]
+  # The items of every document, a PodList's too (an item of a raw page
+  # carries no kind, one of `kubectl get -o json` its own): `indices` counts
+  # them natively, without a jq test per item.
+  | (first(.[] | [.items[].kind?]
            | select(length > (indices($kind) | length) + (indices(null) | length))
            | .[] | select(. != null and . != $kind)) // null) as $item
-  | if $item != null then error("a List holding \($item | a_kind), expected \($expected)") else . end;
+  | if $item != null then error("a list holding \($item | a_kind), expected \($expected)") else . end;
 def list_items($what; $kind; $command):
   if length == 0 then error("\($what) is empty: expected a JSON document") else . end
   | if any(.[]; type != "object" or (.items | type) != "array")
     then error("\($what) has no items array") else . end
   | list_kinds($kind; $command)
+  # The version, when set, is a string, as the API server writes it (a page
+  # of a number would be refused live: so it is offline).
+  | (first(.[] | list_version | select(. != null and (is_string | not))) // null) as $odd
+  | if $odd != null then error("\($what) has a resourceVersion that is \($odd | a_type), not a string") else . end
   | (.[0] | list_version) as $version
   | [.[] | list_version | select(. != $version)] as $others
   | if $others != []
@@ -266,3 +312,101 @@ def list_items($what; $kind; $command):
     else . end
   | if .[-1] | list_continue != "" then error("\($what) is incomplete: its last page has a continue token") else . end
   | [.[].items[]];
+
+# Input: an item of a list. What is wrong with it, or null: that it is no
+# object, or the first of the objects holding the fields (`parts`, as for
+# field_problem: metadata, spec, status), or of the fields (`fields`, read
+# only once their parts are objects or unset), that does not have its API
+# type: " is null, not an object", ": spec.nodeName is a number, not a string".
+def item_problem(parts; fields):
+  if type != "object" then " is \(a_type), not an object"
+  else field_problem(parts) // field_problem(fields) | if . == null then null else ": " + . end
+  end;
+# Input: items. The first of them (in their order) that has a problem, as
+# [its place from 0, the problem]; else null.
+def first_problem(problem):
+  . as $items
+  | first(range(0; length) as $at | $items[$at] | problem as $problem | select($problem != null) | [$at, $problem])
+    // null;
+
+# Input: the uids of some objects (strings, or null where unset). null when
+# no uid is there twice (found by one native sort: `group_by`, not `unique`,
+# which jaq runs as a jq step per group); else [uid, the place of its first
+# object, the place of the first object that repeats an earlier one's uid],
+# places from 0.
+def repeated_uid:
+  . as $uids
+  | (. - [null]) as $set
+  | if ($set | group_by(.) | length) == ($set | length) then null
+    else [range(0; length) as $at | select($uids[$at] != null) | [$uids[$at], $at]]
+         | group_by(.[0]) | map(select(length > 1) | [.[0][0], .[0][1], .[1][1]]) | min_by(.[2])
+    end;
+
+# ---- Each pod once, with the API's types (report.jq, on list_items'
+# output). Two copies of one list joined, or a hand-merged file, counted a
+# pod twice: a ReplicaSet wanting 2 with 1 pod passed. A null item was
+# counted as a pod null/null, and a nodeName of NaN as a node.
+
+# Input: an item. Its namespace/name in an error, "?" for either that is no
+# string; with its place ($at, from 0): "pod 3 (web/api-1)".
+def namespace_name:
+  .metadata | if type == "object" then [.namespace, .name] else [null, null] end
+  | map(if is_string then one_line else "?" end) | "\(.[0])/\(.[1])";
+def pod_named($at): "pod \($at + 1)" + if type == "object" then " (\(namespace_name))" else "" end;
+# Each field is checked where the rules read it, in one native pass over
+# the values read (strings_or_unset); the pods are looked at one by one only
+# when something is wrong, to name the first. Every pod's namespace and uid
+# (pods_once), the node and phase of every pod counted, the name of every
+# pod listed (pods_state_checked, pods_names_checked).
+
+# Input: an item. What is wrong with its namespace or uid (or with it: no
+# object), or null.
+def pod_identity_problem:
+  item_problem([["metadata", .metadata, an_object]];
+               [["metadata.namespace", .metadata.namespace, a_string], ["metadata.uid", .metadata.uid, a_string]]);
+# Input: the items of a snapshot; $namespaces their metadata.namespace (a
+# `?` path: a list shorter than the items says one is no object), which
+# report.jq then counts by. The items, or an error naming the first item
+# (in the snapshot's order) that is null or no object, or whose namespace
+# or uid is of another type, else the first that repeats an earlier one's
+# uid (one state holds each pod once), and that earlier one.
+def pods_once($namespaces):
+  . as $pods
+  | [.[].metadata?.uid?] as $uids
+  | if indices(null) == [] and all($uids, $namespaces; length == ($pods | length) and strings_or_unset)
+    then .
+    else first_problem(pod_identity_problem) as $found
+         | if $found == null then . else error(($pods[$found[0]] | pod_named($found[0])) + $found[1]) end
+    end
+  | ($uids | repeated_uid) as $repeated
+  | if $repeated == null then .
+    else $repeated[0] as $uid | $repeated[1] as $first | $repeated[2] as $again
+         | error("\($pods[$first] | pod_named($first)) and \($pods[$again] | pod_named($again)) have the same uid \($uid | tojson): each pod is counted once")
+    end;
+# Input: a pod of $items (the snapshot's items). The pod, or an error naming
+# it by its place there, and $problem (unless null).
+def pod_refused($items; $problem):
+  if $problem == null then .
+  else . as $pod | ($items | indices([$pod])[0]) as $at | error(pod_named($at) + $problem) end;
+# Input: the pods counted; $node_names and $phases theirs, read by `?`
+# paths. The pods, or an error naming the first whose spec.nodeName or
+# status.phase (or spec, status) is of another type.
+def pods_state_checked($node_names; $phases; $items):
+  length as $counted
+  | if all($node_names, $phases; length == $counted and strings_or_unset) then .
+    else (first(.[] | . as $pod
+                  | item_problem([["spec", .spec, an_object], ["status", .status, an_object]];
+                                 [["spec.nodeName", .spec.nodeName, a_string], ["status.phase", .status.phase, a_string]])
+                  | select(. != null) | [$pod, .]) // null) as $found
+         | if $found == null then . else $found[0] | pod_refused($items; $found[1]) end
+    end;
+# Input: the pods counted; $names the names of those the output lists, at
+# the places $listed of the pods. The pods, or an error naming the first of
+# them whose name is of another type.
+def pods_names_checked($names; $listed; $items):
+  if $names | strings_or_unset then .
+  else . as $pods
+       | (first($listed[] | $pods[.] | field_problem([["metadata.name", .metadata.name, a_string]]) as $problem
+                | select($problem != null) | [., $problem]) // null) as $found
+       | if $found == null then . else $found[0] | pod_refused($items; ": " + $found[1]) end
+  end;

@@ -41,7 +41,10 @@
 # the Pending and Failed pods are looked at closer. (A per-pod summary
 # object cost 2.5x the evaluation time.)
 
-# lib.jq (canon) comes first: the drivers put it in front of this file.
+# lib.jq (canon, pods_once) comes first: the drivers put it in front of this
+# file. Once checked there, a pod's namespace, uid, node, phase and (of a
+# pod listed) name are strings or null; only the reasons and messages may be
+# numbers (canon).
 
 # An owner of one of $kinds (exact match). The default list is `Job`
 # (checker/programs/excluded-owner-kinds): only pods of a batch/v1 Job may
@@ -55,13 +58,13 @@ def owner_kinds_in($kinds): [.metadata.ownerReferences[]? | .kind as $kind | sel
 
 # Input: the node names (spec.nodeName) and $phases the phases of the pods.
 # The positions of the pods that no node runs and that still should be:
-# no node bound (a pod is bound when spec.nodeName is a non-empty string or
-# another value but null and false) in any phase but Succeeded
+# no node bound (spec.nodeName unset or "": pods_state_checked refused any
+# other value than a string) in any phase but Succeeded
 # and Failed. Pending is the usual one; a pod Running, Unknown or
 # of no phase without a node is not scheduled either, and is never called so.
 # `indices` finds them natively; only those pods are looked at.
 def nodeless($phases):
-  [indices(null), indices(""), indices(false)] | add | sort
+  [indices(null), indices("")] | add | sort
   | map(select($phases[.] != "Succeeded" and $phases[.] != "Failed"));
 
 # Why the scheduler left the pod unbound, in its own words: the PodScheduled
@@ -86,7 +89,7 @@ def with_phase($phases; $phase): .[$phases | indices($phase)[]];
 def distribution:
   group_by(.)
   | map({node: (.[0] // "" | if . == "" then "<none>" else . end), pods: length})
-  | group_by(.node) | map({node: (.[0].node | canon), pods: (map(.pods) | add)});
+  | group_by(.node) | map({node: .[0].node, pods: (map(.pods) | add)});
 
 # Input: the phases. How many are $phase.
 def count($phase): indices($phase) | length;
@@ -101,9 +104,9 @@ def without($dropped):
     else [ range(0; ($dropped | length) + 1) as $i
            | $all[(if $i == 0 then 0 else $dropped[$i - 1] + 1 end) : ($dropped[$i] // length)][] ]
     end;
-def outside($excluded):
-  [.[].metadata.namespace] as $namespaces
-  | without([$excluded[] as $name | $namespaces | indices($name)[]] | unique);
+# $namespaces: the pods' namespaces, read once (pods_once checked them).
+def outside($excluded; $namespaces):
+  without([$excluded[] as $name | $namespaces | indices($name)[]] | unique);
 
 # Input: owner uids as read, any value. The string ones, equal ones
 # grouped: sorted, the strings are one slice between the sentinels "" and []
@@ -177,36 +180,51 @@ def names($w):
 | ($excluded_owner_kinds | split(",") | map(select(. != ""))) as $owner_kinds
 | . as $documents
 | list_items("snapshot"; "Pod"; "kubectl get pods -A -o json")
+| . as $items
+# Each pod once, its namespace and uid of the API's types (lib.jq), the
+# namespaces read once for that and for the exclusion. The owners' part,
+# which the checker runs beside the rest and adds to it, leaves that to the
+# rest.
+| (if $workloads == "owners" then null else [.[].metadata?.namespace?] end) as $all_namespaces
+| if $all_namespaces == null then . else pods_once($all_namespaces) end
+# With the workloads, active_owners reads every pod's phase: every pod's
+# node and phase are checked first (else only the counted pods', below).
+| if $workloads == "false" then . else pods_state_checked([.[].spec?.nodeName?]; [.[].status?.phase?]; $items) end
 | (if $workloads == "false" then null else active_owners end) as $owners
 | if $workloads == "owners" then {resource_version: ($documents | list_read_at), active_owners: $owners} else
 # Else the whole report.
-outside($excluded)
+outside($excluded; $all_namespaces)
 | if $only + $terms == [] then .
   # A pod of one of $only (none: any), whose labels match every term.
   else map(select((.metadata.namespace as $ns | $only == [] or any($only[]; . == $ns))
                   and ((.metadata.labels | objects // {}) as $l
                        | all($terms[]; .[2] == (.[1] as $v | $l[.[0]] | if $v == null then . != null else . == $v end)))))
   end
-| [.[].status.phase] as $phases
+# The node and phase of every pod counted, of the API's types (lib.jq).
+| [.[].status?.phase?] as $phases
+| [.[].spec?.nodeName?] as $node_names
+| pods_state_checked($node_names; $phases; $items)
 | . as $pods
-| [.[].spec.nodeName] as $node_names
 # The pods without a node: each unscheduled, or excused when an owner's kind
 # is one of $owner_kinds (then said, never silent).
 | [ $node_names | nodeless($phases)[] | $pods[.]
     | scheduler_verdict as $why
-    | {namespace: (.metadata.namespace | canon), name: (.metadata.name | canon),
-       uid: (.metadata.uid | canon), reason: ($why.reason | canon), message: ($why.message | canon),
+    | {namespace: .metadata.namespace, name: .metadata.name,
+       uid: .metadata.uid, reason: ($why.reason | canon), message: ($why.message | canon),
        excused_by: owner_kinds_in($owner_kinds)}
   ] as $nodeless_pods
 | [ $nodeless_pods[] | select(.excused_by == []) | del(.excused_by) ] as $unscheduled_pods
 | [ $nodeless_pods[] | select(.excused_by != []) ] as $excused
 | [ with_phase($phases; "Failed") | terminated as $t
     | {
-        namespace: (.metadata.namespace | canon),
-        name: (.metadata.name | canon),
+        namespace: .metadata.namespace,
+        name: .metadata.name,
         reason: ($t.reason // .status.reason // "Unknown" | canon),
         message: ($t.message // .status.message // "" | canon)
       } ] as $failed_pods
+# The names of the pods listed, of the API's type (lib.jq).
+| pods_names_checked([$nodeless_pods[].name, $failed_pods[].name];
+                     [$node_names | nodeless($phases)[], ($phases | indices("Failed")[])]; $items)
 | ($phases | count("Running")) as $running
 | ($phases | count("Pending")) as $pending
 | ($phases | count("Succeeded")) as $succeeded
@@ -230,7 +248,11 @@ outside($excluded)
     excused_kinds: ([$excused[].excused_by[]] | unique),
     # The namespaces that have counted pods, by name (jq's order), with
     # how many each has: ctrf.jq makes a test of each.
-    namespaces: ([.[].metadata.namespace] | group_by(.) | map({namespace: (.[0] | canon), pods: length}))
+    # Without a selection, from the namespaces read of every pod (grouped,
+    # the excluded ones' groups left out): one read of every pod less.
+    namespaces: (if $only + $terms == [] then $all_namespaces | group_by(.) | map(select(.[0] as $ns | any($excluded[]; . == $ns) | not))
+                 else [.[].metadata.namespace] | group_by(.) end
+                 | map({namespace: .[0], pods: length}))
   }
 | . + {
     # A selection (`-n`, `-l`) that selects no pod fails, as `kubectl wait`

@@ -95,22 +95,81 @@ def kinds_checked:
 # controller observed this generation (in jq's order of values).
 def reconciled: .status.observedGeneration >= (.metadata.generation // 0);
 
+# The four kinds whose pods the rules count, and what a refusal says is
+# expected instead: a Pod or a Job among them is a wrong file, not a
+# workload to skip.
+def workload_kinds: ["ReplicaSet", "StatefulSet", "DaemonSet", "Deployment"];
+def workloads_expected:
+  "expected lists of ReplicaSets, StatefulSets, DaemonSets or Deployments"
+  + " (kubectl get rs,sts,ds,deploy -A -o json, or the saved workloads.json)";
+# Input: an item of the workloads, with its kind. Its name in an error:
+# "item 3 (StatefulSet data/nats)", places from 1 in the items of every
+# document.
+def workload_named($at):
+  "item \($at + 1)"
+  + if type == "object" then " (\(.kind | if is_string then one_line + " " else "" end)\(namespace_name))" else "" end;
+# Input: an item. As pod_problem, with the fields the rules read of a workload.
+def workload_problem:
+  item_problem([["metadata", .metadata, an_object], ["spec", .spec, an_object], ["status", .status, an_object]];
+               [["metadata.namespace", .metadata.namespace, a_string], ["metadata.name", .metadata.name, a_string],
+                ["metadata.uid", .metadata.uid, a_string], ["metadata.generation", .metadata.generation, a_count],
+                ["spec.replicas", .spec.replicas, a_count], ["status.observedGeneration", .status.observedGeneration, a_count],
+                ["status.desiredNumberScheduled", .status.desiredNumberScheduled, a_count]]);
+# Input: the workloads' items, each with its kind. Them, or an error naming
+# the first that has a field of another type than the API's, or repeats an
+# earlier one's uid (as report.jq's pods_once: each field read once over all
+# of them and judged natively, one by one only when something is wrong).
+def workloads_once:
+  . as $items
+  | if indices(null) == []
+       and all([[.[].metadata?.namespace?], [.[].metadata?.name?], [.[].metadata?.uid?]][];
+           length == ($items | length) and strings_or_unset)
+       and all([[.[].metadata?.generation?], [.[].spec?.replicas?], [.[].status?.observedGeneration?],
+                [.[].status?.desiredNumberScheduled?]][];
+               length == ($items | length) and counts_or_unset)
+    then .
+    else first_problem(workload_problem) as $found
+         | if $found == null then . else error("workloads: \($items[$found[0]] | workload_named($found[0]))\($found[1])") end
+    end
+  | ([.[].metadata.uid] | repeated_uid) as $repeated
+  | if $repeated == null then .
+    else $repeated[0] as $uid | $repeated[1] as $first | $repeated[2] as $again
+         | error("workloads: \($items[$first] | workload_named($first)) and \($items[$again] | workload_named($again)) have the same uid \($uid | tojson): each workload is counted once")
+    end;
+
 # Input: the workloads' documents. What the rules read of the workloads
 # alone: {of: their items by kind ({ReplicaSet: [...], StatefulSet,
 # DaemonSet, Deployment}, each item with its kind: a raw page's items have
 # none, but their list's), replicasets: each ReplicaSet as [the listed
 # Deployments owning it, it]}. Refused unless they are one state at the
 # pods' resourceVersion $at (the first document's when the pods' is unknown;
-# "" and none are unknown), and only the four kinds.
+# "" and none are unknown), only lists of the four kinds (an empty list of
+# another kind too: it was asked for by mistake), each item an object with
+# the API's types, each uid once.
 def prepared($at):
-  ($at // (.[0] | list_version)) as $at
-  | if length == 0 or any(.[]; (.items | type) != "array" or (list_version | . != $at and . != "" and . != null))
+  if length == 0 then error("workloads: no document, \(workloads_expected)") else . end
+  | (first(.[] | select(type != "object")) // null) as $odd
+  | if $odd != null then error("workloads: a document is \($odd | a_type), \(workloads_expected)") else . end
+  # A document of one of the four kinds, or of another, is no list.
+  | (first(.[] | .kind | select(. != null and . != "List" and (one_of(workload_kinds | map(. + "List")) | not))) // null) as $other
+  | if $other != null then error("workloads: \($other | a_kind), \(workloads_expected)") else . end
+  | if any(.[]; (.items | type) != "array") then error("workloads: a document has no items array, \(workloads_expected)") else . end
+  | (first(.[] | list_version | select(. != null and (is_string | not))) // null) as $odd
+  | if $odd != null then error("workloads: a resourceVersion is \($odd | a_type), not a string") else . end
+  | ($at // (.[0] | list_version)) as $at
+  | if any(.[]; list_version | . != $at and . != "" and . != null)
     then error("workloads: not one state at \($at | tojson)") else . end
+  # Each item with its kind: its own, or its list's (a raw page's items have
+  # none). What is no object keeps its place, refused by workloads_once.
   | [ .[] | (.kind | if is_string then .[:-4] else null end) as $kind
-      | .items[] | objects | . + {kind: (.kind // $kind)} ]
-  | ["ReplicaSet", "StatefulSet", "DaemonSet", "Deployment"] as $known
-  | if [.[].kind] - $known != [] then error("workloads: \(first(.[].kind | select(one_of($known) | not)) | a_kind)")
-    else {ReplicaSet: [], StatefulSet: [], DaemonSet: [], Deployment: []} + (group_by(.kind) | map({(.[0].kind): .}) | add) end
+      | .items[] | if type == "object" then . + {kind: (.kind // $kind)} else . end ]
+  # Only the four kinds. The kinds but the four are found natively; a null
+  # item gives one null among them, an object of no kind another.
+  | if ([.[].kind?] - workload_kinds | length) > (indices(null) | length)
+    then error("workloads: \(first(.[] | objects | .kind | select(one_of(workload_kinds) | not)) | a_kind), \(workloads_expected)")
+    else . end
+  | workloads_once
+  | {ReplicaSet: [], StatefulSet: [], DaemonSet: [], Deployment: []} + (group_by(.kind) | map({(.[0].kind): .}) | add)
   | (reduce (.Deployment[].metadata.uid | strings) as $uid ({}; . + {($uid): 0})) as $listed
   | {of: ., replicasets: [.ReplicaSet[] | [deployments($listed), .]]};
 

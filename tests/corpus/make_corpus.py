@@ -885,15 +885,85 @@ def pods_as_events():
     return go_json(kubectl_list(pods))
 
 
+def podlist_holding_a_node():
+    """A PodList (the API server's form) whose items are Nodes: its items are Pods only."""
+    nodes = [{"kind": "Node", "metadata": {"name": n, "uid": uid("node", n)}, "spec": {}, "status": {"phase": "Running"}}
+             for n in NODES]
+    return go_json({"kind": "PodList", "apiVersion": "v1", "metadata": {"resourceVersion": "48213"}, "items": nodes},
+                   sort_keys=False, indent=None)
+
+
+def resource_version_number():
+    """The PodList of kind-podlist with its resourceVersion a number (the API server writes
+    a string; live, such a page is refused, so it is offline too)."""
+    doc, _ = kind_podlist()
+    doc["metadata"]["resourceVersion"] = 48213
+    return go_json(doc, sort_keys=False, indent=None)
+
+
+# Each pod once: the same pod twice in one state is refused, however it came.
+def pods_twice():
+    """`kubectl get pods -A -o json >> pods.json` run twice: two Lists of one cluster, one
+    after the other (both of resourceVersion "", so one list by the pages' rule)."""
+    pods, _ = seed_one_unscheduled()
+    return go_json(kubectl_list(pods)) * 2
+
+
+def pod_merged_twice():
+    """A hand-merged List in which one pod stands twice (a ReplicaSet wanting 2 with 1 pod
+    would pass)."""
+    pods, _ = seed_one_unscheduled()
+    return go_json(kubectl_list(pods[:14] + [pods[12]] + pods[14:]))
+
+
+def pod_null():
+    """A List with a null item (once counted as a pod null/null)."""
+    pods, _ = seed_one_unscheduled()
+    return go_json(kubectl_list(pods[:2] + [None] + pods[2:]))
+
+
+# The API's types (what numbers-where-strings-belong once printed): a number, a
+# boolean or NaN where the verdict reads a string is refused, never counted.
+def with_field(part, key, value, text=None, at=12):
+    """The seed case's pods, its 13th pod's (gpu-operator/gpu-operator-…; AT from 0)
+    PART.KEY set to VALUE (or, as text, to TEXT, which JSON cannot hold: jq 1.6 reads
+    NaN). A name is read only of a pod listed: the 33rd, unscheduled."""
+    def make():
+        pods, _ = seed_one_unscheduled()
+        pods[at].setdefault(part, {})[key] = "@@VALUE@@" if text else value
+        return go_json(kubectl_list(pods)).replace('"@@VALUE@@"', text or "")
+    return make
+
+
+def status_string():
+    """The seed case's pods, its 13th pod's status a string: no field of it can be read."""
+    pods, _ = seed_one_unscheduled()
+    pods[12]["status"] = "Running"
+    return go_json(kubectl_list(pods))
+
+
 BAD_PAGES = {
     "pages-mixed-versions.json": (pages_mixed_versions, "mixes pages of resourceVersion"),
     "pages-trailing-continue.json": (pages_trailing_continue, "incomplete"),
-    "events-as-pods.json": (events_as_pods, "a List holding an Event"),
+    "events-as-pods.json": (events_as_pods, "a list holding an Event"),
     "nodelist.json": (nodelist, "a NodeList"),
+    "podlist-holding-a-node.json": (podlist_holding_a_node, "a list holding a Node"),
+    "resource-version-number.json": (resource_version_number, "resourceVersion not a string"),
+    "pods-twice.json": (pods_twice, "pods 1 and 35: one uid"),
+    "pod-merged-twice.json": (pod_merged_twice, "pods 13 and 15: one uid"),
+    "pod-null.json": (pod_null, "pod 3: not an object"),
+    "nodename-number.json": (with_field("spec", "nodeName", 3.0), "pod 13: spec.nodeName of another type"),
+    "nodename-nan.json": (with_field("spec", "nodeName", None, "NaN"), "pod 13: spec.nodeName of another type"),
+    "nodename-false.json": (with_field("spec", "nodeName", False), "pod 13: spec.nodeName of another type"),
+    "namespace-number.json": (with_field("metadata", "namespace", 1e20), "pod 13: metadata.namespace of another type"),
+    "name-number.json": (with_field("metadata", "name", 12345678901234567890, at=32), "pod 33: metadata.name of another type"),
+    "uid-number.json": (with_field("metadata", "uid", -0.0), "pod 13: metadata.uid of another type"),
+    "phase-number.json": (with_field("status", "phase", 1.0), "pod 13: status.phase of another type"),
+    "status-string.json": (status_string, "pod 13: status not an object"),
 }
 # Read as the events (kind Event).
 BAD_EVENTS = {
-    "pods-as-events.json": (pods_as_events, "a List holding a Pod"),
+    "pods-as-events.json": (pods_as_events, "a list holding a Pod"),
 }
 
 
@@ -919,11 +989,57 @@ def workloads_without_kinds():
     return go_json(kubectl_list(items))
 
 
+def workloads_empty_nodelist():
+    """`kubectl get --raw /api/v1/nodes` of a cluster without nodes, as the workloads: an
+    empty list, but of another kind (asked for by mistake)."""
+    return go_json({"kind": "NodeList", "apiVersion": "v1", "metadata": {"resourceVersion": ""}, "items": []},
+                   sort_keys=False, indent=None)
+
+
+def workloads_one_deployment():
+    """`kubectl get deploy coredns -n kube-system -o json`: one Deployment, no list."""
+    return go_json(platform_workloads()[0])
+
+
+def workloads_twice():
+    """`kubectl get rs,sts,ds,deploy -A -o json >> workloads.json` run twice."""
+    return go_json(kubectl_list(platform_workloads())) * 2
+
+
+def workloads_null_item():
+    """The workloads of workloads-all-created with a null item."""
+    items = platform_workloads()
+    return go_json(kubectl_list(items[:2] + [None] + items[2:]))
+
+
+def workload_field(at, part, key, value, text=None):
+    """The workloads of workloads-all-created, item AT's PART.KEY set to VALUE (or, as
+    text, to TEXT: jq 1.6 reads NaN)."""
+    def make():
+        items = platform_workloads()
+        items[at].setdefault(part, {})[key] = "@@VALUE@@" if text else value
+        return go_json(kubectl_list(items)).replace('"@@VALUE@@"', text or "")
+    return make
+
+
 # Read as the workloads, beside the pods of BAD_WORKLOADS_PODS.
 BAD_WORKLOADS = {
     "pods-as-workloads.json": (pods_as_workloads, "workloads: a Pod"),
     "workloads-with-a-job.json": (workloads_with_a_job, "workloads: a Job"),
     "workloads-without-kinds.json": (workloads_without_kinds, 'workloads: a kind ""'),
+    "workloads-empty-nodelist.json": (workloads_empty_nodelist, "workloads: a NodeList"),
+    "workloads-one-deployment.json": (workloads_one_deployment, "workloads: a Deployment"),
+    "workloads-twice.json": (workloads_twice, "workloads: items 1 and 37: one uid"),
+    "workloads-null-item.json": (workloads_null_item, "workloads: item 3: not an object"),
+    # The StatefulSet aicr-registry/registry (1 pod): a replicas of "3" was read as 1.
+    "workloads-replicas-string.json": (workload_field(34, "spec", "replicas", "3"),
+                                       "workloads: item 35: spec.replicas of another type"),
+    "workloads-replicas-too-big.json": (workload_field(34, "spec", "replicas", 99999999999999999),
+                                        "workloads: item 35: spec.replicas of another type"),
+    "workloads-replicas-nan.json": (workload_field(34, "spec", "replicas", None, "NaN"),
+                                    "workloads: item 35: spec.replicas of another type"),
+    "workloads-generation-fraction.json": (workload_field(31, "metadata", "generation", 2.5),
+                                           "workloads: item 32: metadata.generation of another type"),
 }
 BAD_WORKLOADS_PODS = "workloads-all-created"
 
@@ -1094,7 +1210,7 @@ def trailing_spaces():
     return pods + [stuck, evicted, blank], events
 
 
-@case("Numbers where Kubernetes writes strings or an int32 count (1.0, -0.0, 1e20, 137.0, a 20-digit integer): printed alike by jq 1.6, jq 1.8 and jaq.")
+@case("Numbers in the reasons and messages the outputs print, where Kubernetes writes strings or an int32 count (1.0, -0.0, 1e20, 137.0, a 20-digit integer): printed alike by jq 1.6, jq 1.8 and jaq. (A number in a field the verdict reads is refused: bad/nodename-number.json and its kin.)")
 def numbers_where_strings_belong():
     pods = platform_pods()[:4]
     stuck, gpu, crashed, odd_node = deployment("numbers", "odd", 4)
@@ -1106,7 +1222,6 @@ def numbers_where_strings_belong():
     crashed_doc["status"]["containerStatuses"][0]["state"]["terminated"]["reason"] = 137.0
     crashed_doc["status"]["containerStatuses"][0]["state"]["terminated"]["message"] = 1e20
     node_doc = odd_node.running("kwok-node-1")
-    node_doc["spec"]["nodeName"] = 3.0
     events = []
     for i, count in enumerate([5.0, 1e20, -0.0, 2.5, 4294967296]):
         ev = event(stuck_doc, f"count {count!r}", last=40 + i, count=2)
@@ -1761,13 +1876,97 @@ def joined(docs, kind="Pod"):
     for d in docs:
         for item in d["items"]:
             if isinstance(item, dict) and item.get("kind") not in (None, kind):
-                raise Refused("a List holding " + a_kind(item["kind"]))
+                raise Refused("a list holding " + a_kind(item["kind"]))
     version = lambda d: get(d, "metadata", "resourceVersion")
+    # The API server writes the version as a string; a number is no version.
+    if any(version(d) is not None and not isinstance(version(d), str) for d in docs):
+        raise Refused("resourceVersion not a string")
     if any(version(d) != version(docs[0]) for d in docs):
         raise Refused("mixes pages of resourceVersion")
     if alt(get(docs[-1], "metadata", "continue"), "") != "":
         raise Refused("incomplete")
     return {"items": [item for d in docs for item in d["items"]], "resourceVersion": read_at(docs)}
+
+
+# The fields the rules read, with the API's types: absent and null are unset (a
+# pod just created has no status), anything else of another type is refused
+# (a number where a name belongs, a replicas of "3", NaN). Each is checked
+# where the rules read it: every pod's namespace and uid, the node and phase
+# of every pod counted, the name of every pod listed.
+POD_IDENTITY = [("metadata", "namespace", str), ("metadata", "uid", str)]
+POD_STATE = [("spec", "nodeName", str), ("status", "phase", str)]
+WORKLOAD_FIELDS = [("metadata", "namespace", str), ("metadata", "name", str), ("metadata", "uid", str),
+                   ("metadata", "generation", "int32"), ("spec", "replicas", "int32"),
+                   ("status", "observedGeneration", "int32"), ("status", "desiredNumberScheduled", "int32")]
+
+
+def has_type(value, wanted):
+    """Whether a set value has the API's type: a string, or an int32 count
+    (an integer from 0 to 2**31 - 1; 3.0 is 3, NaN and 1e400 are none)."""
+    if wanted is str:
+        return isinstance(value, str)
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)
+            and not math.isnan(value) and 0 <= value <= 2**31 - 1 and value == math.floor(value))
+
+
+def item_problem(item, fields, parts=("metadata", "spec", "status")):
+    """What is wrong with one item of a list, or None: it is no object, or one of
+    `parts` is set but no object, or a field of `fields` is set but of another type
+    (the first such, in the order of `fields`)."""
+    if not isinstance(item, dict):
+        return "not an object"
+    for part in parts:
+        if item.get(part) is not None and not isinstance(item[part], dict):
+            return f"{part} not an object"
+    for part, key, wanted in fields:
+        value = get(item, part, key)
+        if value is not None and not has_type(value, wanted):
+            return f"{part}.{key} of another type"
+    return None
+
+
+def each_once(items, fields, what, parts=("metadata", "spec", "status")):
+    """A state holds each object once: the first item (in order) with a problem is
+    refused; else the first whose uid an earlier one has (two lists joined, a
+    hand-merged file, a server repeating an item: never counted twice)."""
+    for at, item in enumerate(items):
+        problem = item_problem(item, fields, parts)
+        if problem:
+            raise Refused(f"{what} {at + 1}: {problem}")
+    seen = {}
+    for at, item in enumerate(items):
+        uid_ = get(item, "metadata", "uid")
+        if uid_ is None:
+            continue
+        if uid_ in seen:
+            raise Refused(f"{what}s {seen[uid_] + 1} and {at + 1}: one uid")
+        seen[uid_] = at
+
+
+def snapshot_of(docs, excluded=None, within=(set(), [])):
+    """The pods of a snapshot: joined (above), each pod once, its namespace and uid
+    of their types; then of the pods counted (outside the excluded namespaces, in
+    the selection) the node and phase, and of those listed (without a node and
+    not done, or Failed: unscheduled, excused or failed) the name."""
+    pods_doc = joined(docs, "Pod")
+    items = pods_doc["items"]
+    each_once(items, POD_IDENTITY, "pod", parts=("metadata",))
+    excluded = excluded_namespaces() if excluded is None else excluded
+    only, terms = within
+    counted = [(at, p) for at, p in enumerate(items) if get(p, "metadata", "namespace") not in excluded
+               and (not only or get(p, "metadata", "namespace") in only) and selected(p, terms)]
+    for at, p in counted:
+        problem = item_problem(p, POD_STATE, parts=("spec", "status"))
+        if problem:
+            raise Refused(f"pod {at + 1}: {problem}")
+    node = lambda p: get(p, "spec", "nodeName") or ""
+    phase = lambda p: get(p, "status", "phase")
+    listed = ([(at, p) for at, p in counted if node(p) == "" and phase(p) not in ("Succeeded", "Failed")]
+              + [(at, p) for at, p in counted if phase(p) == "Failed"])
+    for at, p in listed:
+        if get(p, "metadata", "name") is not None and not isinstance(get(p, "metadata", "name"), str):
+            raise Refused(f"pod {at + 1}: metadata.name of another type")
+    return pods_doc
 
 
 def read_at(docs):
@@ -1930,9 +2129,18 @@ def workloads_joined(docs, pods_version):
     both the pods' and the workloads' versions are known, they are the same one."""
     if not docs:
         raise Refused("workloads empty")
-    if any(not isinstance(d, dict) or not isinstance(d.get("items"), list) for d in docs):
+    if any(not isinstance(d, dict) for d in docs):
+        raise Refused("workloads: a document is no object")
+    # Only lists of the four kinds (or a List of them): a single Deployment, or
+    # an empty NodeList, is a wrong file too.
+    for d in docs:
+        if d.get("kind") not in [None, "List"] + [k + "List" for k in WORKLOAD_KINDS]:
+            raise Refused("workloads: " + a_kind(d["kind"]))
+    if any(not isinstance(d.get("items"), list) for d in docs):
         raise Refused("workloads: no items array")
     version = lambda d: get(d, "metadata", "resourceVersion")
+    if any(version(d) is not None and not isinstance(version(d), str) for d in docs):
+        raise Refused("workloads: resourceVersion not a string")
     if any(version(d) != version(docs[0]) for d in docs):
         raise Refused("workloads mix resourceVersions")
     for d, after in zip(docs, docs[1:] + [None]):
@@ -1945,14 +2153,15 @@ def workloads_joined(docs, pods_version):
     for d in docs:
         list_kind = d.get("kind") if isinstance(d.get("kind"), str) else ""
         for item in d["items"]:
-            if not isinstance(item, dict):
-                continue
             kind = alt(get(item, "kind"), list_kind[:-4] if list_kind.endswith("List") else None)
-            # Only the four kinds whose pods the rules count: a Pod or a Job
-            # among them is a wrong file, not a workload to skip.
-            if kind not in WORKLOAD_KINDS:
-                raise Refused("workloads: " + a_kind(kind))
             items.append((kind, item))
+    # Only the four kinds whose pods the rules count: a Pod or a Job among
+    # them is a wrong file, not a workload to skip.
+    for kind, item in items:
+        if isinstance(item, dict) and kind not in WORKLOAD_KINDS:
+            raise Refused("workloads: " + a_kind(kind))
+    # Each an object with the API's types, each uid once.
+    each_once([item for _, item in items], WORKLOAD_FIELDS, "workloads: item")
     return items
 
 
@@ -2495,8 +2704,8 @@ def check():
             path = folder / file
             if (path.read_text() if path.is_file() else None) != (f"{values[name]}\n" if name in values else None):
                 problems.append(f"{name}/{file}: differs from what make_corpus.py writes (run it with `write`)")
-    pods_version = joined(documents((HERE / BAD_WORKLOADS_PODS / "pods.json").read_bytes()))["resourceVersion"]
-    readers = [(BAD_PAGES, lambda docs: joined(docs, "Pod")), (BAD_EVENTS, lambda docs: joined(docs, "Event")),
+    pods_version = snapshot_of(documents((HERE / BAD_WORKLOADS_PODS / "pods.json").read_bytes()))["resourceVersion"]
+    readers = [(BAD_PAGES, snapshot_of), (BAD_EVENTS, lambda docs: joined(docs, "Event")),
                (BAD_WORKLOADS, lambda docs: workloads_joined(docs, pods_version))]
     for bad, read in readers:
         for file, (fn, reason) in bad.items():
@@ -2504,7 +2713,8 @@ def check():
     cases = sorted(d for d in HERE.iterdir() if (d / "pods.json").is_file())
     for folder in cases:
         try:
-            pods_doc = joined(documents((folder / "pods.json").read_bytes()))
+            pods_doc = snapshot_of(documents((folder / "pods.json").read_bytes()),
+                                   excluded_namespaces(folder.name), selection(folder.name))
             events_doc = joined(documents((folder / "events.json").read_bytes()), "Event")
             workloads_file = folder / WORKLOADS_FILE
             workloads_doc = (workloads_joined(documents(workloads_file.read_bytes()), pods_doc["resourceVersion"])

@@ -329,8 +329,29 @@ bad_snapshot! {
     pages_trailing_continue: "pages-trailing-continue.json", ": snapshot is incomplete: its last page has a continue token";
     kubectl_error_text: "kubectl-error-text.json", ":1:1: invalid JSON";
     // Only pods are counted (issue 29): a list of something else, named.
-    events_as_pods: "events-as-pods.json", ": a List holding an Event, expected a PodList or a List of Pods (kubectl get pods -A -o json)";
+    events_as_pods: "events-as-pods.json", ": a list holding an Event, expected a PodList or a List of Pods (kubectl get pods -A -o json)";
     nodelist: "nodelist.json", ": a NodeList, expected a PodList or a List of Pods (kubectl get pods -A -o json)";
+    // A PodList's items are Pods too, not only a List's.
+    podlist_holding_a_node: "podlist-holding-a-node.json", ": a list holding a Node, expected a PodList or a List of Pods (kubectl get pods -A -o json)";
+    // The API server writes the version as a string (live, a number is refused).
+    resource_version_number: "resource-version-number.json", ": snapshot has a resourceVersion that is a number, not a string";
+    // Each pod once: a uid twice in one state is refused, whatever made it.
+    pods_twice: "pods-twice.json", ": pod 1 (kube-system/coredns-lqzszz2g6d-9qwmp) and pod 35 (kube-system/coredns-lqzszz2g6d-9qwmp) have the same uid \"f747d583-f7b0-4f6e-8fb5-39416fc6bbb0\": each pod is counted once";
+    pod_merged_twice: "pod-merged-twice.json", ": pod 13 (gpu-operator/gpu-operator-hgwp95j2kt-9s5wt) and pod 15 (gpu-operator/gpu-operator-hgwp95j2kt-9s5wt) have the same uid \"b8e22df1-ca25-411b-85a3-40aa1a3595b1\": each pod is counted once";
+    pod_null: "pod-null.json", ": pod 3 is null, not an object";
+    // The API's types in the fields the verdict reads: what
+    // numbers-where-strings-belong once printed is refused.
+    nodename_number: "nodename-number.json", ": pod 13 (gpu-operator/gpu-operator-hgwp95j2kt-9s5wt): spec.nodeName is a number, not a string";
+    nodename_false: "nodename-false.json", ": pod 13 (gpu-operator/gpu-operator-hgwp95j2kt-9s5wt): spec.nodeName is a boolean, not a string";
+    namespace_number: "namespace-number.json", ": pod 13 (?/gpu-operator-hgwp95j2kt-9s5wt): metadata.namespace is a number, not a string";
+    // A name is read of the pods listed: the unscheduled one here.
+    name_number: "name-number.json", ": pod 33 (skyhook/?): metadata.name is a number, not a string";
+    uid_number: "uid-number.json", ": pod 13 (gpu-operator/gpu-operator-hgwp95j2kt-9s5wt): metadata.uid is a number, not a string";
+    phase_number: "phase-number.json", ": pod 13 (gpu-operator/gpu-operator-hgwp95j2kt-9s5wt): status.phase is a number, not a string";
+    status_string: "status-string.json", ": pod 13 (gpu-operator/gpu-operator-hgwp95j2kt-9s5wt): status is a string, not an object";
+    // JSON has no NaN; jq reads it (the bash refuses it as a number where a
+    // string belongs), the checker's reader refuses it as invalid JSON.
+    nodename_nan: "nodename-nan.json", ":1970:29: invalid JSON";
     missing_file: "does-not-exist.json", ": cannot open";
 }
 
@@ -352,15 +373,78 @@ bad_events! {
     events_empty: "empty.json", ": empty input";
     events_no_items: "empty-object.json", "no items array";
     events_non_utf8: "events-non-utf8.json", ":1:122: invalid JSON";
-    pods_as_events: "pods-as-events.json", ": a List holding a Pod, expected an EventList or a List of Events (kubectl get events -A -o json)";
+    pods_as_events: "pods-as-events.json", ": a list holding a Pod, expected an EventList or a List of Events (kubectl get events -A -o json)";
 }
 
 // Only the four apps/v1 kinds are workloads: any other kind is a wrong file,
 // never a workload skipped.
 bad_workloads! {
-    pods_as_workloads: "pods-as-workloads.json", ": workloads: a Pod";
-    workloads_with_a_job: "workloads-with-a-job.json", ": workloads: a Job";
-    workloads_without_kinds: "workloads-without-kinds.json", ": workloads: a kind \"\"";
+    pods_as_workloads: "pods-as-workloads.json", ": workloads: a Pod, expected lists of ReplicaSets, StatefulSets, DaemonSets or Deployments (kubectl get rs,sts,ds,deploy -A -o json, or the saved workloads.json)";
+    workloads_with_a_job: "workloads-with-a-job.json", ": workloads: a Job, expected lists of";
+    workloads_without_kinds: "workloads-without-kinds.json", ": workloads: a kind \"\", expected lists of";
+    workloads_empty_nodelist: "workloads-empty-nodelist.json", ": workloads: a NodeList, expected lists of";
+    workloads_one_deployment: "workloads-one-deployment.json", "a single Deployment object, not a List";
+    workloads_twice: "workloads-twice.json", ": workloads: item 1 (Deployment kube-system/coredns) and item 37 (Deployment kube-system/coredns) have the same uid \"b03f4b57-3094-4113-877c-773696eb57b5\": each workload is counted once";
+    workloads_null_item: "workloads-null-item.json", ": workloads: item 3 is null, not an object";
+    // A replicas of "3" was read as 1 wanted; 99999999999999997 was printed.
+    workloads_replicas_string: "workloads-replicas-string.json", ": workloads: item 35 (StatefulSet aicr-registry/registry): spec.replicas is a string, not an integer from 0 to 2147483647";
+    workloads_replicas_too_big: "workloads-replicas-too-big.json", ": workloads: item 35 (StatefulSet aicr-registry/registry): spec.replicas is a number, not an integer from 0 to 2147483647";
+    workloads_replicas_nan: "workloads-replicas-nan.json", ":979:29: invalid JSON";
+    workloads_generation_fraction: "workloads-generation-fraction.json", ": workloads: item 32 (DaemonSet gpu-operator/nvidia-device-plugin-daemonset): metadata.generation is a number, not an integer from 0 to 2147483647";
+}
+
+/// The bad workloads a server can send (kinds the stub kubectl serves as
+/// their lists, with items of other types or twice), through both drivers
+/// live: each exits 2 with the same words after its own prefix. (A null
+/// item, NaN, a single object or another kind are no list a server sends:
+/// the stub drops or rewrites them; they are checked offline above.)
+#[test]
+fn bad_workloads_are_refused_alike_by_bash_and_checker() {
+    // make_corpus.py's BAD_WORKLOADS_PODS, as bad_workloads! uses it.
+    let pods = corpus::case("workloads-all-created").pods();
+    let served = [
+        "workloads-twice.json",
+        "workloads-replicas-string.json",
+        "workloads-replicas-too-big.json",
+        "workloads-generation-fraction.json",
+    ];
+    let mut problems = Vec::new();
+    for file in served {
+        let workloads = corpus::bad_dir().join(file);
+        let settings = verify_pods_tests::stub_workloads_env(Some(&workloads));
+        let mut sandbox = verify_pods_tests::sandbox::Sandbox::new();
+        sandbox.pods(&[&pods]).events(&corpus::case("empty-list").events());
+        sandbox.set(checker::contract::DEADLINE_ENV, "0");
+        for (name, value) in &settings {
+            sandbox.set(name, value);
+        }
+        let bash = sandbox.run_wrapper();
+        let stub = verify_pods_tests::install_stub_kubectl(&sandbox.path("checker-bin"));
+        let checker = run(checker_command()
+            .args(["check", "--kubectl"])
+            .arg(&stub)
+            .env(checker::contract::DEADLINE_ENV, "0")
+            .envs(verify_pods_tests::stub_kubectl_env())
+            .envs(settings)
+            .env("STUB_PODS", &pods)
+            .env("STUB_EVENTS", corpus::case("empty-list").events()));
+        // The words after the driver's prefix: the program's error.
+        let words = |out: &Output| {
+            let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+            stderr.split_once("workloads.jq: ").map(|(_, words)| words.to_owned())
+        };
+        let refused = |out: &Output| out.status.code() == Some(2);
+        if !refused(&bash) || !refused(&checker) || words(&bash).is_none() || words(&bash) != words(&checker) {
+            problems.push(format!(
+                "{file}: bash exit {:?} {:?}, checker exit {:?} {:?}",
+                bash.status.code(),
+                String::from_utf8_lossy(&bash.stderr),
+                checker.status.code(),
+                String::from_utf8_lossy(&checker.stderr)
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
 #[test]
