@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use verify_pods_tests::replay::fixtures::{failed_scheduling_event, Phase, Pod};
 use verify_pods_tests::replay::{in_parallel, Fault, FaultRule, KubeEnv, Server, State, Target};
-use verify_pods_tests::{binary, code, text};
+use verify_pods_tests::{code, text};
 
 /// The host fixture in `dir` with its lib/, and `run.sh`: the host with
 /// its `main "$@"` replaced by a checked call of verify_pods.
@@ -28,8 +28,10 @@ fn host_in(dir: &Path, splice: bool) -> PathBuf {
         fs::copy(entry.path(), dir.join("lib").join(entry.file_name())).unwrap();
     }
     if splice {
-        let output = Command::new(binary("verify-pods"))
-            .args(["bash", "splice"])
+        // scriptgen writes the same library as `verify-pods bash splice`
+        // (splice.rs checks it), and cargo builds it for this test.
+        let output = Command::new(env!("CARGO_BIN_EXE_scriptgen"))
+            .arg("splice")
             .arg(&script)
             .args(["--lib", "lib/verify-pods.sh", "--write"])
             .output()
@@ -456,4 +458,48 @@ fn the_spliced_function_prints_what_upstreams_does_or_what_the_table_says() {
         );
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// No new dependency: where coreutils' `timeout` is missing (stock macOS),
+/// the spliced function still bounds every kubectl call, by kubectl's own
+/// --request-timeout. A server that accepts and never answers, the real
+/// kubectl, a PATH without `timeout`: the call ends after its timeout, in
+/// the function's words, with upstream's exit 1.
+#[test]
+fn without_timeout_kubectl_is_still_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = host_in(dir.path(), true);
+    // Accepts connections and never answers.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = silent.local_addr().unwrap().port();
+    let env = KubeEnv::new(&format!("http://127.0.0.1:{port}")).unwrap();
+    let tools = dir.path().join("tools");
+    fs::create_dir(&tools).unwrap();
+    let tools_used = [
+        "bash", "env", "jq", "mktemp", "rm", "mkdir", "cp", "sleep", "cat", "tail", "dirname",
+        "date",
+    ];
+    for tool in tools_used {
+        std::os::unix::fs::symlink(verify_pods_tests::sandbox::find_on_path(tool), tools.join(tool))
+            .unwrap();
+    }
+    let started = std::time::Instant::now();
+    let output = Command::new(tools.join("bash"))
+        .arg(&script)
+        .env_clear()
+        .env("PATH", format!("{}:{}", env.bin_dir.display(), tools.display()))
+        .env("HOME", dir.path())
+        .env("KUBECONFIG", &env.kubeconfig)
+        .env("KWOK_VERIFY_PODS_DEADLINE", "1")
+        .env("KWOK_VERIFY_PODS_INTERVAL", "1")
+        .env("KWOK_VERIFY_PODS_KUBECTL_TIMEOUT", "2")
+        .output()
+        .unwrap();
+    let elapsed = started.elapsed();
+    drop(silent);
+    let stderr = text(&output.stderr);
+    assert_eq!(code(&output), 1, "{stderr}");
+    assert!(!stderr.contains("timeout not found"), "{stderr}");
+    assert!(stderr.contains("did not finish within"), "{stderr}");
+    assert!(elapsed.as_secs() < 20, "{elapsed:?}: {stderr}");
 }
