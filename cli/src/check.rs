@@ -226,13 +226,6 @@ fn check(
             contract::messages::CANNOT_PRINT.say(&[("why", &why)]),
         ));
     }
-    if let Err(said) = outputs_and_inputs(args, Some(matches)) {
-        // Writing the error into one of those files would be the harm.
-        return Err(Stopped {
-            results: false,
-            ..refuse(said)
-        });
-    }
     match engine.start_line(0) {
         Ok((level, text)) => {
             let _ = match format {
@@ -241,6 +234,15 @@ fn check(
             };
         }
         Err(e) => return Err(fail(e)),
+    }
+    // A setting like the knobs (after the start line), checked before any
+    // is used: nothing is read or written yet.
+    if let Err(said) = outputs_and_inputs(args, Some(matches)) {
+        // Writing the error into one of those files would be the harm.
+        return Err(Stopped {
+            results: false,
+            ..refuse(said)
+        });
     }
     let source = match source(args, matches) {
         Ok(source) => source,
