@@ -11,6 +11,9 @@
 //! - `fast_parser.rs`: the fast byte-level parser that builds only what the
 //!   projection keeps; `serde_fallback.rs`: serde_json, for every value the
 //!   fast parser doubts (it words the errors).
+//! - `scan.rs`: the fast parser's byte scans (to the next token, to the end
+//!   of a string's body), with SSE2 where the CPU has it and a portable
+//!   path that gives the same answers; the crate's only `unsafe`.
 //! - `page.rs`: the head of a raw list page (its resourceVersion and
 //!   continue token), read before its items.
 //! - `shape.rs`: what to keep ([`Shape`], [`Projection`]) and the plan it
@@ -21,8 +24,8 @@ mod batch;
 mod fast_parser;
 mod intern;
 pub mod page;
-mod serde_fallback;
 mod scan;
+mod serde_fallback;
 mod shape;
 pub mod snapshot;
 

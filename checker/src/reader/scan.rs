@@ -280,7 +280,7 @@ mod tests {
         for b in 0..=255u8 {
             for fill in [b' ', b'a', b'\n', 0x80] {
                 for at in 0..40 {
-                    let mut s = vec![fill; 41];
+                    let mut s = [fill; 41];
                     s[at] = b;
                     for len in [at + 1, at + 2, 41] {
                         let s = &s[..len];
