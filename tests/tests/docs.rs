@@ -725,3 +725,63 @@ fn words_users_read_name_no_issue() {
     assert!(names_an_issue("(issue 29)") && names_an_issue("Issues 22 and 24"));
     assert!(!names_an_issue("an issue of taste"));
 }
+
+/// A heading's anchor as GitHub makes it: lower case, punctuation but `-`
+/// and `_` dropped, spaces made `-`.
+fn anchor_of(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_'))
+        .map(|c| if c == ' ' { '-' } else { c })
+        .collect()
+}
+
+/// Every relative link of README.md and docs/*.md (and the pages they
+/// point into) names a file that exists, and a heading of it when it has
+/// an anchor: a section moved or renamed breaks this test, not a reader.
+#[test]
+fn every_link_of_the_docs_resolves() {
+    let mut broken = Vec::new();
+    for page in pages() {
+        let text = read_page(&page);
+        let dir = Path::new(&page).parent().unwrap().to_owned();
+        for target in text
+            .split("](")
+            .skip(1)
+            .filter_map(|rest| rest.split(')').next())
+        {
+            if target.contains("://") || target.starts_with("mailto:") {
+                continue;
+            }
+            let (file, anchor) = target.split_once('#').unwrap_or((target, ""));
+            let file = if file.is_empty() {
+                PathBuf::from(&page)
+            } else {
+                dir.join(file)
+            };
+            let Ok(linked) = fs::read_to_string(workspace_root().join(&file)) else {
+                broken.push(format!("{page}: {target}: no file {}", file.display()));
+                continue;
+            };
+            let anchors: Vec<String> = linked
+                .lines()
+                .filter_map(|line| {
+                    line.trim_start_matches('#')
+                        .strip_prefix(' ')
+                        .filter(|_| line.starts_with('#'))
+                })
+                .map(anchor_of)
+                .collect();
+            if !anchor.is_empty() && !anchors.iter().any(|a| a == anchor) {
+                broken.push(format!("{page}: {target}: no heading with that anchor"));
+            }
+        }
+    }
+    assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+    assert_eq!(
+        anchor_of("JSON (`--format json`, and `report.json` in the artifacts)"),
+        "json---format-json-and-reportjson-in-the-artifacts"
+    );
+}
