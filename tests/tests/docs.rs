@@ -404,10 +404,10 @@ fn the_splice_writes_a_directive_only_where_the_host_has_them() {
     ));
 }
 
-/// docs/bash-function.md's host script: a function rendered `--with
-/// epoch,artifacts`, the host's variables handed on. Unset and empty, the
-/// epoch means none (no error, no warning); a failure saves its artifacts
-/// under the host's directory.
+/// docs/bash-function.md's host script: a function rendered with the
+/// features the page names, the host's variables handed on. Unset and
+/// empty, the epoch means none (no error, no warning); a failure saves its
+/// artifacts under the host's directory; an epoch long past returns 2.
 #[test]
 fn host_script_example_runs() {
     let example = block(
@@ -416,9 +416,16 @@ fn host_script_example_runs() {
     )
     .body;
     let dir = tempfile::tempdir().unwrap();
-    let render = "verify-pods bash render --with epoch,artifacts > verify_pods.sh";
-    let rendered = shell(render, dir.path(), None);
-    assert_eq!(code(&rendered), 0, "{}", describe(render, &rendered));
+    // The features the page renders the function with, from its own words.
+    let features = read_page("docs/bash-function.md")
+        .split("rendered or spliced `--with ")
+        .nth(1)
+        .and_then(|rest| rest.split('`').next())
+        .expect("the host script names its features")
+        .to_owned();
+    let render = format!("verify-pods bash render --with {features} > verify_pods.sh");
+    let rendered = shell(&render, dir.path(), None);
+    assert_eq!(code(&rendered), 0, "{}", describe(&render, &rendered));
     let script =
         format!("set -u\nsource ./verify_pods.sh\nstatus=0\n{example}echo \"status=$status\"\n");
     let cases = [
@@ -433,6 +440,8 @@ fn host_script_example_runs() {
             failing(),
             "status=1",
         ),
+        // An epoch long past: the check is cut short, could not observe.
+        ("export KWOK_SYNC_DEADLINE_EPOCH=1", passing(), "status=2"),
     ];
     for (host, state, status) in cases {
         let server = Server::serve(state).expect("server");
