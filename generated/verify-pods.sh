@@ -47,22 +47,24 @@ verify_pods() {
   fi
   vp_host_traps=$(trap -p TERM INT HUP)
   local vp_self
-  # shellcheck disable=SC2016
+  # shellcheck disable=SC2016 # expanded by that bash
   vp_self=$(BASH_ENV='' exec "$BASH" -c 'echo "$PPID"')
   for vp_job in TERM INT HUP; do
-    # shellcheck disable=SC2064
+    # shellcheck disable=SC2064 # expanded now: the trap names its signal
     trap "kill -s TERM -- \"\$vp_job\" 2>/dev/null || :; wait \"\$vp_job\" 2>/dev/null || :; rm -rf -- \"\$work_dir\" || :; trap - TERM INT HUP; eval \"\$vp_host_traps\"; kill -s $vp_job $vp_self || :" "$vp_job"
   done
   vp_job=
-  # shellcheck disable=SC2317
+  # shellcheck disable=SC2317 # called indirectly (traps, vp_must, fallbacks): no dead code
   (
   local IFS=$' \t\n'
   set +o noclobber +o errexit +o errtrace
   trap - ERR
+  # A host without log functions gets ones that print as upstream's did.
   declare -F log_info >/dev/null || log_info() { printf '[INFO] %s\n' "$*"; }
   declare -F log_warn >/dev/null || log_warn() { printf '[WARN] %s\n' "$*"; }
   declare -F log_error >/dev/null || log_error() { printf '[ERROR] %s\n' "$*" >&2; }
   local kubectl_pid='' waiting_pid=''
+  # A cancelled call (TERM, INT, HUP) stops kubectl, removes its files, ends by that signal.
   vp_cancel() {
     trap '' TERM INT HUP
     trap - EXIT
@@ -77,12 +79,13 @@ verify_pods() {
     fi
     rm -rf -- "$work_dir"
     trap - "$1"
-    # shellcheck disable=SC2016
+    # shellcheck disable=SC2016 # expanded by that bash
     kill -s "$1" "$(BASH_ENV='' exec "$BASH" -c 'echo "$PPID"')"
     exit $((128 + $(kill -l "$1")))
   }
   local ctrf_file=${KWOK_VERIFY_PODS_CTRF:-} junit_file=${KWOK_VERIFY_PODS_JUNIT:-}
   local start_ms=0 results_timestamp='' results_written=false stopped_why='' epoch_ms
+  # The CI results' timestamps: sets epoch_ms to the milliseconds since the Unix epoch.
   vp_epoch_ms() {
     epoch_ms=${EPOCHREALTIME:-}
     if [[ -n $epoch_ms ]]; then
@@ -1809,6 +1812,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
   local last_line fetch_error failed_why jq_error warned='' first_version alnum=abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 kubectl_ran=false
   local page_head="^\{\"kind\":\"[$alnum]*\",\"apiVersion\":\"[$alnum./]*\",\"metadata\":\{\"resourceVersion\":\"([$alnum]*)\"(,\"continue\":\"([$alnum+/=_.-]*)\")?(,\"remainingItemCount\":[0123456789]+)?},\"items\":\["
   local kubeconfig kubeconfig_from context context_from
+  # Errors quote a tool's last words on stderr: sets last_line to them.
   vp_last_stderr_line() {
     local line
     last_line=
@@ -1818,21 +1822,24 @@ VERIFY_PODS_PAGE_HEAD_JQ
       [[ -z $line ]] || last_line=$line
     done <"$stderr_file"
   }
+  # Every error is one line through the host's log_error; returns the exit code it is given.
   vp_error() {
     local code=$1 said
     shift
-    # shellcheck disable=SC2059
+    # shellcheck disable=SC2059 # the format is the contract's, rendered
     printf -v said "$@"
     [[ -n $stopped_why ]] || stopped_why=$said
     log_error 'verify_pods: '"$said" >&2
     return "$code"
   }
+  # Every warning is one line through the host's log_warn, on stderr.
   vp_warn() {
     local said
-    # shellcheck disable=SC2059
+    # shellcheck disable=SC2059 # the format is the contract's, rendered
     printf -v said "$@"
     log_warn 'verify_pods: '"$said" >&2
   }
+  # No kubectl call outlives the check: sets cap to the seconds the next one may take.
   vp_cap() {
     local now_us left_us
     vp_now
@@ -1844,11 +1851,13 @@ VERIFY_PODS_PAGE_HEAD_JQ
       printf -v cap '%d.%06d' $((left_us / 1000000)) $((left_us % 1000000))
     fi
   }
+  # The check's ends, in microseconds: sets until_us to started_us plus $1 seconds.
   vp_after() {
     local seconds=$1
     if ((seconds > 1000000000000)); then seconds=1000000000000; fi
     until_us=$((10#$started_us + seconds * 1000000))
   }
+  # Every kubectl call: bounded, its output in a file, a failure in the function's words.
   vp_fetch() {
     local out_file=$1 kubectl_status=0 program=kubectl command code why seconds fetch_started_us now_us
     shift
@@ -1918,13 +1927,14 @@ VERIFY_PODS_PAGE_HEAD_JQ
         ;;
     esac
   }
+  # A failed kubectl reads better with the kubeconfig and context it used.
   vp_kubectl_config() {
     local cap=$kubectl_timeout capped=false
     if [[ -n ${KUBECONFIG:-} ]]; then
       kubeconfig=$KUBECONFIG
       printf -v kubeconfig_from "\$KUBECONFIG"
     else
-      # shellcheck disable=SC2088
+      # shellcheck disable=SC2088 # words that name the file, not a path
       printf -v kubeconfig "~/.kube/config"
       printf -v kubeconfig_from "kubectl's default"
     fi
@@ -1933,6 +1943,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
     if vp_fetch "$page_file" config current-context; then IFS= read -r context <"$page_file" || :; fi
     if [[ -z $context ]]; then printf -v context "none"; fi
   }
+  # A failure that may pass (5xx, 429, a connection cut) is worth asking again.
   vp_transient() {
     local words said
     printf -v words "(InternalError)|(ServiceUnavailable)|(TooManyRequests)|(ServerTimeout)|(Timeout)|EOF|connection reset by peer|broken pipe"
@@ -1943,6 +1954,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
       words=${words#*|}
     done
   }
+  # Whether a list whose first page failed is asked again before the deadline.
   vp_retries() {
     local now_us
     vp_now
@@ -1955,6 +1967,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
       printf -v why "cannot read the output of \`%s\`: %s" "$command" "$why"
     fi
   }
+  # A list is read in pages: sets url to the page after the continue token $2.
   vp_page_url() {
     local token=$2 sep='?' i c hex
     url=$1
@@ -1978,6 +1991,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
       done
     fi
   }
+  # One list, page after page into a file, all pages at one resourceVersion.
   vp_list() {
     local list=$1 out_file=$2 into=$2 token='' version status=0 cap capped first
     local waiting_what=${list%%\?*}
@@ -2027,6 +2041,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
       if [[ -z $token ]] || ((chunk_size == 0)); then return 0; fi
     done
   }
+  # Pods not yet created: the workloads' lists, at the pods list's resourceVersion.
   vp_workloads() {
     local entry status=0 at=$first_version what='' refused=' ' unchecked='' pair first_why=''
     : >"$workloads_file"
@@ -2056,13 +2071,16 @@ VERIFY_PODS_PAGE_HEAD_JQ
       held+=$entry$'\n'
     fi
   }
+  # Every jq run keeps its stderr, so that an error says the program's own words.
   vp_jq() { ${vp_exec-} jq "$@" 2>"$stderr_file" || vp_jq_error; }
+  # Sets jq_error to a failed jq's message, without jq's own prefix.
   vp_jq_error() {
     vp_last_stderr_line
     jq_error=${last_line#jq: error \(at *\): }
     if [[ -z $jq_error ]]; then printf -v jq_error "jq failed without a message"; fi
     return 1
   }
+  # One runner per program: its jq options, then one value per variable, in order.
   vp_run_report() { vp_jq -c --slurp --arg excluded_namespaces "$1" --arg excluded_owner_kinds "$2" --arg namespaces "$3" --arg selector "$4" --arg workloads "$5" "$lib_program$report_program"; }
   vp_run_decision() { vp_jq -r "$decision_program"; }
   vp_run_workloads() { vp_jq -r -c --slurp --arg excluded_namespaces "$1" --arg excluded_owner_kinds "$2" --arg namespaces "$3" --slurpfile report "$4" "$lib_program$workloads_program|.,($decision_program)"; }
@@ -2073,7 +2091,9 @@ VERIFY_PODS_PAGE_HEAD_JQ
   vp_run_summary() { vp_jq -r --argjson list_limit "$1" "$lib_program$summary_program"; }
   vp_run_ctrf() { vp_jq -c --argjson list_limit "$1" --arg why "$2" --arg version "$3" --arg timestamp "$4" --argjson start_ms "$5" --argjson stop_ms "$6" "$lib_program$ctrf_program"; }
   vp_run_junit() { vp_jq -r "$lib_program$junit_program"; }
+  # decision.jq's verdict on the report: sets verdict, unscheduled and next.
   vp_decide() { vp_run_decision <"$report_file" >"$decision_file"; read -r verdict unscheduled next <"$decision_file"; }
+  # A program that fails ends the check with one line naming it.
   vp_must() {
     local program=$1 why
     shift
@@ -2081,6 +2101,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
     why=$jq_error
     vp_error 2 "%s: %s" "$program" "$why" || return
   }
+  # The CI results (CTRF, JUnit) a host asked for, written whatever the verdict.
   vp_results() {
     local why=$1 limit=$2 report=$work_dir/results.json file format
     results_written=true
@@ -2116,16 +2137,19 @@ VERIFY_PODS_PAGE_HEAD_JQ
       fi
     fi
   }
+  # A check that stops before its verdict still writes its CI results, saying why.
   vp_stopped() {
     if [[ $1 == 2 && $results_written != true ]]; then
       vp_results "$stopped_why" 0 <<<null
     fi
   }
   trap 'vp_stopped "$?"' EXIT
+  # The deadline epoch passed: said in one line, returning its exit code.
   vp_epoch_passed() {
     epoch=$deadline_epoch
     vp_error 2 "the deadline epoch %s passed after %ss: the observation was cut short, no verdict" "$epoch" "$waited" || return
   }
+  # Each program prints one document: sets count to the lines on stdin, to check it.
   vp_count_lines() {
     local line
     count=0
@@ -2133,6 +2157,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
       count=$((count + 1))
     done
   }
+  # The programs' lines go through the host's log functions, level by level.
   vp_log_lines() {
     local line level text
     while IFS= read -r line || [[ -n $line ]]; do
@@ -2150,6 +2175,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
       }
     done
   }
+  # The wait between attempts: never past the deadline, and a signal ends it at once.
   vp_sleep() {
     local now_us left_us rest_us sleep_status=0
     vp_now
@@ -2172,10 +2198,12 @@ VERIFY_PODS_PAGE_HEAD_JQ
       vp_error 2 "sleep %s failed" "$interval" || return
     fi
   }
+  # The one clock: sets now_us to microseconds (EPOCHREALTIME, else SECONDS).
   vp_now() {
     now_us=${EPOCHREALTIME:-$SECONDS.000000}
     now_us=${now_us//[!0123456789]/}
   }
+  # The progress line's seconds: sets now_us, and waited since started_us.
   vp_elapsed() {
     vp_now
     waited=$(((10#$now_us - 10#$started_us) / 1000000))
@@ -2202,7 +2230,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
     digits=${text#"${text%%[!0]*}"}
     if ((${#digits} > max_digits)); then vp_error 2 "%s is too large: more than %s digits, got \"%s\"" "$named" "$max_digits" "$value" || return; fi
     if ((10#${digits:-0} < minimum)); then vp_error 2 "%s must be at least %ss, got \"%s\"" "$named" "$minimum" "$value" || return; fi
-    # shellcheck disable=SC2030
+    # shellcheck disable=SC2030 # a knob, named by the table (not $!)
     printf -v "$name" '%d' "$((10#${digits:-0}))"
   done
   named=KWOK_VERIFY_PODS_EXCLUDE_OWNER_KINDS
@@ -2448,7 +2476,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
     *) return 1 ;;
   esac
   ) &
-  # shellcheck disable=SC2031
+  # shellcheck disable=SC2031 # $! of the subshell just started, here
   vp_job=$!
   wait "$vp_job" 2>/dev/null || status=$?
   trap - TERM INT HUP

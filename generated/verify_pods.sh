@@ -38,22 +38,24 @@ verify_pods() {
   fi
   vp_host_traps=$(trap -p TERM INT HUP)
   local vp_self
-  # shellcheck disable=SC2016
+  # shellcheck disable=SC2016 # expanded by that bash
   vp_self=$(BASH_ENV='' exec "$BASH" -c 'echo "$PPID"')
   for vp_job in TERM INT HUP; do
-    # shellcheck disable=SC2064
+    # shellcheck disable=SC2064 # expanded now: the trap names its signal
     trap "kill -s TERM -- \"\$vp_job\" 2>/dev/null || :; wait \"\$vp_job\" 2>/dev/null || :; rm -rf -- \"\$work_dir\" || :; trap - TERM INT HUP; eval \"\$vp_host_traps\"; kill -s $vp_job $vp_self || :" "$vp_job"
   done
   vp_job=
-  # shellcheck disable=SC2317
+  # shellcheck disable=SC2317 # called indirectly (traps, vp_must, fallbacks): no dead code
   (
   local IFS=$' \t\n'
   set +o noclobber +o errexit +o errtrace
   trap - ERR
+  # A host without log functions gets ones that print as upstream's did.
   declare -F log_info >/dev/null || log_info() { printf '[INFO] %s\n' "$*"; }
   declare -F log_warn >/dev/null || log_warn() { printf '[WARN] %s\n' "$*"; }
   declare -F log_error >/dev/null || log_error() { printf '[ERROR] %s\n' "$*" >&2; }
   local kubectl_pid=''
+  # A cancelled call (TERM, INT, HUP) stops kubectl, removes its files, ends by that signal.
   vp_cancel() {
     trap '' TERM INT HUP
     if [[ -n $kubectl_pid ]]; then
@@ -63,7 +65,7 @@ verify_pods() {
     kill %?vp_run_report 2>/dev/null
     rm -rf -- "$work_dir"
     trap - "$1"
-    # shellcheck disable=SC2016
+    # shellcheck disable=SC2016 # expanded by that bash
     kill -s "$1" "$(BASH_ENV='' exec "$BASH" -c 'echo "$PPID"')"
     exit $((128 + $(kill -l "$1")))
   }
@@ -1460,6 +1462,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
   local lines_file=$work_dir/lines.txt stderr_file=$work_dir/stderr.txt
   local last_line fetch_error failed_why jq_error warned='' first_version alnum=abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789
   local page_head="^\{\"kind\":\"[$alnum]*\",\"apiVersion\":\"[$alnum./]*\",\"metadata\":\{\"resourceVersion\":\"([$alnum]*)\"(,\"continue\":\"([$alnum+/=_.-]*)\")?(,\"remainingItemCount\":[0123456789]+)?},\"items\":\["
+  # Errors quote a tool's last words on stderr: sets last_line to them.
   vp_last_stderr_line() {
     local line
     last_line=
@@ -1469,20 +1472,23 @@ VERIFY_PODS_PAGE_HEAD_JQ
       [[ -z $line ]] || last_line=$line
     done <"$stderr_file"
   }
+  # Every error is one line through the host's log_error; returns the exit code it is given.
   vp_error() {
     local code=$1 said
     shift
-    # shellcheck disable=SC2059
+    # shellcheck disable=SC2059 # the format is the contract's, rendered
     printf -v said "$@"
     log_error 'verify_pods: '"$said" >&2
     return "$code"
   }
+  # Every warning is one line through the host's log_warn, on stderr.
   vp_warn() {
     local said
-    # shellcheck disable=SC2059
+    # shellcheck disable=SC2059 # the format is the contract's, rendered
     printf -v said "$@"
     log_warn 'verify_pods: '"$said" >&2
   }
+  # No kubectl call outlives the check: sets cap to the seconds the next one may take.
   vp_cap() {
     local now_us left_us
     vp_now
@@ -1494,11 +1500,13 @@ VERIFY_PODS_PAGE_HEAD_JQ
       printf -v cap '%d.%06d' $((left_us / 1000000)) $((left_us % 1000000))
     fi
   }
+  # The check's ends, in microseconds: sets until_us to started_us plus $1 seconds.
   vp_after() {
     local seconds=$1
     if ((seconds > 1000000000000)); then seconds=1000000000000; fi
     until_us=$((10#$started_us + seconds * 1000000))
   }
+  # Every kubectl call: bounded, its output in a file, a failure in the function's words.
   vp_fetch() {
     local out_file=$1 kubectl_status=0 program=kubectl command code why seconds fetch_started_us now_us
     shift
@@ -1548,6 +1556,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
         ;;
     esac
   }
+  # A failure that may pass (5xx, 429, a connection cut) is worth asking again.
   vp_transient() {
     local words said
     printf -v words "(InternalError)|(ServiceUnavailable)|(TooManyRequests)|(ServerTimeout)|(Timeout)|EOF|connection reset by peer|broken pipe"
@@ -1558,6 +1567,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
       words=${words#*|}
     done
   }
+  # Whether a list whose first page failed is asked again before the deadline.
   vp_retries() {
     local now_us
     vp_now
@@ -1570,6 +1580,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
       printf -v why "cannot read the output of \`%s\`: %s" "$command" "$why"
     fi
   }
+  # A list is read in pages: sets url to the page after the continue token $2.
   vp_page_url() {
     local token=$2 sep='?' i c hex
     url=$1
@@ -1593,6 +1604,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
       done
     fi
   }
+  # One list, page after page into a file, all pages at one resourceVersion.
   vp_list() {
     local list=$1 out_file=$2 into=$2 token='' version status=0 cap capped first
     page=0 fetch_error='' unfinished=false first_version=''
@@ -1640,13 +1652,16 @@ VERIFY_PODS_PAGE_HEAD_JQ
       if [[ -z $token ]] || ((chunk_size == 0)); then return 0; fi
     done
   }
+  # Every jq run keeps its stderr, so that an error says the program's own words.
   vp_jq() { ${vp_exec-} jq "$@" 2>"$stderr_file" || vp_jq_error; }
+  # Sets jq_error to a failed jq's message, without jq's own prefix.
   vp_jq_error() {
     vp_last_stderr_line
     jq_error=${last_line#jq: error \(at *\): }
     if [[ -z $jq_error ]]; then printf -v jq_error "jq failed without a message"; fi
     return 1
   }
+  # One runner per program: its jq options, then one value per variable, in order.
   vp_run_report() { vp_jq -c --slurp --arg excluded_namespaces "$1" --arg excluded_owner_kinds "$2" --arg namespaces "$3" --arg selector "$4" --arg workloads "$5" "$lib_program$job_rule_program$report_program$job_rule_end_program"; }
   vp_run_decision() { vp_jq -r "$decision_program"; }
   vp_run_workloads() { vp_jq -r -c --slurp --arg excluded_namespaces "$1" --arg excluded_owner_kinds "$2" --arg namespaces "$3" --slurpfile report "$4" "$lib_program$job_rule_program$workloads_program|.,($decision_program)"; }
@@ -1654,7 +1669,9 @@ VERIFY_PODS_PAGE_HEAD_JQ
   vp_run_result() { vp_jq -c --argjson attempts "$1" --argjson waited_seconds "$2" --slurpfile events "$3" "$result_program"; }
   vp_run_render() { vp_jq -r --argjson list_limit "$1" --arg namespaces "$2" --arg selector "$3" "$lib_program$render_program"; }
   vp_run_progress() { vp_jq -r --argjson attempts "$1" --argjson waited_seconds "$2" --arg deadline_seconds "$3" "$lib_program$progress_program"; }
+  # decision.jq's verdict on the report: sets verdict, unscheduled and next.
   vp_decide() { vp_run_decision <"$report_file" >"$decision_file"; read -r verdict unscheduled next <"$decision_file"; }
+  # A program that fails ends the check with one line naming it.
   vp_must() {
     local program=$1 why
     shift
@@ -1662,6 +1679,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
     why=$jq_error
     vp_error 2 "%s: %s" "$program" "$why" || return
   }
+  # Each program prints one document: sets count to the lines on stdin, to check it.
   vp_count_lines() {
     local line
     count=0
@@ -1669,6 +1687,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
       count=$((count + 1))
     done
   }
+  # The programs' lines go through the host's log functions, level by level.
   vp_log_lines() {
     local line level text
     while IFS= read -r line || [[ -n $line ]]; do
@@ -1686,6 +1705,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
       }
     done
   }
+  # The wait between attempts: never past the deadline, and a signal ends it at once.
   vp_sleep() {
     local now_us left_us rest_us sleep_status=0
     vp_now
@@ -1708,10 +1728,12 @@ VERIFY_PODS_PAGE_HEAD_JQ
       vp_error 2 "sleep %s failed" "$interval" || return
     fi
   }
+  # The one clock: sets now_us to microseconds (EPOCHREALTIME, else SECONDS).
   vp_now() {
     now_us=${EPOCHREALTIME:-$SECONDS.000000}
     now_us=${now_us//[!0123456789]/}
   }
+  # The progress line's seconds: sets now_us, and waited since started_us.
   vp_elapsed() {
     vp_now
     waited=$(((10#$now_us - 10#$started_us) / 1000000))
@@ -1737,7 +1759,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
     digits=${text#"${text%%[!0]*}"}
     if ((${#digits} > max_digits)); then vp_error 2 "%s is too large: more than %s digits, got \"%s\"" "$named" "$max_digits" "$value" || return; fi
     if ((10#${digits:-0} < minimum)); then vp_error 2 "%s must be at least %ss, got \"%s\"" "$named" "$minimum" "$value" || return; fi
-    # shellcheck disable=SC2030
+    # shellcheck disable=SC2030 # a knob, named by the table (not $!)
     printf -v "$name" '%d' "$((10#${digits:-0}))"
   done
   local excluded_owner_kinds=''
@@ -1883,7 +1905,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
     *) return 1 ;;
   esac
   ) &
-  # shellcheck disable=SC2031
+  # shellcheck disable=SC2031 # $! of the subshell just started, here
   vp_job=$!
   wait "$vp_job" 2>/dev/null || status=$?
   if ((status == 2)); then status=1; fi

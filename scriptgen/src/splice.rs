@@ -560,30 +560,26 @@ pub fn reindent(text: &str, from: usize, to: usize) -> Result<String, SpliceErro
     Ok(out)
 }
 
-/// `text` without its comment lines and blank lines: what a reader of the
-/// generated bash needs is the code (the templates keep the comments).
-/// Here-document bodies and multi-line strings stay byte for byte, and so
-/// do shellcheck's directives (`# shellcheck disable=…`).
+/// `text` without its blank lines and the comments written for the
+/// templates' readers (which name verify-pods' insides): what a host's
+/// maintainer reads is the code, the one-line comment above each helper
+/// saying why it exists (written `## why` in the template, `# why` here),
+/// and shellcheck's directives with their reasons. Here-document bodies
+/// and multi-line strings stay byte for byte.
 pub fn without_comments(text: &str) -> Result<String, SpliceError> {
     let mut out = String::with_capacity(text.len());
     for line in classify(text)? {
         let raw = &text[line.offset..line.offset + line.len_with_newline];
         let code = line.text.trim_start();
+        if line.kind == Kind::Code && code.starts_with("## ") {
+            let indent = &raw[..raw.len() - raw.trim_start().len()];
+            out.push_str(indent);
+            out.push_str(&raw.trim_start()[1..]);
+            continue;
+        }
         let comment = code.starts_with('#') && !code.starts_with("# shellcheck ");
         if line.kind == Kind::Code && (code.is_empty() || comment) {
             continue;
-        }
-        // A directive's reason (`# shellcheck disable=SC2016 # why`) is a
-        // comment too: the template keeps it.
-        if line.kind == Kind::Code && code.starts_with("# shellcheck ") {
-            if let Some(at) = raw
-                .find("# shellcheck ")
-                .and_then(|at| raw[at + 2..].find(" #").map(|reason| at + 2 + reason))
-            {
-                out.push_str(&raw[..at]);
-                out.push('\n');
-                continue;
-            }
         }
         out.push_str(raw);
     }
