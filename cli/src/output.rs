@@ -10,6 +10,7 @@ use checker::{Engine, Programs};
 use jaq_json::Val;
 use std::fs;
 use std::io::{self, IsTerminal, Write};
+use std::os::fd::{AsFd, BorrowedFd};
 use std::path::PathBuf;
 
 /// What `check` prints: (level, text) lines, a level of `None` for text
@@ -106,22 +107,33 @@ pub(crate) fn append_step_summary(
 
 /// Whether stdout was closed when the program started (`verify-pods check
 /// >&-`). The Rust runtime then opens /dev/null on it, for reading and
-/// writing, and every write to it succeeds unseen; a user's `> /dev/null`
-/// opens it for writing only. (A user's `1<> /dev/null` looks closed.)
+/// writing, and every write to it succeeds unseen; a shell's `> /dev/null`
+/// opens it for writing only. A parent that discards the output on purpose
+/// with a read-write /dev/null (Python's subprocess.DEVNULL, libuv's
+/// "ignore", daemon(3)) gives one to stdin or stderr too, in practice: then
+/// stdout counts as open.
 pub(crate) fn stdout_closed() -> bool {
+    read_write_null(io::stdout().as_fd())
+        && !read_write_null(io::stdin().as_fd())
+        && !read_write_null(io::stderr().as_fd())
+}
+
+/// Whether `fd` is /dev/null open for reading and writing (both tried on a
+/// copy of it: /dev/null reads as at its end and swallows what is written).
+fn read_write_null(fd: BorrowedFd) -> bool {
     use std::io::Read;
-    use std::os::fd::AsFd;
     use std::os::unix::fs::{FileTypeExt, MetadataExt};
-    let Ok(fd) = io::stdout().as_fd().try_clone_to_owned() else {
-        return true;
-    };
-    let mut stdout = fs::File::from(fd);
-    let (Ok(meta), Ok(null)) = (stdout.metadata(), fs::metadata("/dev/null")) else {
+    let Ok(copy) = fd.try_clone_to_owned() else {
         return false;
     };
-    let is_null = meta.file_type().is_char_device() && meta.rdev() == null.rdev();
-    // /dev/null reads as at its end: nothing is taken from anyone.
-    is_null && stdout.read(&mut [0u8; 1]).is_ok()
+    let mut file = fs::File::from(copy);
+    let (Ok(meta), Ok(null)) = (file.metadata(), fs::metadata("/dev/null")) else {
+        return false;
+    };
+    meta.file_type().is_char_device()
+        && meta.rdev() == null.rdev()
+        && file.read(&mut [0u8; 1]).is_ok()
+        && file.write(&[0u8; 1]).is_ok()
 }
 
 /// Colour only on a terminal, and never with NO_COLOR (https://no-color.org).

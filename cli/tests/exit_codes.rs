@@ -826,6 +826,21 @@ fn a_closed_full_or_broken_stdout_is_exit_2_with_one_line() {
         }
         let (code, stderr) = check(">/dev/null", format);
         assert_eq!(code, Some(1), "> /dev/null {format}: {stderr}");
+        // Nor is one read-write /dev/null on stdout and stderr, as Python's
+        // subprocess.DEVNULL gives it.
+        let null = fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open("/dev/null")
+            .unwrap();
+        let out = std::process::Command::new(&bin)
+            .args(["check", "--format", format, "--snapshot"])
+            .arg(&pods)
+            .stdout(null.try_clone().unwrap())
+            .stderr(null)
+            .status()
+            .unwrap();
+        assert_eq!(out.code(), Some(1), "DEVNULL {format}");
         // The reader gone before the first write.
         let mut child = std::process::Command::new(&bin)
             .args(["check", "--format", format, "--snapshot"])
