@@ -326,7 +326,7 @@ fn row(line: &str, new: bool) -> Option<&'static str> {
                 "`Common causes:`",
                 w == "Common causes:" || w.starts_with("  - "),
             ),
-            ("settings", w.contains(" must be integers ")),
+            ("settings", w.contains(" must be a non-negative integer (got: ")),
             (
                 "kubectl failures",
                 w == "Failed to list pods"
