@@ -105,13 +105,13 @@ pub(crate) fn append_step_summary(
         })
 }
 
-/// Whether stdout was closed when the program started (`verify-pods check
-/// >&-`). The Rust runtime then opens /dev/null on it, for reading and
-/// writing, and every write to it succeeds unseen; a shell's `> /dev/null`
-/// opens it for writing only. A parent that discards the output on purpose
-/// with a read-write /dev/null (Python's subprocess.DEVNULL, libuv's
-/// "ignore", daemon(3)) gives one to stdin or stderr too, in practice: then
-/// stdout counts as open.
+/// Whether stdout was closed when the program started
+/// (`verify-pods check >&-`). The Rust runtime then opens /dev/null on it,
+/// for reading and writing, and every write to it succeeds unseen; a
+/// shell's `> /dev/null` opens it for writing only. A parent that discards
+/// the output on purpose with a read-write /dev/null (Python's
+/// subprocess.DEVNULL, libuv's "ignore", daemon(3)) gives one to stdin or
+/// stderr too, in practice: then stdout counts as open.
 pub(crate) fn stdout_closed() -> bool {
     read_write_null(io::stdout().as_fd())
         && !read_write_null(io::stdin().as_fd())
