@@ -2,7 +2,9 @@
 # the line before waiting for another attempt.
 #
 # Input:     the report of report.jq; null before the first attempt.
-# Variables: $attempts, $waited_seconds, $deadline_seconds (numbers).
+# Variables: $attempts, $waited_seconds (numbers), $deadline_seconds (its
+#            digits, a string: up to 18 of them, past what jq 1.6's
+#            numbers hold exactly).
 #            $attempts 0 is "before the first attempt": the start line,
 #            which both drivers print before their first list.
 # Output:    one raw line "LEVEL<TAB>TEXT" (see render.jq). Both keep the

@@ -366,8 +366,11 @@ pub fn run(
                     .map_err(eval_error("report".into()))?;
                 progress(&level, &text);
                 let Some(listed) = listed else {
-                    // Never past the deadline: the next attempt is its last.
-                    thread::sleep((*interval).min(deadline.saturating_sub(started.elapsed())));
+                    // One attempt an interval, its own time counted (a line
+                    // every interval), never past the deadline: the next
+                    // attempt is then its last.
+                    let rest = interval.saturating_sub(list_started.elapsed());
+                    thread::sleep(rest.min(deadline.saturating_sub(started.elapsed())));
                     continue;
                 };
                 let settle = watch::Settle {

@@ -454,7 +454,7 @@ impl Engine {
         let vars = vec![
             Val::from(attempts),
             number(waited_seconds),
-            number(deadline_seconds),
+            Val::from(deadline_seconds.to_string()),
         ];
         let line = self.run_one(Programs::PROGRESS, report.0.clone(), vars)?;
         Ok(split_level(&to_raw(&line)))
@@ -463,7 +463,8 @@ impl Engine {
     /// progress.jq before the first attempt (null, `$attempts` 0): the
     /// start line, as (level, text).
     pub fn start_line(&self, deadline_seconds: u64) -> Result<(String, String), EvalError> {
-        let vars = vec![Val::from(0usize), number(0), number(deadline_seconds)];
+        let deadline = Val::from(deadline_seconds.to_string());
+        let vars = vec![Val::from(0usize), number(0), deadline];
         let line = self.run_one(Programs::PROGRESS, Val::Null, vars)?;
         Ok(split_level(&to_raw(&line)))
     }

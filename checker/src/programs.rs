@@ -245,7 +245,9 @@ impl Programs {
         &[
             var!(ArgJson "$attempts"),
             var!(ArgJson "$waited_seconds"),
-            var!(ArgJson "$deadline_seconds")
+            // Digits (--arg): a deadline of up to 18 digits is past what
+            // jq 1.6's numbers hold exactly.
+            var!(Arg "$deadline_seconds")
         ],
         Lines
     );

@@ -674,3 +674,87 @@ fn a_quiet_watch_prints_a_progress_line_every_interval() {
     // evaluation may be the deadline's, which decides instead).
     assert!(progress >= 3, "{progress} lines: {}", shown(&output));
 }
+
+// ------------------------------------------------ never silent while waiting
+
+/// StatefulSet data/nats: 3 replicas, observed.
+fn nats() -> Value {
+    serde_json::json!({"kind": "StatefulSet", "apiVersion": "apps/v1",
+        "metadata": {"name": "nats", "namespace": "data", "uid": "sts-nats", "generation": 1},
+        "spec": {"replicas": 3}, "status": {"observedGeneration": 1, "replicas": 3}})
+}
+
+/// nats-I, running, owned by the StatefulSet.
+fn nats_pod(i: usize) -> Value {
+    let mut pod = Pod::running("data", &format!("nats-{i}"), "kwok-node-0").to_json();
+    pod["metadata"]["ownerReferences"] = serde_json::json!([{"apiVersion": "apps/v1",
+        "kind": "StatefulSet", "name": "nats", "uid": "sts-nats", "controller": true}]);
+    pod
+}
+
+/// The waiting states, each for good (the server's state never changes),
+/// with who is awaited, in the progress line's words.
+fn waiting_states() -> Vec<(&'static str, State, &'static str)> {
+    let two_of_three = State::new((0..2).map(nats_pod).collect(), vec![]).with_workloads(vec![nats()]);
+    let unscheduled = State::new(vec![running("app-0"), waiting("trainer-0")], vec![]);
+    vec![
+        ("not yet created", two_of_three, "controllers"),
+        ("unscheduled", unscheduled, "scheduler"),
+    ]
+}
+
+/// Every waiting state, held past three intervals (an attempt's own time
+/// comes on top of the pause of an interval): every way of settling (the
+/// checker's watch, its polling, the bash) prints a progress line each
+/// interval, whose words name who is awaited.
+#[test]
+fn every_waiting_state_prints_a_line_every_interval() {
+    let engine = Engine::new().expect("engine");
+    let attempt = expect::progress_words(&engine);
+    let reads: [(&str, fn(&KubeEnv) -> std::process::Command); 3] = [
+        ("checker, watching", |env| env.checker()),
+        ("checker, polling", |env| {
+            let mut cmd = env.checker();
+            cmd.env(contract::WATCH.env, "false");
+            cmd
+        }),
+        ("bash", |env| env.wrapper()),
+    ];
+    for (state_name, state, awaited) in waiting_states() {
+        for (read_name, command) in reads {
+            let server = Server::builder().state(state.clone()).start().expect("server");
+            let env = KubeEnv::for_server(&server).expect("kube env");
+            let output = run(command(&env).env(DEADLINE_ENV, "4").env(INTERVAL_ENV, "1"));
+            let what = format!("{state_name}, {read_name}: {}", shown(&output));
+            assert_eq!(output.status.code(), Some(1), "{what}");
+            let stdout = text(&output.stdout);
+            let lines: Vec<&str> = stdout.lines().filter(|l| l.starts_with(&attempt)).collect();
+            assert!(lines.len() >= 3, "a line an interval: {what}");
+            let words = format!("waiting for {awaited} (");
+            assert!(lines.iter().all(|line| line.contains(&words)), "{what}");
+        }
+    }
+}
+
+/// Every accepted setting is said in the same bytes by both drivers: a
+/// deadline past the bash's 64-bit bound on microseconds too.
+#[test]
+fn a_deadline_past_the_bashs_clock_bound_is_said_as_given() {
+    let deadline = "999999999999999999";
+    let mut lines = Vec::new();
+    for driver in ["checker", "bash"] {
+        let (_server, env) = server(bind_timeline(), Duration::from_secs(1), vec![]);
+        let mut cmd = match driver {
+            "checker" => env.checker(),
+            _ => env.wrapper(),
+        };
+        let output = run(cmd.env(DEADLINE_ENV, deadline).env(INTERVAL_ENV, "1"));
+        let what = format!("{driver}: {}", shown(&output));
+        assert_eq!(output.status.code(), Some(0), "{what}");
+        let stdout = text(&output.stdout);
+        let first = stdout.lines().nth(1).unwrap_or_default().to_owned();
+        assert!(first.ends_with(&format!("(0/{deadline}s)")), "{what}");
+        lines.push(first);
+    }
+    assert_eq!(lines[0], lines[1]);
+}
