@@ -46,7 +46,7 @@ def selection_named:
             + ($names[1:] | map(", " + .) | add // "")
        end),
       (if $selector == "" then empty else "matching the label selector \($selector)" end) ]
-  | map(" " + .) | add;
+  | map(" " + .) | add // "";
 
 # The order: the verdict first, the evidence after. The status
 # line; for a failure upstream's banner and counts; the unscheduled groups;
@@ -75,8 +75,8 @@ def selection_named:
 ,
 # A selection that selects no pod: a failure (report.jq), said as
 # `kubectl get` says it, naming the selection (its typo shows).
-(if .total == 0 and $namespaces + $selector != "" then
-   "No pods found\(selection_named)" | line("error")
+(if .total == 0 and .verdict == "fail" then
+   selection_named | select(. != "") | "No pods found\(.)" | line("error")
  else empty end)
 ,
 (if .unscheduled > 0 then

@@ -216,3 +216,184 @@ fn workloads_follow_one_namespace_and_are_not_read_with_a_selector() {
         assert!(asked.is_empty(), "{driver:?}: {asked:?}");
     }
 }
+
+/// One driver's run on `case`'s cluster with the case's settings (and
+/// `extra` on top), deadline 0: (exit code, stdout, stderr, the pods and
+/// events requests the server saw).
+fn run_case(
+    case: &str,
+    driver: Driver,
+    extra: &[(&str, &str)],
+) -> (i32, String, String, Vec<LogEntry>) {
+    let case = corpus::case(case);
+    let server = Server::serve(State::from_case_dir(&case.dir).expect("state")).expect("server");
+    let env = KubeEnv::for_server(&server).expect("kubeconfig");
+    let out = run(driver
+        .command(&env)
+        .env(DEADLINE_ENV, "0")
+        .envs(case.env())
+        .envs(extra.iter().copied()));
+    let lists = server
+        .log()
+        .into_iter()
+        .filter(|e| e.path.ends_with("/pods") || e.path.ends_with("/events"))
+        .collect();
+    (code(&out), text(&out.stdout), text(&out.stderr), lists)
+}
+
+#[test]
+fn a_selection_that_selects_no_pod_fails_in_one_line_through_the_real_kubectl() {
+    // The model's goldens (make_corpus.py): fail, exit 1, never "empty".
+    for name in [
+        "selection-no-such-namespace",
+        "selection-selector-matches-nothing",
+    ] {
+        let case = corpus::case(name);
+        let golden: Value =
+            serde_json::from_slice(&case.read(EXPECTED_JSON)).expect("expected.json");
+        assert_eq!(
+            (golden["verdict"].as_str(), golden["total"].as_u64()),
+            (Some("fail"), Some(0)),
+            "{name}"
+        );
+        // The selection as the user wrote it, named on one line.
+        let named = match case.selector().as_str() {
+            "" => case.namespaces(),
+            selector => selector.to_owned(),
+        };
+        for driver in DRIVERS {
+            let (code, stdout, stderr, lists) = run_case(name, driver, &[]);
+            assert_eq!(code, 1, "{driver:?} {name}: {stdout}{stderr}");
+            assert_eq!(
+                stdout.lines().filter(|l| l.contains(&named)).count(),
+                1,
+                "{driver:?} {name}: {stdout}"
+            );
+            assert!(!stdout.contains("bundle may be empty"), "{stdout}");
+            // One namespace: that namespace's list, as kubectl -n asks.
+            if !case.namespaces().is_empty() {
+                for entry in lists.iter().filter(|e| e.path.ends_with("/pods")) {
+                    let scope = format!("/api/v1/namespaces/{}/", case.namespaces());
+                    assert!(entry.path.starts_with(&scope), "{driver:?}: {}", entry.path);
+                }
+            }
+        }
+    }
+    // Without a selection, an empty cluster keeps upstream's warning, exit 0.
+    for driver in DRIVERS {
+        let (code, stdout, stderr, _) = run_case("empty-list", driver, &[]);
+        assert_eq!(code, 0, "{driver:?}: {stdout}{stderr}");
+        assert!(
+            stdout.contains("bundle may be empty"),
+            "{driver:?}: {stdout}"
+        );
+    }
+}
+
+#[test]
+fn a_namespace_both_selected_and_named_excluded_is_refused_by_both_drivers() {
+    let (ns, ex) = (contract::NAMESPACES.env, contract::EXCLUDE_NAMESPACES.env);
+    // No server: a list would fail otherwise (kubectl's words, not these).
+    let env = KubeEnv::new("http://127.0.0.1:9").expect("kubeconfig");
+    for (namespaces, excluded) in [
+        ("kube-system", "+kube-system"),
+        ("web,training", "kube-system,training"),
+    ] {
+        let mut said = Vec::new();
+        for driver in DRIVERS {
+            let out = run(driver.command(&env).env(ns, namespaces).env(ex, excluded));
+            let stderr = text(&out.stderr);
+            assert_eq!(code(&out), 2, "{driver:?} {namespaces:?}: {stderr}");
+            let lines: Vec<&str> = stderr
+                .lines()
+                .filter(|l| lines_of(l, &messages::NAMESPACE_SELECTED_AND_EXCLUDED) == 1)
+                .collect();
+            assert_eq!(lines.len(), 1, "{driver:?}: {stderr}");
+            assert!(!stderr.contains("kubectl"), "{driver:?} listed: {stderr}");
+            let prefix = match driver {
+                Driver::Checker => contract::CHECKER_PREFIX.error,
+                _ => contract::BASH_PREFIX.error,
+            };
+            said.push(lines[0].trim_start_matches(prefix).to_owned());
+        }
+        assert_eq!(said[0], said[1], "the drivers word it alike");
+        assert!(said[0].contains(ns) && said[0].contains(ex), "{}", said[0]);
+    }
+}
+
+#[test]
+fn a_selector_says_once_that_pods_not_yet_created_are_not_checked() {
+    let selector = corpus::case("selection-namespaces-and-selector").selector();
+    let sel = contract::SELECTOR.env;
+    let mut said = Vec::new();
+    for driver in DRIVERS {
+        let (_, _, stderr, _) =
+            run_case("workloads-statefulset-1-of-3", driver, &[(sel, &selector)]);
+        let lines: Vec<&str> = stderr
+            .lines()
+            .filter(|l| lines_of(l, &messages::SELECTOR_NO_WORKLOADS) == 1)
+            .collect();
+        assert_eq!(lines.len(), 1, "{driver:?}: {stderr}");
+        let prefix = match driver {
+            Driver::Checker => contract::CHECKER_PREFIX.warning,
+            _ => contract::BASH_PREFIX.warning,
+        };
+        said.push(lines[0].trim_start_matches(prefix).to_owned());
+        // Not read on purpose (--workloads false): nothing to warn about.
+        let off = [(sel, selector.as_str()), (contract::WORKLOADS.env, "false")];
+        let (_, _, stderr, _) = run_case("workloads-statefulset-1-of-3", driver, &off);
+        assert_eq!(
+            lines_of(&stderr, &messages::SELECTOR_NO_WORKLOADS),
+            0,
+            "{driver:?}: {stderr}"
+        );
+    }
+    assert_eq!(said[0], said[1], "the same bytes in both drivers");
+}
+
+#[test]
+fn a_saved_dir_replays_the_live_verdict_workloads_included() {
+    // Live through the real kubectl: a StatefulSet misses 2 pods, fail.
+    let case = corpus::case("workloads-statefulset-1-of-3");
+    let saved = tempfile::tempdir().expect("tempdir");
+    let dir = saved.path().join("red");
+    let (live_code, stdout, stderr, _) = run_case(
+        &case.name,
+        Driver::Checker,
+        &[(contract::ARTIFACT_DIR_ENV, dir.to_str().expect("utf-8"))],
+    );
+    assert_eq!(live_code, 1, "{stdout}{stderr}");
+    assert!(dir.join("workloads.json").is_file(), "{stderr}");
+    let live: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("report.json")).expect("report.json"))
+            .expect("report.json");
+    let replay = |snapshot: &std::path::Path| {
+        let out = run(checker_command()
+            .args(["check", "--format", "json", "--snapshot"])
+            .arg(snapshot)
+            .envs(
+                case.env()
+                    .into_iter()
+                    .filter(|(k, _)| *k != contract::WORKLOADS.env),
+            ));
+        let result: Value =
+            serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", text(&out.stderr)));
+        (code(&out), result)
+    };
+    // The directory replays whole: the live verdict, its missing pods.
+    let (replayed, result) = replay(&dir);
+    assert_eq!(replayed, live_code);
+    for key in [
+        "verdict",
+        "missing",
+        "missing_workloads",
+        "total",
+        "unscheduled",
+    ] {
+        assert_eq!(result[key], live[key], "{key}");
+    }
+    // Its pods.json alone checks no workloads (`missing` null) and passes:
+    // the gap the directory closes.
+    let (alone, result) = replay(&dir.join("pods.json"));
+    assert_eq!((alone, &result["missing"]), (0, &Value::Null), "{result}");
+}
