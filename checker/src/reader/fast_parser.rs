@@ -1,6 +1,7 @@
 //! The fast parser: where a snapshot's bytes become jq values. It parses
-//! one value by a [`Plan`], skips what the projection drops eight bytes at a
-//! time, and reads JSON as jq 1.6 reads it. Whatever it doubts goes to the
+//! one value by a [`Plan`], skips what the projection drops with the byte
+//! scans of `scan.rs` (sixteen bytes at a time), and reads JSON as jq 1.6
+//! reads it. Whatever it doubts goes to the
 //! serde_json fallback (`serde_fallback.rs`), which words the error, so it
 //! only needs to be fast on valid input and never wrong.
 
@@ -69,7 +70,7 @@ impl Workspace {
 /// The fast path: parse one value from the start of `input` (after
 /// whitespace) by `plan`, with a parser that knows only what a projection
 /// needs. It skips dropped values faster than serde_json (spaces and string
-/// bodies eight bytes at a time) and builds what it keeps as [`Planned`]
+/// bodies by the scans of `scan.rs`) and builds what it keeps as [`Planned`]
 /// does; numbers are converted by serde_json, so they convert alike.
 ///
 /// It reads JSON as jq 1.6 reads it, which is what serde_json reads but
@@ -760,8 +761,8 @@ mod tests {
         }
     }
 
-    /// Strings and runs of spaces are scanned eight bytes at a time: a
-    /// stop byte must be found at every offset of a word.
+    /// Strings and runs of spaces are scanned eight and sixteen bytes at a
+    /// time: a stop byte must be found at every offset of a block.
     #[test]
     fn strings_and_spaces_of_every_length_are_read_to_the_byte() {
         for n in 0..24 {
