@@ -505,9 +505,20 @@ impl Shared {
     /// state, or with `resourceVersion=RV&resourceVersionMatch=Exact` of the
     /// state at RV: 410 once it is compacted (older than the watch history
     /// keeps, as etcd compacts), 504 past the present, as the apiserver.
-    /// `limit` and `continue` page it, pinned to its state.
+    /// `limit` and `continue` page it, pinned to its state. A kind the
+    /// present state forbids ([`State::forbidden_workloads`]) is a 403.
     fn workloads(&self, request: &Request, kind: &str, ns: Option<&str>) -> Response {
         let present = self.present();
+        if self.states[present.min(self.states.len() - 1)]
+            .forbidden_workloads
+            .iter()
+            .any(|k| k == kind)
+        {
+            let plural = format!("{}s", kind.to_lowercase());
+            let message =
+                format!("{plural}.apps is forbidden: User \"replay\" cannot list resource \"{plural}\"");
+            return status_response(403, "Forbidden", &message);
+        }
         let mut index = present;
         if let Some(token) = request.param("continue").filter(|c| !c.is_empty()) {
             match parse_token(token).filter(|(s, _, _)| *s < self.states.len()) {

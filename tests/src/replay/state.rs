@@ -13,6 +13,10 @@ use std::fs::File;
 use std::io::BufReader;
 use std::path::Path;
 
+/// The kinds of the apps/v1 workloads lists, as a raw page names them
+/// (`ReplicaSetList`).
+const WORKLOAD_KINDS: [&str; 4] = ["ReplicaSet", "StatefulSet", "DaemonSet", "Deployment"];
+
 /// The pods and events of one moment of the cluster.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct State {
@@ -22,6 +26,10 @@ pub struct State {
     pub events: Vec<Object>,
     /// The apps/v1 workloads (issue 30), each with its kind, in list order.
     pub workloads: Vec<(String, Object)>,
+    /// The workload kinds the server refuses to list (403): a corpus case
+    /// whose workloads are raw pages without a kind's page was read by a
+    /// check that could not list it.
+    pub forbidden_workloads: Vec<String>,
 }
 
 impl State {
@@ -40,6 +48,7 @@ impl State {
             pods: pods.into_iter().map(Object::from_value).collect(),
             events: events.into_iter().map(Object::from_value).collect(),
             workloads: Vec::new(),
+            forbidden_workloads: Vec::new(),
         }
     }
 
@@ -62,6 +71,7 @@ impl State {
                 None => Vec::new(),
             },
             workloads: Vec::new(),
+            forbidden_workloads: Vec::new(),
         })
     }
 
@@ -79,10 +89,17 @@ impl State {
         let error = |e: &dyn fmt::Display| format!("{}: {e}", workloads.display());
         let text = std::fs::read(&workloads).map_err(|e| error(&e))?;
         let mut values = Vec::new();
+        // The kinds whose raw page is there; None: a document that is no
+        // such page (kubectl's List), which was asked for every kind.
+        let mut listed = Some(Vec::new());
         for doc in serde_json::Deserializer::from_slice(&text).into_iter::<Value>() {
             let doc = doc.map_err(|e| error(&e))?;
             let list_kind = doc["kind"].as_str().unwrap_or("");
             let list_kind = list_kind.strip_suffix("List").unwrap_or("").to_owned();
+            match listed.as_mut() {
+                Some(kinds) if WORKLOAD_KINDS.contains(&list_kind.as_str()) => kinds.push(list_kind.clone()),
+                _ => listed = None,
+            }
             for item in items(&doc, "workloads")? {
                 let mut item = item;
                 if item.get("kind").is_none() {
@@ -91,7 +108,15 @@ impl State {
                 values.push(item);
             }
         }
-        Ok(state.with_workloads(values))
+        let mut state = state.with_workloads(values);
+        if let Some(listed) = listed {
+            state.forbidden_workloads = WORKLOAD_KINDS
+                .iter()
+                .filter(|kind| !listed.iter().any(|k| k == *kind))
+                .map(|kind| kind.to_string())
+                .collect();
+        }
+        Ok(state)
     }
 
     /// This state with these workloads (objects with their `kind`).
