@@ -49,9 +49,14 @@ verify_pods() {
   local vp_self
   # shellcheck disable=SC2016 # expanded by that bash
   vp_self=$(BASH_ENV='' exec "$BASH" -c 'echo "$PPID"')
+  local vp_cleanup
   for vp_job in TERM INT HUP; do
+    vp_cleanup="kill -s TERM -- \"\$vp_job\" 2>/dev/null || :;"
+    vp_cleanup+=" wait \"\$vp_job\" 2>/dev/null || :;"
+    vp_cleanup+=" rm -rf -- \"\$work_dir\" || :; trap - TERM INT HUP;"
+    vp_cleanup+=" eval \"\$vp_host_traps\"; kill -s $vp_job $vp_self || :"
     # shellcheck disable=SC2064 # expanded now: the trap names its signal
-    trap "kill -s TERM -- \"\$vp_job\" 2>/dev/null || :; wait \"\$vp_job\" 2>/dev/null || :; rm -rf -- \"\$work_dir\" || :; trap - TERM INT HUP; eval \"\$vp_host_traps\"; kill -s $vp_job $vp_self || :" "$vp_job"
+    trap "$vp_cleanup" "$vp_job"
   done
   vp_job=
   # shellcheck disable=SC2317 # called indirectly (traps, vp_must, fallbacks): no dead code
@@ -1777,7 +1782,8 @@ def first_line: text | split("\n") | .[0] // "";
   "  </testsuite>",
   "</testsuites>"
 VERIFY_PODS_JUNIT_JQ
-  local excluded_namespaces=kube-system,kube-node-lease,kube-public,local-path-storage,kwok-system,argocd,flux-system,aicr-registry
+  local excluded_namespaces=kube-system,kube-node-lease,kube-public,local-path-storage
+  excluded_namespaces+=,kwok-system,argocd,flux-system,aicr-registry
   local page_head_program
   IFS= read -r -d '' page_head_program <<'VERIFY_PODS_PAGE_HEAD_JQ' || true
 # page-head.jq: the head of one raw list page, for the bash function (the
@@ -1804,13 +1810,18 @@ VERIFY_PODS_JUNIT_JQ
 | (.resourceVersion // ""), (.["continue"] // "")
 VERIFY_PODS_PAGE_HEAD_JQ
   local pods_list=/api/v1/pods events_list='/api/v1/events?fieldSelector=reason%3DFailedScheduling'
-  local pods_file=$work_dir/pods.json events_file=$work_dir/events.json workloads_file=$work_dir/workloads.json
+  local pods_file=$work_dir/pods.json events_file=$work_dir/events.json
+  local workloads_file=$work_dir/workloads.json
   local page_file=$work_dir/page.json head_file=$work_dir/head.txt
   local report_file=$work_dir/report.json decision_file=$work_dir/decision.txt
   local matched_file=$work_dir/matched-events.json result_file=$work_dir/result.json
   local lines_file=$work_dir/lines.txt stderr_file=$work_dir/stderr.txt
-  local last_line fetch_error failed_why jq_error warned='' first_version alnum=abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 kubectl_ran=false
-  local page_head="^\{\"kind\":\"[$alnum]*\",\"apiVersion\":\"[$alnum./]*\",\"metadata\":\{\"resourceVersion\":\"([$alnum]*)\"(,\"continue\":\"([$alnum+/=_.-]*)\")?(,\"remainingItemCount\":[0123456789]+)?},\"items\":\["
+  local last_line fetch_error failed_why jq_error warned='' first_version kubectl_ran=false
+  local alnum=abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789
+  local page_head="^\{\"kind\":\"[$alnum]*\",\"apiVersion\":\"[$alnum./]*\""
+  page_head+=",\"metadata\":\{\"resourceVersion\":\"([$alnum]*)\""
+  page_head+="(,\"continue\":\"([$alnum+/=_.-]*)\")?(,\"remainingItemCount\":[0123456789]+)?}"
+  page_head+=",\"items\":\["
   local kubeconfig kubeconfig_from context context_from
   # Errors quote a tool's last words on stderr: sets last_line to them.
   vp_last_stderr_line() {
@@ -1859,7 +1870,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
   }
   # Every kubectl call: bounded, its output in a file, a failure in the function's words.
   vp_fetch() {
-    local out_file=$1 kubectl_status=0 program=kubectl command code why seconds fetch_started_us now_us
+    local out_file=$1 kubectl_status=0 program=kubectl command code why seconds
+    local fetch_started_us now_us
     shift
     kubectl_ran=false
     command="kubectl $*" failed_why=''
@@ -1888,7 +1900,9 @@ VERIFY_PODS_PAGE_HEAD_JQ
     wait "$kubectl_pid" 2>/dev/null || kubectl_status=$?
     if [[ $have_timeout != true && $kubectl_status != 0 ]]; then
       vp_now
-      if (((10#$now_us - 10#$fetch_started_us) / 1000000 >= ${cap%.*})); then kubectl_status=124; fi
+      if (((10#$now_us - 10#$fetch_started_us) / 1000000 >= ${cap%.*})); then
+        kubectl_status=124
+      fi
     fi
     if [[ -n $waiting_pid ]]; then
       kill "$waiting_pid" 2>/dev/null
@@ -1997,6 +2011,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
     local waiting_what=${list%%\?*}
     waiting_what=${waiting_what##*/}
     page=0 fetch_error='' unfinished=false first_version=''
+    list_what=${list%%\?*} list_what=${list_what##*/}
     : >"$out_file"
     while :; do
       page=$((page + 1))
@@ -2081,18 +2096,58 @@ VERIFY_PODS_PAGE_HEAD_JQ
     return 1
   }
   # One runner per program: its jq options, then one value per variable, in order.
-  vp_run_report() { vp_jq -c --slurp --arg excluded_namespaces "$1" --arg excluded_owner_kinds "$2" --arg namespaces "$3" --arg selector "$4" --arg workloads "$5" "$lib_program$report_program"; }
-  vp_run_decision() { vp_jq -r "$decision_program"; }
-  vp_run_workloads() { vp_jq -r -c --slurp --arg excluded_namespaces "$1" --arg excluded_owner_kinds "$2" --arg namespaces "$3" --slurpfile report "$4" "$lib_program$workloads_program|.,($decision_program)"; }
-  vp_run_events() { vp_jq -c --slurp --slurpfile report "$1" "$lib_program$events_program"; }
-  vp_run_result() { vp_jq -c --argjson attempts "$1" --argjson waited_seconds "$2" --slurpfile events "$3" "$result_program"; }
-  vp_run_render() { vp_jq -r --argjson list_limit "$1" --arg namespaces "$2" --arg selector "$3" "$lib_program$render_program"; }
-  vp_run_progress() { vp_jq -r --argjson attempts "$1" --argjson waited_seconds "$2" --arg deadline_seconds "$3" "$lib_program$progress_program"; }
-  vp_run_summary() { vp_jq -r --argjson list_limit "$1" "$lib_program$summary_program"; }
-  vp_run_ctrf() { vp_jq -c --argjson list_limit "$1" --arg why "$2" --arg version "$3" --arg timestamp "$4" --argjson start_ms "$5" --argjson stop_ms "$6" "$lib_program$ctrf_program"; }
-  vp_run_junit() { vp_jq -r "$lib_program$junit_program"; }
+  vp_run_report() {
+    vp_jq -c --slurp --arg excluded_namespaces "$1" \
+      --arg excluded_owner_kinds "$2" --arg namespaces "$3" \
+      --arg selector "$4" --arg workloads "$5" \
+      "$lib_program$report_program"
+  }
+  vp_run_decision() {
+    vp_jq -r \
+      "$decision_program"
+  }
+  vp_run_workloads() {
+    vp_jq -r -c --slurp --arg excluded_namespaces "$1" \
+      --arg excluded_owner_kinds "$2" --arg namespaces "$3" \
+      --slurpfile report "$4" \
+      "$lib_program$workloads_program|.,($decision_program)"
+  }
+  vp_run_events() {
+    vp_jq -c --slurp --slurpfile report "$1" \
+      "$lib_program$events_program"
+  }
+  vp_run_result() {
+    vp_jq -c --argjson attempts "$1" --argjson waited_seconds "$2" \
+      --slurpfile events "$3" \
+      "$result_program"
+  }
+  vp_run_render() {
+    vp_jq -r --argjson list_limit "$1" --arg namespaces "$2" --arg selector "$3" \
+      "$lib_program$render_program"
+  }
+  vp_run_progress() {
+    vp_jq -r --argjson attempts "$1" --argjson waited_seconds "$2" \
+      --arg deadline_seconds "$3" \
+      "$lib_program$progress_program"
+  }
+  vp_run_summary() {
+    vp_jq -r --argjson list_limit "$1" \
+      "$lib_program$summary_program"
+  }
+  vp_run_ctrf() {
+    vp_jq -c --argjson list_limit "$1" --arg why "$2" --arg version "$3" \
+      --arg timestamp "$4" --argjson start_ms "$5" --argjson stop_ms "$6" \
+      "$lib_program$ctrf_program"
+  }
+  vp_run_junit() {
+    vp_jq -r \
+      "$lib_program$junit_program"
+  }
   # decision.jq's verdict on the report: sets verdict, unscheduled and next.
-  vp_decide() { vp_run_decision <"$report_file" >"$decision_file"; read -r verdict unscheduled next <"$decision_file"; }
+  vp_decide() {
+    vp_run_decision <"$report_file" >"$decision_file"
+    read -r verdict unscheduled next <"$decision_file"
+  }
   # A program that fails ends the check with one line naming it.
   vp_must() {
     local program=$1 why
@@ -2283,7 +2338,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
   local why command count whole
   local attempts=0 waited=0 attempt_started=0 attempt_started_us started_us unscheduled next verdict
   local url page lists list list_status pause broken report pods_at held fetched entry
-  local until_us deadline_us pods_until_us unfinished=false seconds pages now_us
+  local until_us deadline_us pods_until_us unfinished=false seconds pages now_us list_what pods_what
   local settle_seconds
   vp_now
   started_us=$now_us
@@ -2322,6 +2377,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
       lists=$((lists + 1))
       list_status=0
       vp_list "$pods_list" "$pods_file" || list_status=$?
+      pods_what=$list_what
+      pods_what=$list_what
       if ((list_status == 0)); then
         stderr_file=$lines_file vp_exec=exec vp_run_report "$excluded_namespaces" "$excluded_owner_kinds" "$namespaces" "$selector" "$workloads" <"$pods_file" >"$report_file" &
         report=$! pods_at="$page $command" held='' fetched=0
@@ -2330,7 +2387,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
           stderr_file=$lines_file vp_jq_error
           page=$(jq -n 'reduce (try inputs catch empty) as $page (0; . + 1)' <"$pods_file" 2>/dev/null) || page=0
           if ((page >= ${pods_at%% *})); then page=0; else page=$((page + 1)); fi
-          why=$jq_error command=${pods_at#* } unfinished=false list_status=1
+          why=$jq_error command=${pods_at#* } unfinished=false list_status=1 list_what=$pods_what
           ((page > 1)) || list_status=2
         elif [[ $workloads == true ]]; then
           vp_now
@@ -2354,9 +2411,9 @@ VERIFY_PODS_PAGE_HEAD_JQ
             vp_epoch_passed || return
           fi
           if [[ $unfinished == true ]]; then
-            seconds=$((deadline + kubectl_timeout)) pages=$((page - 1))
+            seconds=$((deadline + kubectl_timeout)) pages=$((page - 1)) what=$list_what
             printf -v why "the list did not finish within %ss (the deadline plus the kubectl timeout), %s pages read" "$seconds" "$pages"
-            vp_error 2 "no list of the pods by the deadline: %s" "$why" || return
+            vp_error 2 "no list of the %s by the deadline: %s" "$what" "$why" || return
           fi
           if [[ -n $fetch_error && $kubectl_ran == true ]]; then
             vp_error "$list_status" '%s' "$fetch_error"
@@ -2369,7 +2426,10 @@ VERIFY_PODS_PAGE_HEAD_JQ
       esac
       printf -v broken "the list broke at page %s (%s)" "$page" "$why"
       vp_elapsed
-      if ((10#$now_us >= deadline_us)); then vp_error 2 "no coherent list of the pods before the deadline: %s lists broke, the last one %s" "$lists" "$broken" || return; fi
+      if ((10#$now_us >= deadline_us)); then
+        what=$list_what
+        vp_error 2 "no coherent list of the %s before the deadline: %s lists broke, the last one %s" "$what" "$lists" "$broken" || return
+      fi
       list=$((lists + 1))
       vp_warn "%s: listing again from the start (list %s)" "$broken" "$list"
       vp_sleep || return
