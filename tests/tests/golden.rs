@@ -383,7 +383,10 @@ bad_workloads! {
     workloads_with_a_job: "workloads-with-a-job.json", ": workloads: a Job, expected lists of";
     workloads_without_kinds: "workloads-without-kinds.json", ": workloads: a kind \"\", expected lists of";
     workloads_empty_nodelist: "workloads-empty-nodelist.json", ": workloads: a NodeList, expected lists of";
-    workloads_one_deployment: "workloads-one-deployment.json", "a single Deployment object, not a List";
+    // Refused by the reader before workloads.jq (which refuses it too, as
+    // "workloads: a Deployment, expected lists of ..."): its words name
+    // what the workloads are.
+    workloads_one_deployment: "workloads-one-deployment.json", "a single Deployment object, not a List: expected the JSON of `kubectl get pods -A -o json` (for events, `kubectl get events -A -o json`; for the workloads, `kubectl get rs,sts,ds,deploy -A -o json` or the saved workloads.json)";
     workloads_twice: "workloads-twice.json", ": workloads: item 1 (Deployment kube-system/coredns) and item 37 (Deployment kube-system/coredns) have the same uid \"b03f4b57-3094-4113-877c-773696eb57b5\": each workload is counted once";
     workloads_null_item: "workloads-null-item.json", ": workloads: item 3 is null, not an object";
     // A replicas of "3" was read as 1 wanted; 99999999999999997 was printed.
