@@ -42,15 +42,22 @@ pub enum CheckError {
     SaveDir { path: PathBuf, error: io::Error },
     /// A file could not be opened.
     Open { path: PathBuf, error: io::Error },
-    /// Every list of the pods broke after its first page until the
+    /// Every list of the pods broke after its first page, or a list read
+    /// with them (`what`: its name in the API's URL) broke, until the
     /// deadline passed: no snapshot.
     Incoherent {
+        what: &'static str,
         page: usize,
         why: String,
         lists: usize,
     },
-    /// The pods list did not end by the deadline plus the kubectl timeout.
-    Unfinished { pages: usize, seconds: u64 },
+    /// A list (`what`) did not end by the deadline plus the kubectl
+    /// timeout: `pages` of it were read.
+    Unfinished {
+        what: &'static str,
+        pages: usize,
+        seconds: u64,
+    },
     /// The deadline epoch passed before the observation ended (`waited`
     /// whole seconds after the check started).
     EpochPassed { epoch: u64, waited: u64 },
@@ -78,15 +85,26 @@ impl fmt::Display for CheckError {
             CheckError::Open { path, error } => {
                 write!(f, "{}: cannot open: {error}", path.display())
             }
-            CheckError::Incoherent { page, why, lists } => {
+            CheckError::Incoherent {
+                what,
+                page,
+                why,
+                lists,
+            } => {
                 let broken = words::LIST_BROKEN.format(&[("page", page), ("why", why)]);
-                f.write_str(
-                    &messages::LIST_INCOHERENT.format(&[("lists", lists), ("broken", &broken)]),
-                )
+                f.write_str(&messages::LIST_INCOHERENT.format(&[
+                    ("what", what),
+                    ("lists", lists),
+                    ("broken", &broken),
+                ]))
             }
-            CheckError::Unfinished { pages, seconds } => {
+            CheckError::Unfinished {
+                what,
+                pages,
+                seconds,
+            } => {
                 let why = words::LIST_OVERRAN.format(&[("seconds", seconds), ("pages", pages)]);
-                f.write_str(&messages::LIST_UNFINISHED.format(&[("why", &why)]))
+                f.write_str(&messages::LIST_UNFINISHED.format(&[("what", what), ("why", &why)]))
             }
             CheckError::EpochPassed { epoch, waited } => f.write_str(
                 &messages::DEADLINE_EPOCH_PASSED.format(&[("epoch", epoch), ("waited", waited)]),
@@ -348,8 +366,8 @@ pub fn run(
                 Confirmed::Report(report, decision) => {
                     break (listed, report, decision, started.elapsed())
                 }
-                Confirmed::Again { page, why } => {
-                    list_again(source, started, (page, &why, lists), notice)?;
+                Confirmed::Again { what, page, why } => {
+                    list_again(source, started, (what, page, &why, lists), notice)?;
                 }
             }
         };
@@ -417,7 +435,7 @@ pub fn run(
                     // workloads: missing pods keep it watching, from there.
                     let context = (engine, source, &bounds, settings, &saver, started);
                     match confirm(context, (pods.first(), None), report, &mut warned, notice)? {
-                        Confirmed::Again { page, why } => {
+                        Confirmed::Again { page, why, .. } => {
                             let broken =
                                 words::LIST_BROKEN.format(&[("page", &page), ("why", &why)]);
                             break watch::Ended::ListAgain(broken);
@@ -511,8 +529,13 @@ enum Confirmed {
     /// decision.jq makes of it.
     Report(Report, crate::engine::Decision),
     /// The workloads at that resourceVersion cannot be read any more (410:
-    /// compacted), or their list broke at `page`: list the pods again.
-    Again { page: usize, why: String },
+    /// compacted), or their list (`what`) broke at `page`: list the pods
+    /// again.
+    Again {
+        what: &'static str,
+        page: usize,
+        why: String,
+    },
 }
 
 /// One workloads list as read: its documents, or why not.
@@ -714,7 +737,8 @@ fn confirm(
                     // An artifact records its own write errors.
                     let _ = file.write_all(&copied);
                 }
-                let again = |page: usize, why: String| Ok(Confirmed::Again { page, why });
+                let what = list.what;
+                let again = |page: usize, why: String| Ok(Confirmed::Again { what, page, why });
                 match read {
                     Ok(read) => docs.extend(read),
                     Err(ListError::Failed(Failure::Kubectl(
@@ -746,7 +770,12 @@ fn confirm(
                     }
                     Err(ListError::Unfinished { pages }) => {
                         let seconds = bounds.until.seconds;
-                        return Err(CheckError::Unfinished { pages, seconds });
+                        let what = list.what;
+                        return Err(CheckError::Unfinished {
+                            what,
+                            pages,
+                            seconds,
+                        });
                     }
                     Err(ListError::Broken { page, why }) => return again(page, why),
                 }
@@ -878,13 +907,14 @@ fn read_pods(
             Err(ListError::Failed(Failure::Kubectl(error)))
                 if error.transient() && retries(source, started) =>
             {
-                list_again(source, started, (1, &error.to_string(), *lists), notice)?;
+                let why = error.to_string();
+                list_again(source, started, (pods.what, 1, &why, *lists), notice)?;
             }
             Err(ListError::Failed(Failure::Unreadable { command, why }))
                 if kubectl::transient(&why) && retries(source, started) =>
             {
-                let error = CheckError::Unreadable { command, why };
-                list_again(source, started, (1, &error.to_string(), *lists), notice)?;
+                let why = CheckError::Unreadable { command, why }.to_string();
+                list_again(source, started, (pods.what, 1, &why, *lists), notice)?;
             }
             Err(ListError::Failed(Failure::Kubectl(
                 error @ (KubectlError::Failed { .. } | KubectlError::TimedOut { .. }),
@@ -899,10 +929,14 @@ fn read_pods(
             }
             Err(ListError::Unfinished { pages }) => {
                 let seconds = until.seconds;
-                return Err(CheckError::Unfinished { pages, seconds });
+                return Err(CheckError::Unfinished {
+                    what: pods.what,
+                    pages,
+                    seconds,
+                });
             }
             Err(ListError::Broken { page, why }) => {
-                list_again(source, started, (page, &why, *lists), notice)?;
+                list_again(source, started, (pods.what, page, &why, *lists), notice)?;
             }
         }
     }
@@ -914,13 +948,14 @@ fn retries(source: &Source, started: Instant) -> bool {
     matches!(source, Source::Live { deadline, .. } if started.elapsed() < *deadline)
 }
 
-/// A live list that broke at `page` (the `lists`th of the attempt): said,
-/// and a pause of an interval (never past the deadline) before it is read
-/// again; past the deadline, no coherent list (exit 2).
+/// A live list (`what`, the pods or one read with them) that broke at
+/// `page` (the `lists`th of the attempt): said, and a pause of an interval
+/// (never past the deadline) before the pods are read again; past the
+/// deadline, no coherent list of `what` (exit 2).
 fn list_again(
     source: &Source,
     started: Instant,
-    (page, why, lists): (usize, &str, usize),
+    (what, page, why, lists): (&'static str, usize, &str, usize),
     notice: &mut dyn FnMut(&str),
 ) -> Result<(), CheckError> {
     let Source::Live {
@@ -931,7 +966,12 @@ fn list_again(
     };
     if started.elapsed() >= *deadline {
         let why = why.to_owned();
-        return Err(CheckError::Incoherent { page, why, lists });
+        return Err(CheckError::Incoherent {
+            what,
+            page,
+            why,
+            lists,
+        });
     }
     let broken = words::LIST_BROKEN.format(&[("page", &page), ("why", &why)]);
     notice(&messages::LIST_AGAIN.format(&[("broken", &broken), ("list", &(lists + 1))]));

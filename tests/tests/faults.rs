@@ -1211,3 +1211,31 @@ fn a_slow_events_list_holds_the_verdict_no_longer_than_its_bound() {
         assert!(text(&read.outcome.output.stdout).contains("not collected"), "{what}");
     }
 }
+
+// ------------------------------------------------ every error names its list
+
+/// A 410 that never ends on the Deployments list (their version always
+/// compacted): past the deadline, the error names the Deployments, not the
+/// pods, in both drivers.
+#[test]
+fn a_workloads_list_that_always_breaks_is_named_in_the_error() {
+    let rules = [FaultRule::always(
+        Target::Workloads("deployments"),
+        Fault::expired(),
+    )];
+    let env = [(DEADLINE_ENV, "2"), (INTERVAL_ENV, "1")];
+    let reads = every_read(green, &rules, &env, Duration::from_secs(SLOW));
+    for read in reads.iter().filter(|read| read.workloads == "true") {
+        let what = read.describe();
+        assert_eq!(read.outcome.output.status.code(), Some(2), "{what}");
+        let said = read.lines(&messages::LIST_INCOHERENT);
+        assert_eq!(said.len(), 1, "{what}");
+        let named = messages::LIST_INCOHERENT.format(&[
+            ("what", &"deployments"),
+            ("lists", &""),
+            ("broken", &""),
+        ]);
+        let head = named.split(':').next().unwrap_or_default();
+        assert!(said[0].starts_with(head), "{head:?}: {what}");
+    }
+}
