@@ -61,8 +61,13 @@ pub struct Fields {
     pub page_head: String,
     /// jq's options for page-head.jq.
     pub page_head_options: String,
-    /// [`PAGE_HEAD_FORM`], for a double-quoted bash string.
-    pub page_head_form: String,
+    /// [`PAGE_HEAD_FORM`], in pieces, each for a double-quoted bash string.
+    pub page_head_lines: Vec<String>,
+    /// [`Self::excluded_namespaces`] in pieces of at most 64 columns, the
+    /// first without a comma, the others each starting with one.
+    pub excluded_namespaces_lines: Vec<String>,
+    /// [`Self::left_out`] in lines of at most 72 columns.
+    pub left_out_lines: Vec<String>,
     /// progress.jq's start line as bash words (`info$'\t''Verifying…'`):
     /// the function prints it without starting jq (see [`start_line`]).
     pub start_line: String,
@@ -402,11 +407,28 @@ pub struct Embedded {
     /// each variable's value a positional parameter (`-c --arg
     /// excluded_namespaces "$1"`); None for lib.jq, which runs in front of
     /// others only.
-    pub runner: Option<String>,
+    pub runner: Option<Vec<String>>,
     /// The program its runner hands jq, as a bash word's inside:
     /// `$lib_program$report_program` (lib.jq in front of a program that
     /// uses it; see also [`DECIDED_BY_RUNNER`]).
     pub argument: String,
+}
+
+/// A runner's jq options in lines of at most 72 columns, each option with
+/// its name and value kept on one line.
+fn option_lines(options: &[String]) -> Vec<String> {
+    let mut units: Vec<String> = Vec::new();
+    for option in options {
+        match units.last_mut() {
+            // A value, or a variable's name, goes with the option before it.
+            Some(last) if !option.starts_with('-') => {
+                last.push(' ');
+                last.push_str(option);
+            }
+            _ => units.push(option.clone()),
+        }
+    }
+    wrapped(&units, 72)
 }
 
 /// The program whose runner also decides (issue 30's cost): jq prints its
@@ -474,7 +496,7 @@ impl Embedded {
             embedded.argument = and_decision(&embedded.argument, &decision);
             options.insert(0, "-r".to_owned());
         }
-        embedded.runner = Some(options.join(" "));
+        embedded.runner = Some(option_lines(&options));
         Ok(embedded)
     }
 
@@ -572,6 +594,40 @@ fn start_line() -> Result<String, RenderError> {
         ));
     }
     Ok(format!("{}$'\\t'{}", shell_word(&level), shell_word(&text)))
+}
+
+/// `text` in pieces of about `width` characters, each new one starting at
+/// a `,` or a `(` once the last is that long: never after a backslash (a
+/// piece is a double-quoted bash word, its closing quote must stay one)
+/// nor inside a `$name`.
+fn in_pieces(text: &str, width: usize) -> Vec<String> {
+    let mut pieces = vec![String::new()];
+    for c in text.chars() {
+        let last = pieces.last_mut().expect("one piece at least");
+        if last.len() >= width && (c == ',' || c == '(') && !last.ends_with('\\') {
+            pieces.push(c.to_string());
+        } else {
+            last.push(c);
+        }
+    }
+    pieces
+}
+
+/// `words` comma-joined in lines of at most `width` columns: the first
+/// line without a leading comma, each next one starting with one.
+fn comma_lines(words: &[String], width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for word in words {
+        match lines.last_mut() {
+            Some(line) if line.len() + 1 + word.len() <= width => {
+                line.push(',');
+                line.push_str(word);
+            }
+            Some(_) => lines.push(format!(",{word}")),
+            None => lines.push(word.clone()),
+        }
+    }
+    lines
 }
 
 /// The header's lines of `features`: `none`, or their names separated by
@@ -679,7 +735,7 @@ impl Fields {
             let envs = feature.settings().into_iter().filter(|env| !is_knob(env));
             settings.extend(envs.map(|env| format!("{env}={}", setting_default(env))));
         }
-        let left_out = Feature::ALL
+        let left_out: Vec<String> = Feature::ALL
             .into_iter()
             .filter(|f| !has(*f))
             .flat_map(|f| {
@@ -710,7 +766,11 @@ impl Fields {
                 }
             })?,
             page_head_options: Programs::PAGE_HEAD_OPTIONS.join(" "),
-            page_head_form: PAGE_HEAD_FORM.replace('"', "\\\""),
+            page_head_lines: in_pieces(PAGE_HEAD_FORM, 36)
+                .iter()
+                .map(|piece| piece.replace('"', "\\\""))
+                .collect(),
+            excluded_namespaces_lines: comma_lines(&Programs::default_excluded_namespaces(), 64),
             start_line: start_line()?,
             deadline_env: contract::DEADLINE_ENV,
             knobs,
@@ -736,6 +796,7 @@ impl Fields {
             exact_owner_kinds,
             workloads_check: has(Feature::Workloads),
             exit_2: has(Feature::Exit2),
+            left_out_lines: wrapped(&left_out, 72),
             left_out,
             with: Feature::ALL
                 .into_iter()

@@ -66,13 +66,17 @@ fn run(mut cmd: Command, page: &str) -> (bool, String) {
 /// What bash captures with the function's own lines: Some("VERSION\nTOKEN\n")
 /// when the form takes the head.
 fn bash_reading(page: &str, locale: &str) -> Option<String> {
-    // `local … alnum=…`: the alphabet, as the function spells it.
-    let locals = function_line("local last_line ");
-    let alnum = locals
-        .split_whitespace()
-        .find(|w| w.starts_with("alnum="))
-        .expect("the function spells out alnum");
-    let form = function_line("local page_head=");
+    // `local alnum=…`: the alphabet, as the function spells it.
+    let alnum = function_line("local alnum=");
+    let alnum = alnum.trim_start_matches("local ");
+    // The form, in the lines that build it.
+    let text = std::fs::read_to_string(sandbox::function_file()).unwrap();
+    let form: Vec<&str> = text
+        .lines()
+        .map(str::trim_start)
+        .filter(|l| l.starts_with("local page_head=") || l.starts_with("page_head+="))
+        .collect();
+    let form = form.join("\n");
     // The function's own line that takes the two fields from the match.
     let captures = function_line("version=${BASH_REMATCH");
     let script = format!(
