@@ -19,7 +19,8 @@ Examples:
 
 Exit codes (check; see each subcommand's --help for its own):
   0  every pod is scheduled (pass), or no pod outside the excluded namespaces (empty)
-  1  validation failed: pods are unscheduled or failed
+  1  validation failed: pods are unscheduled, failed or not yet created, or
+     a selection (-n, -l) selects no pod
   2  could not observe: kubectl missing, failing or hanging; unreadable or
      malformed snapshot; bad flags or environment";
 
