@@ -74,11 +74,18 @@ Prints the unified diff on stdout (nothing when SCRIPT is current).
 
 With --lib PATH (relative to SCRIPT's directory, e.g. lib/verify-pods.sh):
 the function goes to that file, in SCRIPT's indentation, and the definition
-in SCRIPT becomes one line that sources it, written the way SCRIPT sources its
-other libraries (e.g. `source \"${SCRIPT_DIR}/lib/verify-pods.sh\"`). The file
-names the verify-pods that wrote it; --check compares everything but that
-line, so a newer verify-pods that renders the same function finds it current
-(and says who wrote it), and --write leaves such a file alone.
+in SCRIPT, with the comment block above it, becomes one line that sources
+it, written the way SCRIPT sources its other libraries (e.g. `source
+\"${SCRIPT_DIR}/lib/verify-pods.sh\"`). The file is the same whichever tool
+writes it: its header records the features it was rendered with, which
+--check and --write use when --with is not given, and carries SCRIPT's
+license header (or --header FILE's). It names the verify-pods that wrote
+it; --check compares everything but that line, so a newer verify-pods that
+renders the same function finds it current (and says who wrote it), and
+--write leaves such a file alone.
+
+Without --with, the function gives upstream's verdicts and exit codes;
+exact-owner-kinds, workloads and exit-2 change them, each when asked for.
 
 Exit codes:
   0  done / up to date    1  --check: differs    2  error (nothing changed)";
