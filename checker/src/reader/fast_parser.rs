@@ -465,22 +465,13 @@ fn whitespace(s: &[u8], i: usize, scan: Scanner) -> usize {
 }
 
 /// [`whitespace`] past more than one space: a newline and the spaces after
-/// it eight at a time (kubectl indents by four per level, so a pod's lines
-/// start with 26 spaces on average, three words); whatever else follows is
-/// the scan's.
+/// it (kubectl indents by four per level, so a pod's lines start with 26
+/// spaces on average: two blocks of the scan that looks for spaces alone);
+/// whatever else follows is the general scan's.
 #[inline(never)]
 fn more_whitespace(s: &[u8], mut i: usize, scan: Scanner) -> usize {
-    const SPACES: u64 = u64::from_le_bytes([b' '; 8]);
     if s.get(i) == Some(&b'\n') {
-        i += 1;
-        while let Some(word) = s.get(i..i + 8) {
-            let other = u64::from_le_bytes(word.try_into().expect("8 bytes")) ^ SPACES;
-            if other != 0 {
-                i += (other.trailing_zeros() / 8) as usize;
-                break;
-            }
-            i += 8;
-        }
+        i = scan.spaces(s, i + 1);
     }
     scan.token(s, i)
 }

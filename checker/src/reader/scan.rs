@@ -10,7 +10,7 @@
 //! paths on every byte value at every offset, and on the corpus and the
 //! escape fuzz cases (tests/tests/projection.rs).
 //!
-//! The crate's only `unsafe` is here, in the two calls of the SSE2 path
+//! The crate's only `unsafe` is here, in the three calls of the SSE2 path
 //! (see the safety argument in `sse2`): a function that uses SSE2 is marked
 //! so (`#[target_feature]`), and Rust asks for `unsafe` to call it from one
 //! that is not, even where the build enables SSE2 for every function. The
@@ -73,6 +73,17 @@ impl Scanner {
         }
     }
 
+    /// The first offset at or after `from` whose byte is not a space
+    /// (`s.len()` when there is none): the end of a line's indentation.
+    #[inline]
+    pub(crate) fn spaces(self, s: &[u8], from: usize) -> usize {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Scanner::Simd => sse2::spaces(s, from),
+            _ => portable::spaces(s, from),
+        }
+    }
+
     /// The first offset at or after `from` (inside a string's body) whose
     /// byte is `"`, `\` or a control character (below 0x20); `s.len()` when
     /// there is none. And whether a byte of 0x80 or more comes before it.
@@ -103,6 +114,12 @@ mod bytewise {
             .iter()
             .position(|&b| !super::is_whitespace(b))
             .unwrap_or(rest.len());
+        from.min(s.len()) + len
+    }
+
+    pub(super) fn spaces(s: &[u8], from: usize) -> usize {
+        let rest = s.get(from..).unwrap_or_default();
+        let len = rest.iter().position(|&b| b != b' ').unwrap_or(rest.len());
         from.min(s.len()) + len
     }
 
@@ -139,6 +156,17 @@ mod portable {
     fn word(s: &[u8], at: usize) -> Option<u64> {
         let bytes = s.get(at..at + 8)?;
         Some(u64::from_le_bytes(bytes.try_into().ok()?))
+    }
+
+    pub(super) fn spaces(s: &[u8], mut i: usize) -> usize {
+        while let Some(x) = word(s, i) {
+            let other = x ^ (ONES * u64::from(b' '));
+            if other != 0 {
+                return i + (other.trailing_zeros() / 8) as usize;
+            }
+            i += 8;
+        }
+        super::bytewise::spaces(s, i)
     }
 
     pub(super) fn token(s: &[u8], mut i: usize) -> usize {
@@ -202,6 +230,26 @@ mod sse2 {
     pub(super) fn string_stop(s: &[u8], i: usize) -> (usize, bool) {
         // SAFETY: as for `token`: SSE2 is part of x86_64.
         unsafe { string_stop_sse2(s, i) }
+    }
+
+    /// See [`Scanner::spaces`](super::Scanner::spaces).
+    #[inline]
+    pub(super) fn spaces(s: &[u8], i: usize) -> usize {
+        // SAFETY: as for `token`: SSE2 is part of x86_64.
+        unsafe { spaces_sse2(s, i) }
+    }
+
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    fn spaces_sse2(s: &[u8], mut i: usize) -> usize {
+        while let Some(v) = sixteen(s, i) {
+            let other = !bits(equal(v, b' ')) & 0xffff;
+            if other != 0 {
+                return i + other.trailing_zeros() as usize;
+            }
+            i += 16;
+        }
+        super::portable::spaces(s, i)
     }
 
     /// The sixteen bytes at `s[at..]`, if there are that many.
@@ -286,11 +334,13 @@ mod tests {
                         let s = &s[..len];
                         for from in 0..=len {
                             let token = bytewise::token(s, from);
+                            let spaces = bytewise::spaces(s, from);
                             let string = bytewise::string_stop(s, from);
                             for path in PATHS {
                                 let what =
                                     format!("{path:?}: {b:#x} at {at} of {len}, from {from}");
                                 assert_eq!(path.token(s, from), token, "token: {what}");
+                                assert_eq!(path.spaces(s, from), spaces, "spaces: {what}");
                                 assert_eq!(path.string_stop(s, from), string, "string: {what}");
                             }
                         }
