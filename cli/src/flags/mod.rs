@@ -109,11 +109,11 @@ pub(crate) struct CheckArgs {
     /// Comma-separated namespaces to ignore, replacing the default list; `+NS,NS` adds to it.
     #[arg(long, value_name = "NS,NS", env = contract::EXCLUDE_NAMESPACES.env, default_value_t = default_excluded())]
     pub(crate) exclude_ns: String,
-    /// Only the pods of these namespaces count, as kubectl's -n (repeatable or comma-separated).
+    /// Only the pods of these namespaces count, as kubectl's -n (repeatable or comma-separated); checked even when excluded by default; none selected fails.
     #[arg(short = 'n', long = "namespace", value_name = "NS", env = contract::NAMESPACES.env,
           value_delimiter = ',', conflicts_with = "all_namespaces")]
     pub(crate) namespace: Vec<String>,
-    /// Only the pods this label selector selects count, as kubectl's -l (key, !key, key=value, key!=value).
+    /// Only the pods this label selector selects count, as kubectl's -l (key, !key, key=value, key!=value); none selected fails; pods not yet created are not checked.
     #[arg(short = 'l', long, value_name = "SELECTOR", env = contract::SELECTOR.env, default_value = "")]
     pub(crate) selector: String,
     /// Every namespace (the default), as kubectl's -A.
