@@ -337,7 +337,10 @@ mod tests {
     fn owner_kinds_are_exact_kinds_separated_by_commas() {
         let parse = |text| parse_owner_kinds("k", text);
         // Empty is the default list, as for every setting; `none` is none.
-        assert_eq!(parse(""), Ok(crate::Programs::default_excluded_owner_kinds()));
+        assert_eq!(
+            parse(""),
+            Ok(crate::Programs::default_excluded_owner_kinds())
+        );
         assert_eq!(parse("none"), Ok(vec![]));
         assert_eq!(parse("Job"), Ok(vec!["Job".to_owned()]));
         assert_eq!(
