@@ -1003,7 +1003,7 @@ def prepared($at):
 | if $active == null then . elif .checked == [] then $report[0] else
   .checked as $checked
 # The workloads of the kinds checked, the others none.
-| (reduce (["ReplicaSet", "StatefulSet", "DaemonSet", "Deployment"] - $checked)[] as $kind (.of; .[$kind] = [])) as $of
+| (.of + ([(["ReplicaSet", "StatefulSet", "DaemonSet", "Deployment"] - $checked)[] | {(.): []}] | add // {})) as $of
 | ($checked | any(.[]; . == "Deployment")) as $with_deployments
 # Each ReplicaSet of the kinds checked as [its Deployment's uid (null: none
 # listed, or the Deployments not checked), it, its active pods, its
