@@ -1846,7 +1846,6 @@ VERIFY_PODS_PAGE_HEAD_JQ
       list_status=0
       vp_list "$pods_list" "$pods_file" || list_status=$?
       pods_what=$list_what
-      pods_what=$list_what
       if ((list_status == 0)); then
         stderr_file=$lines_file vp_exec=exec vp_run_report "$excluded_namespaces" "$excluded_owner_kinds" "$namespaces" "$selector" "$workloads" <"$pods_file" >"$report_file" &
         report=$! pods_at="$page $command" held='' fetched=0
