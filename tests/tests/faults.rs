@@ -1203,7 +1203,8 @@ fn a_slow_events_list_holds_the_verdict_no_longer_than_its_bound() {
         let what = read.describe();
         assert_eq!(read.outcome.output.status.code(), Some(1), "{what}");
         assert!(read.took >= bound, "{what}");
-        assert!(read.took < bound + Duration::from_secs(3), "{what}");
+        // A second or two of kubectl and jq on top, more on a loaded machine.
+        assert!(read.took < bound + Duration::from_secs(6), "{what}");
         let said = read.lines(&messages::EVENTS_NOT_COLLECTED);
         assert_eq!(said.len(), 1, "{what}");
         assert!(said[0].contains(&overran), "{what}");
