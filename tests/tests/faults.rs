@@ -1209,7 +1209,10 @@ fn a_slow_events_list_holds_the_verdict_no_longer_than_its_bound() {
         assert_eq!(said.len(), 1, "{what}");
         assert!(said[0].contains(&overran), "{what}");
         assert!(read.lines(&messages::KUBECTL_WAITING).is_empty(), "{what}");
-        assert!(text(&read.outcome.output.stdout).contains("not collected"), "{what}");
+        assert!(
+            text(&read.outcome.output.stdout).contains("not collected"),
+            "{what}"
+        );
     }
 }
 

@@ -695,7 +695,8 @@ fn nats_pod(i: usize) -> Value {
 /// The waiting states, each for good (the server's state never changes),
 /// with who is awaited, in the progress line's words.
 fn waiting_states() -> Vec<(&'static str, State, &'static str)> {
-    let two_of_three = State::new((0..2).map(nats_pod).collect(), vec![]).with_workloads(vec![nats()]);
+    let two_of_three =
+        State::new((0..2).map(nats_pod).collect(), vec![]).with_workloads(vec![nats()]);
     let unscheduled = State::new(vec![running("app-0"), waiting("trainer-0")], vec![]);
     vec![
         ("not yet created", two_of_three, "controllers"),
@@ -722,7 +723,10 @@ fn every_waiting_state_prints_a_line_every_interval() {
     ];
     for (state_name, state, awaited) in waiting_states() {
         for (read_name, command) in reads {
-            let server = Server::builder().state(state.clone()).start().expect("server");
+            let server = Server::builder()
+                .state(state.clone())
+                .start()
+                .expect("server");
             let env = KubeEnv::for_server(&server).expect("kube env");
             let output = run(command(&env).env(DEADLINE_ENV, "4").env(INTERVAL_ENV, "1"));
             let what = format!("{state_name}, {read_name}: {}", shown(&output));
