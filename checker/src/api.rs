@@ -224,7 +224,10 @@ mod tests {
     fn unreadable_replicasets_leave_the_deployments_unchecked() {
         assert_eq!(unchecked(&["replicasets"]), ["replicasets", "deployments"]);
         assert_eq!(unchecked(&["deployments"]), ["deployments"]);
-        assert_eq!(unchecked(&["statefulsets", "replicasets"]), ["replicasets", "statefulsets", "deployments"]);
+        assert_eq!(
+            unchecked(&["statefulsets", "replicasets"]),
+            ["replicasets", "statefulsets", "deployments"]
+        );
         let all = WORKLOADS.map(|list| list.what);
         assert_eq!(unchecked(&all), all);
         assert!(unchecked(&[]).is_empty());

@@ -54,7 +54,12 @@ fn embedding_keeps_each_program_as_written() {
     );
     for program in USED {
         let embedded = embedded_jq(program.text).unwrap();
-        assert_eq!(embedded.trim_end(), program.text.trim_end(), "{}", program.file);
+        assert_eq!(
+            embedded.trim_end(),
+            program.text.trim_end(),
+            "{}",
+            program.file
+        );
     }
 }
 
@@ -112,7 +117,10 @@ fn nothing_foreign_in_the_generated_bash() {
         for (at, line) in lines.iter().enumerate() {
             let code = line.trim_start();
             if code.starts_with("# shellcheck ") {
-                assert!(code.contains(" # "), "a directive without its reason: {line}");
+                assert!(
+                    code.contains(" # "),
+                    "a directive without its reason: {line}"
+                );
             } else if code.starts_with('#') {
                 assert!(defines(lines[at + 1]), "a comment on no helper: {line}");
             } else if defines(line) && at > 0 && !code.starts_with("verify_pods()") {

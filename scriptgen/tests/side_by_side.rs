@@ -149,11 +149,7 @@ fn cases() -> Vec<Case> {
         ),
         Case {
             fault: Some(FaultRule::always(Target::PodsList, Fault::internal_error())),
-            ..case(
-                "a 500",
-                vec![State::new(pods(&running()), vec![])],
-                &[],
-            )
+            ..case("a 500", vec![State::new(pods(&running()), vec![])], &[])
         },
         Case {
             closed: true,
@@ -299,7 +295,10 @@ fn row(line: &str, new: bool) -> Option<&'static str> {
             ),
             ("order, PASSED", w.contains(" not counted: owned by ")),
             ("closing line", w.starts_with("Pod validation failed: ")),
-            ("pods not yet created", w.starts_with("Pods not yet created")),
+            (
+                "pods not yet created",
+                w.starts_with("Pods not yet created"),
+            ),
             ("settings", w.starts_with("verify_pods: KWOK_VERIFY_PODS_")),
             ("kubectl failures", w.starts_with("verify_pods: ")),
         ]
@@ -326,7 +325,10 @@ fn row(line: &str, new: bool) -> Option<&'static str> {
                 "`Common causes:`",
                 w == "Common causes:" || w.starts_with("  - "),
             ),
-            ("settings", w.contains(" must be a non-negative integer (got: ")),
+            (
+                "settings",
+                w.contains(" must be a non-negative integer (got: "),
+            ),
             (
                 "kubectl failures",
                 w == "Failed to list pods"
@@ -480,14 +482,20 @@ fn without_timeout_kubectl_is_still_bounded() {
         "date",
     ];
     for tool in tools_used {
-        std::os::unix::fs::symlink(verify_pods_tests::sandbox::find_on_path(tool), tools.join(tool))
-            .unwrap();
+        std::os::unix::fs::symlink(
+            verify_pods_tests::sandbox::find_on_path(tool),
+            tools.join(tool),
+        )
+        .unwrap();
     }
     let started = std::time::Instant::now();
     let output = Command::new(tools.join("bash"))
         .arg(&script)
         .env_clear()
-        .env("PATH", format!("{}:{}", env.bin_dir.display(), tools.display()))
+        .env(
+            "PATH",
+            format!("{}:{}", env.bin_dir.display(), tools.display()),
+        )
         .env("HOME", dir.path())
         .env("KUBECONFIG", &env.kubeconfig)
         .env("KWOK_VERIFY_PODS_DEADLINE", "1")

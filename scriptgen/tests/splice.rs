@@ -300,11 +300,18 @@ fn splice_lib_adds_a_source_line_and_writes_the_library() {
     // The old definition goes, with the comment block above it and the
     // blank line after it (none is left doubled).
     let (start, end) = old_definition_span(&original);
-    let comment = original[..start].trim_end_matches('\n').rfind("\n\n").unwrap() + 2;
+    let comment = original[..start]
+        .trim_end_matches('\n')
+        .rfind("\n\n")
+        .unwrap()
+        + 2;
     let ours = added.iter().map(|l| format!("{l}\n")).collect::<String>();
     let without_ours = spliced.replacen(&ours, "", 1);
     let expected = [&original[..comment], &original[end + 1..]].concat();
-    assert_eq!(without_ours, expected, "only the old definition and its comment go");
+    assert_eq!(
+        without_ours, expected,
+        "only the old definition and its comment go"
+    );
     assert_eq!(removed.len(), original[comment..end + 1].lines().count());
     assert!(!spliced.contains("\n\n\n"), "a blank line doubled");
     eprintln!("host diff: +{}/-{}", added.len(), removed.len());
@@ -332,7 +339,11 @@ fn splice_lib_adds_a_source_line_and_writes_the_library() {
     }
     assert!(!text.contains(checker::contract::STEP_SUMMARY_ENV));
     // No byte budget: the programs are embedded as written, comments and all.
-    eprintln!("library: {} lines, {} bytes", text.lines().count(), text.len());
+    eprintln!(
+        "library: {} lines, {} bytes",
+        text.lines().count(),
+        text.len()
+    );
     bash_parses(&script);
     bash_parses(&lib);
 
@@ -376,7 +387,9 @@ fn a_library_with_a_feature_says_so_and_regenerates_with_it() {
     );
     with("--check").success().stdout("");
     // Without --with, the features it records: current.
-    splice_lib(&script, LIB, Some("--check")).success().stdout("");
+    splice_lib(&script, LIB, Some("--check"))
+        .success()
+        .stdout("");
 }
 
 /// One header, one check: `scriptgen splice` and `verify-pods bash splice`
@@ -397,7 +410,9 @@ fn either_tool_writes_the_same_library_and_checks_the_others() {
     fs::remove_file(&lib).unwrap();
     scriptgen_lib("--write").success();
     assert_eq!(fs::read_to_string(&lib).unwrap(), by_verify_pods);
-    splice_lib(&script, LIB, Some("--check")).success().stdout("");
+    splice_lib(&script, LIB, Some("--check"))
+        .success()
+        .stdout("");
 }
 
 /// --check and --write without --with render the features the library
@@ -416,8 +431,12 @@ fn the_features_a_library_records_are_kept_without_with() {
     with("--write", "exit-2,workloads").success();
     let text = fs::read_to_string(&lib).unwrap();
     assert!(text.contains("\n# Features: workloads, exit-2\n"), "{text}");
-    splice_lib(&script, LIB, Some("--check")).success().stdout("");
-    splice_lib(&script, LIB, Some("--write")).success().stdout("");
+    splice_lib(&script, LIB, Some("--check"))
+        .success()
+        .stdout("");
+    splice_lib(&script, LIB, Some("--write"))
+        .success()
+        .stdout("");
     assert_eq!(fs::read_to_string(&lib).unwrap(), text);
     with("--check", "exit-2")
         .code(1)
@@ -438,7 +457,9 @@ fn the_library_carries_the_hosts_license_header() {
         "{text}"
     );
     assert!(text.contains("# limitations under the License.\n\n# shellcheck shell=bash\n"));
-    splice_lib(&script, LIB, Some("--check")).success().stdout("");
+    splice_lib(&script, LIB, Some("--check"))
+        .success()
+        .stdout("");
     let header = dir.path().join("HEADER");
     fs::write(&header, "# SPDX-License-Identifier: Apache-2.0\n").unwrap();
     let mut cmd = Command::new(sandbox::verify_pods_bin());
@@ -599,7 +620,13 @@ fn the_hosts_header_stays_and_the_follow_ups_are_said() {
     assert!(!stderr.contains(": follow-up: "), "{stderr}");
     let mut cmd = Command::new(sandbox::verify_pods_bin());
     cmd.args(["bash", "splice"]).arg(&script);
-    cmd.args(["--lib", LIB, "--write", "--with", "exit-2,exact-owner-kinds"]);
+    cmd.args([
+        "--lib",
+        LIB,
+        "--write",
+        "--with",
+        "exit-2,exact-owner-kinds",
+    ]);
     let written = cmd.assert().success();
     let spliced = fs::read_to_string(&script).unwrap();
     let lines: Vec<&str> = spliced.lines().collect();

@@ -416,7 +416,9 @@ fn bad_workloads_are_refused_alike_by_bash_and_checker() {
         let workloads = corpus::bad_dir().join(file);
         let settings = verify_pods_tests::stub_workloads_env(Some(&workloads));
         let mut sandbox = verify_pods_tests::sandbox::Sandbox::new();
-        sandbox.pods(&[&pods]).events(&corpus::case("empty-list").events());
+        sandbox
+            .pods(&[&pods])
+            .events(&corpus::case("empty-list").events());
         sandbox.set(checker::contract::DEADLINE_ENV, "0");
         for (name, value) in &settings {
             sandbox.set(name, value);
@@ -434,10 +436,16 @@ fn bad_workloads_are_refused_alike_by_bash_and_checker() {
         // The words after the driver's prefix: the program's error.
         let words = |out: &Output| {
             let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-            stderr.split_once("workloads.jq: ").map(|(_, words)| words.to_owned())
+            stderr
+                .split_once("workloads.jq: ")
+                .map(|(_, words)| words.to_owned())
         };
         let refused = |out: &Output| out.status.code() == Some(2);
-        if !refused(&bash) || !refused(&checker) || words(&bash).is_none() || words(&bash) != words(&checker) {
+        if !refused(&bash)
+            || !refused(&checker)
+            || words(&bash).is_none()
+            || words(&bash) != words(&checker)
+        {
             problems.push(format!(
                 "{file}: bash exit {:?} {:?}, checker exit {:?} {:?}",
                 bash.status.code(),

@@ -531,7 +531,9 @@ fn not_listed_lines(stderr: &str) -> Vec<String> {
 fn comparable(line: &str) -> String {
     let line = &line[line.find("cannot list").unwrap_or(0)..];
     match (line.find('`'), line.find(" get --raw ")) {
-        (Some(open), Some(get)) if open < get => format!("{}`kubectl{}", &line[..open], &line[get..]),
+        (Some(open), Some(get)) if open < get => {
+            format!("{}`kubectl{}", &line[..open], &line[get..])
+        }
         _ => line.to_owned(),
     }
 }
@@ -541,7 +543,9 @@ fn forbidden(plural: &str) -> Fault {
     Fault::Status {
         code: 403,
         reason: "Forbidden".into(),
-        message: format!("{plural}.apps is forbidden: User \"ci\" cannot list resource \"{plural}\""),
+        message: format!(
+            "{plural}.apps is forbidden: User \"ci\" cannot list resource \"{plural}\""
+        ),
         retry_after: None,
     }
 }
@@ -635,7 +639,10 @@ fn every_workloads_list_forbidden_is_one_line_and_nothing_checked() {
     let server_for = || {
         let mut builder = Server::builder().state(rollout(0, 3, 3));
         for plural in plurals {
-            builder = builder.fault(FaultRule::always(Target::Workloads(plural), forbidden(plural)));
+            builder = builder.fault(FaultRule::always(
+                Target::Workloads(plural),
+                forbidden(plural),
+            ));
         }
         builder.start().expect("server")
     };
@@ -657,7 +664,11 @@ fn every_workloads_list_forbidden_is_one_line_and_nothing_checked() {
             "{driver:?}: {}",
             lines[0]
         );
-        assert!(lines[0].ends_with(&format!("not checked for the {all}")), "{}", lines[0]);
+        assert!(
+            lines[0].ends_with(&format!("not checked for the {all}")),
+            "{}",
+            lines[0]
+        );
         warnings.push(comparable(&lines[0]));
     }
     assert_eq!(warnings[0], warnings[1]);

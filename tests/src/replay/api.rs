@@ -515,8 +515,9 @@ impl Shared {
             .any(|k| k == kind)
         {
             let plural = format!("{}s", kind.to_lowercase());
-            let message =
-                format!("{plural}.apps is forbidden: User \"replay\" cannot list resource \"{plural}\"");
+            let message = format!(
+                "{plural}.apps is forbidden: User \"replay\" cannot list resource \"{plural}\""
+            );
             return status_response(403, "Forbidden", &message);
         }
         let mut index = present;

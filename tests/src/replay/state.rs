@@ -97,7 +97,9 @@ impl State {
             let list_kind = doc["kind"].as_str().unwrap_or("");
             let list_kind = list_kind.strip_suffix("List").unwrap_or("").to_owned();
             match listed.as_mut() {
-                Some(kinds) if WORKLOAD_KINDS.contains(&list_kind.as_str()) => kinds.push(list_kind.clone()),
+                Some(kinds) if WORKLOAD_KINDS.contains(&list_kind.as_str()) => {
+                    kinds.push(list_kind.clone())
+                }
                 _ => listed = None,
             }
             for item in items(&doc, "workloads")? {
