@@ -253,6 +253,8 @@ def verdict_message:
   # scheduled, and not counted in "all N" (a pass must be true).
   if .verdict == "pass" then "Scheduling validation PASSED: all \(.total - .excused) pods scheduled successfully"
   elif .verdict == "empty" then "No pods were created - bundle may be empty"
+  # A selection (-n, -l) that selects no pod fails with nothing to count.
+  elif .total == 0 and (.missing // 0) == 0 then "Pod validation failed: the selection selects no pod"
   else "Pod validation failed: \(.unscheduled) unscheduled, \(.failed) failed" + missing_term
   end;
 def unscheduled_heading: "Unscheduled pods (\(.unscheduled))";
@@ -1601,9 +1603,10 @@ VERIFY_PODS_SUMMARY_JQ
 # made no pod yet still gets its test), named `pods/NAMESPACE`, `failed`
 # when it has unscheduled or failed pods or pods not yet created (the
 # message: its pods by cause, as the text's digest, then its workloads
-# missing pods, as the text's group), `passed` otherwise; a check that
-# could not observe has one test `pods`, status `other`, its message the
-# error.
+# missing pods, as the text's group), `passed` otherwise; a failure that
+# no namespace holds (a selection that selects no pod) has one test `pods`,
+# status `failed`; a check that could not observe has one test `pods`,
+# status `other`, its message the error.
 # Every test lasted the whole check: each was decided by the same state.
 
 # lib.jq (text, phrase, pods_count, unscheduled_cause, failed_cause,
@@ -1689,6 +1692,12 @@ def ctrf_tests:
           + (if .lines == [] then {} else {message: (.lines | lines_joined)} end)
           + {extra: {"verify-pods.pods": .pods, "verify-pods.unscheduled": .unscheduled,
                      "verify-pods.failed": .failed, "verify-pods.missing": .missing}} ]
+    # A failure no namespace's test holds (a selection that selects no pod)
+    # is one failed test `pods`: a failed check never reads `failed: 0`.
+    | if $result.verdict == "fail" and all(.[]; .status != "failed") then
+        . + [{name: "pods", status: "failed", duration: ($stop_ms - $start_ms),
+              message: ($result | verdict_message)}]
+      else . end
   end;
 
 def count($tests; $status): [$tests[] | select(.status == $status)] | length;

@@ -221,6 +221,8 @@ def verdict_message:
   # scheduled, and not counted in "all N" (a pass must be true).
   if .verdict == "pass" then "Scheduling validation PASSED: all \(.total - .excused) pods scheduled successfully"
   elif .verdict == "empty" then "No pods were created - bundle may be empty"
+  # A selection (-n, -l) that selects no pod fails with nothing to count.
+  elif .total == 0 and (.missing // 0) == 0 then "Pod validation failed: the selection selects no pod"
   else "Pod validation failed: \(.unscheduled) unscheduled, \(.failed) failed" + missing_term
   end;
 def unscheduled_heading: "Unscheduled pods (\(.unscheduled))";

@@ -20,9 +20,10 @@
 # made no pod yet still gets its test), named `pods/NAMESPACE`, `failed`
 # when it has unscheduled or failed pods or pods not yet created (the
 # message: its pods by cause, as the text's digest, then its workloads
-# missing pods, as the text's group), `passed` otherwise; a check that
-# could not observe has one test `pods`, status `other`, its message the
-# error.
+# missing pods, as the text's group), `passed` otherwise; a failure that
+# no namespace holds (a selection that selects no pod) has one test `pods`,
+# status `failed`; a check that could not observe has one test `pods`,
+# status `other`, its message the error.
 # Every test lasted the whole check: each was decided by the same state.
 
 # lib.jq (text, phrase, pods_count, unscheduled_cause, failed_cause,
@@ -108,6 +109,12 @@ def ctrf_tests:
           + (if .lines == [] then {} else {message: (.lines | lines_joined)} end)
           + {extra: {"verify-pods.pods": .pods, "verify-pods.unscheduled": .unscheduled,
                      "verify-pods.failed": .failed, "verify-pods.missing": .missing}} ]
+    # A failure no namespace's test holds (a selection that selects no pod)
+    # is one failed test `pods`: a failed check never reads `failed: 0`.
+    | if $result.verdict == "fail" and all(.[]; .status != "failed") then
+        . + [{name: "pods", status: "failed", duration: ($stop_ms - $start_ms),
+              message: ($result | verdict_message)}]
+      else . end
   end;
 
 def count($tests; $status): [$tests[] | select(.status == $status)] | length;
