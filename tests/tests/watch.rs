@@ -704,6 +704,9 @@ fn waiting_states() -> Vec<(&'static str, State, &'static str)> {
     ]
 }
 
+/// How one driver is started against a server.
+type ReadCommand = fn(&KubeEnv) -> std::process::Command;
+
 /// Every waiting state, held past three intervals (an attempt's own time
 /// comes on top of the pause of an interval): every way of settling (the
 /// checker's watch, its polling, the bash) prints a progress line each
@@ -712,7 +715,7 @@ fn waiting_states() -> Vec<(&'static str, State, &'static str)> {
 fn every_waiting_state_prints_a_line_every_interval() {
     let engine = Engine::new().expect("engine");
     let attempt = expect::progress_words(&engine);
-    let reads: [(&str, fn(&KubeEnv) -> std::process::Command); 3] = [
+    let reads: [(&str, ReadCommand); 3] = [
         ("checker, watching", |env| env.checker()),
         ("checker, polling", |env| {
             let mut cmd = env.checker();
