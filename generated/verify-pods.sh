@@ -1415,7 +1415,7 @@ VERIFY_PODS_RENDER_JQ
 def awaited:
   [if .unscheduled > 0 then "scheduler" else empty end,
    if .missing > 0 then "controllers" else empty end]
-  | if . == [] then "scheduler" else join(" and ") end;
+  | if . == [] then "scheduler" else reduce .[1:][] as $who (.[0]; . + " and " + $who) end;
 
 if $attempts == 0 then "info\tVerifying pod scheduling..."
 else "info\tAttempt \($attempts): \(status_counts) — waiting for \(awaited) (\($waited_seconds)/\($deadline_seconds)s)"
