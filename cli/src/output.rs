@@ -106,13 +106,17 @@ pub(crate) fn append_step_summary(
 }
 
 /// Whether stdout was closed when the program started
-/// (`verify-pods check >&-`). The Rust runtime then opens /dev/null on it,
-/// for reading and writing, and every write to it succeeds unseen; a
-/// shell's `> /dev/null` opens it for writing only. A parent that discards
-/// the output on purpose with a read-write /dev/null (Python's
-/// subprocess.DEVNULL, libuv's "ignore", daemon(3)) gives one to stdin or
-/// stderr too, in practice: then stdout counts as open.
+/// (`verify-pods check >&-`): as recorded before the Rust runtime started
+/// (stdout_at_start.rs, on Linux). Elsewhere, a guess: the runtime opens
+/// /dev/null on a closed stdout, for reading and writing, and every write
+/// to it succeeds unseen; a shell's `> /dev/null` opens it for writing
+/// only. A parent that discards the output on purpose with a read-write
+/// /dev/null (Python's subprocess.DEVNULL, libuv's "ignore", daemon(3))
+/// mostly gives one to stdin or stderr too: then stdout counts as open.
 pub(crate) fn stdout_closed() -> bool {
+    if let Some(closed) = crate::stdout_at_start::closed() {
+        return closed;
+    }
     read_write_null(io::stdout().as_fd())
         && !read_write_null(io::stdin().as_fd())
         && !read_write_null(io::stderr().as_fd())

@@ -841,6 +841,24 @@ fn a_closed_full_or_broken_stdout_is_exit_2_with_one_line() {
             .status()
             .unwrap();
         assert_eq!(out.code(), Some(1), "DEVNULL {format}");
+        // Nor on stdout alone, stderr read (`1<>/dev/null`): only a stdout
+        // closed before the program started is closed.
+        let out = std::process::Command::new("bash")
+            .args(["-c", "exec \"$@\" 1<>/dev/null", "bash"])
+            .arg(&bin)
+            .args(["check", "--format", format, "--snapshot"])
+            .arg(&pods)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        // (Recorded before the runtime starts on Linux; elsewhere a guess.)
+        if cfg!(target_os = "linux") {
+            assert_eq!(
+                out.status.code(),
+                Some(1),
+                "1<>/dev/null {format}: {stderr}"
+            );
+        }
         // The reader gone before the first write.
         let mut child = std::process::Command::new(&bin)
             .args(["check", "--format", format, "--snapshot"])
