@@ -55,6 +55,37 @@ pub fn report_as(engine: &Engine, state: &State, version: &str, knobs: &Knobs) -
         .expect("report.jq runs")
 }
 
+/// [`report_as`], with workloads.jq's word on it where the drivers read the
+/// workloads beside the pods (by default: not with `-l` nor `--workloads
+/// false`), every kind served: the pods `pods`'s workloads want and that do
+/// not exist yet.
+fn report_with_workloads(engine: &Engine, state: &State, version: &str, knobs: &Knobs) -> Report {
+    let report = report_as(engine, state, version, knobs);
+    let excluded = &knobs.excluded;
+    if !excluded.workloads || !excluded.selector.is_empty() || !state.forbidden_workloads.is_empty()
+    {
+        return report;
+    }
+    let items: Vec<serde_json::Value> = state
+        .workloads
+        .iter()
+        .map(|(kind, object)| {
+            let mut item = object.value();
+            item["kind"] = kind.clone().into();
+            item
+        })
+        .collect();
+    let list = serde_json::json!({
+        "apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": items
+    });
+    let projection = Projection::canonical();
+    let doc = checker::snapshot::read(&bytes(&list)[..], "workloads", &projection.workloads)
+        .expect("valid workloads");
+    engine
+        .workloads(&report, vec![doc], excluded)
+        .expect("workloads.jq runs")
+}
+
 /// The text of a final result: pods from `pods` read at `version`, events
 /// (when pods are unscheduled) from `events`, after `attempts` attempts and
 /// `waited` seconds.
@@ -99,7 +130,7 @@ pub fn final_text_as(
     waited: u64,
     knobs: &Knobs,
 ) -> String {
-    let report = report_as(engine, pods, version, knobs);
+    let report = report_with_workloads(engine, pods, version, knobs);
     let unscheduled = report.count("unscheduled") > 0;
     let events = events.filter(|_| unscheduled).map(|events| {
         let projection = Projection::canonical();
