@@ -83,22 +83,23 @@ def revision:
   | if is_string and . != "" and (explode | all(.[]; . >= 48 and . <= 57)) then
       .[(explode | first(range(length) as $i | select(.[$i] != 48) | $i) // length):] | [length, .]
     else [-1] end;
+# The four kinds whose pods the rules count, and what a refusal says is
+# expected instead: a Pod or a Job among them is a wrong file, not a
+# workload to skip.
+def workload_kinds: ["ReplicaSet", "StatefulSet", "DaemonSet", "Deployment"];
 # The kinds whose workloads can be checked (input: the documents): those
 # whose lists were read, a raw page naming its list's kind (a kind the
 # server refused to list has no page) and any other document (kubectl's
 # List) all four; the Deployments only with the ReplicaSets.
 def kinds_checked:
-  ["ReplicaSet", "StatefulSet", "DaemonSet", "Deployment"] as $known
+  workload_kinds as $known
   | [.[] | .kind? | if is_string and .[-4:] == "List" and (.[:-4] | one_of($known)) then .[:-4] else $known[] end]
   | unique | if any(.[]; . == "ReplicaSet") then . else . - ["Deployment"] end;
 # A DaemonSet's and a Deployment's own figures are trusted only once the
 # controller observed this generation (in jq's order of values).
 def reconciled: .status.observedGeneration >= (.metadata.generation // 0);
 
-# The four kinds whose pods the rules count, and what a refusal says is
-# expected instead: a Pod or a Job among them is a wrong file, not a
-# workload to skip.
-def workload_kinds: ["ReplicaSet", "StatefulSet", "DaemonSet", "Deployment"];
+# What a refusal says is expected instead of the workloads given.
 def workloads_expected:
   "expected lists of ReplicaSets, StatefulSets, DaemonSets or Deployments"
   + " (kubectl get rs,sts,ds,deploy -A -o json, or the saved workloads.json)";
@@ -187,7 +188,7 @@ def prepared($at):
 | if $active == null then . elif .checked == [] then $report[0] else
   .checked as $checked
 # The workloads of the kinds checked, the others none.
-| (.of + ([(["ReplicaSet", "StatefulSet", "DaemonSet", "Deployment"] - $checked)[] | {(.): []}] | add // {})) as $of
+| (.of + ([(workload_kinds - $checked)[] | {(.): []}] | add // {})) as $of
 | ($checked | any(.[]; . == "Deployment")) as $with_deployments
 # Each ReplicaSet of the kinds checked as [its Deployment's uid (null: none
 # listed, or the Deployments not checked), it, its active pods, its
