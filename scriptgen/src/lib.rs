@@ -3,8 +3,13 @@
 //! host scripts with a reviewable diff.
 #![forbid(unsafe_code)]
 
+mod bash_lines;
 pub mod commands;
 pub mod diff;
+mod embed;
+mod feature;
+mod follow_ups;
 pub mod generated;
+mod library;
 pub mod render;
 pub mod splice;

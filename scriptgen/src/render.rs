@@ -8,8 +8,18 @@ use checker::api;
 use checker::contract;
 use checker::programs::Program;
 use checker::Programs;
-use std::borrow::Cow;
 use std::fmt;
+
+use crate::embed::with_job_rule;
+pub use crate::embed::{
+    and_decision, embedded_jq, heredoc_delimiter, Embedded, DECIDED_BY_RUNNER, JOB_RULE,
+    JOB_RULE_END,
+};
+use crate::feature::{features_lines, left_out_words, setting_default};
+pub use crate::feature::{recorded_features, Feature, FEATURES};
+pub use crate::library::{
+    library_file, without_written_by, written_by, Library, GENERATOR, WRITTEN_BY,
+};
 
 /// The programs the bash function runs (the template refers to each by its
 /// variable, e.g. `$report_program`). summary.jq runs only when
@@ -134,113 +144,8 @@ pub struct Fields {
     pub features_lines: Vec<String>,
 }
 
-/// A part of the function a host may leave out: the wrapper
-/// (generated/verify-pods.sh) has every one; generated/verify_pods.sh and a
-/// spliced library only those asked for with `--with` (issue 31: the bash
-/// keeps only what the host needs).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum)]
-pub enum Feature {
-    /// GitHub's step summary (summary.jq) into the file GITHUB_STEP_SUMMARY
-    /// names; upstream's function never wrote one.
-    Summary,
-    /// CI results (ctrf.jq, junit.jq) into the files KWOK_VERIFY_PODS_CTRF
-    /// and KWOK_VERIFY_PODS_JUNIT name.
-    Results,
-    /// kubectl's selection: only some namespaces (`-n`), a label selector
-    /// (`-l`), other excluded namespaces (`--exclude-ns`). Without it every
-    /// pod outside the default excluded namespaces counts: a superset, so
-    /// never a false pass.
-    Selection,
-    /// The inputs of a failed verdict saved (`--save-dir`).
-    Artifacts,
-    /// A deadline as a unix time, for a job with its own timeout.
-    Epoch,
-    /// More than upstream says when kubectl is slow or fails: a warning
-    /// when a list runs past 10 s, and the kubeconfig and context a failed
-    /// kubectl used.
-    Diagnostics,
-    /// A verdict change: only pods owned by one of the listed kinds
-    /// (KWOK_VERIFY_PODS_EXCLUDE_OWNER_KINDS, default Job) are excused.
-    /// Without it, upstream's rule: every kind whose name contains `Job`
-    /// (PyTorchJob, MPIJob, ...) excuses its pending pods.
-    ExactOwnerKinds,
-    /// A verdict change: a pass also needs every pod the ReplicaSets,
-    /// StatefulSets, DaemonSets and Deployments want (four more lists an
-    /// attempt). Without it, upstream's verdicts: the pods that exist.
-    Workloads,
-    /// An exit-code change: 2 when the function could not observe
-    /// (kubectl failing, no coherent list, a bad setting). Without it,
-    /// upstream's exit 1, which a bare call under `set -e` expects.
-    #[value(name = "exit-2")]
-    Exit2,
-}
-
-impl Feature {
-    /// Every feature, in the order headers list them.
-    pub const ALL: [Feature; 9] = [
-        Feature::Summary,
-        Feature::Results,
-        Feature::Selection,
-        Feature::Artifacts,
-        Feature::Epoch,
-        Feature::Diagnostics,
-        Feature::ExactOwnerKinds,
-        Feature::Workloads,
-        Feature::Exit2,
-    ];
-
-    /// The name `--with` takes.
-    pub fn name(self) -> &'static str {
-        match self {
-            Feature::Summary => "summary",
-            Feature::Results => "results",
-            Feature::Selection => "selection",
-            Feature::Artifacts => "artifacts",
-            Feature::Epoch => "epoch",
-            Feature::Diagnostics => "diagnostics",
-            Feature::ExactOwnerKinds => "exact-owner-kinds",
-            Feature::Workloads => "workloads",
-            Feature::Exit2 => "exit-2",
-        }
-    }
-
-    /// What it adds, in a few words, for the header.
-    pub fn about(self) -> &'static str {
-        match self {
-            Feature::Summary => "GitHub's step summary",
-            Feature::Results => "CTRF and JUnit files",
-            Feature::Selection => "namespaces and a label selector",
-            Feature::Artifacts => "a failed verdict's inputs saved",
-            Feature::Epoch => "a deadline as a unix time",
-            Feature::Diagnostics => "slow and failed kubectl said more of",
-            Feature::ExactOwnerKinds => "only the listed owner kinds excuse a pod",
-            Feature::Workloads => "pods not yet created fail",
-            Feature::Exit2 => "exit 2 when it could not observe",
-        }
-    }
-
-    /// The settings only it reads. GITHUB_STEP_SUMMARY is none of the
-    /// summary's: every Actions job sets it, so a function without the
-    /// summary must not warn about it.
-    pub fn settings(self) -> Vec<&'static str> {
-        match self {
-            Feature::Summary | Feature::Diagnostics | Feature::Exit2 => vec![],
-            Feature::ExactOwnerKinds => vec![contract::EXCLUDE_OWNER_KINDS.env],
-            Feature::Workloads => vec![contract::WORKLOADS.env],
-            Feature::Results => vec![contract::CTRF.env, contract::JUNIT.env],
-            Feature::Selection => vec![
-                contract::NAMESPACES.env,
-                contract::SELECTOR.env,
-                contract::EXCLUDE_NAMESPACES.env,
-            ],
-            Feature::Artifacts => vec![contract::ARTIFACT_DIR.env],
-            Feature::Epoch => vec![contract::DEADLINE_EPOCH.env],
-        }
-    }
-}
-
 /// `words` joined by spaces into lines of at most `width` columns.
-fn wrapped(words: &[String], width: usize) -> Vec<String> {
+pub(crate) fn wrapped(words: &[String], width: usize) -> Vec<String> {
     let mut lines: Vec<String> = Vec::new();
     for word in words {
         match lines.last_mut() {
@@ -252,21 +157,6 @@ fn wrapped(words: &[String], width: usize) -> Vec<String> {
         }
     }
     lines
-}
-
-/// The features not in `features`, each `NAME (what it does),`, the last
-/// ending with a full stop.
-fn left_out_words(features: &[Feature]) -> Vec<String> {
-    let mut words: Vec<String> = Feature::ALL
-        .into_iter()
-        .filter(|f| !features.contains(f))
-        .map(|f| format!("{} ({}),", f.name(), f.about()))
-        .collect();
-    if let Some(last) = words.last_mut() {
-        last.pop();
-        last.push('.');
-    }
-    words
 }
 
 /// What users run to splice the function into a script (the `verify-pods`
@@ -390,58 +280,6 @@ impl Fields {
     }
 }
 
-/// One program, ready to sit in a quoted here-document.
-pub struct Embedded {
-    /// `report`.
-    pub name: &'static str,
-    /// `report.jq`.
-    pub file: &'static str,
-    /// The bash variable that holds it: `report_program`.
-    pub variable: String,
-    /// The here-document delimiter: `VERIFY_PODS_REPORT_JQ`.
-    pub delimiter: String,
-    /// The file, byte for byte, plus a final newline if it had none (the
-    /// delimiter must start a line of its own).
-    pub text: Cow<'static, str>,
-    /// The jq options of its runner function, from the program's descriptor,
-    /// each variable's value a positional parameter (`-c --arg
-    /// excluded_namespaces "$1"`); None for lib.jq, which runs in front of
-    /// others only.
-    pub runner: Option<Vec<String>>,
-    /// The program its runner hands jq, as a bash word's inside:
-    /// `$lib_program$report_program` (lib.jq in front of a program that
-    /// uses it; see also [`DECIDED_BY_RUNNER`]).
-    pub argument: String,
-}
-
-/// A runner's jq options in lines of at most 72 columns, each option with
-/// its name and value kept on one line.
-fn option_lines(options: &[String]) -> Vec<String> {
-    let mut units: Vec<String> = Vec::new();
-    for option in options {
-        match units.last_mut() {
-            // A value, or a variable's name, goes with the option before it.
-            Some(last) if !option.starts_with('-') => {
-                last.push(' ');
-                last.push_str(option);
-            }
-            _ => units.push(option.clone()),
-        }
-    }
-    wrapped(&units, 72)
-}
-
-/// The program whose runner also decides (issue 30's cost): jq prints its
-/// report, then decision.jq's line on that report (`-r`), so that the
-/// verdict takes one jq start less.
-pub const DECIDED_BY_RUNNER: &str = "workloads";
-
-/// The text jq runs for a runner that also decides: `program`, then
-/// `decision` on each of its outputs, both printed.
-pub fn and_decision(program: &str, decision: &str) -> String {
-    format!("{program}|.,({decision})")
-}
-
 /// Why the programs cannot be embedded.
 #[derive(Debug, PartialEq, Eq)]
 pub enum RenderError {
@@ -484,53 +322,6 @@ impl fmt::Display for RenderError {
 
 impl std::error::Error for RenderError {}
 
-impl Embedded {
-    /// Embed `program`'s body (lib.jq is embedded once, see [`Self::lib`]).
-    pub fn new(program: Program) -> Result<Self, RenderError> {
-        let mut embedded = Self::file(program.name, program.file, program.body)?;
-        let mut options = program.jq_options(|i, _| format!("\"${}\"", i + 1));
-        let lib = if program.with_lib { "$lib_program" } else { "" };
-        embedded.argument = format!("{lib}${}", embedded.variable);
-        if program.name == DECIDED_BY_RUNNER {
-            let decision = format!("${}_program", Programs::DECISION.name);
-            embedded.argument = and_decision(&embedded.argument, &decision);
-            options.insert(0, "-r".to_owned());
-        }
-        embedded.runner = Some(option_lines(&options));
-        Ok(embedded)
-    }
-
-    /// Embed lib.jq, as `$lib_program`.
-    pub fn lib() -> Result<Self, RenderError> {
-        Self::file(Programs::LIB_NAME, Programs::LIB_FILE, Programs::LIB)
-    }
-
-    /// Embed one file of `checker/programs/`, refusing a text that contains
-    /// its delimiter anywhere (stricter than bash, which only stops at a line
-    /// equal to it).
-    fn file(
-        name: &'static str,
-        file: &'static str,
-        text: &'static str,
-    ) -> Result<Self, RenderError> {
-        let delimiter = heredoc_delimiter(name);
-        if text.contains(&delimiter) {
-            return Err(RenderError::DelimiterInProgram { file, delimiter });
-        }
-        let text = embedded_jq(text).map_err(|why| RenderError::Unembeddable { file, why })?;
-        let text = Cow::Owned(text);
-        Ok(Self {
-            name,
-            file,
-            variable: format!("{name}_program"),
-            delimiter,
-            text,
-            runner: None,
-            argument: String::new(),
-        })
-    }
-}
-
 /// The path every workloads list is under, its word appended: the bash
 /// builds each list's path from the two.
 fn workloads_group() -> &'static str {
@@ -544,28 +335,6 @@ fn workloads_group() -> &'static str {
         );
     }
     group
-}
-
-/// A jq program as the bash embeds it: the canonical file as it is, its
-/// layout and comments kept (a reader of the host's library reads the
-/// programs as they are written), with a final newline. Refuses a line
-/// that ends with a backslash: jq 1.7.1 and later continue a comment
-/// ending so on the next line, jq 1.6 does not.
-pub fn embedded_jq(text: &str) -> Result<String, &'static str> {
-    if text.lines().any(|line| line.trim_end().ends_with('\\')) {
-        return Err("a line ends with a backslash");
-    }
-    let mut embedded = text.to_owned();
-    if !embedded.ends_with('\n') {
-        embedded.push('\n');
-    }
-    Ok(embedded)
-}
-
-/// `VERIFY_PODS_REPORT_JQ` for report.jq: upper case, which no canonical
-/// program uses for identifiers (jq keywords and builtins are lower case).
-pub fn heredoc_delimiter(name: &str) -> String {
-    format!("VERIFY_PODS_{}_JQ", name.to_ascii_uppercase())
 }
 
 /// A page's head as the API server writes it, `{"kind":…,"apiVersion":…,
@@ -628,68 +397,6 @@ fn comma_lines(words: &[String], width: usize) -> Vec<String> {
         }
     }
     lines
-}
-
-/// The header's lines of `features`: `none`, or their names separated by
-/// commas, wrapped to fit after [`FEATURES`].
-fn features_lines(features: &[Feature]) -> Vec<String> {
-    let mut names: Vec<String> = Feature::ALL
-        .into_iter()
-        .filter(|f| features.contains(f))
-        .map(|f| format!("{},", f.name()))
-        .collect();
-    match names.last_mut() {
-        Some(last) => {
-            last.pop();
-        }
-        None => names.push("none".to_owned()),
-    }
-    wrapped(&names, 64)
-}
-
-/// What a feature's setting is when unset, for the header.
-fn setting_default(env: &str) -> String {
-    if env == contract::EXCLUDE_OWNER_KINDS.env {
-        Programs::default_excluded_owner_kinds().join(",")
-    } else if env == contract::WORKLOADS.env {
-        "true".to_owned()
-    } else {
-        String::new()
-    }
-}
-
-/// Upstream's Job rule, as a jq prefix of report.jq and workloads.jq: see
-/// scriptgen/templates/job-rule.jq.
-pub const JOB_RULE: &str = include_str!("../templates/job-rule.jq");
-
-/// Its end, after report.jq: see scriptgen/templates/job-rule-end.jq.
-pub const JOB_RULE_END: &str = include_str!("../templates/job-rule-end.jq");
-
-/// The programs that read `$excluded_owner_kinds`: without the feature
-/// exact-owner-kinds, [`JOB_RULE`] runs in front of them and sets it.
-const READ_OWNER_KINDS: [&str; 2] = ["report", "workloads"];
-
-/// `programs` with upstream's Job rule: embedded as `$job_rule_program`,
-/// put in front of each program that reads the excluded owner kinds, and
-/// `$job_rule_end_program` after report.jq.
-fn with_job_rule(programs: &mut Vec<Embedded>) -> Result<(), RenderError> {
-    for program in programs.iter_mut() {
-        if READ_OWNER_KINDS.contains(&program.name) {
-            let own = format!("${}", program.variable);
-            let mut wrapped = format!("$job_rule_program{own}");
-            if program.name == Programs::REPORT.name {
-                wrapped.push_str("$job_rule_end_program");
-            }
-            program.argument = program.argument.replacen(&own, &wrapped, 1);
-        }
-    }
-    programs.push(Embedded::file("job_rule", "job-rule.jq", JOB_RULE)?);
-    programs.push(Embedded::file(
-        "job_rule_end",
-        "job-rule-end.jq",
-        JOB_RULE_END,
-    )?);
-    Ok(())
 }
 
 impl Fields {
@@ -839,114 +546,8 @@ struct Wrapper<'a> {
     definition: &'a str,
 }
 
-/// A library file for a host script: a header and the definition, in the
-/// host's indentation (see `commands::splice`).
-#[derive(Template)]
-#[template(path = "library.sh.j2", escape = "none")]
-struct LibraryFile<'a> {
-    f: &'a Fields,
-    license: &'a str,
-    lib: &'a str,
-    host: &'a str,
-    from: &'a str,
-    regenerate: &'a str,
-    written_by_prefix: &'static str,
-    written_by: &'a str,
-    definition: &'a str,
-}
-
-/// How the line of a library file that names the verify-pods that wrote it
-/// begins. `splice --check` ignores that line: only the content counts.
-pub const WRITTEN_BY: &str = "# Written by ";
-
-/// Who writes a library file, whichever entry point runs (`scriptgen
-/// splice`, `verify-pods bash splice`): the same file, the same header.
-pub const GENERATOR: &str = concat!("verify-pods ", env!("CARGO_PKG_VERSION"));
-
-/// How the header's line of the features it was rendered with begins:
-/// `# Features: none` or `# Features: exit-2, workloads`. `splice` without
-/// `--with` renders a library with the features it records.
-pub const FEATURES: &str = "# Features: ";
-
-/// The features a library file records ([`FEATURES`]): None when it has no
-/// such line or names a feature this version does not know.
-pub fn recorded_features(text: &str) -> Option<Vec<Feature>> {
-    use clap::ValueEnum;
-    let mut lines = text.lines().skip_while(|line| !line.starts_with(FEATURES));
-    let mut names = lines.next()?.strip_prefix(FEATURES)?.to_owned();
-    // Wrapped: the lines under it that go on with a comma's list.
-    while names.ends_with(',') {
-        match lines.next().and_then(|line| line.strip_prefix("#   ")) {
-            Some(more) => names = format!("{names} {more}"),
-            None => break,
-        }
-    }
-    if names == "none" {
-        return Some(Vec::new());
-    }
-    names
-        .split(',')
-        .map(|name| Feature::from_str(name.trim(), false).ok())
-        .collect()
-}
-
-/// What a library file says about itself.
-pub struct Library<'a> {
-    /// Its path, relative to the host script's directory.
-    pub lib: &'a str,
-    /// The host script's file name.
-    pub host: &'a str,
-    /// Where to run `regenerate` from, in words.
-    pub from: &'a str,
-    /// The command that regenerates it, without `--write`.
-    pub regenerate: &'a str,
-    /// The host's license header, each line ending with a newline, and a
-    /// blank line after it (empty: none).
-    pub license: &'a str,
-}
-
-/// The contents of a library file holding `definition` (already in the
-/// host's indentation).
-pub fn library_file(
-    fields: &Fields,
-    library: &Library,
-    definition: &str,
-) -> Result<String, RenderError> {
-    let file = LibraryFile {
-        f: fields,
-        lib: library.lib,
-        host: library.host,
-        from: library.from,
-        regenerate: library.regenerate,
-        license: library.license,
-        written_by_prefix: WRITTEN_BY,
-        written_by: GENERATOR,
-        definition: definition.trim_end_matches('\n'),
-    };
-    with_newline(file.render())
-}
-
-/// `text` with the line that names who wrote it emptied of the name.
-pub fn without_written_by(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for line in text.split_inclusive('\n') {
-        if line.starts_with(WRITTEN_BY) {
-            out.push_str(WRITTEN_BY);
-            out.push('\n');
-        } else {
-            out.push_str(line);
-        }
-    }
-    out
-}
-
-/// The name of who wrote `text`, from its written-by line.
-pub fn written_by(text: &str) -> Option<&str> {
-    text.lines().find_map(|line| line.strip_prefix(WRITTEN_BY))
-}
-
 /// askama drops the final newline of a template file; a text file has one.
-fn with_newline(rendered: askama::Result<String>) -> Result<String, RenderError> {
+pub(crate) fn with_newline(rendered: askama::Result<String>) -> Result<String, RenderError> {
     let mut text = rendered.map_err(|e| RenderError::Template(e.to_string()))?;
     if !text.ends_with('\n') {
         text.push('\n');
@@ -1052,40 +653,5 @@ mod tests {
             fields.format_into("no_error_message", "why"),
             r#"printf -v why "no error message""#
         );
-    }
-
-    #[test]
-    fn a_program_holding_its_delimiter_is_refused() {
-        let evil = Program {
-            name: "report",
-            file: "report.jq",
-            text: "# ends early\nVERIFY_PODS_REPORT_JQ\n.",
-            body: "# ends early\nVERIFY_PODS_REPORT_JQ\n.",
-            with_lib: false,
-            slurp: false,
-            input: "anything",
-            vars: &[],
-            output: checker::programs::Output::Value,
-        };
-        assert!(matches!(
-            Embedded::new(evil),
-            Err(RenderError::DelimiterInProgram { .. })
-        ));
-    }
-
-    #[test]
-    fn a_program_without_final_newline_gets_one() {
-        let bare = Program {
-            name: "x",
-            file: "x.jq",
-            text: ".",
-            body: ".",
-            with_lib: false,
-            slurp: false,
-            input: "anything",
-            vars: &[],
-            output: checker::programs::Output::Value,
-        };
-        assert_eq!(Embedded::new(bare).unwrap().text, ".\n");
     }
 }
