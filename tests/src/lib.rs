@@ -115,6 +115,47 @@ pub fn code(output: &Output) -> i32 {
     output.status.code().expect("exited, not killed")
 }
 
+/// A finished run the way a failing assertion shows it: the exit status,
+/// then stdout and stderr whole.
+pub fn shown(output: &Output) -> String {
+    format!(
+        "exit {:?}\n--- stdout\n{}--- stderr\n{}",
+        output.status.code(),
+        text(&output.stdout),
+        text(&output.stderr)
+    )
+}
+
+/// Asserts that the run of `who` (a driver, a command) exited `expected`;
+/// when it did not, the failure shows the whole run.
+#[track_caller]
+pub fn assert_exit(output: &Output, expected: i32, who: impl std::fmt::Debug) {
+    assert_eq!(
+        output.status.code(),
+        Some(expected),
+        "{who:?}: {}",
+        shown(output)
+    );
+}
+
+/// Asserts that `message` stands on exactly `count` lines of the run's
+/// stderr ([`lines_of`]); when it does not, the failure names `who` and
+/// shows the whole run.
+#[track_caller]
+pub fn assert_lines_of(
+    output: &Output,
+    message: &checker::contract::Message,
+    count: usize,
+    who: impl std::fmt::Debug,
+) {
+    assert_eq!(
+        lines_of(&text(&output.stderr), message),
+        count,
+        "{who:?}: {}",
+        shown(output)
+    );
+}
+
 /// Whole seconds a run may take beyond its schedule on a loaded machine (2
 /// cores shared by every test: `waited` is wall-clock time, the rest of the
 /// output is exact).
