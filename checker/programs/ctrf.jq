@@ -74,7 +74,8 @@ def ctrf_tests:
     # The namespaces with counted pods, and those with workloads missing
     # pods (0 counted pods when none), by name.
     | ([.namespaces[]] + [$missing_by_namespace[] | {namespace: .[0].namespace, pods: 0}]
-       | group_by(.namespace) | map({namespace: .[0].namespace, pods: (map(.pods) | add)})) as $namespaces
+       | group_by(.namespace)
+       | map({namespace: .[0].namespace, pods: (map(.pods) | add)})) as $namespaces
     | [ $namespaces[]
         | (.namespace | tojson) as $key
         | .pods as $pods
@@ -91,7 +92,9 @@ def ctrf_tests:
                         (if $f == [] then empty else "\($f | length) failed" end)]
                        | reduce .[1:][] as $term (.[0]; . + " and " + $term)
                        | . + " of \($pods | pods_count)"]
-                      + [$u | namespace_groups($result.unscheduled_groups; $unscheduled_index; [.reason, .message])
+                      + [$u
+                         | namespace_groups($result.unscheduled_groups; $unscheduled_index;
+                                            [.reason, .message])
                          | digest("unscheduled"; unscheduled_cause(phrase))]
                       + [$f | namespace_groups($result.failed_groups; $failed_index; .reason)
                          | digest("failed"; failed_cause(phrase))]

@@ -7,4 +7,5 @@
 # `missing`, when workloads.jq read them), and none has failed: a failed pod
 # never recovers by waiting), else "stop". UNSCHEDULED > 0 means the
 # FailedScheduling events are wanted.
-"\(.verdict) \(.unscheduled) \(if (.unscheduled > 0 or .missing > 0) and .failed == 0 then "wait" else "stop" end)"
+(if (.unscheduled > 0 or .missing > 0) and .failed == 0 then "wait" else "stop" end) as $next
+| "\(.verdict) \(.unscheduled) \($next)"

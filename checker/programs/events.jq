@@ -34,7 +34,8 @@ def stamp: if is_string and . != "" then . else null end;
 def positive: if is_number and . > 0 and . < 2147483648 and . == floor then canon else null end;
 
 def series_set: .series | objects;
-def first_seen: (.firstTimestamp | stamp) // (.deprecatedFirstTimestamp | stamp) // (.eventTime | stamp);
+def first_seen:
+  (.firstTimestamp | stamp) // (.deprecatedFirstTimestamp | stamp) // (.eventTime | stamp);
 def last_seen:
   (series_set | .lastObservedTime | stamp)
   // (.lastTimestamp | stamp) // (.deprecatedLastTimestamp | stamp)
@@ -63,7 +64,8 @@ def pad($n): tostring as $s | ("0000" | .[0:$n - ($s | length)]) + $s;
 
 # The largest $i in [0, $below) with $i * $unit <= . (no division: jq and
 # jaq divide differently).
-def units($unit; $below): . as $x | reduce range(0; $below) as $i (0; if $i * $unit <= $x then $i else . end);
+def units($unit; $below):
+  . as $x | reduce range(0; $below) as $i (0; if $i * $unit <= $x then $i else . end);
 
 # An RFC 3339 time as a key that orders instants: ["YYYY-MM-DDTHH:MM:SS" in
 # UTC, nanoseconds as 9 digits]. Fractions of any length compare by value
@@ -80,7 +82,8 @@ def instant:
     | explode as $c
     | def digit($i): $c[$i] >= 48 and $c[$i] <= 57;
       def two($i): ($c[$i] - 48) * 10 + $c[$i + 1] - 48;
-    if ($c[0:4] + $c[5:7] + $c[8:10] + $c[11:13] + $c[14:16] + $c[17:19] | sort | .[0] < 48 or .[-1] > 57)
+    if ($c[0:4] + $c[5:7] + $c[8:10] + $c[11:13] + $c[14:16] + $c[17:19]
+        | sort | .[0] < 48 or .[-1] > 57)
        or $text[4:5] + $text[7:8] + $text[10:11] + $text[13:14] + $text[16:17] != "--T::"
     then []
     else
@@ -89,7 +92,8 @@ def instant:
          else -1 end) as $digits
       | (if $digits < 0 then 19 else 20 + $digits end) as $zone_at
       | ($text | .[$zone_at:]) as $zone
-      | (if $digits > 0 then $text[20:20 + $digits] + "000000000" | .[0:9] else "000000000" end) as $fraction
+      | (if $digits > 0 then $text[20:20 + $digits] + "000000000" | .[0:9]
+         else "000000000" end) as $fraction
       | (if $zone == "Z" then 0
          elif ($zone | length) == 6 and ($c[$zone_at] == 43 or $c[$zone_at] == 45)
               and digit($zone_at + 1) and digit($zone_at + 2) and $c[$zone_at + 3] == 58
@@ -100,7 +104,8 @@ def instant:
          else null end) as $shift
       # Two digits compare as text as they do as numbers.
       | if $shift == null or $digits == 0
-           or $text[0:4] == "0000" or $text[5:7] < "01" or $text[5:7] > "12" or $text[8:10] < "01"
+           or $text[0:4] == "0000" or $text[5:7] < "01" or $text[5:7] > "12"
+           or $text[8:10] < "01"
            or ($text[8:10] > "28" and two(8) > days_in(two(0) * 100 + two(2); two(5)))
            or $text[11:13] > "23" or $text[14:16] > "59" or $text[17:19] > "59"
         then []
@@ -113,13 +118,17 @@ def instant:
              else [$f[0:3], $second] end) as [$date, $utc]
           | ($utc | units(3600; 24)) as $h
           | ($utc - $h * 3600 | units(60; 60)) as $m
-          | ["\($date[0] | pad(4))-\($date[1] | pad(2))-\($date[2] | pad(2))T\($h | pad(2)):\($m | pad(2)):\($utc - $h * 3600 - $m * 60 | pad(2))",
+          | ($utc - $h * 3600 - $m * 60) as $seconds
+          | ["\($date[0] | pad(4))-\($date[1] | pad(2))-\($date[2] | pad(2))"
+             + "T\($h | pad(2)):\($m | pad(2)):\($seconds | pad(2))",
              $fraction]
         end
     end
   end;
 
-($report[0].unscheduled_pods | map({key: pod_key, value: (.uid // "")}) | from_entries) as $uid_by_pod
+($report[0].unscheduled_pods
+ | map({key: pod_key, value: (.uid // "")})
+ | from_entries) as $uid_by_pod
 | [ list_items("events document"; "Event"; "kubectl get events -A -o json")[]
     | select(.reason == "FailedScheduling")
     | (.involvedObject // .regarding // {}) as $pod

@@ -73,14 +73,19 @@ def failed_message: parts_joined(trim_lines; [.reason, .message]);
 
 def pod_annotations:
   .events as $events
-  | [ (.unscheduled_pods[] | command("error"; "Unscheduled pod \(pod_ref)"; unscheduled_message($events))),
+  | [ (.unscheduled_pods[]
+       | command("error"; "Unscheduled pod \(pod_ref)"; unscheduled_message($events))),
       (.failed_pods[] | command("error"; "Failed pod \(pod_ref)"; failed_message)) ];
 
 # A group's message: its cause, then its first pods (with their own message
 # when the group has none) and what is left out.
 def group_message($cause; $members; $count; $messages):
   lines_of([$cause]
-           + [$members[] | pod_ref + (if $messages and (.message | trim_lines) != "" then ": " + (.message | trim_lines) else "" end)]
+           + [$members[]
+              | pod_ref
+                + (if $messages and (.message | trim_lines) != "" then
+                     ": " + (.message | trim_lines)
+                   else "" end)]
            + [and_more($count; $members | length) | select(. != "")]);
 
 # The FailedScheduling events of a group, newest first, as many as the
@@ -92,24 +97,30 @@ def group_events_text($result; $group):
   else
     $result | group_events([$group]; events_share($list_limit))
     | if .matched == 0 then "FailedScheduling events: none for these pods"
-      else "FailedScheduling events, newest first (\(group_events_count)):\n" + lines_of([.events[] | event_line])
+      else
+        "FailedScheduling events, newest first (\(group_events_count)):\n"
+        + lines_of([.events[] | event_line])
       end
   end;
 
 # The annotations of the first $shown groups, unscheduled ones first.
 def group_annotations($shown):
   . as $result
-  | ([.unscheduled_groups[] | {unscheduled: true, group: .}] + [.failed_groups[] | {unscheduled: false, group: .}])[:$shown][]
+  | ([.unscheduled_groups[] | {unscheduled: true, group: .}]
+     + [.failed_groups[] | {unscheduled: false, group: .}])[:$shown][]
   | .group as $group
   | if .unscheduled then
       ($result | unscheduled_members($group; $list_limit)) as $members
-      | command("error"; "\($group.count) unscheduled \(if $group.count == 1 then "pod" else "pods" end)";
+      | command("error";
+                "\($group.count) unscheduled \(if $group.count == 1 then "pod" else "pods" end)";
                 group_message($group | unscheduled_cause(trim_lines); $members; $group.count; false)
                 + "\n" + group_events_text($result; $group))
     else
       command("error"; "\($group.count) failed \(if $group.count == 1 then "pod" else "pods" end)";
               group_message($group | failed_cause(trim_lines);
-                            $result | failed_members($group; $list_limit); $group.count; $group.message == null))
+                            $result | failed_members($group; $list_limit);
+                            $group.count;
+                            $group.message == null))
     end;
 
 if .verdict == "pass" then

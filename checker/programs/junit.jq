@@ -38,18 +38,23 @@ def first_line: text | split("\n") | .[0] // "";
 | ($summary.stop - $summary.start | seconds) as $time
 | ($summary.failed | tostring) as $failures
 | ($summary.other | tostring) as $errors
-| "tests=\"\($summary.tests)\" failures=\"\($failures)\" errors=\"\($errors)\" skipped=\"\($summary.skipped + $summary.pending)\" time=\"\($time)\"" as $counts
+| ($summary.skipped + $summary.pending) as $skipped
+| ("tests=\"\($summary.tests)\" failures=\"\($failures)\" errors=\"\($errors)\""
+   + " skipped=\"\($skipped)\" time=\"\($time)\"") as $counts
 | "<?xml version=\"1.0\" encoding=\"UTF-8\"?>",
   "<testsuites name=\"verify-pods\" \($counts)>",
   "  <testsuite name=\"verify-pods\" \($counts) timestamp=\"\(.timestamp | xml)\">",
   ( $results.tests[]
     | (.name | split("/") | .[0]) as $class
     | [$class, if .name == $class then $class else .name[($class | length) + 1:] end] as $names
-    | "    <testcase classname=\"\($names[0] | xml)\" name=\"\($names[1] | xml)\" time=\"\(.duration | seconds)\"\(if .status == "passed" then "/" else "" end)>",
+    | (if .status == "passed" then "/" else "" end) as $ends_here
+    | "    <testcase classname=\"\($names[0] | xml)\" name=\"\($names[1] | xml)\""
+      + " time=\"\(.duration | seconds)\"\($ends_here)>",
       ( if .status == "passed" then empty
         else
           (if .status == "failed" then "failure" else "error" end) as $element
-          | "      <\($element) message=\"\(.message | first_line | xml)\" type=\"\(.status)\">\(.message | xml)</\($element)>",
+          | "      <\($element) message=\"\(.message | first_line | xml)\" type=\"\(.status)\">"
+            + "\(.message | xml)</\($element)>",
             "    </testcase>"
         end ) ),
   "  </testsuite>",

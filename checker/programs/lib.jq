@@ -17,7 +17,8 @@ def is_string: . >= "" and . < [];
 # stay as they are. (Only `floor` gives jaq an integer; `+ 0` drops jq's -0.)
 def canon:
   if is_number | not then .
-  elif . < 100000000000000000 and . > -100000000000000000 and . == floor then floor + 0
+  elif . < 100000000000000000 and . > -100000000000000000 and . == floor then
+    floor + 0
   else null end;
 
 # Any value as text: strings as they are, anything else as JSON.
@@ -31,7 +32,11 @@ def text: if is_string then . else tojson end;
 # A value's type as a phrase, never the value: jq 1.6 and jaq print some
 # numbers (NaN, 1e1000, 1.0) each their own way.
 def a_type:
-  type | if . == "null" then "null" elif . == "array" or . == "object" then "an " + . else "a " + . end;
+  type
+  | if . == "null" then "null"
+    elif . == "array" or . == "object" then "an " + .
+    else "a " + .
+    end;
 # An int32 count, as the API's replicas and generations are: an integer from
 # 0 to 2147483647 (NaN equals nothing, not even its floor).
 def is_count: is_number and . >= 0 and . <= 2147483647 and . == floor;
@@ -40,7 +45,9 @@ def is_count: is_number and . >= 0 and . <= 2147483647 and . == floor;
 # the strings lie between "" and [] in jq's order, so the least and the
 # greatest value but null tell. (`sort`, not `min` and `max`: jaq runs
 # those as `min_by(.)`, a jq step per value.)
-def strings_or_unset: . - [null] | sort | . == [] or ((.[0] | is_string) and (.[-1] | is_string));
+def strings_or_unset:
+  . - [null] | sort
+  | . == [] or ((.[0] | is_string) and (.[-1] | is_string));
 # Whether all are unset or counts, in the same way. A non-integer in the
 # range prints with "." or "e" in every engine, NaN as null or NaN; jaq
 # prints an integral float as 3.0, which the caller's closer look (is_count)
@@ -48,14 +55,19 @@ def strings_or_unset: . - [null] | sort | . == [] or ((.[0] | is_string) and (.[
 def counts_or_unset:
   . - [null] | sort
   | . == []
-    or ((.[0] | is_number and . >= 0) and (.[-1] | is_number and . <= 2147483647)
-        and (tojson as $digits | all(".", "e", "E", "n", "N"; . as $c | $digits | index($c) == null)));
+    or ((.[0] | is_number and . >= 0)
+        and (.[-1] | is_number and . <= 2147483647)
+        and (tojson as $digits
+             | all(".", "e", "E", "n", "N"; . as $c | $digits | index($c) == null)));
 # What a field of the API must be, and the test of it.
 def a_string: "a string";
 def a_count: "an integer from 0 to 2147483647";
 def an_object: "an object";
 def is_a($wanted):
-  if $wanted == a_string then is_string elif $wanted == a_count then is_count else type == "object" end;
+  if $wanted == a_string then is_string
+  elif $wanted == a_count then is_count
+  else type == "object"
+  end;
 # The first problem of an object's fields ($fields: [[name, value, a_string
 # or a_count]], in order), as "NAME is A TYPE, not WANTED"; null if none.
 def field_problem($fields):
@@ -126,7 +138,8 @@ def parts_joined(f; $parts):
 # (`missing` is null or absent when the workloads were not read).
 def missing_term: if .missing > 0 then ", \(.missing) not yet created" else "" end;
 def status_counts:
-  "\(.total) total, \(.running) running, \(.pending) pending (\(.unscheduled) unscheduled), \(.failed) failed"
+  "\(.total) total, \(.running) running, \(.pending) pending"
+  + " (\(.unscheduled) unscheduled), \(.failed) failed"
   + (if .succeeded > 0 then ", \(.succeeded) succeeded" else "" end)
   + (if .other > 0 then ", \(.other) other" else "" end)
   + missing_term;
@@ -138,10 +151,12 @@ def status_counts:
 def verdict_message:
   # The pods it counts: those an owner kind excused (excused_line) are not
   # scheduled, and not counted in "all N" (a pass must be true).
-  if .verdict == "pass" then "Scheduling validation PASSED: all \(.total - .excused) pods scheduled successfully"
+  if .verdict == "pass" then
+    "Scheduling validation PASSED: all \(.total - .excused) pods scheduled successfully"
   elif .verdict == "empty" then "No pods were created - bundle may be empty"
   # A selection (-n, -l) that selects no pod fails with nothing to count.
-  elif .total == 0 and (.missing // 0) == 0 then "Pod validation failed: the selection selects no pod"
+  elif .total == 0 and (.missing // 0) == 0 then
+    "Pod validation failed: the selection selects no pod"
   else "Pod validation failed: \(.unscheduled) unscheduled, \(.failed) failed" + missing_term
   end;
 def unscheduled_heading: "Unscheduled pods (\(.unscheduled))";
@@ -149,7 +164,8 @@ def unscheduled_heading: "Unscheduled pods (\(.unscheduled))";
 # excuse goes unsaid.
 def excused_line:
   "\(.excused) \(if .excused == 1 then "pod" else "pods" end) without a node not counted: owned by "
-  + (.excused_kinds | map(text) | reduce .[] as $k (""; if . == "" then $k else . + ", " + $k end))
+  + (.excused_kinds | map(text)
+     | reduce .[] as $k (""; if . == "" then $k else . + ", " + $k end))
   + " (--exclude-owner-kinds)";
 def failed_heading: "Failed pods (\(.failed))";
 def events_missing_note:
@@ -169,9 +185,11 @@ def pods_count: if . == 1 then "1 pod" else "\(.) pods" end;
 # The group of pods not yet created, and one workload of it:
 # `StatefulSet data/nats: 1 of 3`.
 def missing_heading: "\(.missing | pods_count) not yet created";
-def workload_line: "\(.kind) \(.namespace)/\(.name): \(.created) of \(.wanted // "?, not yet reconciled")";
+def workload_line:
+  "\(.kind) \(.namespace)/\(.name): \(.created) of \(.wanted // "?, not yet reconciled")";
 # Input: a result. The workloads its digest lists (all with a limit of 0).
-def missing_shown($n): if $n == 0 then .missing_workloads else .missing_workloads[:$n] end;
+def missing_shown($n):
+  if $n == 0 then .missing_workloads else .missing_workloads[:$n] end;
 # The cause of a group of unscheduled pods: the scheduler's reason and
 # message through f, or, for the pods without a PodScheduled=False
 # condition, words that say so.
@@ -193,7 +211,8 @@ def failed_cause(f): parts_joined(f; [.reason, .message]);
 # 9 digits), so a huge limit costs 32 steps, not $n.
 def quotient($n; $d):
   reduce (reduce range(0; 31) as $i ([1]; . + [.[length - 1] * 2]) | reverse | .[]) as $p
-    ({q: 0, r: $n}; if $p * $d <= .r then {q: (.q + $p), r: (.r - $p * $d)} else . end)
+    ({q: 0, r: $n};
+     if $p * $d <= .r then {q: (.q + $p), r: (.r - $p * $d)} else . end)
   | .q;
 def events_share($n):
   ([.unscheduled_groups | length, $n] | min) as $shown
@@ -203,7 +222,8 @@ def events_share($n):
 # newest $share of them, newest first}. The events are every matched event
 # (events.jq), newest first, so "none" here is true.
 def group_events($groups; $share):
-  (.unscheduled_pods | map({key: ([.namespace, .name] | tojson), value: ([.reason, .message] | tojson)})
+  (.unscheduled_pods
+   | map({key: ([.namespace, .name] | tojson), value: ([.reason, .message] | tojson)})
    | from_entries) as $group_of
   | [.events // [] | .[] | {key: $group_of[[.namespace, .pod] | tojson], event: .}] as $keyed
   | $groups[]
@@ -215,20 +235,29 @@ def group_events($groups; $share):
 # The events: every one that matched, newest first (list limit 0), or the
 # newest of each group (events_share).
 def events_heading($n):
-  if $n == 0 then "FailedScheduling events for the unscheduled pods (\(.events | length), newest first)"
-  else "FailedScheduling events for the unscheduled pods, newest first, at most \(events_share($n)) a group"
+  if $n == 0 then
+    "FailedScheduling events for the unscheduled pods (\(.events | length), newest first)"
+  else
+    "FailedScheduling events for the unscheduled pods, newest first,"
+    + " at most \(events_share($n)) a group"
   end;
 # Input: one of group_events. The line that opens a group's events: its
 # count, how many of its events are shown, its cause.
 def group_events_count:
   if .matched == 0 then "no FailedScheduling events"
-  else "\(.events | length) of \(.matched) \(if .matched == 1 then "event" else "events" end)" end;
-def group_events_line(f): "\(.group.count | pods_count) (\(group_events_count)): \(.group | unscheduled_cause(f))";
+  else "\(.events | length) of \(.matched) \(if .matched == 1 then "event" else "events" end)"
+  end;
+def group_events_line(f):
+  "\(.group.count | pods_count) (\(group_events_count)): \(.group | unscheduled_cause(f))";
 # One event as a line of text (the text and the annotations).
-def event_line: "\(.last_seen | text) \(.namespace | text)/\(.pod | text) (x\(.count | text)): \(.message | trim_end)";
-# Input: a result. The first $n pods of one of its groups, in the snapshot's order.
+def event_line:
+  "\(.last_seen | text) \(.namespace | text)/\(.pod | text) (x\(.count | text)):"
+  + " \(.message | trim_end)";
+# Input: a result. The first $n pods of one of its groups, in the snapshot's
+# order.
 def unscheduled_members($group; $n):
-  [.unscheduled_pods[] | select(.reason == $group.reason and .message == $group.message)] | .[:$n];
+  [.unscheduled_pods[] | select(.reason == $group.reason and .message == $group.message)]
+  | .[:$n];
 def failed_members($group; $n):
   [.failed_pods[] | select(.reason == $group.reason)] | .[:$n];
 # What a list of $shown of $count leaves out; "" when nothing.
@@ -238,7 +267,8 @@ def and_more($count; $shown):
 def groups_left($n):
   .[$n:] as $left
   | if $left == [] then ""
-    else "… and \($left | length) more \(if ($left | length) == 1 then "group" else "groups" end)"
+    else
+      "… and \($left | length) more \(if ($left | length) == 1 then "group" else "groups" end)"
          + " (\($left | map(.count) | add | pods_count))"
     end;
 # Input: a result. The figures of the distribution summary: the nodes
@@ -287,7 +317,9 @@ def a_kind:
 # false pass. $command is how to get the right list.
 def list_kinds($kind; $command):
   "\($kind)List" as $list
-  | (if $kind == "Pod" then "a PodList or a List of Pods" else "an \($list) or a List of \($kind)s" end
+  | (if $kind == "Pod" then "a PodList or a List of Pods"
+     else "an \($list) or a List of \($kind)s"
+     end
      + " (\($command))") as $expected
   | (first(.[] | .kind | select(. != null and . != $list and . != "List")) // null) as $other
   | if $other != null then error("\($other | a_kind), expected \($expected)") else . end
@@ -297,7 +329,8 @@ def list_kinds($kind; $command):
   | (first(.[] | [.items[].kind?]
            | select(length > (indices($kind) | length) + (indices(null) | length))
            | .[] | select(. != null and . != $kind)) // null) as $item
-  | if $item != null then error("a list holding \($item | a_kind), expected \($expected)") else . end;
+  | if $item != null then error("a list holding \($item | a_kind), expected \($expected)")
+    else . end;
 def list_items($what; $kind; $command):
   if length == 0 then error("\($what) is empty: expected a JSON document") else . end
   | if any(.[]; type != "object" or (.items | type) != "array")
@@ -306,13 +339,19 @@ def list_items($what; $kind; $command):
   # The version, when set, is a string, as the API server writes it (a page
   # of a number would be refused live: so it is offline).
   | (first(.[] | list_version | select(. != null and (is_string | not))) // null) as $odd
-  | if $odd != null then error("\($what) has a resourceVersion that is \($odd | a_type), not a string") else . end
+  | if $odd != null then
+      error("\($what) has a resourceVersion that is \($odd | a_type), not a string")
+    else . end
   | (.[0] | list_version) as $version
   | [.[] | list_version | select(. != $version)] as $others
   | if $others != []
-    then error("\($what) mixes pages of resourceVersion \($version | tojson) and \($others[0] | tojson): not one list")
+    then
+      error("\($what) mixes pages of resourceVersion \($version | tojson)"
+            + " and \($others[0] | tojson): not one list")
     else . end
-  | if .[-1] | list_continue != "" then error("\($what) is incomplete: its last page has a continue token") else . end
+  | if .[-1] | list_continue != "" then
+      error("\($what) is incomplete: its last page has a continue token")
+    else . end
   | [.[].items[]];
 
 # Input: an item of a list. What is wrong with it, or null: that it is no
@@ -328,7 +367,11 @@ def item_problem(parts; fields):
 # [its place from 0, the problem]; else null.
 def first_problem(problem):
   . as $items
-  | first(range(0; length) as $at | $items[$at] | problem as $problem | select($problem != null) | [$at, $problem])
+  | first(range(0; length) as $at
+          | $items[$at]
+          | problem as $problem
+          | select($problem != null)
+          | [$at, $problem])
     // null;
 
 # Input: the uids of some objects (strings, or null where unset). null when
@@ -365,7 +408,8 @@ def pod_named($at): "pod \($at + 1)" + if type == "object" then " (\(namespace_n
 # object), or null.
 def pod_identity_problem:
   item_problem([["metadata", .metadata, an_object]];
-               [["metadata.namespace", .metadata.namespace, a_string], ["metadata.uid", .metadata.uid, a_string]]);
+               [["metadata.namespace", .metadata.namespace, a_string],
+                ["metadata.uid", .metadata.uid, a_string]]);
 # Input: the items of a snapshot; $namespaces their metadata.namespace (a
 # `?` path: a list shorter than the items says one is no object), which
 # report.jq then counts by. The items, or an error naming the first item
@@ -375,15 +419,19 @@ def pod_identity_problem:
 def pods_once($namespaces):
   . as $pods
   | [.[].metadata?.uid?] as $uids
-  | if indices(null) == [] and all($uids, $namespaces; length == ($pods | length) and strings_or_unset)
+  | if indices(null) == []
+       and all($uids, $namespaces; length == ($pods | length) and strings_or_unset)
     then .
     else first_problem(pod_identity_problem) as $found
-         | if $found == null then . else error(($pods[$found[0]] | pod_named($found[0])) + $found[1]) end
+         | if $found == null then .
+           else error(($pods[$found[0]] | pod_named($found[0])) + $found[1])
+           end
     end
   | ($uids | repeated_uid) as $repeated
   | if $repeated == null then .
     else $repeated[0] as $uid | $repeated[1] as $first | $repeated[2] as $again
-         | error("\($pods[$first] | pod_named($first)) and \($pods[$again] | pod_named($again)) have the same uid \($uid | tojson): each pod is counted once")
+         | error("\($pods[$first] | pod_named($first)) and \($pods[$again] | pod_named($again))"
+                 + " have the same uid \($uid | tojson): each pod is counted once")
     end;
 # Input: a pod of $items (the snapshot's items). The pod, or an error naming
 # it by its place there, and $problem (unless null).
@@ -398,7 +446,8 @@ def pods_state_checked($node_names; $phases; $items):
   | if all($node_names, $phases; length == $counted and strings_or_unset) then .
     else (first(.[] | . as $pod
                   | item_problem([["spec", .spec, an_object], ["status", .status, an_object]];
-                                 [["spec.nodeName", .spec.nodeName, a_string], ["status.phase", .status.phase, a_string]])
+                                 [["spec.nodeName", .spec.nodeName, a_string],
+                                  ["status.phase", .status.phase, a_string]])
                   | select(. != null) | [$pod, .]) // null) as $found
          | if $found == null then . else $found[0] | pod_refused($items; $found[1]) end
     end;
@@ -408,7 +457,10 @@ def pods_state_checked($node_names; $phases; $items):
 def pods_names_checked($names; $listed; $items):
   if $names | strings_or_unset then .
   else . as $pods
-       | (first($listed[] | $pods[.] | field_problem([["metadata.name", .metadata.name, a_string]]) as $problem
-                | select($problem != null) | [., $problem]) // null) as $found
+       | (first($listed[]
+                | $pods[.]
+                | field_problem([["metadata.name", .metadata.name, a_string]]) as $problem
+                | select($problem != null)
+                | [., $problem]) // null) as $found
        | if $found == null then . else $found[0] | pod_refused($items; ": " + $found[1]) end
   end;

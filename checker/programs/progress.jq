@@ -22,5 +22,7 @@ def awaited:
   | if . == [] then "scheduler" else reduce .[1:][] as $who (.[0]; . + " and " + $who) end;
 
 if $attempts == 0 then "info\tVerifying pod scheduling..."
-else "info\tAttempt \($attempts): \(status_counts) — waiting for \(awaited) (\($waited_seconds)/\($deadline_seconds)s)"
+else
+  "info\tAttempt \($attempts): \(status_counts) — waiting for \(awaited)"
+  + " (\($waited_seconds)/\($deadline_seconds)s)"
 end

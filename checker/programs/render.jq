@@ -24,7 +24,8 @@ def pod_ref: "\(.namespace)/\(.name)";
 # "  ns/name: PART: PART" with the parts that are not blank (line() makes
 # them one line: trim_end treats a hidden control as blank, as one_line
 # would make it a space).
-def pod_line($parts): "  \(pod_ref)" + (parts_joined(trim_end; $parts) | if . == "" then "" else ": " + . end);
+def pod_line($parts):
+  "  \(pod_ref)" + (parts_joined(trim_end; $parts) | if . == "" then "" else ": " + . end);
 # The pods listed under a group of $count, then what is left out.
 # Each pod's message only when the group has none of its own ($messages).
 def group_pods($members; $count; $messages):
@@ -68,7 +69,9 @@ def selection_named:
 # words (CI logs are grepped for them); our lists, causes and events follow.
 (if .verdict == "fail" then
    failure_banner,
-   (if .unscheduled > 0 then "\(.unscheduled) pods could not be scheduled to nodes" | line("error") else empty end),
+   (if .unscheduled > 0 then
+      "\(.unscheduled) pods could not be scheduled to nodes" | line("error")
+    else empty end),
    (if .failed > 0 then "\(.failed) pods are in Failed state" | line("error") else empty end),
    ("" | line("error"))
  else empty end)
@@ -89,8 +92,10 @@ def selection_named:
       . as $result
       | (.unscheduled_groups[:$list_limit][]
          | ("  \(.count | pods_count): \(unscheduled_cause(trim_end))" | line("plain")),
-           (. as $group | group_pods($result | unscheduled_members($group; $list_limit); .count; false))),
-        (.unscheduled_groups | groups_left($list_limit) | select(. != "") | "  \(.)" | line("plain"))
+           (. as $group
+            | group_pods($result | unscheduled_members($group; $list_limit); .count; false))),
+        (.unscheduled_groups
+         | groups_left($list_limit) | select(. != "") | "  \(.)" | line("plain"))
     end)
  else empty end)
 ,
@@ -105,7 +110,8 @@ def selection_named:
            # The pods of a group whose messages differ each say theirs.
            (. as $group
             | group_pods($result | failed_members($group; $list_limit); .count; .message == null))),
-        (.failed_groups | groups_left($list_limit) | select(. != "") | "  \(.)" | line("plain"))
+        (.failed_groups
+         | groups_left($list_limit) | select(. != "") | "  \(.)" | line("plain"))
     end)
  else empty end)
 ,
@@ -154,7 +160,8 @@ def selection_named:
      elif $stats.nodes > $list_limit then
        # More nodes than the limit: one summary line, then the N busiest.
        $stats
-       | ("Pod distribution by node: \(node_summary); the \($list_limit) with the most pods:" | line("info")),
+       | ("Pod distribution by node: \(node_summary); the \($list_limit) with the most pods:"
+          | line("info")),
          (.most[:$list_limit][] | "  \(.node): \(.pods)" | line("plain"))
      else
        ("Pod distribution by node:" | line("info")),

@@ -54,7 +54,8 @@
 def owned_by($kinds): any(.metadata.ownerReferences[]?; .kind as $kind | any($kinds[]; . == $kind));
 
 # The kinds of $kinds among the pod's owners.
-def owner_kinds_in($kinds): [.metadata.ownerReferences[]? | .kind as $kind | select(any($kinds[]; . == $kind)) | $kind];
+def owner_kinds_in($kinds):
+  [.metadata.ownerReferences[]? | .kind as $kind | select(any($kinds[]; . == $kind)) | $kind];
 
 # Input: the node names (spec.nodeName) and $phases the phases of the pods.
 # The positions of the pods that no node runs and that still should be:
@@ -72,7 +73,8 @@ def nodeless($phases):
 # kept current by the scheduler and part of this very snapshot. {} when the
 # pod has none (its reason and message are then null).
 def scheduler_verdict:
-  [.status.conditions | arrays | .[] | objects | select(.type == "PodScheduled" and .status == "False")]
+  [.status.conditions | arrays | .[] | objects
+   | select(.type == "PodScheduled" and .status == "False")]
   | .[0] // {};
 
 # The first terminated container state, if any.
@@ -115,17 +117,18 @@ def owner_groups:
   ["", []] + . | sort | .[indices("")[0] + 1 : indices([[]])[0]] | group_by(.)[];
 
 # Input: every pod of the snapshot. What workloads.jq needs of the pods
-# (the pods not yet created), so that it never reads them again: {owner uid: how many active
-# pods name it}. A pod is active with no deletionTimestamp, neither
-# Succeeded nor Failed. The excluded namespaces and the selection are not
-# applied: they leave out workloads, which workloads.jq does, and a
-# workload's pods are in its namespace (Kubernetes has no cross-namespace
-# owners), so the pods of the others only add uids no workload looks up.
-# On a large cluster this is most of the program's work, and this way it
-# skips the namespace reads and the rebuilt array of `outside` (the part
-# took 44.6 ms alone in jaq at 8.8k pods with them, 38.5 ms without). Every pod's owners are counted, then the ended
-# pods' (found by `indices`, per distinct deletionTimestamp, not per pod;
-# the nulls subtracted before `unique`, which cost jq 1.6 17 ms on 10k nulls)
+# (the pods not yet created), so that it never reads them again: {owner
+# uid: how many active pods name it}. A pod is active with no
+# deletionTimestamp, neither Succeeded nor Failed. The excluded namespaces
+# and the selection are not applied: they leave out workloads, which
+# workloads.jq does, and a workload's pods are in its namespace (Kubernetes
+# has no cross-namespace owners), so the pods of the others only add uids
+# no workload looks up. On a large cluster this is most of the program's
+# work, and this way it skips the namespace reads and the rebuilt array of
+# `outside` (the part took 44.6 ms alone in jaq at 8.8k pods with them,
+# 38.5 ms without). Every pod's owners are counted, then the ended pods'
+# (found by `indices`, per distinct deletionTimestamp, not per pod; the
+# nulls subtracted before `unique`, which cost jq 1.6 17 ms on 10k nulls)
 # taken off. Per pod only a path whose `?` skips what is no array of
 # objects; per owner one small object, all added at once: jq 1.6 copies the
 # whole object at each step of a reduce (0.2 s for 4,000 owners at 10k pods)
@@ -162,14 +165,19 @@ def terms:
   if . == "" then [] else split(",") end
   | map(. as $t
         | if .[:1] == "!" then [.[1:], null, false]
-          else (split("!=") | select(length == 2) + [false]) // (split("==") | select(length == 2) + [true])
-               // (split("=") | . + [null][length - 1:] + [true]) end
+          else (split("!=") | select(length == 2) + [false])
+               // (split("==") | select(length == 2) + [true])
+               // (split("=") | . + [null][length - 1:] + [true])
+          end
         | if length == 3 and .[0] != "" and (.[0] | chars(47)) and (.[1] // "" | chars(0)) then .
           else error("label selector term \($t | tojson): use key, !key, key=value or key!=value")
           end);
 def names($w):
   split(",") - [""]
-  | map(if length < 64 and (explode | .[0] != 45 and .[-1] != 45 and all(.[]; . >= 97 and . <= 122 or . >= 48 and . <= 57 or . == 45))
+  | map(if length < 64
+           and (explode
+                | .[0] != 45 and .[-1] != 45
+                  and all(.[]; . >= 97 and . <= 122 or . >= 48 and . <= 57 or . == 45))
         then . else error("\($w) \(tojson) is not a DNS-1123 label") end);
 
 ($namespaces | names("namespace")) as $only
@@ -189,16 +197,23 @@ def names($w):
 | if $all_namespaces == null then . else pods_once($all_namespaces) end
 # With the workloads, active_owners reads every pod's phase: every pod's
 # node and phase are checked first (else only the counted pods', below).
-| if $workloads == "false" then . else pods_state_checked([.[].spec?.nodeName?]; [.[].status?.phase?]; $items) end
+| if $workloads == "false" then .
+  else pods_state_checked([.[].spec?.nodeName?]; [.[].status?.phase?]; $items)
+  end
 | (if $workloads == "false" then null else active_owners end) as $owners
-| if $workloads == "owners" then {resource_version: ($documents | list_read_at), active_owners: $owners} else
+| if $workloads == "owners" then
+    {resource_version: ($documents | list_read_at), active_owners: $owners}
+  else
 # Else the whole report.
 outside($excluded; $all_namespaces)
 | if $only + $terms == [] then .
   # A pod of one of $only (none: any), whose labels match every term.
   else map(select((.metadata.namespace as $ns | $only == [] or any($only[]; . == $ns))
                   and ((.metadata.labels | objects // {}) as $l
-                       | all($terms[]; .[2] == (.[1] as $v | $l[.[0]] | if $v == null then . != null else . == $v end)))))
+                       | all($terms[];
+                             .[2] == (.[1] as $v
+                                      | $l[.[0]]
+                                      | if $v == null then . != null else . == $v end)))))
   end
 # The node and phase of every pod counted, of the API's types (lib.jq).
 | [.[].status?.phase?] as $phases
@@ -250,7 +265,10 @@ outside($excluded; $all_namespaces)
     # how many each has: ctrf.jq makes a test of each.
     # Without a selection, from the namespaces read of every pod (grouped,
     # the excluded ones' groups left out): one read of every pod less.
-    namespaces: (if $only + $terms == [] then $all_namespaces | group_by(.) | map(select(.[0] as $ns | any($excluded[]; . == $ns) | not))
+    namespaces: (if $only + $terms == [] then
+                   $all_namespaces
+                   | group_by(.)
+                   | map(select(.[0] as $ns | any($excluded[]; . == $ns) | not))
                  else [.[].metadata.namespace] | group_by(.) end
                  | map({namespace: .[0], pods: length}))
   }

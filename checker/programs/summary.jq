@@ -18,11 +18,12 @@
 # Shared definitions (text, hidden_control, verdict_message, the headings)
 # come from lib.jq, which the drivers put in front of this file.
 
-# One table cell, without trailing whitespace. A control character (newline, tab, escape...) would end or
-# corrupt the row, so it becomes a space. `|` would split the cell, `\` would
-# escape the next character, and `` ` * _ ~ < > [ ] & `` would start code,
-# emphasis, HTML or a link: each gets a backslash, which CommonMark and GFM
-# turn back into the character itself.
+# One table cell, without trailing whitespace. A control character
+# (newline, tab, escape...) would end or corrupt the row, so it becomes a
+# space. `|` would split the cell, `\` would escape the next character, and
+# `` ` * _ ~ < > [ ] & `` would start code, emphasis, HTML or a link: each
+# gets a backslash, which CommonMark and GFM turn back into the character
+# itself.
 def cell: trim_end
   | [ explode[]
       | if hidden_control then 32
@@ -63,20 +64,27 @@ def pod_ref: "\(.namespace | text)/\(.name | text)";
 # A group's first pods, in one cell: "ns/a, ns/b … and 3 more", each with
 # its own message when the group has none.
 def members_cell($members; $count; $messages):
-  reduce ($members[] | pod_ref + (if $messages and (.message | trim_end) != "" then ": " + (.message | trim_end) else "" end)) as $p
+  reduce ($members[]
+          | pod_ref
+            + (if $messages and (.message | trim_end) != "" then ": " + (.message | trim_end)
+               else "" end)) as $p
     (""; if . == "" then $p else . + ", " + $p end)
   + (and_more($count; $members | length) | if . == "" then "" else " " + . end);
 def groups_line: groups_left($list_limit) | select(. != "") | ., "";
 # How many pods of $groups the digest names.
-def named($groups): [$groups[:$list_limit][] | if .count < $list_limit then .count else $list_limit end] | add // 0;
+def named($groups):
+  [$groups[:$list_limit][] | if .count < $list_limit then .count else $list_limit end]
+  | add // 0;
 
 # Every line but the closing blank one, before the 1 MiB guard.
 def summary_lines:
   "### verify-pods: \(verdict_message)",
   "",
-  table(["Total", "Running", "Pending", "Unscheduled", "Failed", "Succeeded", "Other", "Attempts", "Waited"];
+  table(["Total", "Running", "Pending", "Unscheduled", "Failed", "Succeeded", "Other",
+         "Attempts", "Waited"];
         ["---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:"];
-        [[.total, .running, .pending, .unscheduled, .failed, .succeeded, .other, .attempts, "\(.waited_seconds)s"]]),
+        [[.total, .running, .pending, .unscheduled, .failed, .succeeded, .other,
+          .attempts, "\(.waited_seconds)s"]]),
   "",
   (if .unscheduled > 0 then
      "#### \(unscheduled_heading)",
@@ -90,9 +98,12 @@ def summary_lines:
         | table(["Pods", "Reason", "Message", "First pods"]; ["---:", "---", "---", "---"];
                 [.unscheduled_groups[:$list_limit][] | . as $group
                  | [.count,
-                    (if .reason == null and .message == null then no_scheduler_condition else .reason // "" end),
+                    (if .reason == null and .message == null then no_scheduler_condition
+                     else .reason // "" end),
                     .message // "",
-                    members_cell($result | unscheduled_members($group; $list_limit); .count; false)]])
+                    members_cell($result | unscheduled_members($group; $list_limit);
+                                 .count;
+                                 false)]])
       end),
      "",
      (if $list_limit == 0 then empty else .unscheduled_groups | groups_line end)
@@ -108,7 +119,9 @@ def summary_lines:
         | table(["Pods", "Reason", "Message", "First pods"]; ["---:", "---", "---", "---"];
                 [.failed_groups[:$list_limit][] | . as $group
                  | [.count, .reason, .message // "",
-                    members_cell($result | failed_members($group; $list_limit); .count; .message == null)]])
+                    members_cell($result | failed_members($group; $list_limit);
+                                 .count;
+                                 .message == null)]])
       end),
      "",
      (if $list_limit == 0 then empty else .failed_groups | groups_line end)
@@ -117,10 +130,13 @@ def summary_lines:
   (if .missing > 0 then
      "#### \(missing_heading)",
      "",
-     table(["Kind", "Namespace", "Name", "Created", "Wanted"]; ["---", "---", "---", "---:", "---:"];
-           [missing_shown($list_limit)[] | [.kind, .namespace, .name, .created, .wanted // "not yet reconciled"]]),
+     table(["Kind", "Namespace", "Name", "Created", "Wanted"];
+           ["---", "---", "---", "---:", "---:"];
+           [missing_shown($list_limit)[]
+            | [.kind, .namespace, .name, .created, .wanted // "not yet reconciled"]]),
      "",
-     (and_more(.missing_workloads | length; missing_shown($list_limit) | length) | select(. != "") | ., "")
+     (and_more(.missing_workloads | length; missing_shown($list_limit) | length)
+      | select(. != "") | ., "")
    else empty end),
   # The excused pods, then the events (after the failed pods, as in the text).
   (if .excused > 0 then (excused_line | cell), "" else empty end),
@@ -132,7 +148,8 @@ def summary_lines:
      | (.failed - named(.failed_groups)) as $failed
      | if $unscheduled + $failed == 0 then empty
        else
-         "Not named here: \($unscheduled) of \(.unscheduled) unscheduled and \($failed) of \(.failed) failed pods"
+         "Not named here: \($unscheduled) of \(.unscheduled) unscheduled"
+         + " and \($failed) of \(.failed) failed pods"
          + " (list limit \($list_limit)). \(full_lists_note)",
          ""
        end

@@ -72,7 +72,8 @@ def one_of($list): . as $x | any($list[]; . == $x);
 # is no string).
 def count_of($by): $by[.metadata.uid]? // 0;
 # The uids of the owners that are Deployments of the lists ($listed: {uid: 0}).
-def deployments($listed): [owners | select($listed[.uid?]? != null and .kind? == "Deployment") | .uid];
+def deployments($listed):
+  [owners | select($listed[.uid?]? != null and .kind? == "Deployment") | .uid];
 def replicas: .spec.replicas | if is_number then canon else 1 end;
 # A ReplicaSet's revision as a key that sorts as the integer does: [how
 # many digits, the digits], leading zeros left out (no number: the annotation
@@ -93,7 +94,9 @@ def workload_kinds: ["ReplicaSet", "StatefulSet", "DaemonSet", "Deployment"];
 # List) all four; the Deployments only with the ReplicaSets.
 def kinds_checked:
   workload_kinds as $known
-  | [.[] | .kind? | if is_string and .[-4:] == "List" and (.[:-4] | one_of($known)) then .[:-4] else $known[] end]
+  | [.[] | .kind?
+     | if is_string and .[-4:] == "List" and (.[:-4] | one_of($known)) then .[:-4]
+       else $known[] end]
   | unique | if any(.[]; . == "ReplicaSet") then . else . - ["Deployment"] end;
 # A DaemonSet's and a Deployment's own figures are trusted only once the
 # controller observed this generation (in jq's order of values).
@@ -108,13 +111,20 @@ def workloads_expected:
 # document.
 def workload_named($at):
   "item \($at + 1)"
-  + if type == "object" then " (\(.kind | if is_string then one_line + " " else "" end)\(namespace_name))" else "" end;
+  + if type == "object" then
+      " (\(.kind | if is_string then one_line + " " else "" end)\(namespace_name))"
+    else "" end;
 # Input: an item. As pod_problem, with the fields the rules read of a workload.
 def workload_problem:
-  item_problem([["metadata", .metadata, an_object], ["spec", .spec, an_object], ["status", .status, an_object]];
-               [["metadata.namespace", .metadata.namespace, a_string], ["metadata.name", .metadata.name, a_string],
-                ["metadata.uid", .metadata.uid, a_string], ["metadata.generation", .metadata.generation, a_count],
-                ["spec.replicas", .spec.replicas, a_count], ["status.observedGeneration", .status.observedGeneration, a_count],
+  item_problem([["metadata", .metadata, an_object],
+                ["spec", .spec, an_object],
+                ["status", .status, an_object]];
+               [["metadata.namespace", .metadata.namespace, a_string],
+                ["metadata.name", .metadata.name, a_string],
+                ["metadata.uid", .metadata.uid, a_string],
+                ["metadata.generation", .metadata.generation, a_count],
+                ["spec.replicas", .spec.replicas, a_count],
+                ["status.observedGeneration", .status.observedGeneration, a_count],
                 ["status.desiredNumberScheduled", .status.desiredNumberScheduled, a_count]]);
 # Input: the workloads' items, each with its kind. Them, or an error naming
 # the first that has a field of another type than the API's, or repeats an
@@ -125,17 +135,21 @@ def workloads_once:
   | if indices(null) == []
        and all([[.[].metadata?.namespace?], [.[].metadata?.name?], [.[].metadata?.uid?]][];
            length == ($items | length) and strings_or_unset)
-       and all([[.[].metadata?.generation?], [.[].spec?.replicas?], [.[].status?.observedGeneration?],
-                [.[].status?.desiredNumberScheduled?]][];
+       and all([[.[].metadata?.generation?], [.[].spec?.replicas?],
+                [.[].status?.observedGeneration?], [.[].status?.desiredNumberScheduled?]][];
                length == ($items | length) and counts_or_unset)
     then .
     else first_problem(workload_problem) as $found
-         | if $found == null then . else error("workloads: \($items[$found[0]] | workload_named($found[0]))\($found[1])") end
+         | if $found == null then .
+           else error("workloads: \($items[$found[0]] | workload_named($found[0]))\($found[1])")
+           end
     end
   | ([.[].metadata.uid] | repeated_uid) as $repeated
   | if $repeated == null then .
     else $repeated[0] as $uid | $repeated[1] as $first | $repeated[2] as $again
-         | error("workloads: \($items[$first] | workload_named($first)) and \($items[$again] | workload_named($again)) have the same uid \($uid | tojson): each workload is counted once")
+         | error("workloads: \($items[$first] | workload_named($first))"
+                 + " and \($items[$again] | workload_named($again))"
+                 + " have the same uid \($uid | tojson): each workload is counted once")
     end;
 
 # Input: the workloads' documents. What the rules read of the workloads
@@ -150,13 +164,22 @@ def workloads_once:
 def prepared($at):
   if length == 0 then error("workloads: no document, \(workloads_expected)") else . end
   | (first(.[] | select(type != "object")) // null) as $odd
-  | if $odd != null then error("workloads: a document is \($odd | a_type), \(workloads_expected)") else . end
+  | if $odd != null then
+      error("workloads: a document is \($odd | a_type), \(workloads_expected)")
+    else . end
   # A document of one of the four kinds, or of another, is no list.
-  | (first(.[] | .kind | select(. != null and . != "List" and (one_of(workload_kinds | map(. + "List")) | not))) // null) as $other
+  | (first(.[] | .kind
+           | select(. != null and . != "List"
+                    and (one_of(workload_kinds | map(. + "List")) | not)))
+     // null) as $other
   | if $other != null then error("workloads: \($other | a_kind), \(workloads_expected)") else . end
-  | if any(.[]; (.items | type) != "array") then error("workloads: a document has no items array, \(workloads_expected)") else . end
+  | if any(.[]; (.items | type) != "array") then
+      error("workloads: a document has no items array, \(workloads_expected)")
+    else . end
   | (first(.[] | list_version | select(. != null and (is_string | not))) // null) as $odd
-  | if $odd != null then error("workloads: a resourceVersion is \($odd | a_type), not a string") else . end
+  | if $odd != null then
+      error("workloads: a resourceVersion is \($odd | a_type), not a string")
+    else . end
   | ($at // (.[0] | list_version)) as $at
   | if any(.[]; list_version | . != $at and . != "" and . != null)
     then error("workloads: not one state at \($at | tojson)") else . end
@@ -167,10 +190,13 @@ def prepared($at):
   # Only the four kinds. The kinds but the four are found natively; a null
   # item gives one null among them, an object of no kind another.
   | if ([.[].kind?] - workload_kinds | length) > (indices(null) | length)
-    then error("workloads: \(first(.[] | objects | .kind | select(one_of(workload_kinds) | not)) | a_kind), \(workloads_expected)")
+    then
+      first(.[] | objects | .kind | select(one_of(workload_kinds) | not)) as $kind
+      | error("workloads: \($kind | a_kind), \(workloads_expected)")
     else . end
   | workloads_once
-  | {ReplicaSet: [], StatefulSet: [], DaemonSet: [], Deployment: []} + (group_by(.kind) | map({(.[0].kind): .}) | add)
+  | {ReplicaSet: [], StatefulSet: [], DaemonSet: [], Deployment: []}
+    + (group_by(.kind) | map({(.[0].kind): .}) | add)
   | (reduce (.Deployment[].metadata.uid | strings) as $uid ({}; . + {($uid): 0})) as $listed
   | {of: ., replicasets: [.ReplicaSet[] | [deployments($listed), .]]};
 
@@ -195,30 +221,53 @@ def prepared($at):
 # revision (null without a Deployment)].
 | [ (if $of.ReplicaSet == [] then [] else .replicasets end)[]
     | (if $with_deployments then .[0][0] else null end) as $deployment
-    | [$deployment, .[1], (.[1] | count_of($active)), (if $deployment == null then null else .[1] | revision end)] ] as $replicasets
+    | [$deployment,
+       .[1],
+       (.[1] | count_of($active)),
+       (if $deployment == null then null else .[1] | revision end)] ] as $replicasets
 # The newest ReplicaSets of each Deployment, by its uid: {revision, pods,
 # replicas}, those that share the highest revision added up.
 | ([ $replicasets[] | select(.[0] != null) ] | group_by(.[0])
    | map((map(.[3]) | max) as $top | map(select(.[3] == $top))
-         | {(.[0][0]): {revision: $top, pods: (map(.[2]) | add), replicas: (map(.[1] | replicas) | add)}})
+         | {(.[0][0]): {revision: $top,
+                        pods: (map(.[2]) | add),
+                        replicas: (map(.[1] | replicas) | add)}})
    | add // {}) as $newest
 # [workload, wanted, created] of those that may miss pods: a workload whose
 # own figure equals its count of pods (an integer) misses none, whichever
 # rule applies, so only the others are looked at closer.
-| [ ($replicasets[] | select(.[1].spec.replicas != .[2] and (.[0] == null or .[3] != $newest[.[0]].revision))
+| [ ($replicasets[]
+     | select(.[1].spec.replicas != .[2] and (.[0] == null or .[3] != $newest[.[0]].revision))
      | [.[1], (.[1] | replicas), .[2]]),
-    ($of.StatefulSet[] | count_of($active) as $n | select(.spec.replicas != $n) | [., replicas, $n]),
-    ($of.DaemonSet[] | count_of($active) as $n | select(.status.desiredNumberScheduled != $n or (reconciled | not))
-     | [., (if reconciled then .status.desiredNumberScheduled | if is_number then canon else 0 end else null end), $n]),
+    ($of.StatefulSet[]
+     | count_of($active) as $n | select(.spec.replicas != $n) | [., replicas, $n]),
+    ($of.DaemonSet[]
+     | count_of($active) as $n
+     | select(.status.desiredNumberScheduled != $n or (reconciled | not))
+     | [.,
+        (if reconciled then .status.desiredNumberScheduled | if is_number then canon else 0 end
+         else null end),
+        $n]),
     ($of.Deployment[] | ($newest[.metadata.uid]? // {pods: 0, replicas: 0}) as $new
      | select(.spec.replicas != $new.pods or (reconciled | not) or .spec.paused == true)
-     | [., (if reconciled | not then null elif .spec.paused == true then $new.replicas else replicas end), $new.pods])
+     | [.,
+        (if reconciled | not then null
+         elif .spec.paused == true then $new.replicas
+         else replicas end),
+        $new.pods])
   | select(.[1] == null or .[1] > .[2])
   | .[1] as $wanted | .[2] as $created | .[0]
   # The exclusions only leave workloads out: tested on the few missing pods.
-  | select((.metadata.namespace | one_of($excluded) or ($only != [] and (one_of($only) | not))) or any(owners; .kind? | one_of($owner_kinds)) | not)
-  | {kind, namespace: (.metadata.namespace | canon), name: (.metadata.name | canon), wanted: $wanted, created: $created} ]
+  | select((.metadata.namespace | one_of($excluded) or ($only != [] and (one_of($only) | not)))
+           or any(owners; .kind? | one_of($owner_kinds))
+           | not)
+  | {kind,
+     namespace: (.metadata.namespace | canon),
+     name: (.metadata.name | canon),
+     wanted: $wanted,
+     created: $created} ]
 | sort_by([.namespace, .name, .kind])
 # Missing = wanted - created; a workload not yet reconciled counts 1.
-| $report[0] + {missing: (map((.wanted // .created + 1) - .created) | add // 0), missing_workloads: .}
+| $report[0]
+  + {missing: (map((.wanted // .created + 1) - .created) | add // 0), missing_workloads: .}
 | if .missing > 0 then . + {verdict: "fail"} else . end end
