@@ -1,20 +1,16 @@
 #!/usr/bin/env bash
-# verify-pods.sh: run verify_pods() on its own (no arguments), e.g.
-#   KWOK_VERIFY_PODS_DEADLINE=120 ./verify-pods.sh
-# Returns 0 pass or empty, 1 validation failed, 2 could not observe (under
-# set -e: `verify_pods || status=$?`).
-# Needs bash >= 3.2, jq >= 1.6 and kubectl. Settings, from the environment
-# (empty: default):
-#   KWOK_VERIFY_PODS_DEADLINE=60 KWOK_VERIFY_PODS_INTERVAL=5
-#   KWOK_VERIFY_PODS_KUBECTL_TIMEOUT=120 KWOK_VERIFY_PODS_CHUNK_SIZE=0
-#   KWOK_VERIFY_PODS_LIST_LIMIT=10 KWOK_VERIFY_PODS_DEADLINE_EPOCH=0
-#   GITHUB_STEP_SUMMARY= KWOK_VERIFY_PODS_CTRF= KWOK_VERIFY_PODS_JUNIT=
-#   KWOK_VERIFY_PODS_NAMESPACES= KWOK_VERIFY_PODS_SELECTOR=
-#   KWOK_VERIFY_PODS_EXCLUDE_NS= KWOK_VERIFY_PODS_ARTIFACT_DIR=
+# verify-pods.sh: verify_pods() run on its own, e.g. KWOK_VERIFY_PODS_DEADLINE=120 ./verify-pods.sh
+# Returns 0 pass or empty, 1 validation failed, 2 could not observe (under set -e, call it as
+# `verify_pods || status=$?`).
+# Needs bash >= 3.2, jq >= 1.6 and kubectl. Settings from the environment (empty: default):
+#   KWOK_VERIFY_PODS_DEADLINE=60 KWOK_VERIFY_PODS_INTERVAL=5 KWOK_VERIFY_PODS_KUBECTL_TIMEOUT=120
+#   KWOK_VERIFY_PODS_CHUNK_SIZE=0 KWOK_VERIFY_PODS_LIST_LIMIT=10 KWOK_VERIFY_PODS_DEADLINE_EPOCH=0
+#   GITHUB_STEP_SUMMARY= KWOK_VERIFY_PODS_CTRF= KWOK_VERIFY_PODS_JUNIT= KWOK_VERIFY_PODS_NAMESPACES=
+#   KWOK_VERIFY_PODS_SELECTOR= KWOK_VERIFY_PODS_EXCLUDE_NS= KWOK_VERIFY_PODS_ARTIFACT_DIR=
 #   KWOK_VERIFY_PODS_EXCLUDE_OWNER_KINDS=Job KWOK_VERIFY_PODS_WORKLOADS=true
-# Its jq programs are verify-pods 0.1.0's
-#   report.jq decision.jq workloads.jq events.jq result.jq render.jq
-#   progress.jq summary.jq ctrf.jq junit.jq lib.jq page-head.jq
+# Its jq programs, verify-pods 0.1.0's:
+#   report.jq decision.jq workloads.jq events.jq result.jq render.jq progress.jq summary.jq ctrf.jq
+#   junit.jq lib.jq page-head.jq
 # Features: summary, results, selection, artifacts, epoch, diagnostics,
 #   exact-owner-kinds, workloads, exit-2
 # Regenerate: verify-pods bash render --wrapper > verify-pods.sh
@@ -68,7 +64,7 @@ verify_pods() {
   declare -F log_info >/dev/null || log_info() { printf '[INFO] %s\n' "$*"; }
   declare -F log_warn >/dev/null || log_warn() { printf '[WARN] %s\n' "$*"; }
   declare -F log_error >/dev/null || log_error() { printf '[ERROR] %s\n' "$*" >&2; }
-  local kubectl_pid='' waiting_pid=''
+  local kubectl_pid='' workloads_jobs='' waiting_pid=''
   # A cancelled call (TERM, INT, HUP) stops kubectl, removes its files, ends by that signal.
   vp_cancel() {
     trap '' TERM INT HUP
@@ -78,6 +74,9 @@ verify_pods() {
       wait "$kubectl_pid" 2>/dev/null
     fi
     kill %?vp_run_report 2>/dev/null
+    local job
+    for job in $workloads_jobs; do kill -s TERM "$job" 2>/dev/null; done
+    for job in $workloads_jobs; do wait "$job" 2>/dev/null; done
     if [[ -n $waiting_pid ]]; then
       kill "$waiting_pid" 2>/dev/null
       wait "$waiting_pid" 2>/dev/null
@@ -130,7 +129,8 @@ def is_string: . >= "" and . < [];
 # stay as they are. (Only `floor` gives jaq an integer; `+ 0` drops jq's -0.)
 def canon:
   if is_number | not then .
-  elif . < 100000000000000000 and . > -100000000000000000 and . == floor then floor + 0
+  elif . < 100000000000000000 and . > -100000000000000000 and . == floor then
+    floor + 0
   else null end;
 
 # Any value as text: strings as they are, anything else as JSON.
@@ -144,7 +144,11 @@ def text: if is_string then . else tojson end;
 # A value's type as a phrase, never the value: jq 1.6 and jaq print some
 # numbers (NaN, 1e1000, 1.0) each their own way.
 def a_type:
-  type | if . == "null" then "null" elif . == "array" or . == "object" then "an " + . else "a " + . end;
+  type
+  | if . == "null" then "null"
+    elif . == "array" or . == "object" then "an " + .
+    else "a " + .
+    end;
 # An int32 count, as the API's replicas and generations are: an integer from
 # 0 to 2147483647 (NaN equals nothing, not even its floor).
 def is_count: is_number and . >= 0 and . <= 2147483647 and . == floor;
@@ -153,7 +157,9 @@ def is_count: is_number and . >= 0 and . <= 2147483647 and . == floor;
 # the strings lie between "" and [] in jq's order, so the least and the
 # greatest value but null tell. (`sort`, not `min` and `max`: jaq runs
 # those as `min_by(.)`, a jq step per value.)
-def strings_or_unset: . - [null] | sort | . == [] or ((.[0] | is_string) and (.[-1] | is_string));
+def strings_or_unset:
+  . - [null] | sort
+  | . == [] or ((.[0] | is_string) and (.[-1] | is_string));
 # Whether all are unset or counts, in the same way. A non-integer in the
 # range prints with "." or "e" in every engine, NaN as null or NaN; jaq
 # prints an integral float as 3.0, which the caller's closer look (is_count)
@@ -161,14 +167,19 @@ def strings_or_unset: . - [null] | sort | . == [] or ((.[0] | is_string) and (.[
 def counts_or_unset:
   . - [null] | sort
   | . == []
-    or ((.[0] | is_number and . >= 0) and (.[-1] | is_number and . <= 2147483647)
-        and (tojson as $digits | all(".", "e", "E", "n", "N"; . as $c | $digits | index($c) == null)));
+    or ((.[0] | is_number and . >= 0)
+        and (.[-1] | is_number and . <= 2147483647)
+        and (tojson as $digits
+             | all(".", "e", "E", "n", "N"; . as $c | $digits | index($c) == null)));
 # What a field of the API must be, and the test of it.
 def a_string: "a string";
 def a_count: "an integer from 0 to 2147483647";
 def an_object: "an object";
 def is_a($wanted):
-  if $wanted == a_string then is_string elif $wanted == a_count then is_count else type == "object" end;
+  if $wanted == a_string then is_string
+  elif $wanted == a_count then is_count
+  else type == "object"
+  end;
 # The first problem of an object's fields ($fields: [[name, value, a_string
 # or a_count]], in order), as "NAME is A TYPE, not WANTED"; null if none.
 def field_problem($fields):
@@ -239,7 +250,8 @@ def parts_joined(f; $parts):
 # (`missing` is null or absent when the workloads were not read).
 def missing_term: if .missing > 0 then ", \(.missing) not yet created" else "" end;
 def status_counts:
-  "\(.total) total, \(.running) running, \(.pending) pending (\(.unscheduled) unscheduled), \(.failed) failed"
+  "\(.total) total, \(.running) running, \(.pending) pending"
+  + " (\(.unscheduled) unscheduled), \(.failed) failed"
   + (if .succeeded > 0 then ", \(.succeeded) succeeded" else "" end)
   + (if .other > 0 then ", \(.other) other" else "" end)
   + missing_term;
@@ -251,10 +263,12 @@ def status_counts:
 def verdict_message:
   # The pods it counts: those an owner kind excused (excused_line) are not
   # scheduled, and not counted in "all N" (a pass must be true).
-  if .verdict == "pass" then "Scheduling validation PASSED: all \(.total - .excused) pods scheduled successfully"
+  if .verdict == "pass" then
+    "Scheduling validation PASSED: all \(.total - .excused) pods scheduled successfully"
   elif .verdict == "empty" then "No pods were created - bundle may be empty"
   # A selection (-n, -l) that selects no pod fails with nothing to count.
-  elif .total == 0 and (.missing // 0) == 0 then "Pod validation failed: the selection selects no pod"
+  elif .total == 0 and (.missing // 0) == 0 then
+    "Pod validation failed: the selection selects no pod"
   else "Pod validation failed: \(.unscheduled) unscheduled, \(.failed) failed" + missing_term
   end;
 def unscheduled_heading: "Unscheduled pods (\(.unscheduled))";
@@ -262,7 +276,8 @@ def unscheduled_heading: "Unscheduled pods (\(.unscheduled))";
 # excuse goes unsaid.
 def excused_line:
   "\(.excused) \(if .excused == 1 then "pod" else "pods" end) without a node not counted: owned by "
-  + (.excused_kinds | map(text) | reduce .[] as $k (""; if . == "" then $k else . + ", " + $k end))
+  + (.excused_kinds | map(text)
+     | reduce .[] as $k (""; if . == "" then $k else . + ", " + $k end))
   + " (--exclude-owner-kinds)";
 def failed_heading: "Failed pods (\(.failed))";
 def events_missing_note:
@@ -282,9 +297,11 @@ def pods_count: if . == 1 then "1 pod" else "\(.) pods" end;
 # The group of pods not yet created, and one workload of it:
 # `StatefulSet data/nats: 1 of 3`.
 def missing_heading: "\(.missing | pods_count) not yet created";
-def workload_line: "\(.kind) \(.namespace)/\(.name): \(.created) of \(.wanted // "?, not yet reconciled")";
+def workload_line:
+  "\(.kind) \(.namespace)/\(.name): \(.created) of \(.wanted // "?, not yet reconciled")";
 # Input: a result. The workloads its digest lists (all with a limit of 0).
-def missing_shown($n): if $n == 0 then .missing_workloads else .missing_workloads[:$n] end;
+def missing_shown($n):
+  if $n == 0 then .missing_workloads else .missing_workloads[:$n] end;
 # The cause of a group of unscheduled pods: the scheduler's reason and
 # message through f, or, for the pods without a PodScheduled=False
 # condition, words that say so.
@@ -306,7 +323,8 @@ def failed_cause(f): parts_joined(f; [.reason, .message]);
 # 9 digits), so a huge limit costs 32 steps, not $n.
 def quotient($n; $d):
   reduce (reduce range(0; 31) as $i ([1]; . + [.[length - 1] * 2]) | reverse | .[]) as $p
-    ({q: 0, r: $n}; if $p * $d <= .r then {q: (.q + $p), r: (.r - $p * $d)} else . end)
+    ({q: 0, r: $n};
+     if $p * $d <= .r then {q: (.q + $p), r: (.r - $p * $d)} else . end)
   | .q;
 def events_share($n):
   ([.unscheduled_groups | length, $n] | min) as $shown
@@ -316,7 +334,8 @@ def events_share($n):
 # newest $share of them, newest first}. The events are every matched event
 # (events.jq), newest first, so "none" here is true.
 def group_events($groups; $share):
-  (.unscheduled_pods | map({key: ([.namespace, .name] | tojson), value: ([.reason, .message] | tojson)})
+  (.unscheduled_pods
+   | map({key: ([.namespace, .name] | tojson), value: ([.reason, .message] | tojson)})
    | from_entries) as $group_of
   | [.events // [] | .[] | {key: $group_of[[.namespace, .pod] | tojson], event: .}] as $keyed
   | $groups[]
@@ -328,20 +347,29 @@ def group_events($groups; $share):
 # The events: every one that matched, newest first (list limit 0), or the
 # newest of each group (events_share).
 def events_heading($n):
-  if $n == 0 then "FailedScheduling events for the unscheduled pods (\(.events | length), newest first)"
-  else "FailedScheduling events for the unscheduled pods, newest first, at most \(events_share($n)) a group"
+  if $n == 0 then
+    "FailedScheduling events for the unscheduled pods (\(.events | length), newest first)"
+  else
+    "FailedScheduling events for the unscheduled pods, newest first,"
+    + " at most \(events_share($n)) a group"
   end;
 # Input: one of group_events. The line that opens a group's events: its
 # count, how many of its events are shown, its cause.
 def group_events_count:
   if .matched == 0 then "no FailedScheduling events"
-  else "\(.events | length) of \(.matched) \(if .matched == 1 then "event" else "events" end)" end;
-def group_events_line(f): "\(.group.count | pods_count) (\(group_events_count)): \(.group | unscheduled_cause(f))";
+  else "\(.events | length) of \(.matched) \(if .matched == 1 then "event" else "events" end)"
+  end;
+def group_events_line(f):
+  "\(.group.count | pods_count) (\(group_events_count)): \(.group | unscheduled_cause(f))";
 # One event as a line of text (the text and the annotations).
-def event_line: "\(.last_seen | text) \(.namespace | text)/\(.pod | text) (x\(.count | text)): \(.message | trim_end)";
-# Input: a result. The first $n pods of one of its groups, in the snapshot's order.
+def event_line:
+  "\(.last_seen | text) \(.namespace | text)/\(.pod | text) (x\(.count | text)):"
+  + " \(.message | trim_end)";
+# Input: a result. The first $n pods of one of its groups, in the snapshot's
+# order.
 def unscheduled_members($group; $n):
-  [.unscheduled_pods[] | select(.reason == $group.reason and .message == $group.message)] | .[:$n];
+  [.unscheduled_pods[] | select(.reason == $group.reason and .message == $group.message)]
+  | .[:$n];
 def failed_members($group; $n):
   [.failed_pods[] | select(.reason == $group.reason)] | .[:$n];
 # What a list of $shown of $count leaves out; "" when nothing.
@@ -351,7 +379,8 @@ def and_more($count; $shown):
 def groups_left($n):
   .[$n:] as $left
   | if $left == [] then ""
-    else "… and \($left | length) more \(if ($left | length) == 1 then "group" else "groups" end)"
+    else
+      "… and \($left | length) more \(if ($left | length) == 1 then "group" else "groups" end)"
          + " (\($left | map(.count) | add | pods_count))"
     end;
 # Input: a result. The figures of the distribution summary: the nodes
@@ -400,7 +429,9 @@ def a_kind:
 # false pass. $command is how to get the right list.
 def list_kinds($kind; $command):
   "\($kind)List" as $list
-  | (if $kind == "Pod" then "a PodList or a List of Pods" else "an \($list) or a List of \($kind)s" end
+  | (if $kind == "Pod" then "a PodList or a List of Pods"
+     else "an \($list) or a List of \($kind)s"
+     end
      + " (\($command))") as $expected
   | (first(.[] | .kind | select(. != null and . != $list and . != "List")) // null) as $other
   | if $other != null then error("\($other | a_kind), expected \($expected)") else . end
@@ -410,7 +441,8 @@ def list_kinds($kind; $command):
   | (first(.[] | [.items[].kind?]
            | select(length > (indices($kind) | length) + (indices(null) | length))
            | .[] | select(. != null and . != $kind)) // null) as $item
-  | if $item != null then error("a list holding \($item | a_kind), expected \($expected)") else . end;
+  | if $item != null then error("a list holding \($item | a_kind), expected \($expected)")
+    else . end;
 def list_items($what; $kind; $command):
   if length == 0 then error("\($what) is empty: expected a JSON document") else . end
   | if any(.[]; type != "object" or (.items | type) != "array")
@@ -419,13 +451,19 @@ def list_items($what; $kind; $command):
   # The version, when set, is a string, as the API server writes it (a page
   # of a number would be refused live: so it is offline).
   | (first(.[] | list_version | select(. != null and (is_string | not))) // null) as $odd
-  | if $odd != null then error("\($what) has a resourceVersion that is \($odd | a_type), not a string") else . end
+  | if $odd != null then
+      error("\($what) has a resourceVersion that is \($odd | a_type), not a string")
+    else . end
   | (.[0] | list_version) as $version
   | [.[] | list_version | select(. != $version)] as $others
   | if $others != []
-    then error("\($what) mixes pages of resourceVersion \($version | tojson) and \($others[0] | tojson): not one list")
+    then
+      error("\($what) mixes pages of resourceVersion \($version | tojson)"
+            + " and \($others[0] | tojson): not one list")
     else . end
-  | if .[-1] | list_continue != "" then error("\($what) is incomplete: its last page has a continue token") else . end
+  | if .[-1] | list_continue != "" then
+      error("\($what) is incomplete: its last page has a continue token")
+    else . end
   | [.[].items[]];
 
 # Input: an item of a list. What is wrong with it, or null: that it is no
@@ -441,7 +479,11 @@ def item_problem(parts; fields):
 # [its place from 0, the problem]; else null.
 def first_problem(problem):
   . as $items
-  | first(range(0; length) as $at | $items[$at] | problem as $problem | select($problem != null) | [$at, $problem])
+  | first(range(0; length) as $at
+          | $items[$at]
+          | problem as $problem
+          | select($problem != null)
+          | [$at, $problem])
     // null;
 
 # Input: the uids of some objects (strings, or null where unset). null when
@@ -478,7 +520,8 @@ def pod_named($at): "pod \($at + 1)" + if type == "object" then " (\(namespace_n
 # object), or null.
 def pod_identity_problem:
   item_problem([["metadata", .metadata, an_object]];
-               [["metadata.namespace", .metadata.namespace, a_string], ["metadata.uid", .metadata.uid, a_string]]);
+               [["metadata.namespace", .metadata.namespace, a_string],
+                ["metadata.uid", .metadata.uid, a_string]]);
 # Input: the items of a snapshot; $namespaces their metadata.namespace (a
 # `?` path: a list shorter than the items says one is no object), which
 # report.jq then counts by. The items, or an error naming the first item
@@ -488,15 +531,19 @@ def pod_identity_problem:
 def pods_once($namespaces):
   . as $pods
   | [.[].metadata?.uid?] as $uids
-  | if indices(null) == [] and all($uids, $namespaces; length == ($pods | length) and strings_or_unset)
+  | if indices(null) == []
+       and all($uids, $namespaces; length == ($pods | length) and strings_or_unset)
     then .
     else first_problem(pod_identity_problem) as $found
-         | if $found == null then . else error(($pods[$found[0]] | pod_named($found[0])) + $found[1]) end
+         | if $found == null then .
+           else error(($pods[$found[0]] | pod_named($found[0])) + $found[1])
+           end
     end
   | ($uids | repeated_uid) as $repeated
   | if $repeated == null then .
     else $repeated[0] as $uid | $repeated[1] as $first | $repeated[2] as $again
-         | error("\($pods[$first] | pod_named($first)) and \($pods[$again] | pod_named($again)) have the same uid \($uid | tojson): each pod is counted once")
+         | error("\($pods[$first] | pod_named($first)) and \($pods[$again] | pod_named($again))"
+                 + " have the same uid \($uid | tojson): each pod is counted once")
     end;
 # Input: a pod of $items (the snapshot's items). The pod, or an error naming
 # it by its place there, and $problem (unless null).
@@ -511,7 +558,8 @@ def pods_state_checked($node_names; $phases; $items):
   | if all($node_names, $phases; length == $counted and strings_or_unset) then .
     else (first(.[] | . as $pod
                   | item_problem([["spec", .spec, an_object], ["status", .status, an_object]];
-                                 [["spec.nodeName", .spec.nodeName, a_string], ["status.phase", .status.phase, a_string]])
+                                 [["spec.nodeName", .spec.nodeName, a_string],
+                                  ["status.phase", .status.phase, a_string]])
                   | select(. != null) | [$pod, .]) // null) as $found
          | if $found == null then . else $found[0] | pod_refused($items; $found[1]) end
     end;
@@ -521,8 +569,11 @@ def pods_state_checked($node_names; $phases; $items):
 def pods_names_checked($names; $listed; $items):
   if $names | strings_or_unset then .
   else . as $pods
-       | (first($listed[] | $pods[.] | field_problem([["metadata.name", .metadata.name, a_string]]) as $problem
-                | select($problem != null) | [., $problem]) // null) as $found
+       | (first($listed[]
+                | $pods[.]
+                | field_problem([["metadata.name", .metadata.name, a_string]]) as $problem
+                | select($problem != null)
+                | [., $problem]) // null) as $found
        | if $found == null then . else $found[0] | pod_refused($items; ": " + $found[1]) end
   end;
 VERIFY_PODS_LIB_JQ
@@ -584,7 +635,8 @@ VERIFY_PODS_LIB_JQ
 def owned_by($kinds): any(.metadata.ownerReferences[]?; .kind as $kind | any($kinds[]; . == $kind));
 
 # The kinds of $kinds among the pod's owners.
-def owner_kinds_in($kinds): [.metadata.ownerReferences[]? | .kind as $kind | select(any($kinds[]; . == $kind)) | $kind];
+def owner_kinds_in($kinds):
+  [.metadata.ownerReferences[]? | .kind as $kind | select(any($kinds[]; . == $kind)) | $kind];
 
 # Input: the node names (spec.nodeName) and $phases the phases of the pods.
 # The positions of the pods that no node runs and that still should be:
@@ -602,7 +654,8 @@ def nodeless($phases):
 # kept current by the scheduler and part of this very snapshot. {} when the
 # pod has none (its reason and message are then null).
 def scheduler_verdict:
-  [.status.conditions | arrays | .[] | objects | select(.type == "PodScheduled" and .status == "False")]
+  [.status.conditions | arrays | .[] | objects
+   | select(.type == "PodScheduled" and .status == "False")]
   | .[0] // {};
 
 # The first terminated container state, if any.
@@ -645,17 +698,18 @@ def owner_groups:
   ["", []] + . | sort | .[indices("")[0] + 1 : indices([[]])[0]] | group_by(.)[];
 
 # Input: every pod of the snapshot. What workloads.jq needs of the pods
-# (the pods not yet created), so that it never reads them again: {owner uid: how many active
-# pods name it}. A pod is active with no deletionTimestamp, neither
-# Succeeded nor Failed. The excluded namespaces and the selection are not
-# applied: they leave out workloads, which workloads.jq does, and a
-# workload's pods are in its namespace (Kubernetes has no cross-namespace
-# owners), so the pods of the others only add uids no workload looks up.
-# On a large cluster this is most of the program's work, and this way it
-# skips the namespace reads and the rebuilt array of `outside` (the part
-# took 44.6 ms alone in jaq at 8.8k pods with them, 38.5 ms without). Every pod's owners are counted, then the ended
-# pods' (found by `indices`, per distinct deletionTimestamp, not per pod;
-# the nulls subtracted before `unique`, which cost jq 1.6 17 ms on 10k nulls)
+# (the pods not yet created), so that it never reads them again: {owner
+# uid: how many active pods name it}. A pod is active with no
+# deletionTimestamp, neither Succeeded nor Failed. The excluded namespaces
+# and the selection are not applied: they leave out workloads, which
+# workloads.jq does, and a workload's pods are in its namespace (Kubernetes
+# has no cross-namespace owners), so the pods of the others only add uids
+# no workload looks up. On a large cluster this is most of the program's
+# work, and this way it skips the namespace reads and the rebuilt array of
+# `outside` (the part took 44.6 ms alone in jaq at 8.8k pods with them,
+# 38.5 ms without). Every pod's owners are counted, then the ended pods'
+# (found by `indices`, per distinct deletionTimestamp, not per pod; the
+# nulls subtracted before `unique`, which cost jq 1.6 17 ms on 10k nulls)
 # taken off. Per pod only a path whose `?` skips what is no array of
 # objects; per owner one small object, all added at once: jq 1.6 copies the
 # whole object at each step of a reduce (0.2 s for 4,000 owners at 10k pods)
@@ -692,14 +746,19 @@ def terms:
   if . == "" then [] else split(",") end
   | map(. as $t
         | if .[:1] == "!" then [.[1:], null, false]
-          else (split("!=") | select(length == 2) + [false]) // (split("==") | select(length == 2) + [true])
-               // (split("=") | . + [null][length - 1:] + [true]) end
+          else (split("!=") | select(length == 2) + [false])
+               // (split("==") | select(length == 2) + [true])
+               // (split("=") | . + [null][length - 1:] + [true])
+          end
         | if length == 3 and .[0] != "" and (.[0] | chars(47)) and (.[1] // "" | chars(0)) then .
           else error("label selector term \($t | tojson): use key, !key, key=value or key!=value")
           end);
 def names($w):
   split(",") - [""]
-  | map(if length < 64 and (explode | .[0] != 45 and .[-1] != 45 and all(.[]; . >= 97 and . <= 122 or . >= 48 and . <= 57 or . == 45))
+  | map(if length < 64
+           and (explode
+                | .[0] != 45 and .[-1] != 45
+                  and all(.[]; . >= 97 and . <= 122 or . >= 48 and . <= 57 or . == 45))
         then . else error("\($w) \(tojson) is not a DNS-1123 label") end);
 
 ($namespaces | names("namespace")) as $only
@@ -719,16 +778,23 @@ def names($w):
 | if $all_namespaces == null then . else pods_once($all_namespaces) end
 # With the workloads, active_owners reads every pod's phase: every pod's
 # node and phase are checked first (else only the counted pods', below).
-| if $workloads == "false" then . else pods_state_checked([.[].spec?.nodeName?]; [.[].status?.phase?]; $items) end
+| if $workloads == "false" then .
+  else pods_state_checked([.[].spec?.nodeName?]; [.[].status?.phase?]; $items)
+  end
 | (if $workloads == "false" then null else active_owners end) as $owners
-| if $workloads == "owners" then {resource_version: ($documents | list_read_at), active_owners: $owners} else
+| if $workloads == "owners" then
+    {resource_version: ($documents | list_read_at), active_owners: $owners}
+  else
 # Else the whole report.
 outside($excluded; $all_namespaces)
 | if $only + $terms == [] then .
   # A pod of one of $only (none: any), whose labels match every term.
   else map(select((.metadata.namespace as $ns | $only == [] or any($only[]; . == $ns))
                   and ((.metadata.labels | objects // {}) as $l
-                       | all($terms[]; .[2] == (.[1] as $v | $l[.[0]] | if $v == null then . != null else . == $v end)))))
+                       | all($terms[];
+                             .[2] == (.[1] as $v
+                                      | $l[.[0]]
+                                      | if $v == null then . != null else . == $v end)))))
   end
 # The node and phase of every pod counted, of the API's types (lib.jq).
 | [.[].status?.phase?] as $phases
@@ -780,7 +846,10 @@ outside($excluded; $all_namespaces)
     # how many each has: ctrf.jq makes a test of each.
     # Without a selection, from the namespaces read of every pod (grouped,
     # the excluded ones' groups left out): one read of every pod less.
-    namespaces: (if $only + $terms == [] then $all_namespaces | group_by(.) | map(select(.[0] as $ns | any($excluded[]; . == $ns) | not))
+    namespaces: (if $only + $terms == [] then
+                   $all_namespaces
+                   | group_by(.)
+                   | map(select(.[0] as $ns | any($excluded[]; . == $ns) | not))
                  else [.[].metadata.namespace] | group_by(.) end
                  | map({namespace: .[0], pods: length}))
   }
@@ -812,7 +881,8 @@ VERIFY_PODS_REPORT_JQ
 # `missing`, when workloads.jq read them), and none has failed: a failed pod
 # never recovers by waiting), else "stop". UNSCHEDULED > 0 means the
 # FailedScheduling events are wanted.
-"\(.verdict) \(.unscheduled) \(if (.unscheduled > 0 or .missing > 0) and .failed == 0 then "wait" else "stop" end)"
+(if (.unscheduled > 0 or .missing > 0) and .failed == 0 then "wait" else "stop" end) as $next
+| "\(.verdict) \(.unscheduled) \($next)"
 VERIFY_PODS_DECISION_JQ
   local workloads_program
   IFS= read -r -d '' workloads_program <<'VERIFY_PODS_WORKLOADS_JQ' || true
@@ -890,7 +960,8 @@ def one_of($list): . as $x | any($list[]; . == $x);
 # is no string).
 def count_of($by): $by[.metadata.uid]? // 0;
 # The uids of the owners that are Deployments of the lists ($listed: {uid: 0}).
-def deployments($listed): [owners | select($listed[.uid?]? != null and .kind? == "Deployment") | .uid];
+def deployments($listed):
+  [owners | select($listed[.uid?]? != null and .kind? == "Deployment") | .uid];
 def replicas: .spec.replicas | if is_number then canon else 1 end;
 # A ReplicaSet's revision as a key that sorts as the integer does: [how
 # many digits, the digits], leading zeros left out (no number: the annotation
@@ -911,7 +982,9 @@ def workload_kinds: ["ReplicaSet", "StatefulSet", "DaemonSet", "Deployment"];
 # List) all four; the Deployments only with the ReplicaSets.
 def kinds_checked:
   workload_kinds as $known
-  | [.[] | .kind? | if is_string and .[-4:] == "List" and (.[:-4] | one_of($known)) then .[:-4] else $known[] end]
+  | [.[] | .kind?
+     | if is_string and .[-4:] == "List" and (.[:-4] | one_of($known)) then .[:-4]
+       else $known[] end]
   | unique | if any(.[]; . == "ReplicaSet") then . else . - ["Deployment"] end;
 # A DaemonSet's and a Deployment's own figures are trusted only once the
 # controller observed this generation (in jq's order of values).
@@ -926,13 +999,20 @@ def workloads_expected:
 # document.
 def workload_named($at):
   "item \($at + 1)"
-  + if type == "object" then " (\(.kind | if is_string then one_line + " " else "" end)\(namespace_name))" else "" end;
+  + if type == "object" then
+      " (\(.kind | if is_string then one_line + " " else "" end)\(namespace_name))"
+    else "" end;
 # Input: an item. As pod_problem, with the fields the rules read of a workload.
 def workload_problem:
-  item_problem([["metadata", .metadata, an_object], ["spec", .spec, an_object], ["status", .status, an_object]];
-               [["metadata.namespace", .metadata.namespace, a_string], ["metadata.name", .metadata.name, a_string],
-                ["metadata.uid", .metadata.uid, a_string], ["metadata.generation", .metadata.generation, a_count],
-                ["spec.replicas", .spec.replicas, a_count], ["status.observedGeneration", .status.observedGeneration, a_count],
+  item_problem([["metadata", .metadata, an_object],
+                ["spec", .spec, an_object],
+                ["status", .status, an_object]];
+               [["metadata.namespace", .metadata.namespace, a_string],
+                ["metadata.name", .metadata.name, a_string],
+                ["metadata.uid", .metadata.uid, a_string],
+                ["metadata.generation", .metadata.generation, a_count],
+                ["spec.replicas", .spec.replicas, a_count],
+                ["status.observedGeneration", .status.observedGeneration, a_count],
                 ["status.desiredNumberScheduled", .status.desiredNumberScheduled, a_count]]);
 # Input: the workloads' items, each with its kind. Them, or an error naming
 # the first that has a field of another type than the API's, or repeats an
@@ -943,17 +1023,21 @@ def workloads_once:
   | if indices(null) == []
        and all([[.[].metadata?.namespace?], [.[].metadata?.name?], [.[].metadata?.uid?]][];
            length == ($items | length) and strings_or_unset)
-       and all([[.[].metadata?.generation?], [.[].spec?.replicas?], [.[].status?.observedGeneration?],
-                [.[].status?.desiredNumberScheduled?]][];
+       and all([[.[].metadata?.generation?], [.[].spec?.replicas?],
+                [.[].status?.observedGeneration?], [.[].status?.desiredNumberScheduled?]][];
                length == ($items | length) and counts_or_unset)
     then .
     else first_problem(workload_problem) as $found
-         | if $found == null then . else error("workloads: \($items[$found[0]] | workload_named($found[0]))\($found[1])") end
+         | if $found == null then .
+           else error("workloads: \($items[$found[0]] | workload_named($found[0]))\($found[1])")
+           end
     end
   | ([.[].metadata.uid] | repeated_uid) as $repeated
   | if $repeated == null then .
     else $repeated[0] as $uid | $repeated[1] as $first | $repeated[2] as $again
-         | error("workloads: \($items[$first] | workload_named($first)) and \($items[$again] | workload_named($again)) have the same uid \($uid | tojson): each workload is counted once")
+         | error("workloads: \($items[$first] | workload_named($first))"
+                 + " and \($items[$again] | workload_named($again))"
+                 + " have the same uid \($uid | tojson): each workload is counted once")
     end;
 
 # Input: the workloads' documents. What the rules read of the workloads
@@ -968,13 +1052,22 @@ def workloads_once:
 def prepared($at):
   if length == 0 then error("workloads: no document, \(workloads_expected)") else . end
   | (first(.[] | select(type != "object")) // null) as $odd
-  | if $odd != null then error("workloads: a document is \($odd | a_type), \(workloads_expected)") else . end
+  | if $odd != null then
+      error("workloads: a document is \($odd | a_type), \(workloads_expected)")
+    else . end
   # A document of one of the four kinds, or of another, is no list.
-  | (first(.[] | .kind | select(. != null and . != "List" and (one_of(workload_kinds | map(. + "List")) | not))) // null) as $other
+  | (first(.[] | .kind
+           | select(. != null and . != "List"
+                    and (one_of(workload_kinds | map(. + "List")) | not)))
+     // null) as $other
   | if $other != null then error("workloads: \($other | a_kind), \(workloads_expected)") else . end
-  | if any(.[]; (.items | type) != "array") then error("workloads: a document has no items array, \(workloads_expected)") else . end
+  | if any(.[]; (.items | type) != "array") then
+      error("workloads: a document has no items array, \(workloads_expected)")
+    else . end
   | (first(.[] | list_version | select(. != null and (is_string | not))) // null) as $odd
-  | if $odd != null then error("workloads: a resourceVersion is \($odd | a_type), not a string") else . end
+  | if $odd != null then
+      error("workloads: a resourceVersion is \($odd | a_type), not a string")
+    else . end
   | ($at // (.[0] | list_version)) as $at
   | if any(.[]; list_version | . != $at and . != "" and . != null)
     then error("workloads: not one state at \($at | tojson)") else . end
@@ -985,10 +1078,13 @@ def prepared($at):
   # Only the four kinds. The kinds but the four are found natively; a null
   # item gives one null among them, an object of no kind another.
   | if ([.[].kind?] - workload_kinds | length) > (indices(null) | length)
-    then error("workloads: \(first(.[] | objects | .kind | select(one_of(workload_kinds) | not)) | a_kind), \(workloads_expected)")
+    then
+      first(.[] | objects | .kind | select(one_of(workload_kinds) | not)) as $kind
+      | error("workloads: \($kind | a_kind), \(workloads_expected)")
     else . end
   | workloads_once
-  | {ReplicaSet: [], StatefulSet: [], DaemonSet: [], Deployment: []} + (group_by(.kind) | map({(.[0].kind): .}) | add)
+  | {ReplicaSet: [], StatefulSet: [], DaemonSet: [], Deployment: []}
+    + (group_by(.kind) | map({(.[0].kind): .}) | add)
   | (reduce (.Deployment[].metadata.uid | strings) as $uid ({}; . + {($uid): 0})) as $listed
   | {of: ., replicasets: [.ReplicaSet[] | [deployments($listed), .]]};
 
@@ -1013,32 +1109,55 @@ def prepared($at):
 # revision (null without a Deployment)].
 | [ (if $of.ReplicaSet == [] then [] else .replicasets end)[]
     | (if $with_deployments then .[0][0] else null end) as $deployment
-    | [$deployment, .[1], (.[1] | count_of($active)), (if $deployment == null then null else .[1] | revision end)] ] as $replicasets
+    | [$deployment,
+       .[1],
+       (.[1] | count_of($active)),
+       (if $deployment == null then null else .[1] | revision end)] ] as $replicasets
 # The newest ReplicaSets of each Deployment, by its uid: {revision, pods,
 # replicas}, those that share the highest revision added up.
 | ([ $replicasets[] | select(.[0] != null) ] | group_by(.[0])
    | map((map(.[3]) | max) as $top | map(select(.[3] == $top))
-         | {(.[0][0]): {revision: $top, pods: (map(.[2]) | add), replicas: (map(.[1] | replicas) | add)}})
+         | {(.[0][0]): {revision: $top,
+                        pods: (map(.[2]) | add),
+                        replicas: (map(.[1] | replicas) | add)}})
    | add // {}) as $newest
 # [workload, wanted, created] of those that may miss pods: a workload whose
 # own figure equals its count of pods (an integer) misses none, whichever
 # rule applies, so only the others are looked at closer.
-| [ ($replicasets[] | select(.[1].spec.replicas != .[2] and (.[0] == null or .[3] != $newest[.[0]].revision))
+| [ ($replicasets[]
+     | select(.[1].spec.replicas != .[2] and (.[0] == null or .[3] != $newest[.[0]].revision))
      | [.[1], (.[1] | replicas), .[2]]),
-    ($of.StatefulSet[] | count_of($active) as $n | select(.spec.replicas != $n) | [., replicas, $n]),
-    ($of.DaemonSet[] | count_of($active) as $n | select(.status.desiredNumberScheduled != $n or (reconciled | not))
-     | [., (if reconciled then .status.desiredNumberScheduled | if is_number then canon else 0 end else null end), $n]),
+    ($of.StatefulSet[]
+     | count_of($active) as $n | select(.spec.replicas != $n) | [., replicas, $n]),
+    ($of.DaemonSet[]
+     | count_of($active) as $n
+     | select(.status.desiredNumberScheduled != $n or (reconciled | not))
+     | [.,
+        (if reconciled then .status.desiredNumberScheduled | if is_number then canon else 0 end
+         else null end),
+        $n]),
     ($of.Deployment[] | ($newest[.metadata.uid]? // {pods: 0, replicas: 0}) as $new
      | select(.spec.replicas != $new.pods or (reconciled | not) or .spec.paused == true)
-     | [., (if reconciled | not then null elif .spec.paused == true then $new.replicas else replicas end), $new.pods])
+     | [.,
+        (if reconciled | not then null
+         elif .spec.paused == true then $new.replicas
+         else replicas end),
+        $new.pods])
   | select(.[1] == null or .[1] > .[2])
   | .[1] as $wanted | .[2] as $created | .[0]
   # The exclusions only leave workloads out: tested on the few missing pods.
-  | select((.metadata.namespace | one_of($excluded) or ($only != [] and (one_of($only) | not))) or any(owners; .kind? | one_of($owner_kinds)) | not)
-  | {kind, namespace: (.metadata.namespace | canon), name: (.metadata.name | canon), wanted: $wanted, created: $created} ]
+  | select((.metadata.namespace | one_of($excluded) or ($only != [] and (one_of($only) | not)))
+           or any(owners; .kind? | one_of($owner_kinds))
+           | not)
+  | {kind,
+     namespace: (.metadata.namespace | canon),
+     name: (.metadata.name | canon),
+     wanted: $wanted,
+     created: $created} ]
 | sort_by([.namespace, .name, .kind])
 # Missing = wanted - created; a workload not yet reconciled counts 1.
-| $report[0] + {missing: (map((.wanted // .created + 1) - .created) | add // 0), missing_workloads: .}
+| $report[0]
+  + {missing: (map((.wanted // .created + 1) - .created) | add // 0), missing_workloads: .}
 | if .missing > 0 then . + {verdict: "fail"} else . end end
 VERIFY_PODS_WORKLOADS_JQ
   local events_program
@@ -1079,7 +1198,8 @@ def stamp: if is_string and . != "" then . else null end;
 def positive: if is_number and . > 0 and . < 2147483648 and . == floor then canon else null end;
 
 def series_set: .series | objects;
-def first_seen: (.firstTimestamp | stamp) // (.deprecatedFirstTimestamp | stamp) // (.eventTime | stamp);
+def first_seen:
+  (.firstTimestamp | stamp) // (.deprecatedFirstTimestamp | stamp) // (.eventTime | stamp);
 def last_seen:
   (series_set | .lastObservedTime | stamp)
   // (.lastTimestamp | stamp) // (.deprecatedLastTimestamp | stamp)
@@ -1108,7 +1228,8 @@ def pad($n): tostring as $s | ("0000" | .[0:$n - ($s | length)]) + $s;
 
 # The largest $i in [0, $below) with $i * $unit <= . (no division: jq and
 # jaq divide differently).
-def units($unit; $below): . as $x | reduce range(0; $below) as $i (0; if $i * $unit <= $x then $i else . end);
+def units($unit; $below):
+  . as $x | reduce range(0; $below) as $i (0; if $i * $unit <= $x then $i else . end);
 
 # An RFC 3339 time as a key that orders instants: ["YYYY-MM-DDTHH:MM:SS" in
 # UTC, nanoseconds as 9 digits]. Fractions of any length compare by value
@@ -1125,7 +1246,8 @@ def instant:
     | explode as $c
     | def digit($i): $c[$i] >= 48 and $c[$i] <= 57;
       def two($i): ($c[$i] - 48) * 10 + $c[$i + 1] - 48;
-    if ($c[0:4] + $c[5:7] + $c[8:10] + $c[11:13] + $c[14:16] + $c[17:19] | sort | .[0] < 48 or .[-1] > 57)
+    if ($c[0:4] + $c[5:7] + $c[8:10] + $c[11:13] + $c[14:16] + $c[17:19]
+        | sort | .[0] < 48 or .[-1] > 57)
        or $text[4:5] + $text[7:8] + $text[10:11] + $text[13:14] + $text[16:17] != "--T::"
     then []
     else
@@ -1134,7 +1256,8 @@ def instant:
          else -1 end) as $digits
       | (if $digits < 0 then 19 else 20 + $digits end) as $zone_at
       | ($text | .[$zone_at:]) as $zone
-      | (if $digits > 0 then $text[20:20 + $digits] + "000000000" | .[0:9] else "000000000" end) as $fraction
+      | (if $digits > 0 then $text[20:20 + $digits] + "000000000" | .[0:9]
+         else "000000000" end) as $fraction
       | (if $zone == "Z" then 0
          elif ($zone | length) == 6 and ($c[$zone_at] == 43 or $c[$zone_at] == 45)
               and digit($zone_at + 1) and digit($zone_at + 2) and $c[$zone_at + 3] == 58
@@ -1145,7 +1268,8 @@ def instant:
          else null end) as $shift
       # Two digits compare as text as they do as numbers.
       | if $shift == null or $digits == 0
-           or $text[0:4] == "0000" or $text[5:7] < "01" or $text[5:7] > "12" or $text[8:10] < "01"
+           or $text[0:4] == "0000" or $text[5:7] < "01" or $text[5:7] > "12"
+           or $text[8:10] < "01"
            or ($text[8:10] > "28" and two(8) > days_in(two(0) * 100 + two(2); two(5)))
            or $text[11:13] > "23" or $text[14:16] > "59" or $text[17:19] > "59"
         then []
@@ -1158,13 +1282,17 @@ def instant:
              else [$f[0:3], $second] end) as [$date, $utc]
           | ($utc | units(3600; 24)) as $h
           | ($utc - $h * 3600 | units(60; 60)) as $m
-          | ["\($date[0] | pad(4))-\($date[1] | pad(2))-\($date[2] | pad(2))T\($h | pad(2)):\($m | pad(2)):\($utc - $h * 3600 - $m * 60 | pad(2))",
+          | ($utc - $h * 3600 - $m * 60) as $seconds
+          | ["\($date[0] | pad(4))-\($date[1] | pad(2))-\($date[2] | pad(2))"
+             + "T\($h | pad(2)):\($m | pad(2)):\($seconds | pad(2))",
              $fraction]
         end
     end
   end;
 
-($report[0].unscheduled_pods | map({key: pod_key, value: (.uid // "")}) | from_entries) as $uid_by_pod
+($report[0].unscheduled_pods
+ | map({key: pod_key, value: (.uid // "")})
+ | from_entries) as $uid_by_pod
 | [ list_items("events document"; "Event"; "kubectl get events -A -o json")[]
     | select(.reason == "FailedScheduling")
     | (.involvedObject // .regarding // {}) as $pod
@@ -1250,7 +1378,8 @@ def pod_ref: "\(.namespace)/\(.name)";
 # "  ns/name: PART: PART" with the parts that are not blank (line() makes
 # them one line: trim_end treats a hidden control as blank, as one_line
 # would make it a space).
-def pod_line($parts): "  \(pod_ref)" + (parts_joined(trim_end; $parts) | if . == "" then "" else ": " + . end);
+def pod_line($parts):
+  "  \(pod_ref)" + (parts_joined(trim_end; $parts) | if . == "" then "" else ": " + . end);
 # The pods listed under a group of $count, then what is left out.
 # Each pod's message only when the group has none of its own ($messages).
 def group_pods($members; $count; $messages):
@@ -1294,7 +1423,9 @@ def selection_named:
 # words (CI logs are grepped for them); our lists, causes and events follow.
 (if .verdict == "fail" then
    failure_banner,
-   (if .unscheduled > 0 then "\(.unscheduled) pods could not be scheduled to nodes" | line("error") else empty end),
+   (if .unscheduled > 0 then
+      "\(.unscheduled) pods could not be scheduled to nodes" | line("error")
+    else empty end),
    (if .failed > 0 then "\(.failed) pods are in Failed state" | line("error") else empty end),
    ("" | line("error"))
  else empty end)
@@ -1315,8 +1446,10 @@ def selection_named:
       . as $result
       | (.unscheduled_groups[:$list_limit][]
          | ("  \(.count | pods_count): \(unscheduled_cause(trim_end))" | line("plain")),
-           (. as $group | group_pods($result | unscheduled_members($group; $list_limit); .count; false))),
-        (.unscheduled_groups | groups_left($list_limit) | select(. != "") | "  \(.)" | line("plain"))
+           (. as $group
+            | group_pods($result | unscheduled_members($group; $list_limit); .count; false))),
+        (.unscheduled_groups
+         | groups_left($list_limit) | select(. != "") | "  \(.)" | line("plain"))
     end)
  else empty end)
 ,
@@ -1331,7 +1464,8 @@ def selection_named:
            # The pods of a group whose messages differ each say theirs.
            (. as $group
             | group_pods($result | failed_members($group; $list_limit); .count; .message == null))),
-        (.failed_groups | groups_left($list_limit) | select(. != "") | "  \(.)" | line("plain"))
+        (.failed_groups
+         | groups_left($list_limit) | select(. != "") | "  \(.)" | line("plain"))
     end)
  else empty end)
 ,
@@ -1380,7 +1514,8 @@ def selection_named:
      elif $stats.nodes > $list_limit then
        # More nodes than the limit: one summary line, then the N busiest.
        $stats
-       | ("Pod distribution by node: \(node_summary); the \($list_limit) with the most pods:" | line("info")),
+       | ("Pod distribution by node: \(node_summary); the \($list_limit) with the most pods:"
+          | line("info")),
          (.most[:$list_limit][] | "  \(.node): \(.pods)" | line("plain"))
      else
        ("Pod distribution by node:" | line("info")),
@@ -1419,7 +1554,9 @@ def awaited:
   | if . == [] then "scheduler" else reduce .[1:][] as $who (.[0]; . + " and " + $who) end;
 
 if $attempts == 0 then "info\tVerifying pod scheduling..."
-else "info\tAttempt \($attempts): \(status_counts) — waiting for \(awaited) (\($waited_seconds)/\($deadline_seconds)s)"
+else
+  "info\tAttempt \($attempts): \(status_counts) — waiting for \(awaited)"
+  + " (\($waited_seconds)/\($deadline_seconds)s)"
 end
 VERIFY_PODS_PROGRESS_JQ
   local summary_program
@@ -1444,11 +1581,12 @@ VERIFY_PODS_PROGRESS_JQ
 # Shared definitions (text, hidden_control, verdict_message, the headings)
 # come from lib.jq, which the drivers put in front of this file.
 
-# One table cell, without trailing whitespace. A control character (newline, tab, escape...) would end or
-# corrupt the row, so it becomes a space. `|` would split the cell, `\` would
-# escape the next character, and `` ` * _ ~ < > [ ] & `` would start code,
-# emphasis, HTML or a link: each gets a backslash, which CommonMark and GFM
-# turn back into the character itself.
+# One table cell, without trailing whitespace. A control character
+# (newline, tab, escape...) would end or corrupt the row, so it becomes a
+# space. `|` would split the cell, `\` would escape the next character, and
+# `` ` * _ ~ < > [ ] & `` would start code, emphasis, HTML or a link: each
+# gets a backslash, which CommonMark and GFM turn back into the character
+# itself.
 def cell: trim_end
   | [ explode[]
       | if hidden_control then 32
@@ -1489,20 +1627,27 @@ def pod_ref: "\(.namespace | text)/\(.name | text)";
 # A group's first pods, in one cell: "ns/a, ns/b … and 3 more", each with
 # its own message when the group has none.
 def members_cell($members; $count; $messages):
-  reduce ($members[] | pod_ref + (if $messages and (.message | trim_end) != "" then ": " + (.message | trim_end) else "" end)) as $p
+  reduce ($members[]
+          | pod_ref
+            + (if $messages and (.message | trim_end) != "" then ": " + (.message | trim_end)
+               else "" end)) as $p
     (""; if . == "" then $p else . + ", " + $p end)
   + (and_more($count; $members | length) | if . == "" then "" else " " + . end);
 def groups_line: groups_left($list_limit) | select(. != "") | ., "";
 # How many pods of $groups the digest names.
-def named($groups): [$groups[:$list_limit][] | if .count < $list_limit then .count else $list_limit end] | add // 0;
+def named($groups):
+  [$groups[:$list_limit][] | if .count < $list_limit then .count else $list_limit end]
+  | add // 0;
 
 # Every line but the closing blank one, before the 1 MiB guard.
 def summary_lines:
   "### verify-pods: \(verdict_message)",
   "",
-  table(["Total", "Running", "Pending", "Unscheduled", "Failed", "Succeeded", "Other", "Attempts", "Waited"];
+  table(["Total", "Running", "Pending", "Unscheduled", "Failed", "Succeeded", "Other",
+         "Attempts", "Waited"];
         ["---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:"];
-        [[.total, .running, .pending, .unscheduled, .failed, .succeeded, .other, .attempts, "\(.waited_seconds)s"]]),
+        [[.total, .running, .pending, .unscheduled, .failed, .succeeded, .other,
+          .attempts, "\(.waited_seconds)s"]]),
   "",
   (if .unscheduled > 0 then
      "#### \(unscheduled_heading)",
@@ -1516,9 +1661,12 @@ def summary_lines:
         | table(["Pods", "Reason", "Message", "First pods"]; ["---:", "---", "---", "---"];
                 [.unscheduled_groups[:$list_limit][] | . as $group
                  | [.count,
-                    (if .reason == null and .message == null then no_scheduler_condition else .reason // "" end),
+                    (if .reason == null and .message == null then no_scheduler_condition
+                     else .reason // "" end),
                     .message // "",
-                    members_cell($result | unscheduled_members($group; $list_limit); .count; false)]])
+                    members_cell($result | unscheduled_members($group; $list_limit);
+                                 .count;
+                                 false)]])
       end),
      "",
      (if $list_limit == 0 then empty else .unscheduled_groups | groups_line end)
@@ -1534,7 +1682,9 @@ def summary_lines:
         | table(["Pods", "Reason", "Message", "First pods"]; ["---:", "---", "---", "---"];
                 [.failed_groups[:$list_limit][] | . as $group
                  | [.count, .reason, .message // "",
-                    members_cell($result | failed_members($group; $list_limit); .count; .message == null)]])
+                    members_cell($result | failed_members($group; $list_limit);
+                                 .count;
+                                 .message == null)]])
       end),
      "",
      (if $list_limit == 0 then empty else .failed_groups | groups_line end)
@@ -1543,10 +1693,13 @@ def summary_lines:
   (if .missing > 0 then
      "#### \(missing_heading)",
      "",
-     table(["Kind", "Namespace", "Name", "Created", "Wanted"]; ["---", "---", "---", "---:", "---:"];
-           [missing_shown($list_limit)[] | [.kind, .namespace, .name, .created, .wanted // "not yet reconciled"]]),
+     table(["Kind", "Namespace", "Name", "Created", "Wanted"];
+           ["---", "---", "---", "---:", "---:"];
+           [missing_shown($list_limit)[]
+            | [.kind, .namespace, .name, .created, .wanted // "not yet reconciled"]]),
      "",
-     (and_more(.missing_workloads | length; missing_shown($list_limit) | length) | select(. != "") | ., "")
+     (and_more(.missing_workloads | length; missing_shown($list_limit) | length)
+      | select(. != "") | ., "")
    else empty end),
   # The excused pods, then the events (after the failed pods, as in the text).
   (if .excused > 0 then (excused_line | cell), "" else empty end),
@@ -1558,7 +1711,8 @@ def summary_lines:
      | (.failed - named(.failed_groups)) as $failed
      | if $unscheduled + $failed == 0 then empty
        else
-         "Not named here: \($unscheduled) of \(.unscheduled) unscheduled and \($failed) of \(.failed) failed pods"
+         "Not named here: \($unscheduled) of \(.unscheduled) unscheduled"
+         + " and \($failed) of \(.failed) failed pods"
          + " (list limit \($list_limit)). \(full_lists_note)",
          ""
        end
@@ -1658,7 +1812,8 @@ def ctrf_tests:
     # The namespaces with counted pods, and those with workloads missing
     # pods (0 counted pods when none), by name.
     | ([.namespaces[]] + [$missing_by_namespace[] | {namespace: .[0].namespace, pods: 0}]
-       | group_by(.namespace) | map({namespace: .[0].namespace, pods: (map(.pods) | add)})) as $namespaces
+       | group_by(.namespace)
+       | map({namespace: .[0].namespace, pods: (map(.pods) | add)})) as $namespaces
     | [ $namespaces[]
         | (.namespace | tojson) as $key
         | .pods as $pods
@@ -1675,7 +1830,9 @@ def ctrf_tests:
                         (if $f == [] then empty else "\($f | length) failed" end)]
                        | reduce .[1:][] as $term (.[0]; . + " and " + $term)
                        | . + " of \($pods | pods_count)"]
-                      + [$u | namespace_groups($result.unscheduled_groups; $unscheduled_index; [.reason, .message])
+                      + [$u
+                         | namespace_groups($result.unscheduled_groups; $unscheduled_index;
+                                            [.reason, .message])
                          | digest("unscheduled"; unscheduled_cause(phrase))]
                       + [$f | namespace_groups($result.failed_groups; $failed_index; .reason)
                          | digest("failed"; failed_cause(phrase))]
@@ -1775,18 +1932,23 @@ def first_line: text | split("\n") | .[0] // "";
 | ($summary.stop - $summary.start | seconds) as $time
 | ($summary.failed | tostring) as $failures
 | ($summary.other | tostring) as $errors
-| "tests=\"\($summary.tests)\" failures=\"\($failures)\" errors=\"\($errors)\" skipped=\"\($summary.skipped + $summary.pending)\" time=\"\($time)\"" as $counts
+| ($summary.skipped + $summary.pending) as $skipped
+| ("tests=\"\($summary.tests)\" failures=\"\($failures)\" errors=\"\($errors)\""
+   + " skipped=\"\($skipped)\" time=\"\($time)\"") as $counts
 | "<?xml version=\"1.0\" encoding=\"UTF-8\"?>",
   "<testsuites name=\"verify-pods\" \($counts)>",
   "  <testsuite name=\"verify-pods\" \($counts) timestamp=\"\(.timestamp | xml)\">",
   ( $results.tests[]
     | (.name | split("/") | .[0]) as $class
     | [$class, if .name == $class then $class else .name[($class | length) + 1:] end] as $names
-    | "    <testcase classname=\"\($names[0] | xml)\" name=\"\($names[1] | xml)\" time=\"\(.duration | seconds)\"\(if .status == "passed" then "/" else "" end)>",
+    | (if .status == "passed" then "/" else "" end) as $ends_here
+    | "    <testcase classname=\"\($names[0] | xml)\" name=\"\($names[1] | xml)\""
+      + " time=\"\(.duration | seconds)\"\($ends_here)>",
       ( if .status == "passed" then empty
         else
           (if .status == "failed" then "failure" else "error" end) as $element
-          | "      <\($element) message=\"\(.message | first_line | xml)\" type=\"\(.status)\">\(.message | xml)</\($element)>",
+          | "      <\($element) message=\"\(.message | first_line | xml)\" type=\"\(.status)\">"
+            + "\(.message | xml)</\($element)>",
             "    </testcase>"
         end ) ),
   "  </testsuite>",
@@ -2066,14 +2228,43 @@ VERIFY_PODS_PAGE_HEAD_JQ
       if [[ -z $token ]] || ((chunk_size == 0)); then return 0; fi
     done
   }
+  # The four workloads lists run at once: each in a job, with files of its own.
+  vp_list_apart() {
+    local base=$work_dir/workloads-$1 status=0
+    local stderr_file=$base.stderr page_file=$base.page head_file=$base.head
+    trap vp_stop_apart TERM
+    vp_list "$2" "$base.json" || status=$?
+    printf 'status=%q fetch_error=%q failed_why=%q why=%q unfinished=%q page=%q\n' \
+      "$status" "${fetch_error-}" "${failed_why-}" "${why-}" "$unfinished" "$page" >"$base.state"
+    printf 'command=%q list_what=%q\n' "${command-}" "$list_what" >>"$base.state"
+    printf 'kubectl_ran=%q\n' "$kubectl_ran" >>"$base.state"
+  }
+  # A cancelled workloads list stops its kubectl (a group of its own) before it ends.
+  vp_stop_apart() {
+    [[ -z $kubectl_pid ]] || kill -s KILL -- "-$kubectl_pid" "$kubectl_pid" 2>/dev/null
+    [[ -z $waiting_pid ]] || kill "$waiting_pid" 2>/dev/null
+    exit 143
+  }
   # Pods not yet created: the workloads' lists, at the pods list's resourceVersion.
   vp_workloads() {
-    local entry status=0 at=$first_version what='' refused=' ' unchecked='' pair first_why=''
+    local entry status at=$first_version what='' refused=' ' unchecked='' pair first_why='' base
     : >"$workloads_file"
     for entry in replicasets statefulsets daemonsets deployments; do
-      vp_list "/apis/apps/v1/$scope$entry${at:+?resourceVersion=$at&resourceVersionMatch=Exact}" "$events_file" || status=$?
-      case $status:$(<"$stderr_file") in
-        0:*) cat -- "$events_file" >>"$workloads_file" ;;
+      rm -f -- "$work_dir/workloads-$entry.state"
+      : >"$work_dir/workloads-$entry.stderr"
+      vp_list_apart "$entry" "/apis/apps/v1/$scope$entry${at:+?resourceVersion=$at&resourceVersionMatch=Exact}" &
+      workloads_jobs+=" $!"
+    done
+    for entry in $workloads_jobs; do wait "$entry" 2>/dev/null; done
+    workloads_jobs=
+    for entry in replicasets statefulsets daemonsets deployments; do
+      base=$work_dir/workloads-$entry
+      status=1 page=1
+      printf -v why "no error message"
+      # shellcheck disable=SC1090 # written by vp_list_apart, in this run
+      [[ ! -s $base.state ]] || . "$base.state"
+      case $status:$(<"$base.stderr") in
+        0:*) cat -- "$base.json" >>"$workloads_file" ;;
         *"(Expired)"* | *"(Gone)"*) return 1 ;;
         *"(Forbidden)"* | *"(NotFound)"*)
           [[ -n $what ]] || first_why=$fetch_error

@@ -13,9 +13,7 @@ use verify_pods_tests::replay::fixtures::Pod;
 use verify_pods_tests::replay::{
     Advance, Fault, FaultRule, KubeEnv, LogEntry, Server, State, Target,
 };
-use verify_pods_tests::{
-    assert_exit, assert_lines_of, checker_command, lines_of, run, shown, text,
-};
+use verify_pods_tests::{checker_command, lines_of, run, text};
 
 /// StatefulSet data/nats: 3 replicas, observed.
 fn nats() -> Value {
@@ -42,6 +40,15 @@ fn first_stuck() -> State {
     let mut stuck = Pod::unschedulable("data", "nats-0").to_json();
     stuck["metadata"]["ownerReferences"] = nats_pod(0)["metadata"]["ownerReferences"].clone();
     State::new(vec![stuck, nats_pod(1), nats_pod(2)], vec![]).with_workloads(vec![nats()])
+}
+
+fn shown(output: &Output) -> String {
+    format!(
+        "exit {:?}\n--- stdout\n{}--- stderr\n{}",
+        output.status.code(),
+        text(&output.stdout),
+        text(&output.stderr)
+    )
 }
 
 fn check(server: &Server, driver: Driver, deadline: u64) -> (Output, Duration) {
@@ -82,7 +89,12 @@ fn a_pass_waits_for_pods_created_over_several_seconds() {
             .expect("server");
         let (output, took) = check(&server, driver, 20);
         let stdout = text(&output.stdout);
-        assert_exit(&output, 0, driver);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{driver:?}: {}",
+            shown(&output)
+        );
         // The server's versions are 1000, 1001, …: the third state's.
         let last = "1002";
         assert!(
@@ -118,8 +130,18 @@ fn a_forbidden_statefulsets_list_is_one_warning() {
             .expect("server");
         let (output, _) = check(&server, driver, 2);
         let stderr = text(&output.stderr);
-        assert_exit(&output, 0, driver);
-        assert_lines_of(&output, &messages::WORKLOADS_NOT_LISTED, 1, driver);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{driver:?}: {}",
+            shown(&output)
+        );
+        assert_eq!(
+            lines_of(&stderr, &messages::WORKLOADS_NOT_LISTED),
+            1,
+            "{driver:?}: {}",
+            shown(&output)
+        );
         assert!(stderr.contains("statefulsets"), "{driver:?}: {stderr}");
         // The checker asks its proxy once, then kubectl (whose words the
         // warning keeps), not the proxy again.
@@ -149,8 +171,19 @@ fn a_compacted_revision_lists_the_pods_again() {
             .start()
             .expect("server");
         let (output, _) = check(&server, driver, 10);
-        assert_exit(&output, 0, driver);
-        assert_lines_of(&output, &messages::LIST_AGAIN, 1, driver);
+        let stderr = text(&output.stderr);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{driver:?}: {}",
+            shown(&output)
+        );
+        assert_eq!(
+            lines_of(&stderr, &messages::LIST_AGAIN),
+            1,
+            "{driver:?}: {}",
+            shown(&output)
+        );
         assert_eq!(
             server.pods_lists().len(),
             2,
@@ -189,7 +222,12 @@ fn pods_never_created_fail_at_the_deadline() {
             shown(&replay)
         );
         let stdout = text(&output.stdout);
-        assert_exit(&output, 1, driver);
+        assert_eq!(
+            output.status.code(),
+            Some(1),
+            "{driver:?}: {}",
+            shown(&output)
+        );
         assert!(
             stdout.contains("\n1 pod not yet created:\n  StatefulSet data/nats: 2 of 3\n"),
             "{driver:?}: {}",
@@ -212,7 +250,12 @@ fn polled_to_failure(server: &Server, driver: Driver) -> Output {
         command.args(["--watch", "false"]);
     }
     let output = run(command.env(DEADLINE_ENV, "2").env(INTERVAL_ENV, "1"));
-    assert_exit(&output, 1, driver);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{driver:?}: {}",
+        shown(&output)
+    );
     output
 }
 
@@ -542,7 +585,12 @@ fn a_rollout_is_done_when_its_newest_replicaset_has_the_pods() {
             .start()
             .expect("server");
         let (output, _) = check(&server, driver, 1);
-        assert_exit(&output, 0, format_args!("{driver:?}, finished"));
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{driver:?}, finished: {}",
+            shown(&output)
+        );
     }
 }
 
@@ -577,7 +625,12 @@ fn one_warning_from_both_drivers(server_for: impl Fn() -> Server) -> String {
     for driver in DRIVERS {
         let server = server_for();
         let (output, _) = check(&server, driver, 1);
-        assert_exit(&output, 0, driver);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{driver:?}: {}",
+            shown(&output)
+        );
         let lines = not_listed_lines(&text(&output.stderr));
         assert_eq!(lines.len(), 1, "{driver:?}: {}", shown(&output));
         warnings.push((comparable(&lines[0]), lines[0].to_owned()));
@@ -622,4 +675,70 @@ fn every_workloads_list_forbidden_is_one_line_and_nothing_checked() {
         "{}",
         shown(&output)
     );
+}
+
+/// `output`'s lines, stdout then stderr, each without its driver's prefix
+/// and with every figure a `#` (how long a call ran differs run to run).
+fn lines_without_figures(output: &Output) -> Vec<String> {
+    use checker::contract;
+    let all = text(&output.stdout) + &text(&output.stderr);
+    all.lines()
+        .map(|line| {
+            let (checker, bash) = (contract::CHECKER_PREFIX, contract::BASH_PREFIX);
+            let line = [checker.warning, checker.error, bash.warning, bash.error]
+                .iter()
+                .fold(line, |line, prefix| line.trim_start_matches(prefix));
+            let mut kept = String::new();
+            for c in line.chars() {
+                match (c.is_ascii_digit(), kept.ends_with('#')) {
+                    (true, true) => {}
+                    (true, false) => kept.push('#'),
+                    (false, _) => kept.push(c),
+                }
+            }
+            kept
+        })
+        .collect()
+}
+
+/// Each apps/v1 list answers after 4 s, past the 3 s deadline, with a 5 s
+/// kubectl timeout: read one after the other they would outlast the pods
+/// lists' 8 s bound; read at once (as the checker reads them) they are
+/// all in by 4 s. Both drivers: the same failed verdict, the same exit
+/// code, the same lines (figures aside), well before the bound.
+#[test]
+fn the_four_workloads_lists_are_read_at_once() {
+    let delay = Duration::from_secs(4);
+    let mut seen = Vec::new();
+    for driver in DRIVERS {
+        let mut builder = Server::builder().state(first_stuck());
+        for list in checker::api::WORKLOADS {
+            builder = builder.fault(FaultRule::always(
+                Target::Workloads(list.what),
+                Fault::Delay(delay),
+            ));
+        }
+        let server = builder.start().expect("server");
+        let env = KubeEnv::for_server(&server).expect("kube env");
+        let started = Instant::now();
+        let output = run(driver
+            .command(&env)
+            .env(DEADLINE_ENV, "3")
+            .env(INTERVAL_ENV, "1")
+            .env(checker::contract::KUBECTL_TIMEOUT_ENV, "5"));
+        let took = started.elapsed();
+        assert_eq!(
+            output.status.code(),
+            Some(1),
+            "{driver:?} after {took:?}: {}",
+            shown(&output)
+        );
+        assert!(
+            took < delay + Duration::from_secs(2),
+            "{driver:?} took {took:?}: {}",
+            shown(&output)
+        );
+        seen.push(lines_without_figures(&output));
+    }
+    assert_eq!(seen[0], seen[1], "the checker's lines, then the bash's");
 }
