@@ -17,16 +17,7 @@ use verify_pods_tests::replay::fixtures::{Phase, Pod};
 use verify_pods_tests::replay::{
     Advance, Fault, FaultRule, KubeEnv, LogEntry, Server, State, Target, WatchEnd,
 };
-use verify_pods_tests::{lines_of, run, text, SLOW};
-
-fn shown(output: &Output) -> String {
-    format!(
-        "exit {:?}\n--- stdout\n{}--- stderr\n{}",
-        output.status.code(),
-        text(&output.stdout),
-        text(&output.stderr)
-    )
-}
+use verify_pods_tests::{lines_of, run, shown, text, SLOW};
 
 fn running(name: &str) -> Value {
     Pod::running("default", name, "kwok-node-0").to_json()
