@@ -14,7 +14,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-/// Why the artifacts could not be saved (`check.rs` makes it a
+/// Why the artifacts could not be saved (`check/error.rs` makes it a
 /// [`crate::check::CheckError`]).
 #[derive(Debug)]
 pub enum ArtifactError {

@@ -3,7 +3,7 @@
 //! [`proxy`] for a list read beside the pods; [`stop`] ends either from
 //! another thread; [`list`] reads one list in coherent pages, [`watch`]
 //! settles on one list plus a watch stream. Each has its own error;
-//! `check.rs` turns them into a [`crate::check::CheckError`].
+//! the check (`check/`) turns them into a [`crate::check::CheckError`].
 
 pub mod kubectl;
 pub mod list;
