@@ -7,10 +7,11 @@
 #         pods, with their FailedScheduling events; 0, an error per pod.
 # Nothing for a pass. For an empty cluster one warning. For a check that
 # ended without a verdict (exit 2: the error object, verdict "error"), one
-# error with its line. For a failure: first
-# the verdict (GitHub keeps at most 10 error annotations per step, so the
-# verdict comes first and never gets dropped), then at most 9 errors (groups,
-# or pods with a limit of 0), then one warning saying how many were left out.
+# error with its line. For a failure, at most 10 errors (GitHub keeps at
+# most 10 error annotations per step, and drops the rest): first the
+# verdict, so that it never gets dropped; then one for the pods not yet
+# created, when some are; then as many groups (or pods with a limit of 0)
+# as leave room, and one warning saying how many were left out.
 #
 # Escaping as GitHub documents it (actions/toolkit, command.ts): in messages
 # `%` -> %25, CR -> %0D, LF -> %0A; in properties also `:` -> %3A, `,` -> %2C.
@@ -133,29 +134,34 @@ elif .verdict == "error" then
 elif .verdict == "empty" then
   command("warning"; "No pods"; verdict_message)
 else
-  command("error"; "verify-pods";
-          "\(verdict_message) (attempts=\(.attempts), waited=\(.waited_seconds)s)"),
-  # One error for the pods not yet created, its workloads listed.
-  (if .missing > 0 then
-     command("error"; missing_heading;
-             lines_of([missing_shown($list_limit)[] | workload_line]
-                      + [and_more(.missing_workloads | length; missing_shown($list_limit) | length)
-                         | select(. != "")]))
-   else empty end),
-  (if $list_limit == 0 then
-     pod_annotations as $pods
-     | ($pods[:9][]),
-       (if ($pods | length) > 9 then
-          command("warning"; "More failing pods"; "\(($pods | length) - 9) more unscheduled or failed pods are not annotated; the job log lists them all")
-        else empty end)
-   else
-     # At most 9 groups (building one looks its pods up: only those shown),
-     # 8 beside the pods not yet created.
-     ((.unscheduled_groups | length) + (.failed_groups | length)) as $groups
-     | (if .missing > 0 then 8 else 9 end) as $most
-     | group_annotations($most),
-       (if $groups > $most then
-          command("warning"; "More failing pods"; "\($groups - $most) more groups of unscheduled or failed pods are not annotated; the job log has the digest, `--format json` every pod")
-        else empty end)
-   end)
+  # The errors GitHub keeps beside the verdict's and the pods not yet
+  # created's: for the groups, or the pods with a limit of 0.
+  (if .missing > 0 then 8 else 9 end) as $room
+  | command("error"; "verify-pods";
+            "\(verdict_message) (attempts=\(.attempts), waited=\(.waited_seconds)s)"),
+    # One error for the pods not yet created, its workloads listed.
+    (if .missing > 0 then
+       command("error"; missing_heading;
+               (missing_shown($list_limit) | length) as $shown
+               | lines_of([missing_shown($list_limit)[] | workload_line]
+                          + [and_more(.missing_workloads | length; $shown) | select(. != "")]))
+     else empty end),
+    (if $list_limit == 0 then
+       pod_annotations as $pods
+       | ($pods[:$room][]),
+         (if ($pods | length) > $room then
+            command("warning"; "More failing pods";
+                    "\(($pods | length) - $room) more unscheduled or failed pods are not annotated;"
+                    + " the job log lists them all")
+          else empty end)
+     else
+       # Building a group's annotation looks its pods up: only those shown.
+       ((.unscheduled_groups | length) + (.failed_groups | length)) as $groups
+       | group_annotations($room),
+         (if $groups > $room then
+            command("warning"; "More failing pods";
+                    "\($groups - $room) more groups of unscheduled or failed pods"
+                    + " are not annotated; the job log has the digest, `--format json` every pod")
+          else empty end)
+     end)
 end
