@@ -462,11 +462,7 @@ fn a_child_kubectl_leaves_behind_does_not_outlive_the_check() {
             &sub,
             "sleep 300 </dev/null >/dev/null 2>&1 &\necho $! >\"$PID_DIR/child.$$\"",
         );
-        let server = Server::builder().state(state()).start().expect("server");
-        let env = KubeEnv::with_options(&server.url(), &options).expect("kube env");
-        let mut cmd = path.command(&env);
-        cmd.env(DEADLINE_ENV, "0");
-        let (output, _) = run_within(&mut cmd, Duration::from_secs(SLOW));
+        let output = one_attempt(path, &options);
         assert_eq!(output.status.code(), Some(1), "{path:?}: {output:?}");
         let children: Vec<u32> = std::fs::read_dir(&sub)
             .expect("read dir")
@@ -506,11 +502,7 @@ fn kubectl_killed_by_a_signal_is_one_line_in_both_drivers() {
     let options = kubectl_wrapper(dir.path(), "kill -s KILL $$");
     let mut lines = Vec::new();
     for path in DRIVERS {
-        let server = Server::builder().state(state()).start().expect("server");
-        let env = KubeEnv::with_options(&server.url(), &options).expect("kube env");
-        let mut cmd = path.command(&env);
-        cmd.env(DEADLINE_ENV, "0");
-        let (output, _) = run_within(&mut cmd, Duration::from_secs(SLOW));
+        let output = one_attempt(path, &options);
         let stderr = text(&output.stderr);
         assert_eq!(output.status.code(), Some(2), "{path:?}: {stderr}");
         // kubectl's line, then the kubeconfig and context it used.
@@ -566,6 +558,16 @@ fn polling_after_a_refused_watch_never_sleeps_past_the_deadline() {
     assert!(took < Duration::from_secs(3 + 5), "took {took:?}: {stderr}");
 }
 
+/// One attempt (a deadline of 0) of `driver` through the kubectl of
+/// `options`, against a server of [`state`].
+fn one_attempt(driver: Driver, options: &KubeOptions) -> Output {
+    let server = Server::builder().state(state()).start().expect("server");
+    let env = KubeEnv::with_options(&server.url(), options).expect("kube env");
+    let mut cmd = driver.command(&env);
+    cmd.env(DEADLINE_ENV, "0");
+    run_within(&mut cmd, Duration::from_secs(SLOW)).0
+}
+
 /// A line's words after the command it names (the checker names kubectl
 /// by its path and global flags, the bash as `kubectl`).
 fn after_command(line: &str) -> String {
@@ -583,11 +585,7 @@ fn both_on_printed(print: &str) -> Vec<(Driver, Option<i32>, String)> {
     DRIVERS
         .into_iter()
         .map(|path| {
-            let server = Server::builder().state(state()).start().expect("server");
-            let env = KubeEnv::with_options(&server.url(), &options).expect("kube env");
-            let mut cmd = path.command(&env);
-            cmd.env(DEADLINE_ENV, "0");
-            let (output, _) = run_within(&mut cmd, Duration::from_secs(SLOW));
+            let output = one_attempt(path, &options);
             let stderr = text(&output.stderr);
             assert_eq!(stderr.lines().count(), 1, "{path:?}: one line: {stderr}");
             (path, output.status.code(), after_command(&stderr))
