@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # verify-pods.sh: verify_pods() run on its own, e.g. KWOK_VERIFY_PODS_DEADLINE=120 ./verify-pods.sh
 # Returns 0 pass or empty, 1 validation failed, 2 could not observe (under set -e, call it as
-# `verify_pods || status=$?`).
+#   `verify_pods || status=$?`).
 # Needs bash >= 3.2, jq >= 1.6 and kubectl. Settings from the environment (empty: default):
 #   KWOK_VERIFY_PODS_DEADLINE=60 KWOK_VERIFY_PODS_INTERVAL=5 KWOK_VERIFY_PODS_KUBECTL_TIMEOUT=120
 #   KWOK_VERIFY_PODS_CHUNK_SIZE=0 KWOK_VERIFY_PODS_LIST_LIMIT=10 KWOK_VERIFY_PODS_DEADLINE_EPOCH=0
@@ -272,13 +272,14 @@ def verdict_message:
   else "Pod validation failed: \(.unscheduled) unscheduled, \(.failed) failed" + missing_term
   end;
 def unscheduled_heading: "Unscheduled pods (\(.unscheduled))";
-# The pods without a node that --exclude-owner-kinds excused: no
-# excuse goes unsaid.
+# The pods without a node that the excluded owner kinds excused: no excuse
+# goes unsaid. In words, not a flag: the checker's flag and a host's
+# variable name the same list, and both drivers print this line.
 def excused_line:
   "\(.excused) \(if .excused == 1 then "pod" else "pods" end) without a node not counted: owned by "
   + (.excused_kinds | map(text)
      | reduce .[] as $k (""; if . == "" then $k else . + ", " + $k end))
-  + " (--exclude-owner-kinds)";
+  + " (excluded owner kinds)";
 def failed_heading: "Failed pods (\(.failed))";
 def events_missing_note:
   if .events == null then "FailedScheduling events: not collected"
@@ -1600,9 +1601,11 @@ def table($header; $align; $rows):
   reduce $align[] as $a ("|"; . + " \($a) |"),
   ($rows[] | row(.));
 
-# Where every pod is when a summary names only some.
+# Where every pod is when a summary names only some. In words, not flags:
+# the bash function writes this summary too, where the checker's flags mean
+# nothing.
 def full_lists_note:
-  "Every pod is in `verify-pods check --format json` and in report.json of the artifact directory (`--save-dir`).";
+  "Every pod is in the JSON result (report.json among the saved artifacts).";
 
 def events_table($events):
   table(["Last seen", "Pod", "Count", "Message"]; ["---", "---", "---:", "---"];
@@ -2056,16 +2059,18 @@ VERIFY_PODS_PAGE_HEAD_JQ
     fi
     kubectl_pid=$!
     waiting_pid=
-    if [[ -n ${waiting_what:-} ]] && ((kubectl_timeout > 10)) && [[ $capped != true || ${cap%%.*} -ge 11 ]]; then
+    if [[ -n ${waiting_what:-} ]] && ((interval < ${cap%%.*})); then
       (
         sleeper=''
         trap 'kill "$sleeper" 2>/dev/null; exit 0' TERM
-        sleep 10 &
-        sleeper=$!
-        if wait "$sleeper"; then
-          what=$waiting_what seconds=10 timeout=$kubectl_timeout
+        what=$waiting_what seconds=$interval timeout=$kubectl_timeout
+        while ((seconds < ${cap%%.*})); do
+          sleep "$interval" &
+          sleeper=$!
+          wait "$sleeper" || exit 0
           vp_warn "waiting for the API server: %s list running %s s (kubectl timeout %s s)" "$what" "$seconds" "$timeout"
-        fi
+          seconds=$((seconds + interval))
+        done
       ) &
       waiting_pid=$!
     fi

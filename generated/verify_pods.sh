@@ -236,13 +236,14 @@ def verdict_message:
   else "Pod validation failed: \(.unscheduled) unscheduled, \(.failed) failed" + missing_term
   end;
 def unscheduled_heading: "Unscheduled pods (\(.unscheduled))";
-# The pods without a node that --exclude-owner-kinds excused: no
-# excuse goes unsaid.
+# The pods without a node that the excluded owner kinds excused: no excuse
+# goes unsaid. In words, not a flag: the checker's flag and a host's
+# variable name the same list, and both drivers print this line.
 def excused_line:
   "\(.excused) \(if .excused == 1 then "pod" else "pods" end) without a node not counted: owned by "
   + (.excused_kinds | map(text)
      | reduce .[] as $k (""; if . == "" then $k else . + ", " + $k end))
-  + " (--exclude-owner-kinds)";
+  + " (excluded owner kinds)";
 def failed_heading: "Failed pods (\(.failed))";
 def events_missing_note:
   if .events == null then "FailedScheduling events: not collected"

@@ -37,9 +37,11 @@ def table($header; $align; $rows):
   reduce $align[] as $a ("|"; . + " \($a) |"),
   ($rows[] | row(.));
 
-# Where every pod is when a summary names only some.
+# Where every pod is when a summary names only some. In words, not flags:
+# the bash function writes this summary too, where the checker's flags mean
+# nothing.
 def full_lists_note:
-  "Every pod is in `verify-pods check --format json` and in report.json of the artifact directory (`--save-dir`).";
+  "Every pod is in the JSON result (report.json among the saved artifacts).";
 
 def events_table($events):
   table(["Last seen", "Pod", "Count", "Message"]; ["---", "---", "---:", "---"];
