@@ -568,6 +568,12 @@ VERIFY_PODS_LIB_JQ
 #                                  report, {resource_version, active_owners},
 #                                  which the checker computes beside the rest
 #                                  ("false") on another core, then adds.
+#                                  "never": as "false", from a driver that
+#                                  never reads the workloads (a host's
+#                                  library without the workloads feature,
+#                                  upstream's verdicts): the report has no
+#                                  `missing` keys, and the text says nothing
+#                                  of pods not yet created.
 # Output:    one report object: counts (every phase), the unscheduled pods
 #            with the scheduler's reason, the failed pods, the per-node
 #            distribution, the verdict and the resourceVersion it was decided
@@ -743,10 +749,11 @@ def names($w):
 | if $all_namespaces == null then . else pods_once($all_namespaces) end
 # With the workloads, active_owners reads every pod's phase: every pod's
 # node and phase are checked first (else only the counted pods', below).
-| if $workloads == "false" then .
-  else pods_state_checked([.[].spec?.nodeName?]; [.[].status?.phase?]; $items)
+| ($workloads == "true" or $workloads == "owners") as $with_owners
+| if $with_owners then pods_state_checked([.[].spec?.nodeName?]; [.[].status?.phase?]; $items)
+  else .
   end
-| (if $workloads == "false" then null else active_owners end) as $owners
+| (if $with_owners then active_owners else null end) as $owners
 | if $workloads == "owners" then
     {resource_version: ($documents | list_read_at), active_owners: $owners}
   else
@@ -825,14 +832,14 @@ outside($excluded; $all_namespaces)
               elif .total == 0 then (if $only + $terms == [] then "empty" else "fail" end)
               else "pass" end),
     # After list_items: the documents are known to be objects.
-    resource_version: ($documents | list_read_at),
-    # workloads.jq's: null, not read.
-    missing: null,
-    missing_workloads: null,
-    # Left out by result.jq: it is the report's last key, as jaq's del moves
-    # the last key into the place it empties.
-    active_owners: $owners
+    resource_version: ($documents | list_read_at)
   }
+  # workloads.jq's: null, not read. A driver that never reads them has no
+  # word on them: no key (render.jq then says nothing of them).
+| . + (if $workloads == "never" then {} else {missing: null, missing_workloads: null} end)
+  # Left out by result.jq: it is the report's last key, as jaq's del moves
+  # the last key into the place it empties.
+| . + {active_owners: $owners}
 end
 VERIFY_PODS_REPORT_JQ
   local decision_program
@@ -1443,9 +1450,11 @@ def selection_named:
  else empty end)
 ,
 # A failure without the workloads read (`missing` null: offline without
-# their file, a label selector, or --workloads false) says, once, what was
-# not checked.
-(if .verdict == "fail" and .missing == null then
+# their file, a label selector, or the workloads check turned off) says,
+# once, what was not checked. A driver that never reads them (no `missing`
+# key: report.jq's $workloads "never", upstream's verdicts) says nothing of
+# them: upstream's output has no such line.
+(if .verdict == "fail" and has("missing") and .missing == null then
    "Pods not yet created: not checked (no workloads read)" | line("warn")
  else empty end)
 ,
@@ -2063,8 +2072,19 @@ VERIFY_PODS_PAGE_HEAD_JQ
       seconds=$(((until_us - 10#$now_us) / 1000000))
       if ((seconds < 0)); then seconds=0; fi
     fi
-    why='' whole=''
-    if ! vp_list "$events_list" "$events_file"; then
+    why='' whole='' lists=1 list_status=0
+    vp_list "$events_list" "$events_file" || list_status=$?
+    local retry_us=$until_us
+    ((interval > 1000000000000)) || retry_us=$((until_us - interval * 1000000))
+    while ((list_status > 1 && interval <= 1000000000000)) && deadline_us=$retry_us vp_retries; do
+      printf -v broken "the list broke at page %s (%s)" "$page" "$why"
+      lists=$((lists + 1)) list=$lists
+      vp_warn "%s: listing again from the start (list %s)" "$broken" "$list"
+      deadline_us=$until_us vp_sleep || return
+      list_status=0
+      vp_list "$events_list" "$events_file" || list_status=$?
+    done
+    if ((list_status != 0)); then
       whole=true
       if [[ $unfinished == true ]]; then
         pages=$((page - 1))

@@ -144,6 +144,10 @@ pub struct Fields {
     pub features_lines: Vec<String>,
 }
 
+/// How wide a header comment's indented lines are, after their `#   `:
+/// every line of a generated file fits in 100 columns.
+const HEADER_WIDTH: usize = 96;
+
 /// `words` joined by spaces into lines of at most `width` columns.
 pub(crate) fn wrapped(words: &[String], width: usize) -> Vec<String> {
     let mut lines: Vec<String> = Vec::new();
@@ -493,7 +497,7 @@ impl Fields {
             prefix: contract::BASH_PREFIX,
             splice_command: SPLICE_COMMAND,
             version: env!("CARGO_PKG_VERSION"),
-            settings_lines: wrapped(&settings, 74),
+            settings_lines: wrapped(&settings, HEADER_WIDTH),
             summary,
             results,
             selection: has(Feature::Selection),
@@ -510,14 +514,14 @@ impl Fields {
                 .filter(|f| has(*f))
                 .map(Feature::name)
                 .collect(),
-            without: wrapped(&left_out_words(features), 74),
+            without: wrapped(&left_out_words(features), HEADER_WIDTH),
             features_lines: features_lines(features),
             program_lines: wrapped(
                 &program_files
                     .iter()
                     .map(|f| f.to_string())
                     .collect::<Vec<_>>(),
-                74,
+                HEADER_WIDTH,
             ),
         })
     }
