@@ -21,16 +21,7 @@ fn harness(sandbox: &mut Sandbox, mode: &str) -> Output {
 /// The sample's pods, red under upstream's Job rule too: its unscheduled
 /// PyTorchJob worker, which that rule excuses, owned by nothing.
 fn red_pods() -> String {
-    let mut doc: serde_json::Value =
-        serde_json::from_slice(&fs::read(sample("pods.json")).unwrap()).unwrap();
-    for pod in doc["items"].as_array_mut().unwrap() {
-        let metadata = pod["metadata"].as_object_mut().unwrap();
-        let owners = metadata.get("ownerReferences").map(|o| o.to_string());
-        if owners.is_some_and(|o| o.contains("PyTorchJob")) {
-            metadata.remove("ownerReferences");
-        }
-    }
-    doc.to_string()
+    sandbox::sample_pods_disowned("PyTorchJob")
 }
 
 fn red_sandbox() -> Sandbox {

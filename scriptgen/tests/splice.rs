@@ -172,16 +172,7 @@ fn runs_like_the_wrapper(script: &Path) {
 /// Job rule (the host's function) and the exact one (the wrapper's) then
 /// give the same verdict and the same lines.
 fn red_pods() -> String {
-    let pods = fs::read(sandbox::sample("pods.json")).unwrap();
-    let mut doc: serde_json::Value = serde_json::from_slice(&pods).unwrap();
-    for pod in doc["items"].as_array_mut().unwrap() {
-        let metadata = pod["metadata"].as_object_mut().unwrap();
-        let owners = metadata.get("ownerReferences").map(|o| o.to_string());
-        if owners.is_some_and(|o| o.contains("Job\"")) {
-            metadata.remove("ownerReferences");
-        }
-    }
-    doc.to_string()
+    sandbox::sample_pods_disowned("Job\"")
 }
 
 #[test]
@@ -235,14 +226,29 @@ fn a_missing_script_exits_2() {
 
 const LIB: &str = "lib/verify-pods.sh";
 
-/// `verify-pods bash splice SCRIPT --lib LIB [flag]`.
-fn splice_lib(script: &Path, lib: &str, flag: Option<&str>) -> assert_cmd::assert::Assert {
+/// `verify-pods bash splice SCRIPT --lib LIB ARGS…`.
+fn splice_lib(script: &Path, lib: &str, args: &[&str]) -> assert_cmd::assert::Assert {
     let mut cmd = Command::new(sandbox::verify_pods_bin());
     cmd.args(["bash", "splice"])
         .arg(script)
-        .args(["--lib", lib]);
-    cmd.args(flag);
+        .args(["--lib", lib])
+        .args(args);
     cmd.assert()
+}
+
+/// `--check` or `--write` of SCRIPT's library at LIB succeeds and prints
+/// no diff: host and library are current (a write changes nothing).
+fn assert_current(script: &Path, flag: &str) {
+    splice_lib(script, LIB, &[flag]).success().stdout("");
+}
+
+/// A copy of the fixture host in a fresh temp dir (which lives as long as
+/// the first value), and where its library goes.
+fn host_and_library() -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let script = host_copy(dir.path(), &fixture_text());
+    let lib = dir.path().join(LIB);
+    (dir, script, lib)
 }
 
 /// Lines added and removed by `old` -> `new`.
@@ -275,18 +281,18 @@ fn splice_lib_adds_a_source_line_and_writes_the_library() {
     let lib = dir.path().join(LIB);
 
     // Without flags: the diffs, nothing written.
-    splice_lib(&script, LIB, None)
+    splice_lib(&script, LIB, &[])
         .success()
         .stdout(contains("+source \"${SCRIPT_DIR}/lib/verify-pods.sh\""))
         .stdout(contains(report_first_line()));
     assert_eq!(fs::read_to_string(&script).unwrap(), original);
     assert!(!lib.exists());
-    splice_lib(&script, LIB, Some("--check"))
+    splice_lib(&script, LIB, &["--check"])
         .code(1)
         .stderr(contains("lib/verify-pods.sh: is missing"));
     assert!(!lib.exists());
 
-    splice_lib(&script, LIB, Some("--write")).success();
+    splice_lib(&script, LIB, &["--write"]).success();
     let spliced = fs::read_to_string(&script).unwrap();
     let (added, removed) = changed_lines(&original, &spliced);
     // The host's style: its directive and its `source "${SCRIPT_DIR}/lib/…"`.
@@ -348,27 +354,16 @@ fn splice_lib_adds_a_source_line_and_writes_the_library() {
     bash_parses(&lib);
 
     // Twice changes nothing, and --check agrees.
-    splice_lib(&script, LIB, Some("--write"))
-        .success()
-        .stdout("");
-    splice_lib(&script, LIB, Some("--check"))
-        .success()
-        .stdout("");
+    assert_current(&script, "--write");
+    assert_current(&script, "--check");
     assert_eq!(fs::read_to_string(&script).unwrap(), spliced);
     assert_eq!(fs::read_to_string(&lib).unwrap(), text);
 }
 
 #[test]
 fn a_library_with_a_feature_says_so_and_regenerates_with_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let script = host_copy(dir.path(), &fixture_text());
-    let lib = dir.path().join(LIB);
-    let with = |flag: &str| {
-        let mut cmd = Command::new(sandbox::verify_pods_bin());
-        cmd.args(["bash", "splice"]).arg(&script);
-        cmd.args(["--lib", LIB, flag, "--with", "summary"]);
-        cmd.assert()
-    };
+    let (_dir, script, lib) = host_and_library();
+    let with = |flag: &str| splice_lib(&script, LIB, &[flag, "--with", "summary"]);
     with("--write").success();
     let text = fs::read_to_string(&lib).unwrap();
     let summary = scriptgen::render::embedded_jq(checker::Programs::SUMMARY.body).unwrap();
@@ -387,56 +382,39 @@ fn a_library_with_a_feature_says_so_and_regenerates_with_it() {
     );
     with("--check").success().stdout("");
     // Without --with, the features it records: current.
-    splice_lib(&script, LIB, Some("--check"))
-        .success()
-        .stdout("");
+    assert_current(&script, "--check");
 }
 
 /// One header, one check: `scriptgen splice` and `verify-pods bash splice`
 /// write the same library, and each one's --check passes on the other's.
 #[test]
 fn either_tool_writes_the_same_library_and_checks_the_others() {
-    let dir = tempfile::tempdir().unwrap();
-    let script = host_copy(dir.path(), &fixture_text());
-    let lib = dir.path().join(LIB);
+    let (_dir, script, lib) = host_and_library();
     let scriptgen_lib = |flag: &str| {
         let mut cmd = Command::cargo_bin("scriptgen").unwrap();
         cmd.arg("splice").arg(&script).args(["--lib", LIB, flag]);
         cmd.assert()
     };
-    splice_lib(&script, LIB, Some("--write")).success();
+    splice_lib(&script, LIB, &["--write"]).success();
     let by_verify_pods = fs::read_to_string(&lib).unwrap();
     scriptgen_lib("--check").success().stdout("");
     fs::remove_file(&lib).unwrap();
     scriptgen_lib("--write").success();
     assert_eq!(fs::read_to_string(&lib).unwrap(), by_verify_pods);
-    splice_lib(&script, LIB, Some("--check"))
-        .success()
-        .stdout("");
+    assert_current(&script, "--check");
 }
 
 /// --check and --write without --with render the features the library
 /// records; --with changes them, and the advice repeats it.
 #[test]
 fn the_features_a_library_records_are_kept_without_with() {
-    let dir = tempfile::tempdir().unwrap();
-    let script = host_copy(dir.path(), &fixture_text());
-    let lib = dir.path().join(LIB);
-    let with = |flag: &str, features: &str| {
-        let mut cmd = Command::new(sandbox::verify_pods_bin());
-        cmd.args(["bash", "splice"]).arg(&script);
-        cmd.args(["--lib", LIB, flag, "--with", features]);
-        cmd.assert()
-    };
+    let (_dir, script, lib) = host_and_library();
+    let with = |flag: &str, features: &str| splice_lib(&script, LIB, &[flag, "--with", features]);
     with("--write", "exit-2,workloads").success();
     let text = fs::read_to_string(&lib).unwrap();
     assert!(text.contains("\n# Features: workloads, exit-2\n"), "{text}");
-    splice_lib(&script, LIB, Some("--check"))
-        .success()
-        .stdout("");
-    splice_lib(&script, LIB, Some("--write"))
-        .success()
-        .stdout("");
+    assert_current(&script, "--check");
+    assert_current(&script, "--write");
     assert_eq!(fs::read_to_string(&lib).unwrap(), text);
     with("--check", "exit-2")
         .code(1)
@@ -447,25 +425,23 @@ fn the_features_a_library_records_are_kept_without_with() {
 /// script, or given with --header), and --check is clean with it.
 #[test]
 fn the_library_carries_the_hosts_license_header() {
-    let dir = tempfile::tempdir().unwrap();
-    let script = host_copy(dir.path(), &fixture_text());
-    let lib = dir.path().join(LIB);
-    splice_lib(&script, LIB, Some("--write")).success();
+    let (dir, script, lib) = host_and_library();
+    splice_lib(&script, LIB, &["--write"]).success();
     let text = fs::read_to_string(&lib).unwrap();
     assert!(
         text.starts_with("# Copyright (c) 2025, EXAMPLE CORPORATION. All rights reserved.\n"),
         "{text}"
     );
     assert!(text.contains("# limitations under the License.\n\n# shellcheck shell=bash\n"));
-    splice_lib(&script, LIB, Some("--check"))
-        .success()
-        .stdout("");
+    assert_current(&script, "--check");
     let header = dir.path().join("HEADER");
     fs::write(&header, "# SPDX-License-Identifier: Apache-2.0\n").unwrap();
-    let mut cmd = Command::new(sandbox::verify_pods_bin());
-    cmd.args(["bash", "splice"]).arg(&script);
-    cmd.args(["--lib", LIB, "--write", "--header"]).arg(&header);
-    cmd.assert().success();
+    splice_lib(
+        &script,
+        LIB,
+        &["--write", "--header", header.to_str().unwrap()],
+    )
+    .success();
     let text = fs::read_to_string(&lib).unwrap();
     assert!(
         text.starts_with("# SPDX-License-Identifier: Apache-2.0\n\n# shellcheck shell=bash\n"),
@@ -479,7 +455,7 @@ fn splice_lib_check_says_which_file_is_stale() {
     let original = fixture_text();
     let script = host_copy(dir.path(), &original);
     let lib = dir.path().join(LIB);
-    splice_lib(&script, LIB, Some("--write")).success();
+    splice_lib(&script, LIB, &["--write"]).success();
     let (spliced, text) = (
         fs::read_to_string(&script).unwrap(),
         fs::read_to_string(&lib).unwrap(),
@@ -491,17 +467,17 @@ fn splice_lib_check_says_which_file_is_stale() {
         text.replace("verify_pods() {", "verify_pods() {\n    echo edited"),
     )
     .unwrap();
-    splice_lib(&script, LIB, Some("--check"))
+    splice_lib(&script, LIB, &["--check"])
         .code(1)
         .stdout(contains("-    echo edited"))
         .stderr(contains("lib/verify-pods.sh: differs"))
         .stderr(contains("validate-scheduling.sh: does not").not());
-    splice_lib(&script, LIB, Some("--write")).success();
+    splice_lib(&script, LIB, &["--write"]).success();
     assert_eq!(fs::read_to_string(&lib).unwrap(), text);
 
     // A host that got its old function back.
     fs::write(&script, &original).unwrap();
-    splice_lib(&script, LIB, Some("--check"))
+    splice_lib(&script, LIB, &["--check"])
         .code(1)
         .stdout(contains("+source \"${SCRIPT_DIR}/lib/verify-pods.sh\""))
         .stderr(contains(
@@ -509,16 +485,14 @@ fn splice_lib_check_says_which_file_is_stale() {
         ))
         .stderr(contains("lib/verify-pods.sh: differs").not());
     assert_eq!(fs::read_to_string(&script).unwrap(), original);
-    splice_lib(&script, LIB, Some("--write")).success();
+    splice_lib(&script, LIB, &["--write"]).success();
     assert_eq!(fs::read_to_string(&script).unwrap(), spliced);
 }
 
 #[test]
 fn a_library_written_by_another_verify_pods_with_the_same_content_is_current() {
-    let dir = tempfile::tempdir().unwrap();
-    let script = host_copy(dir.path(), &fixture_text());
-    let lib = dir.path().join(LIB);
-    splice_lib(&script, LIB, Some("--write")).success();
+    let (_dir, script, lib) = host_and_library();
+    splice_lib(&script, LIB, &["--write"]).success();
     let ours = format!("{}{}", scriptgen::render::WRITTEN_BY, version());
     let theirs = format!(
         "{}verify-pods 0.0.1 (commit 0000000)",
@@ -526,13 +500,11 @@ fn a_library_written_by_another_verify_pods_with_the_same_content_is_current() {
     );
     let older = fs::read_to_string(&lib).unwrap().replace(&ours, &theirs);
     fs::write(&lib, &older).unwrap();
-    splice_lib(&script, LIB, Some("--check"))
+    splice_lib(&script, LIB, &["--check"])
         .success()
         .stdout("")
         .stderr(contains("written by verify-pods 0.0.1 (commit 0000000)"));
-    splice_lib(&script, LIB, Some("--write"))
-        .success()
-        .stdout("");
+    assert_current(&script, "--write");
     assert_eq!(
         fs::read_to_string(&lib).unwrap(),
         older,
@@ -553,7 +525,7 @@ fn the_host_sourcing_its_library_runs_and_shellcheck_is_no_worse() {
         verify_pods_tests::text(&output.stdout)
     };
     let before = shellcheck("validate-scheduling.sh");
-    splice_lib(&script, LIB, Some("--write")).success();
+    splice_lib(&script, LIB, &["--write"]).success();
     let after = shellcheck("validate-scheduling.sh");
     assert!(
         after.lines().count() <= before.lines().count(),
@@ -574,7 +546,7 @@ fn a_library_path_outside_the_scripts_directory_exits_2() {
         "lib/my lib.sh",
         "lib/$(x).sh",
     ] {
-        splice_lib(&script, bad, Some("--write"))
+        splice_lib(&script, bad, &["--write"])
             .code(2)
             .stdout("")
             .stderr(contains("expected a plain path inside the directory"));
@@ -589,7 +561,7 @@ fn the_library_names_its_command_from_the_host_repositorys_root() {
     let scripts = repo.path().join("kwok/scripts");
     fs::create_dir_all(&scripts).unwrap();
     let script = host_copy(&scripts, &fixture_text());
-    splice_lib(&script, LIB, Some("--write")).success();
+    splice_lib(&script, LIB, &["--write"]).success();
     let text = fs::read_to_string(scripts.join(LIB)).unwrap();
     let command =
         "verify-pods bash splice kwok/scripts/validate-scheduling.sh --lib lib/verify-pods.sh";
@@ -615,19 +587,15 @@ fn the_hosts_header_stays_and_the_follow_ups_are_said() {
     let script = host_copy(dir.path(), &unlicensed);
     let lib = dir.path().join(LIB);
     // Upstream's verdicts and exit codes: nothing to follow up.
-    let default = splice_lib(&script, LIB, None).success();
+    let default = splice_lib(&script, LIB, &[]).success();
     let stderr = String::from_utf8(default.get_output().stderr.clone()).unwrap();
     assert!(!stderr.contains(": follow-up: "), "{stderr}");
-    let mut cmd = Command::new(sandbox::verify_pods_bin());
-    cmd.args(["bash", "splice"]).arg(&script);
-    cmd.args([
-        "--lib",
+    let written = splice_lib(
+        &script,
         LIB,
-        "--write",
-        "--with",
-        "exit-2,exact-owner-kinds",
-    ]);
-    let written = cmd.assert().success();
+        &["--write", "--with", "exit-2,exact-owner-kinds"],
+    )
+    .success();
     let spliced = fs::read_to_string(&script).unwrap();
     let lines: Vec<&str> = spliced.lines().collect();
     let ours = lines
@@ -675,7 +643,7 @@ fn the_hosts_header_stays_and_the_follow_ups_are_said() {
     assert_eq!(follow_ups.len(), 3, "{stderr}");
     // The dry run says them too (the library records its features); the
     // host's logic is untouched.
-    splice_lib(&script, LIB, None)
+    splice_lib(&script, LIB, &[])
         .success()
         .stderr(contains(": follow-up: "));
     assert!(
@@ -688,12 +656,8 @@ fn the_hosts_header_stays_and_the_follow_ups_are_said() {
         "# Copyright 2026 EXAMPLE CORPORATION.\n# SPDX-License-Identifier: Apache-2.0\n\n";
     let text = fs::read_to_string(&lib).unwrap();
     fs::write(&lib, format!("{license}{text}")).unwrap();
-    splice_lib(&script, LIB, Some("--check"))
-        .success()
-        .stdout("");
-    splice_lib(&script, LIB, Some("--write"))
-        .success()
-        .stdout("");
+    assert_current(&script, "--check");
+    assert_current(&script, "--write");
     assert_eq!(
         fs::read_to_string(&lib).unwrap(),
         format!("{license}{text}")
@@ -704,8 +668,8 @@ fn the_hosts_header_stays_and_the_follow_ups_are_said() {
         format!("{license}{}", text.replace("vp_now", "vp_then")),
     )
     .unwrap();
-    splice_lib(&script, LIB, Some("--check")).code(1);
-    splice_lib(&script, LIB, Some("--write")).success();
+    splice_lib(&script, LIB, &["--check"]).code(1);
+    splice_lib(&script, LIB, &["--write"]).success();
     assert_eq!(
         fs::read_to_string(&lib).unwrap(),
         format!("{license}{text}")

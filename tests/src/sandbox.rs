@@ -19,6 +19,22 @@ pub fn sample(name: &str) -> PathBuf {
     workspace_root().join("samples").join(name)
 }
 
+/// samples/pods.json, as JSON text, with the owner references removed from
+/// every pod whose owners' JSON contains `owner_text` (a pod owned by
+/// nothing is checked by every rule: upstream's and the exact one).
+pub fn sample_pods_disowned(owner_text: &str) -> String {
+    let pods = fs::read(sample("pods.json")).expect("samples/pods.json");
+    let mut doc: serde_json::Value = serde_json::from_slice(&pods).expect("the sample is JSON");
+    for pod in doc["items"].as_array_mut().expect("a list's items") {
+        let metadata = pod["metadata"].as_object_mut().expect("a pod's metadata");
+        let owners = metadata.get("ownerReferences").map(|o| o.to_string());
+        if owners.is_some_and(|o| o.contains(owner_text)) {
+            metadata.remove("ownerReferences");
+        }
+    }
+    doc.to_string()
+}
+
 /// The runnable wrapper, generated/verify-pods.sh.
 pub fn wrapper() -> PathBuf {
     workspace_root().join("generated/verify-pods.sh")
