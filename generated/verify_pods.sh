@@ -2081,7 +2081,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
       lists=$((lists + 1)) list=$lists
       vp_warn "%s: listing again from the start (list %s)" "$broken" "$list"
       deadline_us=$until_us vp_sleep || return
-      list_status=0
+      list_status=0 why=''
       vp_list "$events_list" "$events_file" || list_status=$?
     done
     if ((list_status != 0)); then

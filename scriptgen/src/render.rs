@@ -221,6 +221,16 @@ impl Fields {
             .unwrap_or_else(|| panic!("{env} does not start with {}", contract::ENV_PREFIX))
     }
 
+    /// The `--with` flag that renders these features again (` --with
+    /// summary,exit-2`), empty for none: the header's commands end so.
+    pub fn with_flag(&self) -> String {
+        if self.with.is_empty() {
+            String::new()
+        } else {
+            format!(" --with {}", self.with.join(","))
+        }
+    }
+
     /// How the header's line of the features begins, for the template.
     pub fn features_prefix(&self) -> &'static str {
         FEATURES
