@@ -275,10 +275,8 @@ fn version() -> String {
 
 #[test]
 fn splice_lib_adds_a_source_line_and_writes_the_library() {
-    let dir = tempfile::tempdir().unwrap();
+    let (_dir, script, lib) = host_and_library();
     let original = fixture_text();
-    let script = host_copy(dir.path(), &original);
-    let lib = dir.path().join(LIB);
 
     // Without flags: the diffs, nothing written.
     splice_lib(&script, LIB, &[])
@@ -451,10 +449,8 @@ fn the_library_carries_the_hosts_license_header() {
 
 #[test]
 fn splice_lib_check_says_which_file_is_stale() {
-    let dir = tempfile::tempdir().unwrap();
+    let (_dir, script, lib) = host_and_library();
     let original = fixture_text();
-    let script = host_copy(dir.path(), &original);
-    let lib = dir.path().join(LIB);
     splice_lib(&script, LIB, &["--write"]).success();
     let (spliced, text) = (
         fs::read_to_string(&script).unwrap(),
