@@ -27,8 +27,8 @@ pub enum Feature {
     /// A deadline as a unix time, for a job with its own timeout.
     Epoch,
     /// More than upstream says when kubectl is slow or fails: a warning
-    /// when a list runs past 10 s, and the kubeconfig and context a failed
-    /// kubectl used.
+    /// every interval while a list runs, and the kubeconfig and context a
+    /// failed kubectl used.
     Diagnostics,
     /// A verdict change: only pods owned by one of the listed kinds
     /// (KWOK_VERIFY_PODS_EXCLUDE_OWNER_KINDS, default Job) are excused.

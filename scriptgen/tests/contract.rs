@@ -144,14 +144,16 @@ fn cases() -> Vec<Case> {
             s.set("STUB_SLEEP", "30")
                 .set(contract::KUBECTL_TIMEOUT_ENV, "1");
         }),
-        // Issue 29: a list that runs 10 s says what it waits for, once,
-        // in both drivers, before the timeout's own line (11 s).
+        // Issue 29: a list that runs a whole interval (10 s here) says what
+        // it waits for, once, in both drivers, before the timeout's own
+        // line (11 s).
         Case::new(
             "kubectl hangs past 10 s",
             &[&messages::KUBECTL_WAITING, &messages::KUBECTL_TIMED_OUT, &messages::KUBECTL_CONFIG],
         )
         .setup(|s| {
             s.set("STUB_SLEEP", "30")
+                .set(contract::INTERVAL_ENV, "10")
                 .set(contract::KUBECTL_TIMEOUT_ENV, "11");
         }),
         Case::new("kubectl prints truncated JSON", &[unreadable])
