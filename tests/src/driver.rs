@@ -47,3 +47,25 @@ impl Driver {
         }
     }
 }
+
+/// One test per driver of the product for each check: `$checker` runs
+/// `$check` with the checker, `$wrapper` with the generated wrapper (first
+/// failing plainly if it is missing). `$check` takes the [`Driver`].
+#[macro_export]
+macro_rules! test_both_drivers {
+    ($($check:path => $checker:ident, $wrapper:ident;)+) => {$(
+        #[test]
+        fn $checker() {
+            $check($crate::driver::Driver::Checker);
+        }
+
+        #[test]
+        fn $wrapper() {
+            assert!(
+                $crate::replay::generated_wrapper().is_file(),
+                "generated/verify-pods.sh is missing"
+            );
+            $check($crate::driver::Driver::Wrapper);
+        }
+    )+};
+}

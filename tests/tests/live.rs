@@ -9,9 +9,7 @@ use std::process::{Command, Output};
 use verify_pods_tests::corpus::{self, Case, EXPECTED_JSON, EXPECTED_TXT};
 use verify_pods_tests::replay::expect;
 use verify_pods_tests::replay::fixtures::{self, Pod};
-use verify_pods_tests::replay::{
-    generated_wrapper, in_parallel, FaultRule, KubeEnv, Resource, Server, State,
-};
+use verify_pods_tests::replay::{in_parallel, FaultRule, KubeEnv, Resource, Server, State};
 use verify_pods_tests::{code, run, text, Driver, KUBECTL_CHUNK_SIZE, SLOW};
 
 /// Two cores: two cases at a time.
@@ -72,22 +70,7 @@ fn same_as_offline(
 /// A case's settings ([`Case::env`]) as the engine takes them.
 fn knobs(case: &Case) -> expect::Knobs {
     expect::Knobs {
-        excluded: checker::engine::Excluded {
-            owner_kinds: checker::contract::parse_owner_kinds(
-                &case.name,
-                &case.owner_kinds_setting(),
-            )
-            .expect("the case's owner kinds parse"),
-            only_namespaces: case
-                .namespaces()
-                .split(',')
-                .filter(|ns| !ns.is_empty())
-                .map(str::to_owned)
-                .collect(),
-            selector: case.selector(),
-            namespaces: case.excluded_namespaces(),
-            workloads: case.workloads().is_some(),
-        },
+        excluded: case.selection(),
         list_limit: case.list_limit(),
     }
 }
@@ -163,18 +146,8 @@ fn check_every_case(path: Driver) {
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
-#[test]
-fn checker_live_gives_the_golden_output_for_every_case() {
-    check_every_case(Driver::Checker);
-}
-
-#[test]
-fn generated_wrapper_live_gives_the_golden_output_for_every_case() {
-    assert!(
-        generated_wrapper().is_file(),
-        "generated/verify-pods.sh is missing"
-    );
-    check_every_case(Driver::Wrapper);
+verify_pods_tests::test_both_drivers! {
+    check_every_case => checker_live_gives_the_golden_output_for_every_case, generated_wrapper_live_gives_the_golden_output_for_every_case;
 }
 
 #[test]
@@ -330,18 +303,8 @@ fn paginated_equals_offline(path: Driver) {
     );
 }
 
-#[test]
-fn checker_live_on_three_pages_equals_offline() {
-    paginated_equals_offline(Driver::Checker);
-}
-
-#[test]
-fn generated_wrapper_live_on_three_pages_equals_offline() {
-    assert!(
-        generated_wrapper().is_file(),
-        "generated/verify-pods.sh is missing"
-    );
-    paginated_equals_offline(Driver::Wrapper);
+verify_pods_tests::test_both_drivers! {
+    paginated_equals_offline => checker_live_on_three_pages_equals_offline, generated_wrapper_live_on_three_pages_equals_offline;
 }
 
 /// A page cap smaller than kubectl's limit: kubectl follows `continue`
@@ -349,20 +312,8 @@ fn generated_wrapper_live_on_three_pages_equals_offline() {
 /// the timeline has moved on.
 #[test]
 fn continue_pages_stay_on_the_state_of_the_first_page() {
-    let big = State::new(
-        fixtures::many_running_pods(7)
-            .iter()
-            .map(Pod::to_json)
-            .collect(),
-        vec![],
-    );
-    let small = State::new(
-        fixtures::many_running_pods(2)
-            .iter()
-            .map(Pod::to_json)
-            .collect(),
-        vec![],
-    );
+    let big = fixtures::many_running(7);
+    let small = fixtures::many_running(2);
     let server = Server::builder()
         .states([big, small])
         .page_size(3)
@@ -429,23 +380,16 @@ fn kubectl_human_output_and_selectors_work() {
             .map(str::to_owned)
             .collect::<Vec<_>>()
     };
-    assert_eq!(lines(&["get", "pods", "-A", "--no-headers"]).len(), all);
-    let pending_rows = lines(&[
-        "get",
-        "pods",
-        "-A",
-        "--field-selector=status.phase=Pending",
-        "--no-headers",
-    ]);
-    assert_eq!(pending_rows.len(), pending);
-    let not_pending = lines(&[
-        "get",
-        "pods",
-        "-A",
-        "--field-selector=status.phase!=Pending",
-        "--no-headers",
-    ]);
-    assert_eq!(not_pending.len(), all - pending);
+    // `kubectl get KIND -A SELECTION --no-headers`: how many rows.
+    let rows = |kind: &str, selection: &[&str]| {
+        let args = [&["get", kind, "-A"], selection, &["--no-headers"]].concat();
+        lines(&args).len()
+    };
+    assert_eq!(rows("pods", &[]), all);
+    let pending_only = ["--field-selector=status.phase=Pending"];
+    assert_eq!(rows("pods", &pending_only), pending);
+    let not_pending = ["--field-selector=status.phase!=Pending"];
+    assert_eq!(rows("pods", &not_pending), all - pending);
     let wide = lines(&["get", "pods", "-A", "-o", "wide"]);
     assert!(
         wide[0].contains("NOMINATED NODE") && wide[0].contains("READINESS GATES"),
@@ -456,23 +400,10 @@ fn kubectl_human_output_and_selectors_work() {
     let row = wide[1].split_whitespace().collect::<Vec<_>>();
     assert_eq!(row[0], first_pod["metadata"]["namespace"]);
     assert_eq!(row[1], first_pod["metadata"]["name"]);
-    let events = lines(&[
-        "get",
-        "events",
-        "-A",
-        "--field-selector",
-        "reason=FailedScheduling",
-        "--no-headers",
-    ]);
-    assert_eq!(events.len(), failed_scheduling);
-    let sorted = lines(&[
-        "get",
-        "events",
-        "-A",
-        "--sort-by=.lastTimestamp",
-        "--no-headers",
-    ]);
-    assert_eq!(sorted.len(), server.log().last().map_or(0, |e| e.items));
+    let failed_only = ["--field-selector", "reason=FailedScheduling"];
+    assert_eq!(rows("events", &failed_only), failed_scheduling);
+    let sorted = rows("events", &["--sort-by=.lastTimestamp"]);
+    assert_eq!(sorted, server.log().last().map_or(0, |e| e.items));
 
     let refused = run(env
         .kubectl()
@@ -492,13 +423,7 @@ fn kubectl_human_output_and_selectors_work() {
 #[test]
 fn fault_rules_hit_only_their_target() {
     use verify_pods_tests::replay::{Fault, Target};
-    let state = State::new(
-        fixtures::many_running_pods(4)
-            .iter()
-            .map(Pod::to_json)
-            .collect(),
-        vec![],
-    );
+    let state = fixtures::many_running(4);
     let server = Server::builder()
         .state(state)
         .page_size(2)

@@ -537,16 +537,6 @@ fn settle(path: Driver) {
     );
 }
 
-#[test]
-fn checker_settles_when_the_pod_binds_within_the_deadline() {
-    settle(Driver::Checker);
-}
-
-#[test]
-fn generated_wrapper_settles_when_the_pod_binds_within_the_deadline() {
-    assert!(
-        generated_wrapper().is_file(),
-        "generated/verify-pods.sh is missing"
-    );
-    settle(Driver::Wrapper);
+verify_pods_tests::test_both_drivers! {
+    settle => checker_settles_when_the_pod_binds_within_the_deadline, generated_wrapper_settles_when_the_pod_binds_within_the_deadline;
 }

@@ -15,12 +15,6 @@ use verify_pods_tests::replay::{
 };
 use verify_pods_tests::{run, text};
 
-/// `n` running pods.
-fn pods(n: usize) -> State {
-    let pods = fixtures::many_running_pods(n);
-    State::new(pods.iter().map(Pod::to_json).collect(), vec![])
-}
-
 fn raw(env: &KubeEnv, path: &str) -> Output {
     run(env.kubectl().args(["get", "--raw", path]))
 }
@@ -63,7 +57,7 @@ fn pods_requests(server: &Server) -> Vec<LogEntry> {
 /// the first page) is at the next version.
 #[test]
 fn raw_pages_are_compact_pod_lists_at_one_version() {
-    let (first, second) = (pods(7), pods(2));
+    let (first, second) = (fixtures::many_running(7), fixtures::many_running(2));
     let server = Server::builder()
         .states([first.clone(), second.clone()])
         .start()
@@ -206,7 +200,13 @@ fn two_pages(env: &KubeEnv) -> (Vec<u8>, Output) {
 /// same items under a version no state has. Once: the next list is whole.
 #[test]
 fn other_version_fault_serves_page_2_at_another_version() {
-    for (states, page2_items) in [(vec![pods(5), pods(3)], 1), (vec![pods(5)], 2)] {
+    for (states, page2_items) in [
+        (
+            vec![fixtures::many_running(5), fixtures::many_running(3)],
+            1,
+        ),
+        (vec![fixtures::many_running(5)], 2),
+    ] {
         let server = Server::builder()
             .states(states)
             .fault(FaultRule::once(Target::PodsPage(2), Fault::OtherVersion))
@@ -249,7 +249,7 @@ fn expired_on_page_2_once_or_always() {
         ),
     ] {
         let server = Server::builder()
-            .state(pods(5))
+            .state(fixtures::many_running(5))
             .fault(rule)
             .start()
             .expect("server");
@@ -293,7 +293,7 @@ fn whole_page_2(state: &State) -> Vec<u8> {
 /// kubectl fails (exit 1) after printing at most a cut part of the page.
 #[test]
 fn connection_closed_mid_body_on_page_2_fails_kubectl() {
-    let state = pods(5);
+    let state = fixtures::many_running(5);
     let whole = whole_page_2(&state);
     let server = Server::builder()
         .state(state)
@@ -315,7 +315,7 @@ fn connection_closed_mid_body_on_page_2_fails_kubectl() {
 /// waits (its caller's timeout has to kill it) having printed a cut page.
 #[test]
 fn stall_mid_body_on_page_2_hangs_kubectl() {
-    let state = pods(5);
+    let state = fixtures::many_running(5);
     let whole = whole_page_2(&state);
     let server = Server::builder()
         .state(state)
@@ -373,7 +373,7 @@ fn stall_mid_body_on_page_2_hangs_kubectl() {
 fn exec_credential_plugin_through_the_real_kubectl() {
     let token = "replay-token-300ms";
     let server = Server::builder()
-        .state(pods(3))
+        .state(fixtures::many_running(3))
         .tls()
         .token(token)
         .start()

@@ -205,6 +205,12 @@ pub fn failed_scheduling_event(pod: &Pod, seconds: u32, count: u32) -> Value {
     })
 }
 
+/// A cluster of [`many_running_pods`]`(n)` and no events.
+pub fn many_running(n: usize) -> crate::replay::State {
+    let pods = many_running_pods(n).iter().map(Pod::to_json).collect();
+    crate::replay::State::new(pods, vec![])
+}
+
 /// `n` running pods spread over namespaces and four nodes (for pagination).
 pub fn many_running_pods(n: usize) -> Vec<Pod> {
     (0..n)
