@@ -2077,7 +2077,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
           sleep "$interval" &
           sleeper=$!
           wait "$sleeper" || exit 0
-          vp_warn "waiting for the API server: %s list running %s s (kubectl timeout %s s)" "$what" "$seconds" "$timeout"
+          vp_warn "waiting for the API server: %s list running %s s (kubectl timeout %s s)" \
+            "$what" "$seconds" "$timeout"
           seconds=$((seconds + interval))
         done
       ) &
@@ -2106,11 +2107,13 @@ VERIFY_PODS_PAGE_HEAD_JQ
           return 2
         fi
         seconds=$kubectl_timeout kubectl_ran=true
-        printf -v fetch_error "\`%s\` did not finish within %ss and was killed" "$command" "$seconds"
+        printf -v fetch_error "\`%s\` did not finish within %ss and was killed" "$command" \
+          "$seconds"
         return 2
         ;;
       127)
-        printf -v fetch_error "cannot run %s: not found (is kubectl installed and on PATH?)" "$program"
+        printf -v fetch_error "cannot run %s: not found (is kubectl installed and on PATH?)" \
+          "$program"
         return 2
         ;;
       126)
@@ -2140,13 +2143,15 @@ VERIFY_PODS_PAGE_HEAD_JQ
     fi
     printf -v context_from "\`kubectl config current-context\`"
     context=
-    if vp_fetch "$page_file" config current-context; then IFS= read -r context <"$page_file" || :; fi
+    if vp_fetch "$page_file" config current-context; then IFS= read -r context <"$page_file" \
+      || :; fi
     if [[ -z $context ]]; then printf -v context "none"; fi
   }
   # A failure that may pass (5xx, 429, a connection cut) is worth asking again.
   vp_transient() {
     local words said
-    printf -v words "(InternalError)|(ServiceUnavailable)|(TooManyRequests)|(ServerTimeout)|(Timeout)|EOF|connection reset by peer|broken pipe"
+    printf -v words \
+      "(InternalError)|(ServiceUnavailable)|(TooManyRequests)|(ServerTimeout)|(Timeout)|EOF|connection reset by peer|broken pipe"
     while :; do
       said=${words%%|*}
       [[ $1 != *"$said"* ]] || return 0
@@ -2230,7 +2235,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
       if ((page == 1)); then
         first_version=$version
       elif [[ $version != "$first_version" ]]; then
-        printf -v why "its resourceVersion \"%s\" is not the first page's \"%s\"" "$version" "$first_version"
+        printf -v why "its resourceVersion \"%s\" is not the first page's \"%s\"" "$version" \
+          "$first_version"
         return 1
       fi
       if [[ $into == "$page_file" ]] && ! cat -- "$into" >>"$out_file" ||
@@ -2261,12 +2267,13 @@ VERIFY_PODS_PAGE_HEAD_JQ
   }
   # Pods not yet created: the workloads' lists, at the pods list's resourceVersion.
   vp_workloads() {
-    local entry status at=$first_version what='' refused=' ' unchecked='' pair first_why='' base
+    local entry status what='' refused=' ' unchecked='' pair first_why='' base
+    local exact=${first_version:+?resourceVersion=$first_version&resourceVersionMatch=Exact}
     : >"$workloads_file"
     for entry in replicasets statefulsets daemonsets deployments; do
       rm -f -- "$work_dir/workloads-$entry.state"
       : >"$work_dir/workloads-$entry.stderr"
-      vp_list_apart "$entry" "/apis/apps/v1/$scope$entry${at:+?resourceVersion=$at&resourceVersionMatch=Exact}" &
+      vp_list_apart "$entry" "/apis/apps/v1/$scope$entry$exact" &
       workloads_jobs+=" $!"
     done
     for entry in $workloads_jobs; do wait "$entry" 2>/dev/null; done
@@ -2297,7 +2304,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
           fi
         done
       done
-      printf -v entry "cannot list the %s (%s): pods not yet created are not checked for the %s" "$what" "$why" "$unchecked"
+      printf -v entry "cannot list the %s (%s): pods not yet created are not checked for the %s" \
+        "$what" "$why" "$unchecked"
       held+=$entry$'\n'
     fi
   }
@@ -2378,12 +2386,14 @@ VERIFY_PODS_PAGE_HEAD_JQ
     [[ -n $ctrf_file || -n $junit_file ]] || return 0
     vp_epoch_ms
     ((epoch_ms >= start_ms)) || epoch_ms=$start_ms
-    if ! vp_run_ctrf "$limit" "$why" 0.1.0 "$results_timestamp" "$start_ms" "$epoch_ms" >"$report"; then
+    if ! vp_run_ctrf "$limit" "$why" 0.1.0 "$results_timestamp" "$start_ms" \
+      "$epoch_ms" >"$report"; then
       why=$jq_error
       for file in "$ctrf_file" "$junit_file"; do
         format=CTRF
         [[ $file == "$junit_file" ]] && format=JUnit
-        if [[ -n $file ]]; then vp_warn "%s: cannot write the %s results: %s" "$file" "$format" "$why"; fi
+        if [[ -n $file ]]; then vp_warn "%s: cannot write the %s results: %s" "$file" "$format" \
+          "$why"; fi
       done
       return 0
     fi
@@ -2417,7 +2427,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
   # The deadline epoch passed: said in one line, returning its exit code.
   vp_epoch_passed() {
     epoch=$deadline_epoch
-    vp_error 2 "the deadline epoch %s passed after %ss: the observation was cut short, no verdict" "$epoch" "$waited" || return
+    vp_error 2 "the deadline epoch %s passed after %ss: the observation was cut short, no verdict" \
+      "$epoch" "$waited" || return
   }
   # Each program prints one document: sets count to the lines on stdin, to check it.
   vp_count_lines() {
@@ -2496,38 +2507,53 @@ VERIFY_PODS_PAGE_HEAD_JQ
     named=KWOK_VERIFY_PODS_$named
     text=${!named:-$default}
     value=${text//[[:cntrl:]]/?}
-    if [[ -z $text || $text == *[!0123456789]* ]]; then vp_error 2 "%s must be a non-negative integer number of %s, got \"%s\"" "$named" "$unit" "$value" || return; fi
+    if [[ -z $text || $text == *[!0123456789]* ]]; then vp_error 2 \
+      "%s must be a non-negative integer number of %s, got \"%s\"" "$named" "$unit" "$value" \
+      || return; fi
     digits=${text#"${text%%[!0]*}"}
-    if ((${#digits} > max_digits)); then vp_error 2 "%s is too large: more than %s digits, got \"%s\"" "$named" "$max_digits" "$value" || return; fi
-    if ((10#${digits:-0} < minimum)); then vp_error 2 "%s must be at least %ss, got \"%s\"" "$named" "$minimum" "$value" || return; fi
+    if ((${#digits} > max_digits)); then vp_error 2 \
+      "%s is too large: more than %s digits, got \"%s\"" "$named" "$max_digits" "$value" \
+      || return; fi
+    if ((10#${digits:-0} < minimum)); then vp_error 2 "%s must be at least %ss, got \"%s\"" \
+      "$named" "$minimum" "$value" || return; fi
     # shellcheck disable=SC2030 # a knob, named by the table (not $!)
     printf -v "$name" '%d' "$((10#${digits:-0}))"
   done
   named=KWOK_VERIFY_PODS_EXCLUDE_OWNER_KINDS
-  local excluded_owner_kinds=${KWOK_VERIFY_PODS_EXCLUDE_OWNER_KINDS:-Job} kind="[${alnum:0:52}][$alnum]*"
+  local excluded_owner_kinds=${KWOK_VERIFY_PODS_EXCLUDE_OWNER_KINDS:-Job} \
+    kind="[${alnum:0:52}][$alnum]*"
   [[ $excluded_owner_kinds != none ]] || excluded_owner_kinds=
   value=${excluded_owner_kinds//[[:cntrl:]]/?}
   if [[ ! $excluded_owner_kinds =~ ^($kind(,$kind)*)?$ ]]; then
-    vp_error 2 "%s must be owner kinds separated by commas, each letters and digits starting with a letter (Job,PyTorchJob), got \"%s\"" "$named" "$value" || return
+    vp_error 2 \
+      "%s must be owner kinds separated by commas, each letters and digits starting with a letter (Job,PyTorchJob), got \"%s\"" "$named" "$value" || return
   fi
   local workloads=${KWOK_VERIFY_PODS_WORKLOADS:-true} what
   named=KWOK_VERIFY_PODS_WORKLOADS value=${workloads//[[:cntrl:]]/?}
-  [[ $workloads == true || $workloads == false ]] || vp_error 2 "%s must be true or false, got \"%s\"" "$named" "$value" || return
-  local namespaces=${KWOK_VERIFY_PODS_NAMESPACES:-} selector=${KWOK_VERIFY_PODS_SELECTOR:-} exclude=${KWOK_VERIFY_PODS_EXCLUDE_NS:-} enc scope=
+  [[ $workloads == true || $workloads == false ]] || vp_error 2 \
+    "%s must be true or false, got \"%s\"" "$named" "$value" || return
+  local namespaces=${KWOK_VERIFY_PODS_NAMESPACES:-} selector=${KWOK_VERIFY_PODS_SELECTOR:-} \
+    exclude=${KWOK_VERIFY_PODS_EXCLUDE_NS:-} enc scope=
   exclude=${exclude/#+/$excluded_namespaces,} excluded_namespaces=${exclude:-$excluded_namespaces}
   [[ -z $exclude$namespaces$selector ]] ||
-    vp_run_report "$excluded_namespaces" '' "$namespaces" "$selector" false <<<'{"items":[]}' >/dev/null ||
+    vp_run_report "$excluded_namespaces" '' "$namespaces" \
+      "$selector" false <<<'{"items":[]}' >/dev/null ||
     vp_error 2 "%s" "$jq_error" || return
-  local listed=${KWOK_VERIFY_PODS_EXCLUDE_NS:-} rest=$namespaces, namespace selected=KWOK_VERIFY_PODS_NAMESPACES excluded=KWOK_VERIFY_PODS_EXCLUDE_NS
+  local listed=${KWOK_VERIFY_PODS_EXCLUDE_NS:-} rest=$namespaces, namespace \
+    selected=KWOK_VERIFY_PODS_NAMESPACES excluded=KWOK_VERIFY_PODS_EXCLUDE_NS
   while [[ -n $rest ]]; do
     namespace=${rest%%,*} rest=${rest#*,}
-    [[ -z $namespace || ,${listed#+}, != *,"$namespace",* ]] || vp_error 2 "namespace %s is both selected (%s) and excluded (%s): name it in one of them" "$namespace" "$selected" "$excluded" || return
+    [[ -z $namespace || ,${listed#+}, != *,"$namespace",* ]] || vp_error 2 \
+      "namespace %s is both selected (%s) and excluded (%s): name it in one of them" "$namespace" \
+      "$selected" "$excluded" || return
   done
   [[ ! $namespaces =~ ^,*([^,]+),*$ ]] || scope=namespaces/${BASH_REMATCH[1]}/
-  pods_list=${pods_list%/*}/$scope${pods_list##*/} events_list=${events_list%/*}/$scope${events_list##*/}
+  pods_list=${pods_list%/*}/$scope${pods_list##*/} \
+    events_list=${events_list%/*}/$scope${events_list##*/}
   enc=${selector//\//%2F} enc=${enc//=/%3D} enc=${enc//!/%21}
   if [[ -n $selector ]]; then
-    [[ $workloads == false ]] || vp_warn "with a label selector, pods not yet created are not checked: a workload's labels do not say which pods it will create"
+    [[ $workloads == false ]] || vp_warn \
+      "with a label selector, pods not yet created are not checked: a workload's labels do not say which pods it will create"
     pods_list+="?labelSelector=${enc//,/%2C}" workloads=false
   fi
   local artifact_dir=${KWOK_VERIFY_PODS_ARTIFACT_DIR:-} dir
@@ -2594,7 +2620,9 @@ VERIFY_PODS_PAGE_HEAD_JQ
       vp_list "$pods_list" "$pods_file" || list_status=$?
       pods_what=$list_what
       if ((list_status == 0)); then
-        stderr_file=$lines_file vp_exec=exec vp_run_report "$excluded_namespaces" "$excluded_owner_kinds" "$namespaces" "$selector" "$workloads" <"$pods_file" >"$report_file" &
+        stderr_file=$lines_file vp_exec=exec vp_run_report "$excluded_namespaces" \
+          "$excluded_owner_kinds" "$namespaces" "$selector" \
+          "$workloads" <"$pods_file" >"$report_file" &
         report=$! pods_at="$page $command" held='' fetched=0
         [[ $workloads == false ]] || vp_workloads || fetched=$?
         if ! wait "$report"; then
@@ -2611,7 +2639,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
             : >"$workloads_file"
           else
             list_status=$fetched
-            while IFS= read -r entry; do [[ $warned == *"$entry"* ]] || { warned+=$entry && vp_warn '%s' "$entry"; }; done <<<"$held"
+            while IFS= read -r entry; do [[ $warned == *"$entry"* ]] || { warned+=$entry \
+              && vp_warn '%s' "$entry"; }; done <<<"$held"
           fi
         fi
       fi
@@ -2626,13 +2655,15 @@ VERIFY_PODS_PAGE_HEAD_JQ
           fi
           if [[ $unfinished == true ]]; then
             seconds=$((deadline + kubectl_timeout)) pages=$((page - 1)) what=$list_what
-            printf -v why "the list did not finish within %ss (the deadline plus the kubectl timeout), %s pages read" "$seconds" "$pages"
+            printf -v why \
+              "the list did not finish within %ss (the deadline plus the kubectl timeout), %s pages read" "$seconds" "$pages"
             vp_error 2 "no list of the %s by the deadline: %s" "$what" "$why" || return
           fi
           if [[ -n $fetch_error && $kubectl_ran == true ]]; then
             vp_error "$list_status" '%s' "$fetch_error"
             vp_kubectl_config
-            vp_error 2 "kubectl used the kubeconfig %s (%s) and the context %s (%s)" "$kubeconfig" "$kubeconfig_from" "$context" "$context_from" || return
+            vp_error 2 "kubectl used the kubeconfig %s (%s) and the context %s (%s)" "$kubeconfig" \
+              "$kubeconfig_from" "$context" "$context_from" || return
           fi
           if [[ -n $fetch_error ]]; then vp_error "$list_status" '%s' "$fetch_error" || return; fi
           vp_error 2 "cannot read the output of \`%s\`: %s" "$command" "$why" || return
@@ -2642,7 +2673,9 @@ VERIFY_PODS_PAGE_HEAD_JQ
       vp_elapsed
       if ((10#$now_us >= deadline_us)); then
         what=$list_what
-        vp_error 2 "no coherent list of the %s before the deadline: %s lists broke, the last one %s" "$what" "$lists" "$broken" || return
+        vp_error 2 \
+          "no coherent list of the %s before the deadline: %s lists broke, the last one %s" \
+          "$what" "$lists" "$broken" || return
       fi
       list=$((lists + 1))
       vp_warn "%s: listing again from the start (list %s)" "$broken" "$list"
@@ -2655,10 +2688,12 @@ VERIFY_PODS_PAGE_HEAD_JQ
     fi
     vp_elapsed
     if [[ -s $workloads_file ]]; then
-      vp_must workloads.jq vp_run_workloads "$excluded_namespaces" "$excluded_owner_kinds" "$namespaces" "$report_file" \
+      vp_must workloads.jq vp_run_workloads "$excluded_namespaces" "$excluded_owner_kinds" \
+        "$namespaces" "$report_file" \
         <"$workloads_file" >"$result_file" || return
       { IFS= read -r report && read -r verdict unscheduled next; } <"$result_file"
-      [[ $next == wait && $unscheduled != 0 ]] && ((10#$now_us < deadline_us)) || printf '%s\n' "$report" >"$report_file"
+      [[ $next == wait && $unscheduled != 0 ]] && ((10#$now_us < deadline_us)) || printf '%s\n' \
+        "$report" >"$report_file"
     else
       vp_must decision.jq vp_decide || return
     fi
@@ -2703,7 +2738,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
       whole=true
       if [[ $unfinished == true ]]; then
         pages=$((page - 1))
-        printf -v why "the events list did not finish within its %ss, %s pages read" "$seconds" "$pages"
+        printf -v why "the events list did not finish within its %ss, %s pages read" "$seconds" \
+          "$pages"
       elif ((page > 1)); then
         printf -v why "the list broke at page %s (%s)" "$page" "$why"
       else
@@ -2715,7 +2751,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
       vp_count_lines <"$matched_file"
       ((count == 1)) || printf -v why "%s JSON documents, expected one" "$count"
     fi
-    [[ -n $whole || -z $why ]] || printf -v why "cannot read the output of \`%s\`: %s" "$command" "$why"
+    [[ -n $whole || -z $why ]] || printf -v why "cannot read the output of \`%s\`: %s" "$command" \
+      "$why"
     if [[ -n $why ]]; then
       vp_warn "cannot collect FailedScheduling events: %s" "$why"
       : >"$matched_file"
@@ -2727,8 +2764,10 @@ VERIFY_PODS_PAGE_HEAD_JQ
     <"$report_file" >"$result_file" || return
   if [[ -n $artifact_dir && $verdict != pass && $verdict != empty ]]; then
     local -a artifacts=("$pods_file" "$artifact_dir/pods.json")
-    if [[ $events_collected == true ]]; then artifacts+=("$events_file" "$artifact_dir/events.json"); fi
-    if [[ -s $workloads_file ]]; then artifacts+=("$workloads_file" "$artifact_dir/workloads.json"); fi
+    if [[ $events_collected == true ]]; then artifacts+=("$events_file" \
+      "$artifact_dir/events.json"); fi
+    if [[ -s $workloads_file ]]; then artifacts+=("$workloads_file" \
+      "$artifact_dir/workloads.json"); fi
     artifacts+=("$result_file" "$artifact_dir/report.json")
     local index
     for ((index = 0; index < ${#artifacts[@]}; index += 2)); do
@@ -2742,7 +2781,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
     done
   fi
   vp_results '' "$list_limit" <"$result_file"
-  vp_must render.jq vp_run_render "$list_limit" "$namespaces" "$selector" <"$result_file" >"$lines_file" || return
+  vp_must render.jq vp_run_render "$list_limit" "$namespaces" \
+    "$selector" <"$result_file" >"$lines_file" || return
   vp_log_lines <"$lines_file" || return
   if [[ -n ${GITHUB_STEP_SUMMARY:-} ]]; then
     local env=GITHUB_STEP_SUMMARY file=$GITHUB_STEP_SUMMARY

@@ -1695,11 +1695,13 @@ VERIFY_PODS_PAGE_HEAD_JQ
           return 2
         fi
         seconds=$kubectl_timeout
-        printf -v fetch_error "\`%s\` did not finish within %ss and was killed" "$command" "$seconds"
+        printf -v fetch_error "\`%s\` did not finish within %ss and was killed" "$command" \
+          "$seconds"
         return 2
         ;;
       127)
-        printf -v fetch_error "cannot run %s: not found (is kubectl installed and on PATH?)" "$program"
+        printf -v fetch_error "cannot run %s: not found (is kubectl installed and on PATH?)" \
+          "$program"
         return 2
         ;;
       126)
@@ -1719,7 +1721,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
   # A failure that may pass (5xx, 429, a connection cut) is worth asking again.
   vp_transient() {
     local words said
-    printf -v words "(InternalError)|(ServiceUnavailable)|(TooManyRequests)|(ServerTimeout)|(Timeout)|EOF|connection reset by peer|broken pipe"
+    printf -v words \
+      "(InternalError)|(ServiceUnavailable)|(TooManyRequests)|(ServerTimeout)|(Timeout)|EOF|connection reset by peer|broken pipe"
     while :; do
       said=${words%%|*}
       [[ $1 != *"$said"* ]] || return 0
@@ -1801,7 +1804,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
       if ((page == 1)); then
         first_version=$version
       elif [[ $version != "$first_version" ]]; then
-        printf -v why "its resourceVersion \"%s\" is not the first page's \"%s\"" "$version" "$first_version"
+        printf -v why "its resourceVersion \"%s\" is not the first page's \"%s\"" "$version" \
+          "$first_version"
         return 1
       fi
       if [[ $into == "$page_file" ]] && ! cat -- "$into" >>"$out_file" ||
@@ -1946,10 +1950,15 @@ VERIFY_PODS_PAGE_HEAD_JQ
     named=KWOK_VERIFY_PODS_$named
     text=${!named:-$default}
     value=${text//[[:cntrl:]]/?}
-    if [[ -z $text || $text == *[!0123456789]* ]]; then vp_error 2 "%s must be a non-negative integer number of %s, got \"%s\"" "$named" "$unit" "$value" || return; fi
+    if [[ -z $text || $text == *[!0123456789]* ]]; then vp_error 2 \
+      "%s must be a non-negative integer number of %s, got \"%s\"" "$named" "$unit" "$value" \
+      || return; fi
     digits=${text#"${text%%[!0]*}"}
-    if ((${#digits} > max_digits)); then vp_error 2 "%s is too large: more than %s digits, got \"%s\"" "$named" "$max_digits" "$value" || return; fi
-    if ((10#${digits:-0} < minimum)); then vp_error 2 "%s must be at least %ss, got \"%s\"" "$named" "$minimum" "$value" || return; fi
+    if ((${#digits} > max_digits)); then vp_error 2 \
+      "%s is too large: more than %s digits, got \"%s\"" "$named" "$max_digits" "$value" \
+      || return; fi
+    if ((10#${digits:-0} < minimum)); then vp_error 2 "%s must be at least %ss, got \"%s\"" \
+      "$named" "$minimum" "$value" || return; fi
     # shellcheck disable=SC2030 # a knob, named by the table (not $!)
     printf -v "$name" '%d' "$((10#${digits:-0}))"
   done
@@ -1964,7 +1973,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
   do
     named=KWOK_VERIFY_PODS_${feature#*:}
     [[ -z ${!named:-} || $feature:${!named} == workloads:WORKLOADS:false ]] ||
-      { feature=${feature%%:*} && vp_warn "%s ignored: this verify_pods was generated without its feature %s" "$named" "$feature"; }
+      { feature=${feature%%:*} && vp_warn \
+        "%s ignored: this verify_pods was generated without its feature %s" "$named" "$feature"; }
   done
   local why command count whole
   local attempts=0 waited=0 attempt_started=0 attempt_started_us started_us unscheduled next verdict
@@ -1993,7 +2003,9 @@ VERIFY_PODS_PAGE_HEAD_JQ
       vp_list "$pods_list" "$pods_file" || list_status=$?
       pods_what=$list_what
       if ((list_status == 0)); then
-        stderr_file=$lines_file vp_exec=exec vp_run_report "$excluded_namespaces" "$excluded_owner_kinds" "$namespaces" "$selector" "$workloads" <"$pods_file" >"$report_file" &
+        stderr_file=$lines_file vp_exec=exec vp_run_report "$excluded_namespaces" \
+          "$excluded_owner_kinds" "$namespaces" "$selector" \
+          "$workloads" <"$pods_file" >"$report_file" &
         report=$! pods_at="$page $command" held='' fetched=0
         if ! wait "$report"; then
           stderr_file=$lines_file vp_jq_error
@@ -2009,7 +2021,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
             : >"$workloads_file"
           else
             list_status=$fetched
-            while IFS= read -r entry; do [[ $warned == *"$entry"* ]] || { warned+=$entry && vp_warn '%s' "$entry"; }; done <<<"$held"
+            while IFS= read -r entry; do [[ $warned == *"$entry"* ]] || { warned+=$entry \
+              && vp_warn '%s' "$entry"; }; done <<<"$held"
           fi
         fi
       fi
@@ -2020,7 +2033,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
         *)
           if [[ $unfinished == true ]]; then
             seconds=$((deadline + kubectl_timeout)) pages=$((page - 1)) what=$list_what
-            printf -v why "the list did not finish within %ss (the deadline plus the kubectl timeout), %s pages read" "$seconds" "$pages"
+            printf -v why \
+              "the list did not finish within %ss (the deadline plus the kubectl timeout), %s pages read" "$seconds" "$pages"
             vp_error 2 "no list of the %s by the deadline: %s" "$what" "$why" || return
           fi
           if [[ -n $fetch_error ]]; then vp_error "$list_status" '%s' "$fetch_error" || return; fi
@@ -2031,7 +2045,9 @@ VERIFY_PODS_PAGE_HEAD_JQ
       vp_elapsed
       if ((10#$now_us >= deadline_us)); then
         what=$list_what
-        vp_error 2 "no coherent list of the %s before the deadline: %s lists broke, the last one %s" "$what" "$lists" "$broken" || return
+        vp_error 2 \
+          "no coherent list of the %s before the deadline: %s lists broke, the last one %s" \
+          "$what" "$lists" "$broken" || return
       fi
       list=$((lists + 1))
       vp_warn "%s: listing again from the start (list %s)" "$broken" "$list"
@@ -2044,10 +2060,12 @@ VERIFY_PODS_PAGE_HEAD_JQ
     fi
     vp_elapsed
     if [[ -s $workloads_file ]]; then
-      vp_must workloads.jq vp_run_workloads "$excluded_namespaces" "$excluded_owner_kinds" "$namespaces" "$report_file" \
+      vp_must workloads.jq vp_run_workloads "$excluded_namespaces" "$excluded_owner_kinds" \
+        "$namespaces" "$report_file" \
         <"$workloads_file" >"$result_file" || return
       { IFS= read -r report && read -r verdict unscheduled next; } <"$result_file"
-      [[ $next == wait && $unscheduled != 0 ]] && ((10#$now_us < deadline_us)) || printf '%s\n' "$report" >"$report_file"
+      [[ $next == wait && $unscheduled != 0 ]] && ((10#$now_us < deadline_us)) || printf '%s\n' \
+        "$report" >"$report_file"
     else
       vp_must decision.jq vp_decide || return
     fi
@@ -2088,7 +2106,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
       whole=true
       if [[ $unfinished == true ]]; then
         pages=$((page - 1))
-        printf -v why "the events list did not finish within its %ss, %s pages read" "$seconds" "$pages"
+        printf -v why "the events list did not finish within its %ss, %s pages read" "$seconds" \
+          "$pages"
       elif ((page > 1)); then
         printf -v why "the list broke at page %s (%s)" "$page" "$why"
       else
@@ -2100,7 +2119,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
       vp_count_lines <"$matched_file"
       ((count == 1)) || printf -v why "%s JSON documents, expected one" "$count"
     fi
-    [[ -n $whole || -z $why ]] || printf -v why "cannot read the output of \`%s\`: %s" "$command" "$why"
+    [[ -n $whole || -z $why ]] || printf -v why "cannot read the output of \`%s\`: %s" "$command" \
+      "$why"
     if [[ -n $why ]]; then
       vp_warn "cannot collect FailedScheduling events: %s" "$why"
       : >"$matched_file"
@@ -2108,7 +2128,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
   fi
   vp_must result.jq vp_run_result "$attempts" "$waited" "$matched_file" \
     <"$report_file" >"$result_file" || return
-  vp_must render.jq vp_run_render "$list_limit" "$namespaces" "$selector" <"$result_file" >"$lines_file" || return
+  vp_must render.jq vp_run_render "$list_limit" "$namespaces" \
+    "$selector" <"$result_file" >"$lines_file" || return
   vp_log_lines <"$lines_file" || return
   case $verdict in
     pass | empty) return 0 ;;
