@@ -22,6 +22,12 @@
 #                                  report, {resource_version, active_owners},
 #                                  which the checker computes beside the rest
 #                                  ("false") on another core, then adds.
+#                                  "never": as "false", from a driver that
+#                                  never reads the workloads (a host's
+#                                  library without the workloads feature,
+#                                  upstream's verdicts): the report has no
+#                                  `missing` keys, and the text says nothing
+#                                  of pods not yet created.
 # Output:    one report object: counts (every phase), the unscheduled pods
 #            with the scheduler's reason, the failed pods, the per-node
 #            distribution, the verdict and the resourceVersion it was decided
@@ -197,10 +203,11 @@ def names($w):
 | if $all_namespaces == null then . else pods_once($all_namespaces) end
 # With the workloads, active_owners reads every pod's phase: every pod's
 # node and phase are checked first (else only the counted pods', below).
-| if $workloads == "false" then .
-  else pods_state_checked([.[].spec?.nodeName?]; [.[].status?.phase?]; $items)
+| ($workloads == "true" or $workloads == "owners") as $with_owners
+| if $with_owners then pods_state_checked([.[].spec?.nodeName?]; [.[].status?.phase?]; $items)
+  else .
   end
-| (if $workloads == "false" then null else active_owners end) as $owners
+| (if $with_owners then active_owners else null end) as $owners
 | if $workloads == "owners" then
     {resource_version: ($documents | list_read_at), active_owners: $owners}
   else
@@ -279,12 +286,12 @@ outside($excluded; $all_namespaces)
               elif .total == 0 then (if $only + $terms == [] then "empty" else "fail" end)
               else "pass" end),
     # After list_items: the documents are known to be objects.
-    resource_version: ($documents | list_read_at),
-    # workloads.jq's: null, not read.
-    missing: null,
-    missing_workloads: null,
-    # Left out by result.jq: it is the report's last key, as jaq's del moves
-    # the last key into the place it empties.
-    active_owners: $owners
+    resource_version: ($documents | list_read_at)
   }
+  # workloads.jq's: null, not read. A driver that never reads them has no
+  # word on them: no key (render.jq then says nothing of them).
+| . + (if $workloads == "never" then {} else {missing: null, missing_workloads: null} end)
+  # Left out by result.jq: it is the report's last key, as jaq's del moves
+  # the last key into the place it empties.
+| . + {active_owners: $owners}
 end

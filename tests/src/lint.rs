@@ -215,6 +215,37 @@ mod tests {
         }
     }
 
+    /// The widest line a canonical program may have: the bash function embeds
+    /// them verbatim, and generated files keep to the house's 100 columns.
+    const MOST_COLUMNS: usize = 100;
+
+    /// Every `.jq` file of checker/programs, code and comments, at most
+    /// [`MOST_COLUMNS`] characters a line: read from the folder, so that a
+    /// program added there is held to it too.
+    #[test]
+    fn canonical_programs_keep_to_100_columns() {
+        let folder = crate::workspace_root().join("checker/programs");
+        let mut programs = 0;
+        let mut too_wide = Vec::new();
+        for entry in std::fs::read_dir(&folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|ext| ext != "jq") {
+                continue;
+            }
+            programs += 1;
+            let text = std::fs::read_to_string(&path).unwrap();
+            for (at, line) in text.lines().enumerate() {
+                let columns = line.chars().count();
+                if columns > MOST_COLUMNS {
+                    let file = path.file_name().unwrap().to_string_lossy();
+                    too_wide.push(format!("{file}:{}: {columns} columns", at + 1));
+                }
+            }
+        }
+        assert!(programs > Programs::ALL.len(), "{}: no programs", folder.display());
+        assert_eq!(too_wide, Vec::<String>::new(), "over {MOST_COLUMNS} columns");
+    }
+
     #[test]
     fn known_divergent_constructs_are_refused() {
         let cases = [

@@ -502,3 +502,91 @@ fn readme_text_example_is_a_golden() {
         );
     }
 }
+
+/// The verdict and the text of `case` as jq makes them (the chain a bash
+/// function runs: report.jq, result.jq without events, render.jq), with
+/// report.jq's `$workloads` at `workloads`.
+fn text_by_jq(case: &Case, workloads: &str) -> (String, Vec<String>) {
+    use checker::Programs;
+    use verify_pods_tests::{jq, JqRun};
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name);
+    let step = |program, values: Vec<String>, input: std::path::PathBuf, output: &str| {
+        let ran = jq(&JqRun {
+            program,
+            values,
+            input,
+        });
+        assert_eq!(ran.status, 0, "{}: {}: {}", case.name, program.file, ran.stderr);
+        fs::write(path(output), &ran.stdout).unwrap();
+        ran.stdout
+    };
+    step(
+        Programs::REPORT,
+        vec![
+            case.excluded_namespaces().join(","),
+            case.owner_kinds(),
+            case.namespaces(),
+            case.selector(),
+            workloads.to_owned(),
+        ],
+        case.pods(),
+        "report.json",
+    );
+    fs::write(path("events.json"), "").unwrap();
+    let events = path("events.json").display().to_string();
+    let result = step(
+        Programs::RESULT,
+        vec!["1".into(), "0".into(), events],
+        path("report.json"),
+        "result.json",
+    );
+    let lines = step(
+        Programs::RENDER,
+        vec![case.list_limit().to_string(), case.namespaces(), case.selector()],
+        path("result.json"),
+        "lines.txt",
+    );
+    let result: serde_json::Value = serde_json::from_slice(&result).unwrap();
+    let text = String::from_utf8(lines).unwrap();
+    (
+        result["verdict"].as_str().unwrap().to_owned(),
+        text.lines().map(str::to_owned).collect(),
+    )
+}
+
+/// Whether a line of the text says that the pods not yet created were not
+/// checked (its words are render.jq's; these two are what it is about).
+fn says_not_checked(line: &str) -> bool {
+    line.contains("not yet created") && line.contains("not checked")
+}
+
+/// A driver that never reads the workloads (a host's library without the
+/// workloads feature: report.jq's `$workloads` "never", upstream's
+/// verdicts) says nothing of pods not yet created: on every case its text
+/// is that of a check whose workloads were not read ("false"), but for the
+/// one line that says they were not checked, which a failure has there.
+#[test]
+fn a_driver_that_never_reads_the_workloads_says_nothing_of_them() {
+    for case in corpus::cases() {
+        let (verdict, never) = text_by_jq(&case, "never");
+        let (verdict_not_read, not_read) = text_by_jq(&case, "false");
+        assert_eq!(verdict, verdict_not_read, "{}", case.name);
+        assert_eq!(
+            not_read.iter().filter(|line| says_not_checked(line)).count(),
+            usize::from(verdict == "fail"),
+            "{}: {not_read:#?}",
+            case.name
+        );
+        let without: Vec<String> = not_read
+            .into_iter()
+            .filter(|line| !says_not_checked(line))
+            .collect();
+        assert_eq!(never, without, "{}", case.name);
+        assert!(
+            !never.iter().any(|line| line.contains("not yet created")),
+            "{}: {never:#?}",
+            case.name
+        );
+    }
+}
