@@ -2424,6 +2424,26 @@ VERIFY_PODS_PAGE_HEAD_JQ
     fi
   }
   trap 'vp_stopped "$?"' EXIT
+  # Two CI results naming one file would write one over the other: whether $1 and $2 do.
+  vp_same_file() {
+    local path name folder planned=''
+    if [[ -e $1 || -e $2 ]]; then
+      [[ $1 -ef $2 && ! -c $1 && ! -p $1 && ! -S $1 ]]
+      return
+    fi
+    for path in "$1" "$2"; do
+      name=${path##*/} folder=.
+      [[ $path != */* ]] || folder=${path%/*}/
+      [[ -n $name && $name != . && $name != .. ]] || return 1
+      if ! folder=$(CDPATH='' cd -P -- "$folder" 2>/dev/null && pwd -P); then
+        folder=${PWD%/} name=$path
+        [[ $path != /* ]] || folder=''
+      fi
+      path=${folder%/}/$name
+      [[ -z $planned || $planned == "$path" ]] || return 1
+      planned=$path
+    done
+  }
   # The deadline epoch passed: said in one line, returning its exit code.
   vp_epoch_passed() {
     epoch=$deadline_epoch
@@ -2494,6 +2514,13 @@ VERIFY_PODS_PAGE_HEAD_JQ
   if ! command -v "$tool" >/dev/null; then vp_error 2 "%s not found on PATH" "$tool" || return; fi
   command -v timeout >/dev/null || have_timeout=false
   vp_log_lines <<<info$'\t''Verifying pod scheduling...' || return
+  if [[ -n $ctrf_file && -n $junit_file ]] && vp_same_file "$ctrf_file" "$junit_file"; then
+    trap - EXIT
+    local first=KWOK_VERIFY_PODS_CTRF second=KWOK_VERIFY_PODS_JUNIT file=$junit_file
+    vp_error 2 \
+      "%s and %s name the same file %s: one would be written over the other; name another file" \
+      "$first" "$second" "$file" || return
+  fi
   local deadline=0 interval=0 kubectl_timeout=0 chunk_size=0 list_limit=0 deadline_epoch=0
   local setting name named default minimum max_digits unit text value digits
   for setting in \

@@ -8,6 +8,7 @@ pub mod commands;
 pub mod diff;
 mod embed;
 mod feature;
+mod fit;
 mod follow_ups;
 pub mod generated;
 mod library;

@@ -572,7 +572,8 @@ pub(crate) fn with_newline(rendered: askama::Result<String>) -> Result<String, R
 /// The definition of `verify_pods()`, ending with its `}` line and a newline.
 pub fn definition(fields: &Fields) -> Result<String, RenderError> {
     let text = with_newline(Definition { f: fields }.render())?;
-    crate::splice::without_comments(&text).map_err(|e| RenderError::Bash(e.to_string()))
+    let bash = |e: crate::splice::SpliceError| RenderError::Bash(e.to_string());
+    crate::fit::fitted(&crate::splice::without_comments(&text).map_err(bash)?).map_err(bash)
 }
 
 /// The contents of `generated/verify_pods.sh`.
