@@ -955,6 +955,8 @@ BAD_PAGES = {
     "nodename-number.json": (with_field("spec", "nodeName", 3.0), "pod 13: spec.nodeName of another type"),
     "nodename-nan.json": (with_field("spec", "nodeName", None, "NaN"), "pod 13: spec.nodeName of another type"),
     "nodename-false.json": (with_field("spec", "nodeName", False), "pod 13: spec.nodeName of another type"),
+    "phase-nan.json": (with_field("status", "phase", None, "NaN"), "pod 13: status.phase of another type"),
+    "uid-minus-nan.json": (with_field("metadata", "uid", None, "-NaN"), "pod 13: metadata.uid of another type"),
     "namespace-number.json": (with_field("metadata", "namespace", 1e20), "pod 13: metadata.namespace of another type"),
     "name-number.json": (with_field("metadata", "name", 12345678901234567890, at=32), "pod 33: metadata.name of another type"),
     "uid-number.json": (with_field("metadata", "uid", -0.0), "pod 13: metadata.uid of another type"),
@@ -1038,6 +1040,10 @@ BAD_WORKLOADS = {
                                         "workloads: item 35: spec.replicas of another type"),
     "workloads-replicas-nan.json": (workload_field(34, "spec", "replicas", None, "NaN"),
                                     "workloads: item 35: spec.replicas of another type"),
+    "workloads-replicas-infinity.json": (workload_field(34, "spec", "replicas", None, "Infinity"),
+                                         "workloads: item 35: spec.replicas of another type"),
+    "workloads-replicas-minus-infinity.json": (workload_field(34, "spec", "replicas", None, "-Infinity"),
+                                               "workloads: item 35: spec.replicas of another type"),
     "workloads-generation-fraction.json": (workload_field(31, "metadata", "generation", 2.5),
                                            "workloads: item 32: metadata.generation of another type"),
 }
@@ -1231,6 +1237,26 @@ def numbers_where_strings_belong():
     numeric["message"] = 1.0
     events.append(numeric)
     return pods + [stuck_doc, gpu_doc, crashed_doc, node_doc], events
+
+
+@case("NaN and the infinities (which Python's json, JavaScript and jq write, JSON has no digits for) where no rule reads a type: in fields no rule reads, and in the reasons, messages and counts the outputs print, as null. (Where a rule reads a type they are refused: bad/nodename-nan.json and its kin.)")
+def non_finite_numbers():
+    nan, inf = float("nan"), float("inf")
+    pods = platform_pods()[:4]
+    pods[0]["spec"]["priority"] = nan
+    pods[1]["status"]["containerStatuses"][0]["restartCount"] = inf
+    pods[2]["metadata"]["labels"] = {"odd": -inf}
+    stuck, crashed = deployment("numbers", "non-finite", 2)
+    stuck_doc = stuck.unschedulable(UNSCHEDULABLE_GPU)
+    stuck_doc["status"]["conditions"][0]["message"] = nan
+    crashed_doc = crashed.failed("kwok-node-0", terminated("Error", 137))
+    crashed_doc["status"]["containerStatuses"][0]["state"]["terminated"]["reason"] = inf
+    crashed_doc["status"]["containerStatuses"][0]["state"]["terminated"]["message"] = -inf
+    counted = event(stuck_doc, "a count of NaN", last=40, count=2)
+    counted["count"] = nan
+    numeric = event(stuck_doc, "a message that is infinite", last=41)
+    numeric["message"] = inf
+    return pods + [stuck_doc, crashed_doc], [counted, numeric]
 
 
 @case("Old FailedScheduling events of pods that have since been bound and run must not be shown.")
@@ -1711,6 +1737,17 @@ def workloads_job_owned():
     return platform_pods(), [], platform_workloads() + [wl]
 
 
+@case("Two defects at once, at the list limit 0: 12 pods of a Deployment unscheduled (with their events) and a "
+      "StatefulSet (data/nats) at 1 of 3, 2 not yet created: the text names the unscheduled pods, then the pods not "
+      "yet created; the annotations stay within GitHub's 10 errors.", list_limit=0)
+def workloads_missing_and_unscheduled():
+    stuck = [p.unschedulable(UNSCHEDULABLE_GPU) for p in deployment("training", "llama-worker", 12)]
+    events = [event(doc, UNSCHEDULABLE_GPU, last=60 + i, first=10, count=2 + i) for i, doc in enumerate(stuck[:3])]
+    pods = platform_pods() + spread(statefulset("data", "nats", 1)) + stuck
+    wl = deployment_workloads("training", "llama-worker", 12) + [workload("StatefulSet", "data", "nats", 3)]
+    return pods, events, platform_workloads() + wl
+
+
 def render(name):
     """(README, pods.json bytes, events.json bytes, workloads.json bytes or None) of one case."""
     readme, fn = CASES[name]
@@ -1839,9 +1876,18 @@ class Refused(Exception):
     """Input that is not a snapshot: the drivers exit 2."""
 
 
+# The numbers JSON has no digits for, as Python's json, JavaScript and jq write them:
+# read as numbers (NaN, infinities) wherever a number may stand, for the type checks to
+# refuse where a rule reads them. Python's json reads NaN, Infinity and -Infinity; -NaN
+# is NaN too. Any other spelling (+1, .5, 01) is no number.
+STRING_OR_MINUS_NAN = re.compile(r'"(?:[^"\\]|\\.)*"|-NaN')
+
+
 def documents(data):
     """Every JSON document of a file, in order (whitespace between them; a BOM at the start)."""
-    text, docs, at = data.decode("utf-8-sig"), [], 0
+    text = STRING_OR_MINUS_NAN.sub(lambda m: "NaN" if m.group(0) == "-NaN" else m.group(0),
+                                   data.decode("utf-8-sig"))
+    docs, at = [], 0
     decoder = json.JSONDecoder()
     while True:
         while at < len(text) and text[at] in " \t\r\n":
@@ -2423,6 +2469,12 @@ def flat(text):
     return "".join(" " if hidden(c) else c for c in str(text))
 
 
+def interpolated(value):
+    """A value in a jq string interpolation: a string as it is, anything else as JSON (a
+    message read as null, from a number none prints alike, is `null`)."""
+    return value if isinstance(value, str) else json.dumps(value)
+
+
 def list_limit(name):
     """The case's list limit: its list-limit file, else the contract's default."""
     file = HERE / name / LIMIT_FILE
@@ -2559,7 +2611,7 @@ def check_text(name, expected, lines):
             pods = {(p["namespace"], p["name"]) for p in expected["unscheduled_pods"]
                     if p["reason"] == g["reason"] and p["message"] == g["message"]}
             shown += [e for e in events if (e["namespace"], e["pod"]) in pods][:share]
-    event_text = lambda e: flat(f"{e['last_seen']} {e['namespace']}/{e['pod']} (x{e['count']}): {e['message']}").strip()
+    event_text = lambda e: flat(f"{e['last_seen']} {e['namespace']}/{e['pod']} (x{e['count']}): {interpolated(e['message'])}").strip()
     stripped = [line.strip() for line in lines]
     at, event_lines = 0, []
     for e in shown:

@@ -349,9 +349,11 @@ bad_snapshot! {
     uid_number: "uid-number.json", ": pod 13 (gpu-operator/gpu-operator-hgwp95j2kt-9s5wt): metadata.uid is a number, not a string";
     phase_number: "phase-number.json", ": pod 13 (gpu-operator/gpu-operator-hgwp95j2kt-9s5wt): status.phase is a number, not a string";
     status_string: "status-string.json", ": pod 13 (gpu-operator/gpu-operator-hgwp95j2kt-9s5wt): status is a string, not an object";
-    // JSON has no NaN; jq reads it (the bash refuses it as a number where a
-    // string belongs), the checker's reader refuses it as invalid JSON.
-    nodename_nan: "nodename-nan.json", ":1970:29: invalid JSON";
+    // JSON has no NaN; jq reads it and its kin as numbers, and so does the
+    // reader: refused as a number where a string belongs, in both drivers.
+    nodename_nan: "nodename-nan.json", ": pod 13 (gpu-operator/gpu-operator-hgwp95j2kt-9s5wt): spec.nodeName is a number, not a string";
+    phase_nan: "phase-nan.json", ": pod 13 (gpu-operator/gpu-operator-hgwp95j2kt-9s5wt): status.phase is a number, not a string";
+    uid_minus_nan: "uid-minus-nan.json", ": pod 13 (gpu-operator/gpu-operator-hgwp95j2kt-9s5wt): metadata.uid is a number, not a string";
     missing_file: "does-not-exist.json", ": cannot open";
 }
 
@@ -392,7 +394,9 @@ bad_workloads! {
     // A replicas of "3" was read as 1 wanted; 99999999999999997 was printed.
     workloads_replicas_string: "workloads-replicas-string.json", ": workloads: item 35 (StatefulSet aicr-registry/registry): spec.replicas is a string, not an integer from 0 to 2147483647";
     workloads_replicas_too_big: "workloads-replicas-too-big.json", ": workloads: item 35 (StatefulSet aicr-registry/registry): spec.replicas is a number, not an integer from 0 to 2147483647";
-    workloads_replicas_nan: "workloads-replicas-nan.json", ":979:29: invalid JSON";
+    workloads_replicas_nan: "workloads-replicas-nan.json", ": workloads: item 35 (StatefulSet aicr-registry/registry): spec.replicas is a number, not an integer from 0 to 2147483647";
+    workloads_replicas_infinity: "workloads-replicas-infinity.json", ": workloads: item 35 (StatefulSet aicr-registry/registry): spec.replicas is a number, not an integer from 0 to 2147483647";
+    workloads_replicas_minus_infinity: "workloads-replicas-minus-infinity.json", ": workloads: item 35 (StatefulSet aicr-registry/registry): spec.replicas is a number, not an integer from 0 to 2147483647";
     workloads_generation_fraction: "workloads-generation-fraction.json", ": workloads: item 32 (DaemonSet gpu-operator/nvidia-device-plugin-daemonset): metadata.generation is a number, not an integer from 0 to 2147483647";
 }
 
@@ -589,4 +593,46 @@ fn a_driver_that_never_reads_the_workloads_says_nothing_of_them() {
             case.name
         );
     }
+}
+
+/// GitHub shows at most this many error annotations a step, and as many
+/// warnings (actions/runner); the rest are dropped.
+const GITHUB_PER_STEP: usize = 10;
+
+/// On every case, at its list limit and at 0 (an annotation a pod),
+/// `--format github` keeps to GitHub's 10 errors and 10 warnings; when it
+/// leaves pods out, its last line is the one warning that says how many.
+#[test]
+fn annotations_keep_to_the_ten_errors_github_shows() {
+    let mut at_the_bound = 0;
+    for case in corpus::cases() {
+        for limit in [case.list_limit(), 0] {
+            let limit = limit.to_string();
+            let out = check(&case, &["--format", "github", "--list-limit", &limit]);
+            let text = String::from_utf8(out.stdout).unwrap();
+            let count = |level: &str| text.lines().filter(|l| l.starts_with(level)).count();
+            let (errors, warnings) = (count("::error "), count("::warning "));
+            let shown = format!("{} at the list limit {limit}:\n{text}", case.name);
+            assert!(errors <= GITHUB_PER_STEP, "{errors} errors: {shown}");
+            assert!(warnings <= GITHUB_PER_STEP, "{warnings} warnings: {shown}");
+            let left_out: Vec<&str> = text
+                .lines()
+                .filter(|l| l.contains(" are not annotated"))
+                .collect();
+            if errors == GITHUB_PER_STEP {
+                at_the_bound += 1;
+                assert_eq!(left_out.len(), 1, "{shown}");
+                assert!(text.lines().last() == Some(left_out[0]), "{shown}");
+                assert!(left_out[0].starts_with("::warning "), "{shown}");
+            }
+        }
+    }
+    // The corpus has what the test is about: a check at the bound, with
+    // pods not yet created beside the pods annotated one by one.
+    assert!(at_the_bound > 0, "no case gives {GITHUB_PER_STEP} errors");
+    let case = corpus::case("workloads-missing-and-unscheduled");
+    let out = check(&case, &["--format", "github", "--list-limit", "0"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    let errors = text.lines().filter(|l| l.starts_with("::error ")).count();
+    assert_eq!(errors, GITHUB_PER_STEP, "{text}");
 }

@@ -281,6 +281,10 @@ fn assert_invisible_to(engine: &Engine, what: &str, pods: &[u8], events: &[u8], 
 fn recorded() -> Vec<(String, Vec<u8>, Vec<u8>)> {
     let mut docs: Vec<_> = corpus::cases()
         .into_iter()
+        .filter(|case| {
+            !holds_non_finite(&case.read("pods.json"))
+                && !holds_non_finite(&case.read("events.json"))
+        })
         .map(|case| {
             (
                 case.name.clone(),
@@ -297,6 +301,18 @@ fn recorded() -> Vec<(String, Vec<u8>, Vec<u8>)> {
     ));
     assert!(docs.len() > 5, "no corpus to test the projection on");
     docs
+}
+
+/// Whether a recorded document holds a number JSON has no digits for
+/// (`NaN`, `Infinity`, as make_corpus.py writes them: after `": "`). The
+/// reader reads them as jq does, serde_json refuses them: the tests here
+/// that take serde_json as their reference leave such documents out, and
+/// `read_as_jq_reads` reads those numbers wherever they stand.
+fn holds_non_finite(doc: &[u8]) -> bool {
+    ["NaN", "-NaN", "Infinity", "-Infinity"].iter().any(|word| {
+        let written = format!(": {word}");
+        doc.windows(written.len()).any(|w| w == written.as_bytes())
+    })
 }
 
 /// The documents of a recorded file: one List, or the raw pages of a
@@ -1410,6 +1426,16 @@ fn read_as_jq_reads() -> Vec<(Vec<u8>, Result<String, &'static str>)> {
     vec![
         (b"1e400".to_vec(), read_as("1.7976931348623157e308")),
         (b"-1e400".to_vec(), read_as("-1.7976931348623157e308")),
+        // The numbers JSON has no digits for, as Python's json, JavaScript
+        // and jq write them: jq's NaN and infinities (the programs refuse
+        // them where they read a type). No other spelling is a number.
+        (b"NaN".to_vec(), read_as("NaN")),
+        (b"-NaN".to_vec(), read_as("NaN")),
+        (b"Infinity".to_vec(), read_as("Infinity")),
+        (b"-Infinity".to_vec(), read_as("-Infinity")),
+        (b"nan".to_vec(), Err("invalid JSON")),
+        (b"+Infinity".to_vec(), Err("invalid JSON")),
+        (b"-Inf".to_vec(), Err("invalid JSON")),
         (br#""a\udc00b""#.to_vec(), read_as("\"a\u{fffd}b\"")),
         (br#""\ud800""#.to_vec(), Err(lone)),
         (br#""\ud800\u0041""#.to_vec(), Err(lone)),
@@ -1504,7 +1530,10 @@ fn fast_path_reads_what_serde_json_reads() {
         docs.push((format!("{name}/events.json"), events));
     }
     for path in corpus::bad_inputs() {
-        docs.push((path.display().to_string(), corpus::read(&path)));
+        let doc = corpus::read(&path);
+        if !holds_non_finite(&doc) {
+            docs.push((path.display().to_string(), doc));
+        }
     }
     for value in tricky_values() {
         for doc in documents_around(&value) {

@@ -279,7 +279,7 @@ fn fetch_pages(
                 Err(broken(words::EMPTY_INPUT.text.to_owned()))
             }
             Ok(Ok(bytes)) => page::head(&bytes)
-                .map_err(|why| broken(format!("not a list page: {why}")))
+                .map_err(broken)
                 .and_then(|head| coherent(head, &mut version, number).map(|head| (head, bytes))),
         };
         let (head, bytes) = match page {

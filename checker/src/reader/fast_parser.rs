@@ -236,11 +236,16 @@ impl<'a> Fast<'a, '_> {
 
     /// A number, converted by serde_json. One beyond f64 (`1e400`), which
     /// serde_json refuses, is read as jq 1.6 prints it: the largest f64 of
-    /// its sign (not infinity, which jaq would print as `Infinity`).
+    /// its sign (not infinity, which jaq would print as `Infinity`). The
+    /// words `NaN` and `Infinity` (see [`NON_FINITE`]) are jq's NaN and
+    /// infinities, for the programs' type checks to refuse.
     fn number(&mut self) -> Result<Val, Stop> {
         let start = self.i;
         self.skip_number()?;
         let text = &self.s[start..self.i];
+        if let Some(value) = non_finite_value(text) {
+            return Ok(Val::Num(Num::Float(value)));
+        }
         Ok(serde_json::from_slice::<Val>(text).unwrap_or_else(|_| {
             let max = if text[0] == b'-' { f64::MIN } else { f64::MAX };
             Val::Num(Num::Float(max))
@@ -544,8 +549,29 @@ fn escape(s: &[u8], at: usize) -> Result<(char, usize), Stop> {
     Ok((char::from_u32(code).ok_or(Stop::Doubt)?, next))
 }
 
+/// The numbers JSON has no digits for, as Python's json, JavaScript and jq
+/// write them: jq 1.6 reads them as numbers (NaN, +inf, -inf), and so does
+/// the reader, wherever a number may stand, so that the programs' type
+/// checks refuse them with the same words in both drivers. Exactly these
+/// spellings; any other number outside JSON's grammar (`+1`, `.5`, `01`)
+/// stays refused.
+pub(crate) const NON_FINITE: [(&[u8], f64); 4] = [
+    (b"NaN", f64::NAN),
+    (b"-NaN", f64::NAN),
+    (b"Infinity", f64::INFINITY),
+    (b"-Infinity", f64::NEG_INFINITY),
+];
+
+/// The value of `text` when it is one of the [`NON_FINITE`] words.
+fn non_finite_value(text: &[u8]) -> Option<f64> {
+    NON_FINITE
+        .iter()
+        .find(|(word, _)| *word == text)
+        .map(|&(_, value)| value)
+}
+
 /// Past the JSON number at `s[i]` (exactly JSON's grammar, as serde_json
-/// checks it): the offset after it.
+/// checks it, and the [`NON_FINITE`] words): the offset after it.
 fn skip_number(s: &[u8], mut i: usize) -> Result<usize, Stop> {
     let digits = |mut i: usize| -> Result<usize, Stop> {
         let start = i;
@@ -562,6 +588,8 @@ fn skip_number(s: &[u8], mut i: usize) -> Result<usize, Stop> {
         i += 1;
     }
     match s.get(i).ok_or(Stop::End)? {
+        b'N' => return literal(s, i, b"NaN"),
+        b'I' => return literal(s, i, b"Infinity"),
         b'0' => {
             i += 1;
             if s.get(i).is_some_and(u8::is_ascii_digit) {
@@ -819,6 +847,59 @@ mod tests {
         assert_eq!(parse_at("12,", &Shape::Keep, 0), Ok(("12".to_owned(), 2)));
         assert_eq!(parse_at("0x10", &Shape::Keep, 0), Ok(("0".to_owned(), 1)));
         assert_eq!(parse_at("-0]", &Shape::Keep, 0), Ok(("-0.0".to_owned(), 2)));
+    }
+
+    /// NaN and the infinities, as Python's json, JavaScript and jq write
+    /// them, are numbers wherever a number may stand, kept or skipped;
+    /// no other spelling is.
+    #[test]
+    fn non_finite_words_are_numbers_and_no_other_spelling_is() {
+        let read = |input: &str| match parse_fast(
+            input.as_bytes(),
+            &Plan::Keep,
+            &mut Workspace::default(),
+            0,
+        ) {
+            Ok((Val::Num(Num::Float(x)), used)) if used == input.len() => x,
+            other => panic!("{input}: {other:?}"),
+        };
+        assert!(read("NaN").is_nan() && read("-NaN").is_nan());
+        assert_eq!(read("Infinity"), f64::INFINITY);
+        assert_eq!(read("-Infinity"), f64::NEG_INFINITY);
+        let only_a = shape(r#"{"a":true}"#);
+        for word in ["NaN", "-NaN", "Infinity", "-Infinity"] {
+            let dropped = format!(r#"{{"b":[{word},{{"c":{word}}}],"d":{word},"a":1}}"#);
+            assert_eq!(
+                parse_at(&dropped, &only_a, 0).map(|(json, _)| json),
+                Ok(r#"{"a":1}"#.to_owned())
+            );
+            assert_eq!(
+                parse_at(&format!("[{word},1]"), &Shape::Keep, 0).map(|(_, used)| used),
+                Ok(word.len() + 4)
+            );
+        }
+        for odd in [
+            "nan",
+            "NAN",
+            "Nan",
+            "inf",
+            "-inf",
+            "Inf",
+            "+NaN",
+            "+Infinity",
+            "NaNx",
+            "Infinityy",
+            "-",
+        ] {
+            let kept = parse_at(&format!("[{odd}]"), &Shape::Keep, 0);
+            let skipped = parse_at(&format!(r#"{{"b":{odd}}}"#), &only_a, 0);
+            assert_eq!(kept, Err(Stop::Doubt), "kept {odd}");
+            assert_eq!(skipped, Err(Stop::Doubt), "skipped {odd}");
+        }
+        // Cut short: the rest may still come.
+        for cut in ["N", "Na", "-N", "Inf", "-Infinit"] {
+            assert_eq!(parse_at(cut, &Shape::Keep, 0), Err(Stop::End), "{cut}");
+        }
     }
 
     /// jq 1.6's stack: an array takes one slot, an object two; 256 is full.

@@ -9,22 +9,24 @@
 //! stops after each value; the walk ends at `items` once `metadata` has been
 //! seen (a page that writes `items` first is still read right, only slower).
 
+use super::fast_parser::{parse_fast, parse_key, Stop, Workspace};
+use super::serde_fallback::non_finite_as_zeros;
+use super::shape::Plan;
 use super::BOM;
+use crate::contract::words;
+use jaq_json::Val;
 use serde::de::IgnoredAny;
-use serde::Deserialize;
 use std::io::{self, Read};
 
 /// What the driver needs of a page before its items.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PageHead {
     /// The list's `metadata.resourceVersion`: every page of one list
-    /// carries the first page's. "" when absent, as the bash's
+    /// carries the first page's. "" when unset, as the bash's
     /// page-head.jq reads it, so both drivers judge a page alike.
-    #[serde(rename = "resourceVersion", default)]
     pub resource_version: String,
     /// `metadata.continue`: the token of the next page (none or empty on
     /// the last one).
-    #[serde(rename = "continue", default)]
     pub continue_token: Option<String>,
 }
 
@@ -33,16 +35,34 @@ impl PageHead {
     pub fn next(&self) -> Option<&str> {
         self.continue_token.as_deref().filter(|t| !t.is_empty())
     }
+
+    /// The head a page's `metadata` tells, or the contract's words when
+    /// either field is set but no string (the API server writes strings).
+    fn of_metadata(metadata: &Val) -> Result<PageHead, String> {
+        let field = |key: &str| match metadata {
+            Val::Obj(map) => match map.get(&Val::from(key.to_owned())) {
+                None | Some(Val::Null) => Ok(None),
+                Some(Val::TStr(text)) => Ok(Some(String::from_utf8_lossy(text).into_owned())),
+                Some(_) => Err(words::HEAD_NOT_STRINGS.text.to_owned()),
+            },
+            _ => Ok(None),
+        };
+        Ok(PageHead {
+            resource_version: field("resourceVersion")?.unwrap_or_default(),
+            continue_token: field("continue")?,
+        })
+    }
 }
 
-/// The head of `page`, or why it is not a list page.
+/// The head of `page`, or why it is not a list page (the whole sentence).
 pub fn head(page: &[u8]) -> Result<PageHead, String> {
+    let not_a_list_page = |why: &str| format!("not a list page: {why}");
     // A UTF-8 BOM before the first byte is read past, as jq and the
     // snapshot reader read past it (a BOM anywhere else is refused).
     let start = if page.starts_with(BOM) { BOM.len() } else { 0 };
     let mut at = blank(page, start);
     if page.get(at) != Some(&b'{') {
-        return Err("not a JSON object".to_owned());
+        return Err(not_a_list_page("not a JSON object"));
     }
     at += 1;
     let mut found = None;
@@ -51,26 +71,35 @@ pub fn head(page: &[u8]) -> Result<PageHead, String> {
         if page.get(at) == Some(&b'}') {
             break;
         }
-        let (key, used) = one::<String>(&page[at..])?;
+        if page.get(at) != Some(&b'"') {
+            return Err(not_a_list_page("expected a key"));
+        }
+        let (key, used) =
+            parse_key(&page[at..]).map_err(|_| not_a_list_page("a key that is no string"))?;
         at = blank(page, at + used);
         if page.get(at) != Some(&b':') {
-            return Err("expected `:` after a key".to_owned());
+            return Err(not_a_list_page("expected `:` after a key"));
         }
         at += 1;
         match key.as_str() {
             "metadata" => {
-                let (head, used) = one::<PageHead>(&page[at..])?;
-                found = Some(head);
+                let (metadata, used) =
+                    one(&page[at..], &Plan::Keep).map_err(|why| not_a_list_page(&why))?;
+                found = Some(PageHead::of_metadata(&metadata)?);
                 at += used;
             }
             "items" if found.is_some() => break,
-            _ => at += one::<IgnoredAny>(&page[at..])?.1,
+            _ => {
+                at += one(&page[at..], &Plan::Skip)
+                    .map_err(|why| not_a_list_page(&why))?
+                    .1
+            }
         }
         at = blank(page, at);
         match page.get(at) {
             Some(b',') => at += 1,
             Some(b'}') => break,
-            _ => return Err("expected `,` or `}`".to_owned()),
+            _ => return Err(not_a_list_page("expected `,` or `}`")),
         }
     }
     Ok(found.unwrap_or_default())
@@ -130,14 +159,24 @@ impl<R: Read, F: FnMut(&str)> Read for Heard<R, F> {
     }
 }
 
-/// The value at the start of `data` and the bytes it took.
-fn one<'de, T: Deserialize<'de>>(data: &'de [u8]) -> Result<(T, usize), String> {
-    let mut values = serde_json::Deserializer::from_slice(data).into_iter::<T>();
-    match values.next() {
-        Some(Ok(value)) => Ok((value, values.byte_offset())),
-        Some(Err(e)) => Err(e.to_string()),
-        None => Err("EOF while parsing a value".to_owned()),
+/// The value at the start of `data` by `plan` and the bytes it took, read
+/// as the snapshot reader reads it (`NaN` too: the fast parser), the words
+/// of an error serde_json's (on the copy that reads the fast parser's
+/// non-finite words as zeros, as the snapshot reader words errors).
+fn one(data: &[u8], plan: &Plan) -> Result<(Val, usize), String> {
+    // A top-level key's value: jq's parser stack holds the object and the key.
+    match parse_fast(data, plan, &mut Workspace::default(), 2) {
+        Ok(read) => return Ok(read),
+        Err(Stop::Refuse { why, .. }) => return Err(why.to_owned()),
+        Err(Stop::End | Stop::Doubt) => {}
     }
+    let patched = non_finite_as_zeros(data);
+    let data = patched.as_deref().unwrap_or(data);
+    let mut values = serde_json::Deserializer::from_slice(data).into_iter::<IgnoredAny>();
+    Err(match values.next() {
+        Some(Err(e)) => e.to_string(),
+        Some(Ok(_)) | None => "EOF while parsing a value".to_owned(),
+    })
 }
 
 fn blank(data: &[u8], from: usize) -> usize {
@@ -235,5 +274,27 @@ mod tests {
         assert!(head(b"[]").is_err());
         assert!(head(br#"{"metadata":{"resourceVersion":7},"items":[]}"#).is_err());
         assert!(head(br#"{"metadata":{"resourceVer"#).is_err());
+        // A version that is no string: the words page-head.jq gives.
+        let numbered = br#"{"metadata":{"resourceVersion":7},"items":[]}"#;
+        assert_eq!(head(numbered), Err(words::HEAD_NOT_STRINGS.text.to_owned()));
+        let nan = br#"{"metadata":{"continue":NaN},"items":[]}"#;
+        assert_eq!(head(nan), Err(words::HEAD_NOT_STRINGS.text.to_owned()));
+    }
+
+    /// NaN and the infinities are numbers to the page's head, as to jq and
+    /// the snapshot reader: before the head, in it, and unset is "".
+    #[test]
+    fn non_finite_numbers_are_read_as_numbers() {
+        let page = br#"{"items":[{"a":NaN,"b":[-Infinity]}],"metadata":{"resourceVersion":"9","remainingItemCount":Infinity,"continue":null}}"#;
+        let head = head(page).unwrap();
+        assert_eq!(head.resource_version, "9");
+        assert_eq!(head.next(), None);
+        let null_version = br#"{"metadata":{"resourceVersion":null},"items":[]}"#;
+        assert_eq!(super::head(null_version).unwrap(), PageHead::default());
+        // Any other spelling is no number.
+        for odd in ["nan", "+1", "-Inf", "NaNx"] {
+            let page = format!(r#"{{"items":[{odd}],"metadata":{{}}}}"#);
+            assert!(super::head(page.as_bytes()).is_err(), "{odd}");
+        }
     }
 }

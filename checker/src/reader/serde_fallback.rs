@@ -2,6 +2,7 @@
 //! The frame walker uses them for every value the fast parser doubts, so
 //! that serde_json words every syntax error and its position.
 
+use super::fast_parser::NON_FINITE;
 use super::shape::{key_val, push_entry, Plan};
 use jaq_json::{Map, Num, Val};
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -143,5 +144,83 @@ impl<'de> Visitor<'de> for KeyVisitor {
 
     fn visit_string<E>(self, v: String) -> Result<Key<'de>, E> {
         Ok(Key::Owned(v))
+    }
+}
+
+/// `data` (a value's bytes, from its start) with each of the fast parser's
+/// [`NON_FINITE`] words outside strings written as a zero of the same
+/// length, or None when it holds none. serde_json has no such numbers: on
+/// the copy it words the error jq would meet further on, at the same line
+/// and column, rather than stopping at a `NaN` jq reads. Only an error is
+/// ever taken from the copy, never a value.
+///
+/// [`NON_FINITE`]: super::fast_parser::NON_FINITE
+pub(crate) fn non_finite_as_zeros(data: &[u8]) -> Option<Vec<u8>> {
+    let mut copy: Option<Vec<u8>> = None;
+    let mut in_string = false;
+    let mut i = 0;
+    while i < data.len() {
+        let b = data[i];
+        if in_string {
+            match b {
+                b'\\' => i += 1,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            i += 1;
+            continue;
+        }
+        if b == b'"' {
+            in_string = true;
+            i += 1;
+            continue;
+        }
+        // A word starts a token: after punctuation or whitespace.
+        let starts_token = i == 0
+            || matches!(
+                data[i - 1],
+                b':' | b',' | b'[' | b' ' | b'\n' | b'\t' | b'\r'
+            );
+        let word = NON_FINITE
+            .iter()
+            .map(|(word, _)| *word)
+            .find(|word| starts_token && data[i..].starts_with(word));
+        match word {
+            Some(word) => {
+                let zero = zero_of_len(word.len(), word[0] == b'-');
+                copy.get_or_insert_with(|| data.to_vec())[i..i + word.len()].copy_from_slice(&zero);
+                i += word.len();
+            }
+            None => i += 1,
+        }
+    }
+    copy
+}
+
+/// A zero written in exactly `len` bytes (at least three), negative when
+/// `negative`: `0.0`, `-0.0`, `0.000000`.
+fn zero_of_len(len: usize, negative: bool) -> Vec<u8> {
+    let sign: &[u8] = if negative { b"-" } else { b"" };
+    let mut zero = [sign, b"0."].concat();
+    zero.resize(len, b'0');
+    zero
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn non_finite_words_outside_strings_become_zeros_of_their_length() {
+        let zeros = |text: &str| {
+            non_finite_as_zeros(text.as_bytes()).map(|z| String::from_utf8(z).unwrap())
+        };
+        assert_eq!(
+            zeros(r#"[NaN,-NaN, Infinity,{"a":-Infinity}]"#).as_deref(),
+            Some(r#"[0.0,-0.0, 0.000000,{"a":-0.000000}]"#)
+        );
+        // In strings, or not where a value starts, they stay as they are.
+        assert_eq!(zeros(r#"["NaN","\"Infinity",xNaN]"#), None);
+        assert_eq!(zeros("[1,2]"), None);
     }
 }

@@ -19,7 +19,7 @@
 use super::batch::{self, Lane};
 use super::fast_parser::{parse_fast, parse_key, Stop, Workspace};
 use super::scan::Scanner;
-use super::serde_fallback::{Key, KeySeed, Planned};
+use super::serde_fallback::{non_finite_as_zeros, Key, KeySeed, Planned};
 use super::shape::{key_val, Plan, Shape};
 use super::BOM;
 use crate::contract::words;
@@ -703,11 +703,25 @@ impl<R: Read> Input<R> {
             &mut serde_json::Deserializer<serde_json::de::SliceRead<'a>>,
         ) -> serde_json::Result<T>,
     ) -> Result<T, Fault> {
-        loop {
-            let data = &self.buf[self.start..self.end];
+        let deserialize = |data: &[u8]| {
             let mut de = serde_json::Deserializer::from_slice(data);
             let parsed = parse(&mut de);
-            let used = de.into_iter::<IgnoredAny>().byte_offset();
+            (parsed, de.into_iter::<IgnoredAny>().byte_offset())
+        };
+        loop {
+            let data = &self.buf[self.start..self.end];
+            let (mut parsed, mut used) = deserialize(data);
+            // serde_json stops at a `NaN` that jq reads (as the fast parser
+            // does): the error is the one further on, read with the words
+            // as zeros; a value read so is never taken.
+            if parsed.as_ref().is_err_and(|e| !e.is_eof()) {
+                if let Some(patched) = non_finite_as_zeros(data) {
+                    let (again, again_used) = deserialize(&patched);
+                    if again.is_err() {
+                        (parsed, used) = (again, again_used);
+                    }
+                }
+            }
             match parsed {
                 Ok(_) if used == data.len() && self.fill()? => continue,
                 Ok(value) => {
@@ -1004,6 +1018,32 @@ mod tests {
     fn empty_input_is_an_error() {
         let e = read_str(b"").unwrap_err();
         assert!(e.to_string().starts_with("snap.json: empty input"), "{e}");
+    }
+
+    /// serde_json words the errors the fast parser doubts, but stops at a
+    /// `NaN` that jq reads: the error named is the one jq meets further on,
+    /// with the fast parser and without.
+    #[test]
+    fn an_error_after_a_nan_is_named_where_it_is() {
+        let doc = b"{\"items\": [{\"a\": NaN,\n \"b\": -Infinity, \"c\": [1 2]}]}";
+        for fast_path in [true, false] {
+            let options = ReadOptions {
+                fast_path,
+                ..ReadOptions::default()
+            };
+            let e = read_with(&doc[..], "snap.json", &Shape::Keep, &options).unwrap_err();
+            assert_eq!(e.position, Some((2, 26)), "{e}");
+        }
+        // Without an error further on, serde_json alone refuses at the NaN:
+        // only an error is taken from the copy that reads it as zero.
+        let valid = b"{\"items\": [NaN]}";
+        let slow = ReadOptions {
+            fast_path: false,
+            ..ReadOptions::default()
+        };
+        let e = read_with(&valid[..], "snap.json", &Shape::Keep, &slow).unwrap_err();
+        assert_eq!(e.position, Some((1, 12)), "{e}");
+        assert!(read_str(valid).is_ok());
     }
 
     #[test]
