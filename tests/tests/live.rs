@@ -292,11 +292,7 @@ fn paginated_equals_offline(path: Driver) {
         text(&output.stderr)
     );
     assert_eq!(code(&output), code(&expected));
-    let pages: Vec<(Option<usize>, Option<usize>)> = server
-        .pods_requests()
-        .iter()
-        .map(|e| (e.page, e.state))
-        .collect();
+    let pages = server.pods_pages();
     assert_eq!(
         pages,
         [(Some(1), Some(0)), (Some(2), Some(0)), (Some(3), Some(0))]
@@ -333,11 +329,7 @@ fn continue_pages_stay_on_the_state_of_the_first_page() {
         count(run(env.kubectl().args(["get", "pods", "-A", "-o", "json"]))),
         2
     );
-    let seen: Vec<(Option<usize>, Option<usize>)> = server
-        .pods_requests()
-        .iter()
-        .map(|e| (e.page, e.state))
-        .collect();
+    let seen = server.pods_pages();
     assert_eq!(
         seen,
         [

@@ -26,8 +26,8 @@ use std::process::{Command, Output};
 use std::time::Duration;
 use verify_pods_tests::replay::fixtures::{failed_scheduling_event, web_pods, Phase, Pod};
 use verify_pods_tests::replay::{
-    expect, in_parallel, ExecPlugin, Fault, FaultRule, KubeEnv, KubeOptions, LogEntry, Resource,
-    Server, State, Target,
+    expect, in_parallel, Fault, FaultRule, KubeEnv, KubeOptions, LogEntry, Resource, Server, State,
+    Target,
 };
 use verify_pods_tests::{lines_of, run, text, Driver, DRIVERS, KUBECTL_CHUNK_SIZE, SLOW};
 
@@ -396,14 +396,7 @@ fn exec_credential_plugin_over_tls() {
             .token(token)
             .start()
             .expect("server");
-        let options = KubeOptions {
-            ca_pem: server.ca_pem().map(str::to_owned),
-            exec_plugin: Some(ExecPlugin {
-                delay: Duration::from_millis(50),
-                token: token.to_owned(),
-            }),
-            ..KubeOptions::default()
-        };
+        let options = KubeOptions::with_exec_plugin(&server, token, Duration::from_millis(50));
         let env = KubeEnv::with_options(&server.url(), &options).expect("kube env");
         let knobs = [
             (CHUNK_SIZE_ENV, CHUNK.to_string()),

@@ -10,8 +10,7 @@ use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 use verify_pods_tests::replay::fixtures::{self, failed_scheduling_event, Pod};
 use verify_pods_tests::replay::{
-    ExecPlugin, Fault, FaultRule, KubeEnv, KubeOptions, LogEntry, Object, Resource, Server, State,
-    Target,
+    Fault, FaultRule, KubeEnv, KubeOptions, LogEntry, Object, Resource, Server, State, Target,
 };
 use verify_pods_tests::{run, text};
 
@@ -58,11 +57,9 @@ fn pods_requests(server: &Server) -> Vec<LogEntry> {
 #[test]
 fn raw_pages_are_compact_pod_lists_at_one_version() {
     let (first, second) = (fixtures::many_running(7), fixtures::many_running(2));
-    let server = Server::builder()
+    let (server, env) = Server::builder()
         .states([first.clone(), second.clone()])
-        .start()
-        .expect("server");
-    let env = KubeEnv::for_server(&server).expect("kube env");
+        .start_with_env();
     let page1 = raw_ok(&env, "/api/v1/pods?limit=3");
     let token1 = continue_token(&page1).expect("page 1 has a continue token");
     let meta1 =
@@ -207,12 +204,10 @@ fn other_version_fault_serves_page_2_at_another_version() {
         ),
         (vec![fixtures::many_running(5)], 2),
     ] {
-        let server = Server::builder()
+        let (server, env) = Server::builder()
             .states(states)
             .fault(FaultRule::once(Target::PodsPage(2), Fault::OtherVersion))
-            .start()
-            .expect("server");
-        let env = KubeEnv::for_server(&server).expect("kube env");
+            .start_with_env();
         let (page1, page2) = two_pages(&env);
         assert!(page2.status.success(), "{}", text(&page2.stderr));
         assert_eq!(version_of(&page1), "1000");
@@ -248,12 +243,10 @@ fn expired_on_page_2_once_or_always() {
             false,
         ),
     ] {
-        let server = Server::builder()
+        let (server, env) = Server::builder()
             .state(fixtures::many_running(5))
             .fault(rule)
-            .start()
-            .expect("server");
-        let env = KubeEnv::for_server(&server).expect("kube env");
+            .start_with_env();
         let (_, page2) = two_pages(&env);
         assert_eq!(page2.status.code(), Some(1));
         assert!(
@@ -295,12 +288,10 @@ fn whole_page_2(state: &State) -> Vec<u8> {
 fn connection_closed_mid_body_on_page_2_fails_kubectl() {
     let state = fixtures::many_running(5);
     let whole = whole_page_2(&state);
-    let server = Server::builder()
+    let (_server, env) = Server::builder()
         .state(state)
         .fault(FaultRule::always(Target::PodsPage(2), Fault::CloseMidBody))
-        .start()
-        .expect("server");
-    let env = KubeEnv::for_server(&server).expect("kube env");
+        .start_with_env();
     let (_, page2) = two_pages(&env);
     assert_eq!(page2.status.code(), Some(1), "{}", text(&page2.stderr));
     assert!(
@@ -317,15 +308,13 @@ fn connection_closed_mid_body_on_page_2_fails_kubectl() {
 fn stall_mid_body_on_page_2_hangs_kubectl() {
     let state = fixtures::many_running(5);
     let whole = whole_page_2(&state);
-    let server = Server::builder()
+    let (_server, env) = Server::builder()
         .state(state)
         .fault(FaultRule::always(
             Target::PodsPage(2),
             Fault::StallMidBody(Duration::from_secs(30)),
         ))
-        .start()
-        .expect("server");
-    let env = KubeEnv::for_server(&server).expect("kube env");
+        .start_with_env();
     let page1 = raw_ok(&env, "/api/v1/pods?limit=2");
     let token = continue_token(&page1).expect("a token");
     let mut child = env
@@ -379,14 +368,7 @@ fn exec_credential_plugin_through_the_real_kubectl() {
         .start()
         .expect("server");
     assert!(server.url().starts_with("https://"));
-    let options = KubeOptions {
-        ca_pem: server.ca_pem().map(str::to_owned),
-        exec_plugin: Some(ExecPlugin {
-            delay: Duration::from_millis(300),
-            token: token.to_owned(),
-        }),
-        ..KubeOptions::default()
-    };
+    let options = KubeOptions::with_exec_plugin(&server, token, Duration::from_millis(300));
     let env = KubeEnv::with_options(&server.url(), &options).expect("kube env");
     for call in 1..=2 {
         let started = Instant::now();

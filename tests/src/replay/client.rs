@@ -79,6 +79,19 @@ impl KubeOptions {
             ..Self::default()
         }
     }
+
+    /// Options to reach `server` (its certificate) as a user whose token an
+    /// exec credential plugin hands kubectl: `token`, after `delay`.
+    pub fn with_exec_plugin(server: &super::Server, token: &str, delay: Duration) -> Self {
+        Self {
+            ca_pem: server.ca_pem().map(str::to_owned),
+            exec_plugin: Some(ExecPlugin {
+                delay,
+                token: token.to_owned(),
+            }),
+            ..Self::default()
+        }
+    }
 }
 
 /// Write `kubeconfig` for the server at `url`, with what `options` ask

@@ -156,6 +156,14 @@ impl Builder {
         self
     }
 
+    /// [`Builder::start`], and a kubectl environment that reaches the
+    /// server ([`KubeEnv::for_server`]).
+    pub fn start_with_env(self) -> (Server, KubeEnv) {
+        let server = self.start().expect("server");
+        let env = KubeEnv::for_server(&server).expect("kube env");
+        (server, env)
+    }
+
     /// Bind 127.0.0.1 and start serving.
     pub fn start(self) -> io::Result<Server> {
         let states = timeline(self.states);
@@ -340,6 +348,15 @@ impl Server {
         self.log()
             .into_iter()
             .filter(|e| e.list == Some(Resource::Pods))
+            .collect()
+    }
+
+    /// Each pods list page asked for, in order: its page number and the
+    /// index of the state it was served from.
+    pub fn pods_pages(&self) -> Vec<(Option<usize>, Option<usize>)> {
+        self.pods_requests()
+            .iter()
+            .map(|e| (e.page, e.state))
             .collect()
     }
 
