@@ -13,7 +13,9 @@ use verify_pods_tests::replay::fixtures::Pod;
 use verify_pods_tests::replay::{
     Advance, Fault, FaultRule, KubeEnv, LogEntry, Server, State, Target,
 };
-use verify_pods_tests::{checker_command, lines_of, run, text};
+use verify_pods_tests::{
+    assert_exit, assert_lines_of, checker_command, lines_of, run, shown, text,
+};
 
 /// StatefulSet data/nats: 3 replicas, observed.
 fn nats() -> Value {
@@ -40,15 +42,6 @@ fn first_stuck() -> State {
     let mut stuck = Pod::unschedulable("data", "nats-0").to_json();
     stuck["metadata"]["ownerReferences"] = nats_pod(0)["metadata"]["ownerReferences"].clone();
     State::new(vec![stuck, nats_pod(1), nats_pod(2)], vec![]).with_workloads(vec![nats()])
-}
-
-fn shown(output: &Output) -> String {
-    format!(
-        "exit {:?}\n--- stdout\n{}--- stderr\n{}",
-        output.status.code(),
-        text(&output.stdout),
-        text(&output.stderr)
-    )
 }
 
 fn check(server: &Server, driver: Driver, deadline: u64) -> (Output, Duration) {
@@ -89,12 +82,7 @@ fn a_pass_waits_for_pods_created_over_several_seconds() {
             .expect("server");
         let (output, took) = check(&server, driver, 20);
         let stdout = text(&output.stdout);
-        assert_eq!(
-            output.status.code(),
-            Some(0),
-            "{driver:?}: {}",
-            shown(&output)
-        );
+        assert_exit(&output, 0, driver);
         // The server's versions are 1000, 1001, …: the third state's.
         let last = "1002";
         assert!(
@@ -130,18 +118,8 @@ fn a_forbidden_statefulsets_list_is_one_warning() {
             .expect("server");
         let (output, _) = check(&server, driver, 2);
         let stderr = text(&output.stderr);
-        assert_eq!(
-            output.status.code(),
-            Some(0),
-            "{driver:?}: {}",
-            shown(&output)
-        );
-        assert_eq!(
-            lines_of(&stderr, &messages::WORKLOADS_NOT_LISTED),
-            1,
-            "{driver:?}: {}",
-            shown(&output)
-        );
+        assert_exit(&output, 0, driver);
+        assert_lines_of(&output, &messages::WORKLOADS_NOT_LISTED, 1, driver);
         assert!(stderr.contains("statefulsets"), "{driver:?}: {stderr}");
         // The checker asks its proxy once, then kubectl (whose words the
         // warning keeps), not the proxy again.
@@ -171,19 +149,8 @@ fn a_compacted_revision_lists_the_pods_again() {
             .start()
             .expect("server");
         let (output, _) = check(&server, driver, 10);
-        let stderr = text(&output.stderr);
-        assert_eq!(
-            output.status.code(),
-            Some(0),
-            "{driver:?}: {}",
-            shown(&output)
-        );
-        assert_eq!(
-            lines_of(&stderr, &messages::LIST_AGAIN),
-            1,
-            "{driver:?}: {}",
-            shown(&output)
-        );
+        assert_exit(&output, 0, driver);
+        assert_lines_of(&output, &messages::LIST_AGAIN, 1, driver);
         assert_eq!(
             server.pods_lists().len(),
             2,
@@ -222,12 +189,7 @@ fn pods_never_created_fail_at_the_deadline() {
             shown(&replay)
         );
         let stdout = text(&output.stdout);
-        assert_eq!(
-            output.status.code(),
-            Some(1),
-            "{driver:?}: {}",
-            shown(&output)
-        );
+        assert_exit(&output, 1, driver);
         assert!(
             stdout.contains("\n1 pod not yet created:\n  StatefulSet data/nats: 2 of 3\n"),
             "{driver:?}: {}",
@@ -250,12 +212,7 @@ fn polled_to_failure(server: &Server, driver: Driver) -> Output {
         command.args(["--watch", "false"]);
     }
     let output = run(command.env(DEADLINE_ENV, "2").env(INTERVAL_ENV, "1"));
-    assert_eq!(
-        output.status.code(),
-        Some(1),
-        "{driver:?}: {}",
-        shown(&output)
-    );
+    assert_exit(&output, 1, driver);
     output
 }
 
@@ -585,12 +542,7 @@ fn a_rollout_is_done_when_its_newest_replicaset_has_the_pods() {
             .start()
             .expect("server");
         let (output, _) = check(&server, driver, 1);
-        assert_eq!(
-            output.status.code(),
-            Some(0),
-            "{driver:?}, finished: {}",
-            shown(&output)
-        );
+        assert_exit(&output, 0, format_args!("{driver:?}, finished"));
     }
 }
 
@@ -625,12 +577,7 @@ fn one_warning_from_both_drivers(server_for: impl Fn() -> Server) -> String {
     for driver in DRIVERS {
         let server = server_for();
         let (output, _) = check(&server, driver, 1);
-        assert_eq!(
-            output.status.code(),
-            Some(0),
-            "{driver:?}: {}",
-            shown(&output)
-        );
+        assert_exit(&output, 0, driver);
         let lines = not_listed_lines(&text(&output.stderr));
         assert_eq!(lines.len(), 1, "{driver:?}: {}", shown(&output));
         warnings.push((comparable(&lines[0]), lines[0].to_owned()));
