@@ -7,7 +7,7 @@ use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use verify_pods_tests::replay::fixtures::Pod;
-use verify_pods_tests::replay::{kubectl_binary, Fault, FaultRule, KubeEnv, Server, State, Target};
+use verify_pods_tests::replay::{kubectl_binary, Fault, FaultRule, Server, State, Target};
 
 const REPLAY_SERVER: &str = env!("CARGO_BIN_EXE_replay-server");
 const PERIOD_MS: u64 = 700;
@@ -133,13 +133,11 @@ fn the_request_log_counts_the_bytes_kubectl_received() {
 fn a_cut_body_counts_what_was_sent() {
     let state = State::new(vec![Pod::running("ns", "a", "node-1").to_json()], vec![]);
     let cut = |fault| FaultRule::once(Target::PodsPage(1), fault);
-    let server = Server::builder()
+    let (server, env) = Server::builder()
         .state(state)
         .fault(cut(Fault::CloseMidBody))
         .fault(cut(Fault::CloseBeforeHeaders))
-        .start()
-        .expect("server");
-    let env = KubeEnv::for_server(&server).expect("kube env");
+        .start_with_env();
     for _ in 0..3 {
         let _ = env
             .kubectl()

@@ -130,12 +130,10 @@ fn watch_streams_each_transition_as_the_clock_moves_the_timeline() {
     let states = timeline();
     // Taken before the server's clock starts: no event may arrive early.
     let started = Instant::now();
-    let server = Server::builder()
+    let (_server, env) = Server::builder()
         .states(states.clone())
         .advance(Advance::Every(PERIOD))
-        .start()
-        .expect("server");
-    let env = KubeEnv::for_server(&server).expect("kube env");
+        .start_with_env();
     let path =
         "/api/v1/pods?watch=1&resourceVersion=1000&allowWatchBookmarks=true&timeoutSeconds=5";
     let watched = watch(&env, path, started);
@@ -186,12 +184,10 @@ fn watch_streams_each_transition_as_the_clock_moves_the_timeline() {
 /// state early would beat the clock, and the latency benchmark with it).
 #[test]
 fn lists_do_not_move_a_clock_driven_timeline() {
-    let server = Server::builder()
+    let (server, env) = Server::builder()
         .states(timeline())
         .advance(Advance::Every(Duration::from_secs(60)))
-        .start()
-        .expect("server");
-    let env = KubeEnv::for_server(&server).expect("kube env");
+        .start_with_env();
     for _ in 0..2 {
         let list = run(env.kubectl().args(["get", "--raw", "/api/v1/pods"]));
         assert!(list.status.success());
@@ -209,11 +205,7 @@ fn lists_do_not_move_a_clock_driven_timeline() {
 #[test]
 fn list_then_watch_from_its_version() {
     let states = timeline();
-    let server = Server::builder()
-        .states(states.clone())
-        .start()
-        .expect("server");
-    let env = KubeEnv::for_server(&server).expect("kube env");
+    let (server, env) = Server::builder().states(states.clone()).start_with_env();
     let list = run(env
         .kubectl()
         .args(["get", "--raw", "/api/v1/pods?limit=500"]));
@@ -254,12 +246,10 @@ fn list_then_watch_from_its_version() {
 /// replays from there.
 #[test]
 fn watch_from_a_version_older_than_the_window_is_410_expired() {
-    let server = Server::builder()
+    let (server, env) = Server::builder()
         .states(timeline())
         .watch_history(1)
-        .start()
-        .expect("server");
-    let env = KubeEnv::for_server(&server).expect("kube env");
+        .start_with_env();
     for _ in 0..3 {
         assert!(run(env.kubectl().args(["get", "--raw", "/api/v1/pods"]))
             .status
@@ -306,13 +296,11 @@ fn watch_from_a_version_older_than_the_window_is_410_expired() {
 }
 
 fn server_with(rule: FaultRule) -> (Server, KubeEnv) {
-    let server = Server::builder()
+    let (server, env) = Server::builder()
         .states(timeline())
         .advance(Advance::Every(Duration::from_millis(200)))
         .fault(rule)
-        .start()
-        .expect("server");
-    let env = KubeEnv::for_server(&server).expect("kube env");
+        .start_with_env();
     (server, env)
 }
 
@@ -392,11 +380,7 @@ fn error_event_mid_stream_ends_the_watch() {
 /// transition's events at once (not at its timeout).
 #[test]
 fn open_watch_follows_a_list_that_moves_the_timeline() {
-    let server = Server::builder()
-        .states(timeline())
-        .start()
-        .expect("server");
-    let env = KubeEnv::for_server(&server).expect("kube env");
+    let (server, env) = Server::builder().states(timeline()).start_with_env();
     let since = Instant::now();
     let watcher = std::thread::scope(|scope| {
         let env = &env;
