@@ -218,6 +218,26 @@ fn cases() -> Vec<Case> {
                     file.join("artifacts").to_str().unwrap(),
                 );
             }),
+        // Issue 47: the CI results naming one file, refused before anything
+        // runs (neither written): one file by two spellings, and one file
+        // still to be made. (The CI results' timestamps need date.)
+        Case::new("CTRF and JUnit name one existing file", &[&messages::OUTPUTS_COLLIDE]).setup(
+            |s| {
+                let file = s.file("results.xml", "");
+                let again = s.path("tmp/../results.xml");
+                s.with_tool("date")
+                    .set(contract::CTRF.env, file.to_str().unwrap())
+                    .set(contract::JUNIT.env, again.to_str().unwrap());
+            },
+        ),
+        Case::new("CTRF and JUnit name one file to be made", &[&messages::OUTPUTS_COLLIDE]).setup(
+            |s| {
+                let file = s.path("results.xml");
+                s.with_tool("date")
+                    .set(contract::CTRF.env, file.to_str().unwrap())
+                    .set(contract::JUNIT.env, file.to_str().unwrap());
+            },
+        ),
         Case::new("the step summary is a directory", &[&messages::STEP_SUMMARY]).setup(|s| {
             let dir = s.path("tmp");
             s.set(contract::STEP_SUMMARY_ENV, dir.to_str().unwrap());
