@@ -326,8 +326,11 @@ def load_run(size, cache, work, reps):
 
 # ------------------------------------------------------------------ report
 
-def summary(values):
-    return statistics.mean(values), statistics.median(values), min(values), max(values)
+def summary_cells(seconds):
+    """The table cells of a row's runs: mean, median, min, max, then each run."""
+    stats = (statistics.mean(seconds), statistics.median(seconds), min(seconds), max(seconds))
+    each = ", ".join(f"{s:.2f}" for s in seconds)
+    return " | ".join(f"{value:.3f} s" for value in stats) + f" | {each}"
 
 
 def markdown(latencies, loads, info, command, machine_load, churns=()):
@@ -351,10 +354,7 @@ def markdown(latencies, loads, info, command, machine_load, churns=()):
         for size, runs in latencies:
             for mode, label in (("watch", "watch"), ("poll", f"poll ({INTERVAL} s)")):
                 seconds = [r[0] for r in runs[mode]]
-                mean, median, low, high = summary(seconds)
-                each = ", ".join(f"{s:.2f}" for s in seconds)
-                lines.append(f"| {size:,} | {label} | {len(seconds)} | {mean:.3f} s | {median:.3f} s | {low:.3f} s | "
-                             f"{high:.3f} s | {each} |")
+                lines.append(f"| {size:,} | {label} | {len(seconds)} | {summary_cells(seconds)} |")
         lines.append("")
     if churns:
         lines += [
@@ -365,10 +365,7 @@ def markdown(latencies, loads, info, command, machine_load, churns=()):
             "|---:|---:|---:|---:|---:|---:|---|",
         ]
         for size, seconds in churns:
-            mean, median, low, high = summary(seconds)
-            each = ", ".join(f"{s:.2f}" for s in seconds)
-            lines.append(f"| {size:,} | {len(seconds)} | {mean:.3f} s | {median:.3f} s | {low:.3f} s | {high:.3f} s | "
-                         f"{each} |")
+            lines.append(f"| {size:,} | {len(seconds)} | {summary_cells(seconds)} |")
         lines.append("")
     if loads:
         lines += [
