@@ -2077,8 +2077,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
           sleep "$interval" &
           sleeper=$!
           wait "$sleeper" || exit 0
-          vp_warn "waiting for the API server: %s list running %s s (kubectl timeout %s s)" \
-            "$what" "$seconds" "$timeout"
+          vp_warn %s%s%s%s%s%s%s "waiting for the API server: " "$what" " list running " \
+            "$seconds" " s (kubectl timeout " "$timeout" " s)"
           seconds=$((seconds + interval))
         done
       ) &
@@ -2150,8 +2150,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
   # A failure that may pass (5xx, 429, a connection cut) is worth asking again.
   vp_transient() {
     local words said
-    printf -v words \
-      "(InternalError)|(ServiceUnavailable)|(TooManyRequests)|(ServerTimeout)|(Timeout)|EOF|connection reset by peer|broken pipe"
+    printf -v words %s%s%s "(InternalError)|(ServiceUnavailable)|(TooManyRequests)|" \
+      "(ServerTimeout)|(Timeout)|EOF|connection reset by peer|" "broken pipe"
     while :; do
       said=${words%%|*}
       [[ $1 != *"$said"* ]] || return 0
@@ -2267,7 +2267,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
   }
   # Pods not yet created: the workloads' lists, at the pods list's resourceVersion.
   vp_workloads() {
-    local entry status what='' refused=' ' unchecked='' pair first_why='' base
+    local entry status what='' refused=' ' unchecked='' pair first_why='' base job
     local exact=${first_version:+?resourceVersion=$first_version&resourceVersionMatch=Exact}
     : >"$workloads_file"
     for entry in replicasets statefulsets daemonsets deployments; do
@@ -2276,7 +2276,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
       vp_list_apart "$entry" "/apis/apps/v1/$scope$entry$exact" &
       workloads_jobs+=" $!"
     done
-    for entry in $workloads_jobs; do wait "$entry" 2>/dev/null; done
+    for job in $workloads_jobs; do wait "$job" 2>/dev/null; done
     workloads_jobs=
     for entry in replicasets statefulsets daemonsets deployments; do
       base=$work_dir/workloads-$entry
@@ -2304,8 +2304,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
           fi
         done
       done
-      printf -v entry "cannot list the %s (%s): pods not yet created are not checked for the %s" \
-        "$what" "$why" "$unchecked"
+      printf -v entry %s%s%s%s%s%s "cannot list the " "$what" " (" "$why" \
+        "): pods not yet created are not checked for the " "$unchecked"
       held+=$entry$'\n'
     fi
   }
@@ -2447,8 +2447,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
   # The deadline epoch passed: said in one line, returning its exit code.
   vp_epoch_passed() {
     epoch=$deadline_epoch
-    vp_error 2 "the deadline epoch %s passed after %ss: the observation was cut short, no verdict" \
-      "$epoch" "$waited" || return
+    vp_error 2 %s%s%s%s%s "the deadline epoch " "$epoch" " passed after " "$waited" \
+      "s: the observation was cut short, no verdict" || return
   }
   # Each program prints one document: sets count to the lines on stdin, to check it.
   vp_count_lines() {
@@ -2517,9 +2517,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
   if [[ -n $ctrf_file && -n $junit_file ]] && vp_same_file "$ctrf_file" "$junit_file"; then
     trap - EXIT
     local first=KWOK_VERIFY_PODS_CTRF second=KWOK_VERIFY_PODS_JUNIT file=$junit_file
-    vp_error 2 \
-      "%s and %s name the same file %s: one would be written over the other; name another file" \
-      "$first" "$second" "$file" || return
+    vp_error 2 %s%s%s%s%s%s "$first" " and " "$second" " name the same file " "$file" \
+      ": one would be written over the other; name another file" || return
   fi
   local deadline=0 interval=0 kubectl_timeout=0 chunk_size=0 list_limit=0 deadline_epoch=0
   local setting name named default minimum max_digits unit text value digits
@@ -2552,8 +2551,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
   [[ $excluded_owner_kinds != none ]] || excluded_owner_kinds=
   value=${excluded_owner_kinds//[[:cntrl:]]/?}
   if [[ ! $excluded_owner_kinds =~ ^($kind(,$kind)*)?$ ]]; then
-    vp_error 2 \
-      "%s must be owner kinds separated by commas, each letters and digits starting with a letter (Job,PyTorchJob), got \"%s\"" "$named" "$value" || return
+    vp_error 2 %s%s%s%s%s "$named" " must be owner kinds separated by commas, each letters and " \
+      "digits starting with a letter (Job,PyTorchJob), got \"" "$value" "\"" || return
   fi
   local workloads=${KWOK_VERIFY_PODS_WORKLOADS:-true} what
   named=KWOK_VERIFY_PODS_WORKLOADS value=${workloads//[[:cntrl:]]/?}
@@ -2570,17 +2569,18 @@ VERIFY_PODS_PAGE_HEAD_JQ
     selected=KWOK_VERIFY_PODS_NAMESPACES excluded=KWOK_VERIFY_PODS_EXCLUDE_NS
   while [[ -n $rest ]]; do
     namespace=${rest%%,*} rest=${rest#*,}
-    [[ -z $namespace || ,${listed#+}, != *,"$namespace",* ]] || vp_error 2 \
-      "namespace %s is both selected (%s) and excluded (%s): name it in one of them" "$namespace" \
-      "$selected" "$excluded" || return
+    [[ -z $namespace || ,${listed#+}, != *,"$namespace",* ]] || vp_error 2 %s%s%s%s%s%s%s \
+      "namespace " "$namespace" " is both selected (" "$selected" ") and excluded (" "$excluded" \
+      "): name it in one of them" || return
   done
   [[ ! $namespaces =~ ^,*([^,]+),*$ ]] || scope=namespaces/${BASH_REMATCH[1]}/
   pods_list=${pods_list%/*}/$scope${pods_list##*/} \
     events_list=${events_list%/*}/$scope${events_list##*/}
   enc=${selector//\//%2F} enc=${enc//=/%3D} enc=${enc//!/%21}
   if [[ -n $selector ]]; then
-    [[ $workloads == false ]] || vp_warn \
-      "with a label selector, pods not yet created are not checked: a workload's labels do not say which pods it will create"
+    [[ $workloads == false ]] || vp_warn %s%s \
+      "with a label selector, pods not yet created are not checked: a " \
+      "workload's labels do not say which pods it will create"
     pods_list+="?labelSelector=${enc//,/%2C}" workloads=false
   fi
   local artifact_dir=${KWOK_VERIFY_PODS_ARTIFACT_DIR:-} dir
@@ -2682,8 +2682,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
           fi
           if [[ $unfinished == true ]]; then
             seconds=$((deadline + kubectl_timeout)) pages=$((page - 1)) what=$list_what
-            printf -v why \
-              "the list did not finish within %ss (the deadline plus the kubectl timeout), %s pages read" "$seconds" "$pages"
+            printf -v why %s%s%s%s%s "the list did not finish within " "$seconds" \
+              "s (the deadline plus the kubectl timeout), " "$pages" " pages read"
             vp_error 2 "no list of the %s by the deadline: %s" "$what" "$why" || return
           fi
           if [[ -n $fetch_error && $kubectl_ran == true ]]; then
@@ -2700,9 +2700,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
       vp_elapsed
       if ((10#$now_us >= deadline_us)); then
         what=$list_what
-        vp_error 2 \
-          "no coherent list of the %s before the deadline: %s lists broke, the last one %s" \
-          "$what" "$lists" "$broken" || return
+        vp_error 2 %s%s%s%s%s%s "no coherent list of the " "$what" " before the deadline: " \
+          "$lists" " lists broke, the last one " "$broken" || return
       fi
       list=$((lists + 1))
       vp_warn "%s: listing again from the start (list %s)" "$broken" "$list"

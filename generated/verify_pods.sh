@@ -1721,8 +1721,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
   # A failure that may pass (5xx, 429, a connection cut) is worth asking again.
   vp_transient() {
     local words said
-    printf -v words \
-      "(InternalError)|(ServiceUnavailable)|(TooManyRequests)|(ServerTimeout)|(Timeout)|EOF|connection reset by peer|broken pipe"
+    printf -v words %s%s%s "(InternalError)|(ServiceUnavailable)|(TooManyRequests)|" \
+      "(ServerTimeout)|(Timeout)|EOF|connection reset by peer|" "broken pipe"
     while :; do
       said=${words%%|*}
       [[ $1 != *"$said"* ]] || return 0
@@ -1973,8 +1973,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
   do
     named=KWOK_VERIFY_PODS_${feature#*:}
     [[ -z ${!named:-} || $feature:${!named} == workloads:WORKLOADS:false ]] ||
-      { feature=${feature%%:*} && vp_warn \
-        "%s ignored: this verify_pods was generated without its feature %s" "$named" "$feature"; }
+      { feature=${feature%%:*} && vp_warn %s%s%s "$named" \
+        " ignored: this verify_pods was generated without its feature " "$feature"; }
   done
   local why command count whole
   local attempts=0 waited=0 attempt_started=0 attempt_started_us started_us unscheduled next verdict
@@ -2033,8 +2033,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
         *)
           if [[ $unfinished == true ]]; then
             seconds=$((deadline + kubectl_timeout)) pages=$((page - 1)) what=$list_what
-            printf -v why \
-              "the list did not finish within %ss (the deadline plus the kubectl timeout), %s pages read" "$seconds" "$pages"
+            printf -v why %s%s%s%s%s "the list did not finish within " "$seconds" \
+              "s (the deadline plus the kubectl timeout), " "$pages" " pages read"
             vp_error 2 "no list of the %s by the deadline: %s" "$what" "$why" || return
           fi
           if [[ -n $fetch_error ]]; then vp_error "$list_status" '%s' "$fetch_error" || return; fi
@@ -2045,9 +2045,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
       vp_elapsed
       if ((10#$now_us >= deadline_us)); then
         what=$list_what
-        vp_error 2 \
-          "no coherent list of the %s before the deadline: %s lists broke, the last one %s" \
-          "$what" "$lists" "$broken" || return
+        vp_error 2 %s%s%s%s%s%s "no coherent list of the " "$what" " before the deadline: " \
+          "$lists" " lists broke, the last one " "$broken" || return
       fi
       list=$((lists + 1))
       vp_warn "%s: listing again from the start (list %s)" "$broken" "$list"

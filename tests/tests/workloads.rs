@@ -741,3 +741,83 @@ fn a_list_still_running_says_so_every_interval() {
         assert_eq!(lines, said, "{what}: {}", shown(&output));
     }
 }
+
+/// The bash function cancelled while its four apps/v1 lists run (SIGTERM
+/// to the caller's PID alone, as a CI runner may send it): it ends by that
+/// signal within a second, and leaves no kubectl (each runs in a process
+/// group of its own, which the signal misses) and no temporary files.
+#[test]
+fn a_cancelled_bash_stops_the_four_workloads_lists() {
+    use std::os::unix::process::{CommandExt, ExitStatusExt};
+    let lists = checker::api::WORKLOADS.map(|list| list.what);
+    let mut builder = Server::builder().state(created(3));
+    for what in lists {
+        builder = builder.fault(FaultRule::always(
+            Target::Workloads(what),
+            Fault::Delay(Duration::from_secs(30)),
+        ));
+    }
+    let server = builder.start().expect("server");
+    let env = KubeEnv::for_server(&server).expect("kube env");
+    let tmp = tempfile::tempdir().expect("a temporary directory");
+    let mut job = Driver::Wrapper
+        .command(&env)
+        .env(DEADLINE_ENV, "0")
+        .env("TMPDIR", tmp.path())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .process_group(0)
+        .spawn()
+        .expect("the wrapper starts");
+    let asked = Instant::now();
+    let listed = || {
+        let log = server.log();
+        lists
+            .iter()
+            .all(|what| log.iter().any(|e| e.path.ends_with(&format!("/{what}"))))
+    };
+    while !listed() {
+        assert!(asked.elapsed() < Duration::from_secs(10), "not every list");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    // The four kubectl, by the kubeconfig in their environment.
+    let kubeconfig = format!("KUBECONFIG={}", env.kubeconfig.display());
+    let kubectls = || -> Vec<String> {
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .flatten()
+            .filter(|entry| {
+                let name = entry.file_name();
+                let pid = name.to_string_lossy();
+                let read = |what: &str| std::fs::read(format!("/proc/{pid}/{what}"));
+                let named = |bytes: Vec<u8>, word: &[u8]| {
+                    bytes.split(|b| *b == 0).any(|part| part.ends_with(word))
+                };
+                // kubectl itself, not timeout (whose arguments name it).
+                let first = |cmd: Vec<u8>| cmd.split(|b| *b == 0).next() == Some(b"kubectl");
+                read("cmdline").is_ok_and(first)
+                    && read("environ").is_ok_and(|env| named(env, kubeconfig.as_bytes()))
+            })
+            .map(|entry| entry.file_name().to_string_lossy().into_owned())
+            .collect()
+    };
+    assert_eq!(kubectls().len(), 4, "the four lists' kubectl");
+    let sent = Instant::now();
+    let killed = std::process::Command::new("kill")
+        .args(["-s", "TERM", &job.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(killed.success());
+    let status = job.wait().expect("the wrapper ends");
+    let took = sent.elapsed();
+    assert_eq!(status.signal(), Some(15), "{status:?}");
+    assert!(took < Duration::from_secs(1), "ended after {took:?}");
+    // A killed kubectl may take a moment to go: a second.
+    while !kubectls().is_empty() && sent.elapsed() < Duration::from_secs(2) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(kubectls(), Vec::<String>::new(), "kubectl left running");
+    let left: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().collect();
+    assert!(left.is_empty(), "left in TMPDIR: {left:?}");
+}
