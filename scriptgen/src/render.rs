@@ -212,6 +212,56 @@ fn double_quoted(text: &str) -> String {
     word
 }
 
+/// The longest printf format a message keeps as it is; a longer one is
+/// passed in pieces (see [`printf_words`]).
+const LONGEST_FORMAT: usize = 64;
+
+/// A message's printf words, format then arguments: `"FORMAT" "$why"`;
+/// for a longer format, `%s%s%s "WORDS " "$why" " MORE WORDS"`, each
+/// piece a word of its own, so that a line continued between words keeps
+/// within 100 columns. Both print the same.
+fn printf_words(message: &contract::Message) -> String {
+    let (format, args) = printf_form(message);
+    if format.len() <= LONGEST_FORMAT {
+        return format!("{format} {args}").trim_end().to_owned();
+    }
+    let mut words = Vec::new();
+    for piece in message.pieces() {
+        match piece {
+            contract::Piece::Literal(text) => {
+                words.extend(literal_pieces(text).iter().map(|text| double_quoted(text)))
+            }
+            contract::Piece::Placeholder(name) => words.push(format!("\"${name}\"")),
+        }
+    }
+    format!("{} {}", "%s".repeat(words.len()), words.join(" "))
+}
+
+/// `text` in pieces of at most [`LONGEST_FORMAT`] characters, each but the
+/// last ending with the `|` of a list of words it was cut after, else
+/// with the space.
+fn literal_pieces(text: &str) -> Vec<&str> {
+    let mut pieces = Vec::new();
+    let mut rest = text;
+    while rest.len() > LONGEST_FORMAT {
+        let mut end = LONGEST_FORMAT;
+        while !rest.is_char_boundary(end) {
+            end -= 1;
+        }
+        let head = &rest[..end];
+        let cut = head
+            .rfind('|')
+            .or_else(|| head.rfind(' '))
+            .map_or(rest.len(), |at| at + 1);
+        pieces.push(&rest[..cut]);
+        rest = &rest[cut..];
+    }
+    if !rest.is_empty() {
+        pieces.push(rest);
+    }
+    pieces
+}
+
 impl Fields {
     /// A setting's environment variable without [`contract::ENV_PREFIX`],
     /// which the bash puts back (`named=KWOK_VERIFY_PODS_$named`): the
@@ -247,17 +297,12 @@ impl Fields {
     /// warning goes on.
     pub fn say(&self, id: &str) -> String {
         let message = contract_message(id);
-        let (format, args) = printf_form(message);
-        let args = if args.is_empty() {
-            args
-        } else {
-            format!(" {args}")
-        };
+        let words = printf_words(message);
         match (message.level, message.exit) {
             (Some(contract::Level::Error), Some(exit)) => {
-                format!("vp_error {exit} {format}{args} || return")
+                format!("vp_error {exit} {words} || return")
             }
-            (Some(contract::Level::Warning), _) => format!("vp_warn {format}{args}"),
+            (Some(contract::Level::Warning), _) => format!("vp_warn {words}"),
             _ => panic!("contract.json: {id} is no line to print"),
         }
     }
@@ -265,10 +310,8 @@ impl Fields {
     /// The bash that puts message (or words) `id`, formatted, into the
     /// shell variable `variable`.
     pub fn format_into(&self, id: &str, variable: &str) -> String {
-        let (format, args) = printf_form(contract_message(id));
-        format!("printf -v {variable} {format} {args}")
-            .trim_end()
-            .to_owned()
+        let words = printf_words(contract_message(id));
+        format!("printf -v {variable} {words}")
     }
 
     /// Error `id`, which has no placeholders, with the prefix, as one shell
@@ -651,6 +694,25 @@ mod tests {
         let (format, args) = printf_form(&message);
         assert_eq!(format, r#""100%% \`%s\` \\\\ \"\$HOME\": %s""#);
         assert_eq!(args, r#""$command" "$why""#);
+    }
+
+    #[test]
+    fn a_long_message_is_printed_in_pieces() {
+        let message = contract::Message {
+            id: "t",
+            level: None,
+            exit: None,
+            text: "the list of the {what} did not finish within {seconds}s (the deadline plus \
+                   the kubectl timeout, the longest one call may take), 100% sure",
+        };
+        let words = printf_words(&message);
+        assert!(words.starts_with("%s%s%s%s%s%s "), "{words}");
+        assert!(words.contains(r#""the list of the " "$what" " did not finish within ""#));
+        // The last literal, cut after a space.
+        assert!(
+            words.ends_with(r#""s (the deadline plus the kubectl timeout, the longest one call " "may take), 100% sure""#),
+            "{words}"
+        );
     }
 
     #[test]
