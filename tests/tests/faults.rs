@@ -1076,10 +1076,12 @@ const RETRYING: [(&str, &str); 2] = [(DEADLINE_ENV, "4"), (INTERVAL_ENV, "1")];
 
 /// A transient failure (a 5xx, a cut answer) of the first pods list is
 /// asked again within the deadline, on every read: the verdict of the list
-/// read whole, the same in each. Without a proxy to ask kubectl again at
-/// once, one line says it, the same words in both drivers when kubectl's
-/// (`same_words`; a page kubectl printed cut is in each reader's words).
+/// read whole, the same in each. One line says it, the same words in both
+/// drivers when kubectl's (`same_words`; a page kubectl printed cut is in
+/// each reader's words): through the proxy too on a 5xx (kubectl's words
+/// for its Status); a cut answer of the proxy is asked of kubectl at once.
 fn assert_asked_again(fault: Fault, same_words: bool) {
+    let said_through_the_proxy = matches!(fault, Fault::Status { .. });
     let rules = [FaultRule::once(PodsPage(1), fault)];
     let reads = every_read(green, &rules, &RETRYING, Duration::from_secs(SLOW));
     let stdout = text(&reads[0].outcome.output.stdout);
@@ -1091,7 +1093,7 @@ fn assert_asked_again(fault: Fault, same_words: bool) {
         assert_eq!(read.first_pages(), 2, "one failed, one asked again: {what}");
         let again = read.lines(&messages::LIST_AGAIN);
         assert!(again.len() <= 1, "{what}");
-        if !read.proxied() {
+        if !read.proxied() || said_through_the_proxy {
             assert_eq!(again.len(), 1, "{what}");
             retried.push(again[0].clone());
         }
@@ -1164,7 +1166,8 @@ fn a_forbidden_pods_list_is_not_asked_again() {
 }
 
 /// A workloads list that fails transiently is asked again with the pods
-/// (the state it would decide is listed again), as a broken list is.
+/// (the state it would decide is listed again), as a broken list is, said
+/// in the same line by the checker (through its proxy) and the bash.
 #[test]
 fn an_internal_error_on_a_workloads_list_is_asked_again() {
     let rules = [FaultRule::once(
@@ -1173,21 +1176,25 @@ fn an_internal_error_on_a_workloads_list_is_asked_again() {
     )];
     let reads = every_read(green, &rules, &RETRYING, Duration::from_secs(SLOW));
     let stdout = text(&reads[0].outcome.output.stdout);
+    let mut retried = Vec::new();
     for read in reads.iter().filter(|read| read.workloads == "true") {
         let what = read.describe();
         assert_eq!(read.outcome.output.status.code(), Some(0), "{what}");
         assert_eq!(text(&read.outcome.output.stdout), stdout, "{what}");
-        let again = read.lines(&messages::LIST_AGAIN).len();
-        assert_eq!(again, usize::from(!read.proxied()), "{what}");
+        let again = read.lines(&messages::LIST_AGAIN);
+        assert_eq!(again.len(), 1, "{what}");
+        retried.push(again[0].clone());
     }
+    assert!(retried.windows(2).all(|w| w[0] == w[1]), "{retried:#?}");
 }
 
 // ------------------------------------------------ diagnostics never hold the verdict
 
 /// An events list that answers after 40 s, the verdict known at once: the
 /// events get their bound (10 s) and no more, within the default kubectl
-/// timeout of 120 s; one line says they were not read in time, and the
-/// verdict is printed, on every read.
+/// timeout of 120 s; the list says it still runs at each whole interval
+/// before its bound (the default 5 s), one line says the events were not
+/// read in time, and the verdict is printed, on every read.
 #[test]
 fn a_slow_events_list_holds_the_verdict_no_longer_than_its_bound() {
     let slow = Fault::Delay(Duration::from_secs(40));
@@ -1197,6 +1204,11 @@ fn a_slow_events_list_holds_the_verdict_no_longer_than_its_bound() {
     let reads = every_read(state, &rules, &decided_at_once, Duration::from_secs(SLOW));
     let overran = checker::contract::words::EVENTS_OVERRAN
         .format(&[("seconds", &bound.as_secs()), ("pages", &0)]);
+    let waiting = messages::KUBECTL_WAITING.format(&[
+        ("what", &"events"),
+        ("seconds", &checker::contract::DEFAULT_INTERVAL),
+        ("timeout", &checker::contract::DEFAULT_KUBECTL_TIMEOUT),
+    ]);
     for read in reads {
         let what = read.describe();
         assert_eq!(read.outcome.output.status.code(), Some(1), "{what}");
@@ -1206,12 +1218,42 @@ fn a_slow_events_list_holds_the_verdict_no_longer_than_its_bound() {
         let said = read.lines(&messages::EVENTS_NOT_COLLECTED);
         assert_eq!(said.len(), 1, "{what}");
         assert!(said[0].contains(&overran), "{what}");
-        assert!(read.lines(&messages::KUBECTL_WAITING).is_empty(), "{what}");
+        let notes = read.lines(&messages::KUBECTL_WAITING);
+        assert_eq!(notes, [waiting.as_str()], "{what}");
         assert!(
             text(&read.outcome.output.stdout).contains("not collected"),
             "{what}"
         );
     }
+}
+
+/// A 500 on the events list once, the verdict known at once: every read
+/// (the checker through its proxy and without, the bash) asks the list
+/// again after a pause of the interval, says so in the line a pods list's
+/// retry says (kubectl's words), and collects the events; the same line in
+/// each.
+#[test]
+fn a_failed_events_list_is_asked_again_on_every_read() {
+    let rules = [FaultRule::once(Target::EventsList, Fault::internal_error())];
+    let env = [(DEADLINE_ENV, "0"), (INTERVAL_ENV, "1")];
+    let reads = every_read(state, &rules, &env, Duration::from_secs(SLOW));
+    let mut retried = Vec::new();
+    for read in &reads {
+        let what = read.describe();
+        assert_eq!(read.outcome.output.status.code(), Some(1), "{what}");
+        let again = read.lines(&messages::LIST_AGAIN);
+        assert_eq!(again.len(), 1, "{what}");
+        assert!(again[0].contains("/api/v1/events"), "{what}");
+        retried.push(again[0].clone());
+        let not_collected = read.lines(&messages::EVENTS_NOT_COLLECTED);
+        assert!(not_collected.is_empty(), "{what}");
+        let stdout = text(&read.outcome.output.stdout);
+        assert!(!stdout.contains("not collected"), "{what}");
+        let asked = read.outcome.log.iter();
+        let events = asked.filter(|e| e.list == Some(Resource::Events)).count();
+        assert_eq!(events, 2, "{what}");
+    }
+    assert!(retried.windows(2).all(|w| w[0] == w[1]), "{retried:#?}");
 }
 
 // ------------------------------------------------ every error names its list

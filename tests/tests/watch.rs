@@ -683,15 +683,46 @@ fn nats_pod(i: usize) -> Value {
     pod
 }
 
-/// The waiting states, each for good (the server's state never changes),
-/// with who is awaited, in the progress line's words.
-fn waiting_states() -> Vec<(&'static str, State, &'static str)> {
+/// What a waiting state says every interval: a progress line naming who
+/// is awaited (stdout), or, while a list runs, the API server awaited
+/// (`kubectl_waiting`, on stderr).
+#[derive(Clone, Copy)]
+enum Awaited {
+    Progress(&'static str),
+    ApiServer,
+}
+
+/// How long the pods list of "a list still running" takes to answer.
+const LIST_RUNNING: Duration = Duration::from_millis(3500);
+
+/// The waiting states, each for good (the server's state never changes,
+/// or the pods list answers only after [`LIST_RUNNING`]), with who is
+/// awaited.
+fn waiting_states() -> Vec<(&'static str, State, Vec<FaultRule>, Awaited)> {
     let two_of_three =
         State::new((0..2).map(nats_pod).collect(), vec![]).with_workloads(vec![nats()]);
     let unscheduled = State::new(vec![running("app-0"), waiting("trainer-0")], vec![]);
+    let all_running = State::new(vec![running("app-0")], vec![]);
+    let slow_list = FaultRule::once(Target::PodsList, Fault::Delay(LIST_RUNNING));
     vec![
-        ("not yet created", two_of_three, "controllers"),
-        ("unscheduled", unscheduled, "scheduler"),
+        (
+            "not yet created",
+            two_of_three,
+            vec![],
+            Awaited::Progress("controllers"),
+        ),
+        (
+            "unscheduled",
+            unscheduled,
+            vec![],
+            Awaited::Progress("scheduler"),
+        ),
+        (
+            "a list still running",
+            all_running,
+            vec![slow_list],
+            Awaited::ApiServer,
+        ),
     ]
 }
 
@@ -700,8 +731,10 @@ type ReadCommand = fn(&KubeEnv) -> std::process::Command;
 
 /// Every waiting state, held past three intervals (an attempt's own time
 /// comes on top of the pause of an interval): every way of settling (the
-/// checker's watch, its polling, the bash) prints a progress line each
-/// interval, whose words name who is awaited.
+/// checker's watch, its polling, the bash) prints a line each interval,
+/// whose words name who is awaited: the controllers or the scheduler in a
+/// progress line, or the API server while a list still runs, at each whole
+/// interval it has run.
 #[test]
 fn every_waiting_state_prints_a_line_every_interval() {
     let engine = Engine::new().expect("engine");
@@ -715,21 +748,49 @@ fn every_waiting_state_prints_a_line_every_interval() {
         }),
         ("bash", |env| env.wrapper()),
     ];
-    for (state_name, state, awaited) in waiting_states() {
+    for (state_name, state, rules, awaited) in waiting_states() {
         for (read_name, command) in reads {
-            let server = Server::builder()
-                .state(state.clone())
-                .start()
-                .expect("server");
+            let mut builder = Server::builder().state(state.clone());
+            for rule in &rules {
+                builder = builder.fault(rule.clone());
+            }
+            let server = builder.start().expect("server");
             let env = KubeEnv::for_server(&server).expect("kube env");
             let output = run(command(&env).env(DEADLINE_ENV, "4").env(INTERVAL_ENV, "1"));
             let what = format!("{state_name}, {read_name}: {}", shown(&output));
-            assert_eq!(output.status.code(), Some(1), "{what}");
-            let stdout = text(&output.stdout);
-            let lines: Vec<&str> = stdout.lines().filter(|l| l.starts_with(&attempt)).collect();
-            assert!(lines.len() >= 3, "a line an interval: {what}");
-            let words = format!("waiting for {awaited} (");
-            assert!(lines.iter().all(|line| line.contains(&words)), "{what}");
+            match awaited {
+                Awaited::Progress(awaited) => {
+                    assert_eq!(output.status.code(), Some(1), "{what}");
+                    let stdout = text(&output.stdout);
+                    let lines: Vec<&str> =
+                        stdout.lines().filter(|l| l.starts_with(&attempt)).collect();
+                    assert!(lines.len() >= 3, "a line an interval: {what}");
+                    let words = format!("waiting for {awaited} (");
+                    assert!(lines.iter().all(|line| line.contains(&words)), "{what}");
+                }
+                Awaited::ApiServer => {
+                    assert_eq!(output.status.code(), Some(0), "{what}");
+                    let stderr = text(&output.stderr);
+                    let said: Vec<&str> = stderr
+                        .lines()
+                        .filter(|line| lines_of(line, &messages::KUBECTL_WAITING) == 1)
+                        .collect();
+                    // At 1, 2 and 3 s: the list answers at 3.5 s.
+                    let expected: Vec<String> = (1..=LIST_RUNNING.as_secs())
+                        .map(|seconds| {
+                            messages::KUBECTL_WAITING.format(&[
+                                ("what", &"pods"),
+                                ("seconds", &seconds),
+                                ("timeout", &contract::DEFAULT_KUBECTL_TIMEOUT),
+                            ])
+                        })
+                        .collect();
+                    assert_eq!(said.len(), expected.len(), "a line an interval: {what}");
+                    for (line, expected) in said.iter().zip(&expected) {
+                        assert!(line.ends_with(expected.as_str()), "{expected}: {what}");
+                    }
+                }
+            }
         }
     }
 }

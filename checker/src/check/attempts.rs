@@ -278,6 +278,7 @@ pub fn run(
         &report,
         decision.unscheduled.then_some(&saver),
         &mut warnings,
+        notice,
     )?;
     let result = engine
         .result(&report, attempts, waited_seconds, events)

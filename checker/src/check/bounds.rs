@@ -95,6 +95,8 @@ mod tests {
                 context: None,
                 kubeconfig: None,
                 timeout: Duration::from_secs(120),
+                bound: None,
+                interval: Duration::from_secs(5),
                 proxy: None,
             },
             deadline: Duration::from_secs(deadline),

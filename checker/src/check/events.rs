@@ -6,14 +6,16 @@ use super::bounds::Bounds;
 use super::error::{not_saved, CheckError};
 use super::inputs::{display_path, list_command, read_file};
 use super::settings::Source;
-use crate::artifacts::Saver;
+use crate::api;
+use crate::artifacts::{Artifact, Saver};
 use crate::contract::{messages, words};
 use crate::engine::{Engine, Report};
-use crate::live::kubectl::Kubectl;
-use crate::live::list::{self, ListError};
+use crate::live::kubectl::{self, Kubectl};
+use crate::live::list::{self, Failure, ListError};
 use crate::reader::Projection;
 use jaq_json::Val;
 use std::io::Write;
+use std::thread;
 use std::time::Duration;
 
 /// The most time the events get once the verdict is known: they only
@@ -46,6 +48,7 @@ pub(super) fn read_events(
     report: &Report,
     unscheduled: Option<&Saver>,
     warnings: &mut Vec<String>,
+    notice: &mut dyn FnMut(&str),
 ) -> Result<Option<Val>, CheckError> {
     match (source, unscheduled) {
         (Source::Offline { events: None, .. }, _) => Ok(None),
@@ -74,32 +77,14 @@ pub(super) fn read_events(
                 kubectl,
                 chunk_size,
                 events: events_list,
+                interval,
                 ..
             },
             Some(saver),
         ) => {
-            let mut tee = saver.tee("events.json");
-            let copy = tee.as_mut().map(|file| file as &mut dyn Write);
             let until = events_until(bounds.until, kubectl);
-            let read = list::read(
-                kubectl,
-                *events_list,
-                *chunk_size,
-                until,
-                &projection.events,
-                copy,
-            );
-            let docs =
-                match read {
-                    Ok(docs) => Ok(docs),
-                    Err(ListError::NotSaved(error)) => return Err(not_saved(&tee, error)),
-                    Err(ListError::Failed(e)) => Err(CheckError::from(e).to_string()),
-                    Err(ListError::Unfinished { pages }) => Err(words::EVENTS_OVERRAN
-                        .format(&[("seconds", &until.seconds), ("pages", &pages)])),
-                    Err(ListError::Broken { page, why }) => {
-                        Err(words::LIST_BROKEN.format(&[("page", &page), ("why", &why)]))
-                    }
-                };
+            let list = (kubectl, *events_list, *chunk_size);
+            let (docs, tee) = list_events(list, (until, *interval), projection, saver, notice)?;
             // Events are diagnostics: a list that breaks is not listed again.
             let matched = docs.and_then(|docs| {
                 engine.events(docs, report).map_err(|e| {
@@ -118,5 +103,58 @@ pub(super) fn read_events(
                 }
             }
         }
+    }
+}
+
+/// The events list as read: its documents, or why not in words; and its
+/// copy for events.json.
+type Listed = (Result<Vec<Val>, String>, Option<Artifact>);
+
+/// The events list read within its budget `until`, and its copy: the
+/// documents, or why not in words. A transient failure of its first page
+/// (a 5xx, a 429, a cut answer) is said and asked again as the pods list's
+/// is, after a pause of at most `interval`, while the budget leaves time
+/// after the pause; past it, the last failure's words.
+fn list_events(
+    (kubectl, list, chunk_size): (&Kubectl, api::List, usize),
+    (until, interval): (list::Until, Duration),
+    projection: &Projection,
+    saver: &Saver,
+    notice: &mut dyn FnMut(&str),
+) -> Result<Listed, CheckError> {
+    let mut lists = 0;
+    loop {
+        lists += 1;
+        let mut tee = saver.tee("events.json");
+        let copy = tee.as_mut().map(|file| file as &mut dyn Write);
+        let read = list::read(kubectl, list, chunk_size, until, &projection.events, copy);
+        let docs = match read {
+            Ok(docs) => Ok(docs),
+            Err(ListError::NotSaved(error)) => return Err(not_saved(&tee, error)),
+            Err(ListError::Failed(e)) => {
+                let transient = match &e {
+                    Failure::Kubectl(error) => error.transient(),
+                    Failure::Unreadable { why, .. } => kubectl::transient(why),
+                };
+                let why = CheckError::from(e).to_string();
+                // Asked again only when the pause leaves time to ask.
+                let pause = interval.min(until.left());
+                if transient && pause < until.left() {
+                    let broken = words::LIST_BROKEN.format(&[("page", &1), ("why", &why)]);
+                    let list = lists + 1;
+                    notice(&messages::LIST_AGAIN.format(&[("broken", &broken), ("list", &list)]));
+                    thread::sleep(pause);
+                    continue;
+                }
+                Err(why)
+            }
+            Err(ListError::Unfinished { pages }) => {
+                Err(words::EVENTS_OVERRAN.format(&[("seconds", &until.seconds), ("pages", &pages)]))
+            }
+            Err(ListError::Broken { page, why }) => {
+                Err(words::LIST_BROKEN.format(&[("page", &page), ("why", &why)]))
+            }
+        };
+        return Ok((docs, tee));
     }
 }

@@ -9,6 +9,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 /// Where the pods (and events) come from.
+// One per check, cloned once ([`super::bounds::Bounds`]): the live
+// variant's size costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone)]
 pub enum Source {
     /// A saved snapshot (`-` = stdin), optional saved events: one attempt.

@@ -5,8 +5,9 @@
 //! on a 500, a partial one when pagination fails with 410 Expired), so its
 //! output is only used when it exits 0.
 
-use super::proxy::{Answer, Proxy};
+use super::proxy::{self, Answer, Proxy};
 use super::stop::Stop;
+use super::waiting::Waiting;
 use crate::cancel;
 use crate::contract;
 use std::ffi::OsString;
@@ -30,6 +31,12 @@ pub struct Kubectl {
     pub kubeconfig: Option<PathBuf>,
     /// Kill kubectl when one call runs longer than this.
     pub timeout: Duration,
+    /// A bound sooner than the timeout for this call (the time left to its
+    /// list's end, [`super::list::Until`]); None: the timeout.
+    pub bound: Option<Duration>,
+    /// The check's interval: a list call still running says so every
+    /// interval ([`Waiting`]).
+    pub interval: Duration,
     /// The check's `kubectl proxy`, for the lists read beside the pods
     /// list ([`super::proxy`]); None: one kubectl per call.
     pub proxy: Option<Arc<Proxy>>,
@@ -112,6 +119,21 @@ pub fn transient(why: &str) -> bool {
     words.split('|').any(|said| why.contains(said))
 }
 
+/// kubectl's last line for an API Status it fails on (`Error from server
+/// (InternalError): Internal error occurred: ...`, as kubectl's
+/// StandardErrorMessage words it); None when `body` is no failed Status
+/// with a reason (kubectl's words then differ: kubectl is asked).
+fn status_words(body: &[u8]) -> Option<String> {
+    let status: serde_json::Value = serde_json::from_slice(body).ok()?;
+    let text = |key: &str| status.get(key).and_then(serde_json::Value::as_str);
+    if text("kind") != Some("Status") || text("status") == Some("Success") {
+        return None;
+    }
+    let reason = text("reason").filter(|reason| !reason.is_empty())?;
+    let message = text("message").unwrap_or_default();
+    Some(format!("Error from server ({reason}): {message}"))
+}
+
 fn last_line(text: &str) -> Option<&str> {
     text.lines().map(str::trim).rfind(|l| !l.is_empty())
 }
@@ -186,22 +208,35 @@ impl Kubectl {
         args
     }
 
-    /// The line a list call prints once it has run [`SLOW_CALL`] (issue 29:
-    /// never silent while waiting); none for a watch, which runs on purpose.
-    fn waiting_note(&self, args: &[&str]) -> Option<String> {
-        let url = args.last()?;
-        let list = [crate::api::PODS, crate::api::EVENTS]
-            .into_iter()
-            .find(|list| url.split('?').next() == Some(list.path))?;
-        if url.contains("watch=") || self.timeout <= SLOW_CALL {
+    /// How long this call may run: the timeout, or its bound when sooner.
+    fn limit(&self) -> Duration {
+        self.bound
+            .map_or(self.timeout, |bound| bound.min(self.timeout))
+    }
+
+    /// The lines a list call says while it runs (issue 29: never silent
+    /// while waiting); none for a watch, which runs on purpose.
+    fn waiting(&self, args: &[&str]) -> Option<Waiting> {
+        Waiting::of(args, self.interval, self.timeout, self.limit())
+    }
+
+    /// What kubectl does with a proxy's answer other than a `200`: an API
+    /// Status whose words are a transient failure and that kubectl does
+    /// not ask again by itself (no `Retry-After`) fails as kubectl fails on
+    /// it, with its words, so that the check asks again as it does after
+    /// kubectl; anything else is asked of kubectl.
+    fn refused(&self, args: &[&str], status: &proxy::Status) -> Option<KubectlError> {
+        let said = status_words(&status.body)?;
+        if status.retry_after || !transient(&said) {
             return None;
         }
-        let line = crate::contract::messages::KUBECTL_WAITING.format(&[
-            ("what", &list.what),
-            ("seconds", &SLOW_CALL.as_secs()),
-            ("timeout", &self.timeout.as_secs()),
-        ]);
-        Some(format!("{}{line}", crate::contract::CHECKER_PREFIX.warning))
+        use std::os::unix::process::ExitStatusExt;
+        Some(KubectlError::Failed {
+            command: self.command_line(args),
+            // kubectl exits 1 on a server's error.
+            status: ExitStatus::from_raw(1 << 8),
+            stderr: said,
+        })
     }
 
     /// Run `kubectl ARGS`, hand its stdout to `consume` while it runs, then
@@ -232,12 +267,11 @@ impl Kubectl {
         let (Some(proxy), ["get", "--raw", url]) = (&self.proxy, args) else {
             return self.run(args, consume);
         };
-        let note = self.waiting_note(args).map(|line| (line, SLOW_CALL));
         let timed_out = || KubectlError::TimedOut {
             command: self.command_line(args),
-            after: self.timeout,
+            after: self.limit(),
         };
-        match proxy.stream(url, self.timeout, &Stop::default(), note) {
+        match proxy.stream(url, self.limit(), &Stop::default(), self.waiting(args)) {
             Answer::Body(mut answer) => {
                 let value = consume(&mut answer);
                 if answer.whole() {
@@ -248,6 +282,11 @@ impl Kubectl {
                 }
             }
             Answer::TimedOut => return Err(timed_out()),
+            Answer::Status(status) => {
+                if let Some(error) = self.refused(args, &status) {
+                    return Err(error);
+                }
+            }
             Answer::AskKubectl => {}
         }
         // kubectl itself: the proxy has had its chance.
@@ -271,8 +310,13 @@ impl Kubectl {
         match self.through_proxy(args, stop) {
             Answer::Body(bytes) => return Ok(consume(&mut &bytes[..])),
             Answer::TimedOut => {
-                let after = self.timeout;
+                let after = self.limit();
                 return Err(KubectlError::TimedOut { command, after });
+            }
+            Answer::Status(status) => {
+                if let Some(error) = self.refused(args, &status) {
+                    return Err(error);
+                }
             }
             Answer::AskKubectl => {}
         }
@@ -294,7 +338,7 @@ impl Kubectl {
         let mut stdout = child.stdout.take().expect("stdout is piped");
         let stderr = collect_stderr(&mut child);
         stop.started(child.id());
-        let (read_all, supervisor) = supervise(child, self.timeout, self.waiting_note(args));
+        let (read_all, supervisor) = supervise(child, self.limit(), self.waiting(args));
 
         let value = consume(&mut stdout);
         drain(&mut stdout);
@@ -309,7 +353,7 @@ impl Kubectl {
         match ended {
             Ended::TimedOut => Err(KubectlError::TimedOut {
                 command,
-                after: self.timeout,
+                after: self.limit(),
             }),
             Ended::Exited(status) if !status.success() => Err(KubectlError::Failed {
                 command,
@@ -343,8 +387,7 @@ impl Kubectl {
         if resource(path) == resource(crate::api::PODS.path) || url.contains("watch=") {
             return Answer::AskKubectl;
         }
-        let note = self.waiting_note(args).map(|line| (line, SLOW_CALL));
-        proxy.get(url, self.timeout, stop, note)
+        proxy.get(url, self.limit(), stop, self.waiting(args))
     }
 }
 
@@ -376,7 +419,7 @@ fn drain(stdout: &mut ChildStdout) {
 fn supervise(
     mut child: Child,
     timeout: Duration,
-    mut note: Option<String>,
+    mut note: Option<Waiting>,
 ) -> (mpsc::Sender<()>, thread::JoinHandle<Ended>) {
     let (read_all, told) = mpsc::channel::<()>();
     let supervisor = thread::spawn(move || {
@@ -384,10 +427,8 @@ fn supervise(
         let started = Instant::now();
         let mut poll = SLOW_POLL;
         loop {
-            if started.elapsed() >= SLOW_CALL {
-                if let Some(line) = note.take() {
-                    eprintln!("{line}");
-                }
+            if let Some(note) = &mut note {
+                note.say_due(started.elapsed());
             }
             match child.try_wait() {
                 Ok(Some(status)) => {
@@ -421,8 +462,6 @@ fn supervise(
     (read_all, supervisor)
 }
 
-/// A list call that runs this long says what it waits for, once.
-pub const SLOW_CALL: Duration = Duration::from_secs(10);
 /// How often the supervisor looks while kubectl still prints.
 const SLOW_POLL: Duration = Duration::from_millis(20);
 /// How often it looks once the output has been read.

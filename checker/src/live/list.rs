@@ -75,7 +75,7 @@ impl Until {
         let left = self.left();
         let mut capped = kubectl.clone();
         if left.saturating_add(Duration::from_secs(1)) < kubectl.timeout {
-            capped.timeout = left;
+            capped.bound = Some(left);
             return (capped, true);
         }
         (capped, false)

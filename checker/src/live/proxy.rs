@@ -19,6 +19,7 @@
 //! from kubectl. Other pages of the pods list, and the watch, go to kubectl.
 
 use super::stop::Stop;
+use super::waiting::Waiting;
 use crate::cancel::{self, Registered};
 use std::ffi::{OsStr, OsString};
 use std::fs;
@@ -77,9 +78,6 @@ enum State {
     Gone,
 }
 
-/// A line to say once a call has run this long (kubectl's waiting note).
-pub type Note = (String, Duration);
-
 /// What the proxy made of one call: `B` is the body of a whole HTTP 200
 /// ([`Proxy::get`]), or of a 200 still being read ([`Proxy::stream`]).
 #[derive(Debug)]
@@ -88,9 +86,27 @@ pub enum Answer<B = Vec<u8>> {
     Body(B),
     /// The call ran past its timeout.
     TimedOut,
+    /// Another status, read whole: kubectl decides what it says
+    /// ([`super::kubectl`] fails as kubectl would on a transient one).
+    Status(Status),
     /// Anything else: ask kubectl.
     AskKubectl,
 }
+
+/// An answer of the proxy that was not a `200`, read whole.
+#[derive(Debug)]
+pub struct Status {
+    /// The HTTP status code.
+    pub code: u16,
+    /// The answer had a `Retry-After` header: kubectl waits and asks again
+    /// by itself on a 429 or a 5xx that has one.
+    pub retry_after: bool,
+    /// The body (an API Status, when the server sent one).
+    pub body: Vec<u8>,
+}
+
+/// The most of a non-`200` body read: an API Status is a few hundred bytes.
+const STATUS_BODY: u64 = 64 << 10;
 
 impl Proxy {
     /// The proxy `program` (kubectl, with its `global_args`) would run;
@@ -109,9 +125,9 @@ impl Proxy {
         self.running();
     }
 
-    /// GET `url` through the proxy within `timeout`; `note` is a line said
-    /// once the call has run its time; `stop` may end it.
-    pub fn get(&self, url: &str, timeout: Duration, stop: &Stop, note: Option<Note>) -> Answer {
+    /// GET `url` through the proxy within `timeout`; `note`: the lines said
+    /// while it runs; `stop` may end it.
+    pub fn get(&self, url: &str, timeout: Duration, stop: &Stop, note: Option<Waiting>) -> Answer {
         let answer = match self.stream(url, timeout, stop, note) {
             Answer::Body(mut streamed) => {
                 let mut body = Vec::new();
@@ -122,6 +138,7 @@ impl Proxy {
                 }
             }
             Answer::TimedOut => Answer::TimedOut,
+            Answer::Status(status) => Answer::Status(status),
             Answer::AskKubectl => Answer::AskKubectl,
         };
         stop.ended();
@@ -137,7 +154,7 @@ impl Proxy {
         url: &str,
         timeout: Duration,
         stop: &Stop,
-        note: Option<Note>,
+        note: Option<Waiting>,
     ) -> Answer<Streamed> {
         // The timeout counts from here, the wait for the proxy included.
         let asked = Instant::now();
@@ -247,7 +264,10 @@ pub struct Streamed {
     timed_out: bool,
     started: Instant,
     timeout: Duration,
-    note: Option<Note>,
+    note: Option<Waiting>,
+    /// The head's status code, and whether it had a `Retry-After` header.
+    code: u16,
+    retry_after: bool,
 }
 
 /// How the body of an answer ends.
@@ -264,11 +284,12 @@ enum Body {
 
 impl Streamed {
     /// The answer on `stream`, whose request was sent at `asked`: its body
-    /// once the head of a `200` is read within `timeout`.
+    /// once the head of a `200` is read within `timeout`; another status
+    /// with its body read whole.
     fn open(
         stream: UnixStream,
         (asked, timeout): (Instant, Duration),
-        note: Option<Note>,
+        note: Option<Waiting>,
     ) -> Answer<Streamed> {
         let mut streamed = Streamed {
             answer: BufReader::with_capacity(STREAM_BUFFER, stream),
@@ -278,10 +299,29 @@ impl Streamed {
             started: asked,
             timeout,
             note,
+            code: 0,
+            retry_after: false,
         };
         match streamed.head() {
             Ok(true) => Answer::Body(streamed),
             Err(_) if streamed.timed_out => Answer::TimedOut,
+            Ok(false) if streamed.code != 0 => streamed.status(),
+            _ => Answer::AskKubectl,
+        }
+    }
+
+    /// The answer of a status other than `200`, its body read whole (an
+    /// API Status is small); one cut or too long is left to kubectl.
+    fn status(mut self) -> Answer<Streamed> {
+        let mut body = Vec::new();
+        let read = (&mut self).take(STATUS_BODY).read_to_end(&mut body);
+        match read {
+            Ok(_) if self.ended => Answer::Status(Status {
+                code: self.code,
+                retry_after: self.retry_after,
+                body,
+            }),
+            _ if self.timed_out => Answer::TimedOut,
             _ => Answer::AskKubectl,
         }
     }
@@ -296,31 +336,40 @@ impl Streamed {
         self.timed_out
     }
 
-    /// Read the status line and the headers: true for a `200`.
+    /// Read the status line and the headers: true for a `200`. The status
+    /// code is kept (0: no HTTP/1 status line, or a head whose body cannot
+    /// be told apart).
     fn head(&mut self) -> io::Result<bool> {
         let status = self.line()?;
         let mut words = status.split(' ');
-        let ok =
-            words.next().is_some_and(|w| w.starts_with("HTTP/1.")) && words.next() == Some("200");
+        if words.next().is_some_and(|w| w.starts_with("HTTP/1.")) {
+            self.code = words.next().and_then(|code| code.parse().ok()).unwrap_or(0);
+        }
+        let ok = self.code == 200;
         loop {
             let line = self.line()?;
             if line.is_empty() {
                 return Ok(ok);
             }
             let Some((key, value)) = line.split_once(':') else {
+                self.code = 0;
                 return Ok(false);
             };
             let (key, value) = (key.trim(), value.trim());
             if key.eq_ignore_ascii_case("Transfer-Encoding") {
                 if !value.eq_ignore_ascii_case("chunked") {
+                    self.code = 0;
                     return Ok(false);
                 }
                 self.body = Body::Chunked(0);
             } else if key.eq_ignore_ascii_case("Content-Length") && self.body == Body::UntilClosed {
                 let Ok(length) = value.parse() else {
+                    self.code = 0;
                     return Ok(false);
                 };
                 self.body = Body::Length(length);
+            } else if key.eq_ignore_ascii_case("Retry-After") {
+                self.retry_after = true;
             }
         }
     }
@@ -335,8 +384,8 @@ impl Streamed {
         }
     }
 
-    /// Run `read` on the answer within the timeout, saying the note once
-    /// its time has passed; a read that waits in vain is tried again.
+    /// Run `read` on the answer within the timeout, saying each note as
+    /// it falls due; a read that waits in vain is tried again.
     fn waiting<T>(
         &mut self,
         mut read: impl FnMut(&mut BufReader<UnixStream>) -> io::Result<T>,
@@ -351,17 +400,11 @@ impl Streamed {
                 self.timed_out = true;
                 return Err(io::ErrorKind::TimedOut.into());
             };
-            let until_note = self
-                .note
-                .as_ref()
-                .map_or(Duration::ZERO, |n| n.1.saturating_sub(elapsed));
-            if let Some((line, _)) = self.note.take_if(|_| until_note.is_zero()) {
-                eprintln!("{line}");
+            if let Some(note) = &mut self.note {
+                note.say_due(elapsed);
             }
-            let wait = match self.note {
-                Some(_) => left.min(until_note),
-                None => left,
-            };
+            let until_note = self.note.as_ref().and_then(Waiting::next_due);
+            let wait = until_note.map_or(left, |due| left.min(due.saturating_sub(elapsed)));
             self.answer
                 .get_ref()
                 .set_read_timeout(Some(wait.max(Duration::from_millis(1))))?;

@@ -63,6 +63,8 @@ pub(crate) fn source(args: &CheckArgs, matches: &ArgMatches) -> Result<Source, c
         context: args.context.clone(),
         kubeconfig: args.kubeconfig.clone(),
         timeout: Duration::from_secs(timeout),
+        bound: None,
+        interval: Duration::from_secs(interval),
         proxy: None,
     };
     let only = only_namespaces(args);
