@@ -1250,16 +1250,7 @@ fn github_and_summary_agree_on_jaq_jq_1_6_and_libjq_1_8() {
 fn no_annotation_says_none_for_pods_that_have_events() {
     for case in verify_pods_tests::corpus::cases() {
         let run = |format: &str| {
-            let out = verify_pods()
-                .current_dir(&case.dir)
-                .envs(case.env())
-                .args([
-                    "check",
-                    "--snapshot",
-                    "pods.json",
-                    "--events",
-                    "events.json",
-                ])
+            let out = Command::from_std(case.offline_check(verify_pods_tests::checker_command()))
                 .args(["--format", format])
                 .output()
                 .unwrap();

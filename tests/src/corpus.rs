@@ -192,6 +192,21 @@ impl Case {
         ]
     }
 
+    /// `cmd` (a checker command) set to check this case offline as its
+    /// goldens were made: from the case folder (messages carry the same
+    /// relative names everywhere), with its settings ([`Case::env`]), on
+    /// `check --snapshot pods.json --events events.json`.
+    pub fn offline_check(&self, mut cmd: std::process::Command) -> std::process::Command {
+        cmd.current_dir(&self.dir).envs(self.env()).args([
+            "check",
+            "--snapshot",
+            "pods.json",
+            "--events",
+            "events.json",
+        ]);
+        cmd
+    }
+
     /// The one-line description.
     pub fn readme(&self) -> String {
         String::from_utf8(self.read("README")).expect("README is UTF-8")

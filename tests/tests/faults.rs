@@ -248,7 +248,15 @@ fn failing_events_list_keeps_the_pods_verdict() {
         let stdout = text(&outcome.output.stdout);
         let explained = (0..=SLOW).any(|waited| {
             expect::start_line(&engine)
-                + &expect::final_text_with(&engine, &state, &expect::served(0), None, 1, waited)
+                + &expect::final_text_as(
+                    &engine,
+                    &state,
+                    &expect::served(0),
+                    None,
+                    1,
+                    waited,
+                    &expect::Knobs::default(),
+                )
                 == stdout
         });
         assert!(explained, "not the result without events: {what}");

@@ -25,16 +25,8 @@ fn blessing() -> bool {
 /// `verify-pods check --snapshot pods.json --events events.json [extra]` at
 /// the case's list limit, run from the case folder so messages carry the same relative names everywhere.
 fn check(case: &Case, extra: &[&str]) -> Output {
-    run(checker_command()
-        .current_dir(&case.dir)
-        .envs(case.env())
-        .args([
-            "check",
-            "--snapshot",
-            "pods.json",
-            "--events",
-            "events.json",
-        ])
+    run(case
+        .offline_check(checker_command())
         .args(
             case.workloads()
                 .map(|_| ["--workloads", "workloads.json"])
@@ -521,7 +513,11 @@ fn text_by_jq(case: &Case, workloads: &str) -> (String, Vec<String>) {
             values,
             input,
         });
-        assert_eq!(ran.status, 0, "{}: {}: {}", case.name, program.file, ran.stderr);
+        assert_eq!(
+            ran.status, 0,
+            "{}: {}: {}",
+            case.name, program.file, ran.stderr
+        );
         fs::write(path(output), &ran.stdout).unwrap();
         ran.stdout
     };
@@ -547,7 +543,11 @@ fn text_by_jq(case: &Case, workloads: &str) -> (String, Vec<String>) {
     );
     let lines = step(
         Programs::RENDER,
-        vec![case.list_limit().to_string(), case.namespaces(), case.selector()],
+        vec![
+            case.list_limit().to_string(),
+            case.namespaces(),
+            case.selector(),
+        ],
         path("result.json"),
         "lines.txt",
     );
@@ -577,7 +577,10 @@ fn a_driver_that_never_reads_the_workloads_says_nothing_of_them() {
         let (verdict_not_read, not_read) = text_by_jq(&case, "false");
         assert_eq!(verdict, verdict_not_read, "{}", case.name);
         assert_eq!(
-            not_read.iter().filter(|line| says_not_checked(line)).count(),
+            not_read
+                .iter()
+                .filter(|line| says_not_checked(line))
+                .count(),
             usize::from(verdict == "fail"),
             "{}: {not_read:#?}",
             case.name

@@ -8,31 +8,47 @@
 
 use checker::contract::{self, messages, DEADLINE_ENV};
 use serde_json::Value;
-use verify_pods_tests::corpus::{self, EXPECTED_JSON};
+use std::process::Output;
+use verify_pods_tests::corpus::{self, Case, EXPECTED_JSON};
 use verify_pods_tests::replay::{KubeEnv, LogEntry, Server, State};
 use verify_pods_tests::{checker_command, code, lines_of, run, text, Driver, DRIVERS};
+
+/// One driver's run on `case`'s cluster with the case's settings and
+/// `extra` on top: its output, and every request the server saw.
+fn run_on(case: &Case, driver: Driver, extra: &[(&str, &str)]) -> (Output, Vec<LogEntry>) {
+    let server = Server::serve(State::from_case_dir(&case.dir).expect("state")).expect("server");
+    let env = KubeEnv::for_server(&server).expect("kubeconfig");
+    let out = run(driver
+        .command(&env)
+        .envs(case.env())
+        .envs(extra.iter().copied()));
+    (out, server.log())
+}
+
+/// The pods and events requests of a server's log.
+fn pods_and_events(log: Vec<LogEntry>) -> Vec<LogEntry> {
+    log.into_iter()
+        .filter(|e| e.path.ends_with("/pods") || e.path.ends_with("/events"))
+        .collect()
+}
+
+/// Asserts that `driver` ended its run on `case` with the case's golden
+/// exit code.
+fn assert_golden_exit(case: &Case, driver: Driver, out: &Output) {
+    assert!(
+        code(out) == case.expected_exit(),
+        "{driver:?}: {}",
+        text(&out.stderr)
+    );
+}
 
 /// The pods and events requests a driver made on `case`, with the case's
 /// settings (its namespaces and selector) and `deadline` seconds.
 fn requests(case: &str, driver: Driver, deadline: &str) -> (i32, Vec<LogEntry>) {
     let case = corpus::case(case);
-    let server = Server::serve(State::from_case_dir(&case.dir).expect("state")).expect("server");
-    let env = KubeEnv::for_server(&server).expect("kubeconfig");
-    let out = run(driver
-        .command(&env)
-        .env(DEADLINE_ENV, deadline)
-        .envs(case.env()));
-    assert!(
-        code(&out) == case.expected_exit(),
-        "{driver:?}: {}",
-        text(&out.stderr)
-    );
-    let lists = server
-        .log()
-        .into_iter()
-        .filter(|e| e.path.ends_with("/pods") || e.path.ends_with("/events"))
-        .collect();
-    (code(&out), lists)
+    let (out, log) = run_on(&case, driver, &[(DEADLINE_ENV, deadline)]);
+    assert_golden_exit(&case, driver, &out);
+    (code(&out), pods_and_events(log))
 }
 
 #[test]
@@ -171,21 +187,10 @@ fn exclude_ns_plus_adds_to_the_default_list_and_all_namespaces_is_accepted() {
 /// (`KWOK_VERIFY_PODS_WORKLOADS=true`, over the case's own setting).
 fn workloads_requests(case: &str, driver: Driver) -> Vec<LogEntry> {
     let case = corpus::case(case);
-    let server = Server::serve(State::from_case_dir(&case.dir).expect("state")).expect("server");
-    let env = KubeEnv::for_server(&server).expect("kubeconfig");
-    let out = run(driver
-        .command(&env)
-        .env(DEADLINE_ENV, "0")
-        .envs(case.env())
-        .env(contract::WORKLOADS.env, "true"));
-    assert!(
-        code(&out) == case.expected_exit(),
-        "{driver:?}: {}",
-        text(&out.stderr)
-    );
-    server
-        .log()
-        .into_iter()
+    let read_workloads = [(DEADLINE_ENV, "0"), (contract::WORKLOADS.env, "true")];
+    let (out, log) = run_on(&case, driver, &read_workloads);
+    assert_golden_exit(&case, driver, &out);
+    log.into_iter()
         .filter(|e| e.path.starts_with("/apis/"))
         .collect()
 }
@@ -225,19 +230,9 @@ fn run_case(
     driver: Driver,
     extra: &[(&str, &str)],
 ) -> (i32, String, String, Vec<LogEntry>) {
-    let case = corpus::case(case);
-    let server = Server::serve(State::from_case_dir(&case.dir).expect("state")).expect("server");
-    let env = KubeEnv::for_server(&server).expect("kubeconfig");
-    let out = run(driver
-        .command(&env)
-        .env(DEADLINE_ENV, "0")
-        .envs(case.env())
-        .envs(extra.iter().copied()));
-    let lists = server
-        .log()
-        .into_iter()
-        .filter(|e| e.path.ends_with("/pods") || e.path.ends_with("/events"))
-        .collect();
+    let at_once = [&[(DEADLINE_ENV, "0")], extra].concat();
+    let (out, log) = run_on(&corpus::case(case), driver, &at_once);
+    let lists = pods_and_events(log);
     (code(&out), text(&out.stdout), text(&out.stderr), lists)
 }
 

@@ -577,26 +577,7 @@ impl Shared {
             resource_version: resource_version(index),
             next: (end < all.len()).then(|| (token(index, end, page + 1), Some(all.len() - end))),
         };
-        let mut body = Body::default();
-        body.push(
-            format!(
-                r#"{{"kind":"{kind}List","apiVersion":"apps/v1","metadata":{},"items":["#,
-                metadata.json()
-            )
-            .into_bytes(),
-        );
-        for (i, item) in all[start..end].iter().enumerate() {
-            if i > 0 {
-                body.push_static(b",");
-            }
-            body.push_object(item);
-        }
-        body.push_static(b"]}\n");
-        Response {
-            status: 200,
-            headers: Vec::new(),
-            body,
-        }
+        list_response(kind, "apps/v1", &metadata, &all[start..end])
     }
 
     /// A watch request: its log record and, for a 200, the stream's plan.
@@ -782,7 +763,7 @@ impl Shared {
         };
         answer.items = page_items.len();
         answer.response = match format {
-            Format::Json => list_response(resource, &metadata, page_items),
+            Format::Json => list_response(resource.kind(), "v1", &metadata, page_items),
             Format::Table(version) => match IncludeObject::parse(request.param("includeObject")) {
                 Ok(include) => {
                     let values: Vec<Value> = page_items.iter().map(|o| o.value()).collect();
@@ -932,12 +913,18 @@ impl ListMeta {
 /// A `…List` as the apiserver writes it: compact, `kind`, `apiVersion`,
 /// `metadata`, `items` in that order, a newline after it (Go's
 /// `json.Encoder`); the items are the stored objects, not copies.
-fn list_response(resource: Resource, metadata: &ListMeta, items: &[&Object]) -> Response {
+/// `kind` and `api_version` are the items' (`Pod`, `v1`; `Deployment`,
+/// `apps/v1`).
+fn list_response(
+    kind: &str,
+    api_version: &str,
+    metadata: &ListMeta,
+    items: &[&Object],
+) -> Response {
     let mut body = Body::default();
     body.push(
         format!(
-            r#"{{"kind":"{}List","apiVersion":"v1","metadata":{},"items":["#,
-            resource.kind(),
+            r#"{{"kind":"{kind}List","apiVersion":"{api_version}","metadata":{},"items":["#,
             metadata.json()
         )
         .into_bytes(),

@@ -97,30 +97,19 @@ pub fn final_text(
     attempts: usize,
     waited: u64,
 ) -> String {
-    final_text_with(engine, pods, version, Some(events), attempts, waited)
-}
-
-/// Like [`final_text`]; `events: None` = the events could not be collected.
-pub fn final_text_with(
-    engine: &Engine,
-    pods: &State,
-    version: &str,
-    events: Option<&State>,
-    attempts: usize,
-    waited: u64,
-) -> String {
     final_text_as(
         engine,
         pods,
         version,
-        events,
+        Some(events),
         attempts,
         waited,
         &Knobs::default(),
     )
 }
 
-/// [`final_text_with`], checked with `knobs`.
+/// Like [`final_text`], checked with `knobs`; `events: None` = the events
+/// could not be collected.
 pub fn final_text_as(
     engine: &Engine,
     pods: &State,
