@@ -24,6 +24,9 @@ pub struct Embedded {
     /// excluded_namespaces "$1"`); None for lib.jq, which runs in front of
     /// others only.
     pub runner: Option<Vec<String>>,
+    /// The same options, each with its value (`--arg excluded_namespaces
+    /// "$1"`): [`Self::runner_lines`] wraps them with the program.
+    pub options: Vec<String>,
     /// The program its runner hands jq, as a bash word's inside:
     /// `$lib_program$report_program` (lib.jq in front of a program that
     /// uses it; see also [`DECIDED_BY_RUNNER`]).
@@ -33,6 +36,15 @@ pub struct Embedded {
 /// A runner's jq options in lines of at most 72 columns, each option with
 /// its name and value kept on one line.
 fn option_lines(options: &[String]) -> Vec<String> {
+    wrapped(&option_units(options), 72)
+}
+
+/// How wide a runner's lines are after `vp_jq `, for its ` \` to end
+/// within 100 columns.
+const RUNNER_WIDTH: usize = 88;
+
+/// jq's options, each with its value or variable's name.
+fn option_units(options: &[String]) -> Vec<String> {
     let mut units: Vec<String> = Vec::new();
     for option in options {
         match units.last_mut() {
@@ -44,7 +56,7 @@ fn option_lines(options: &[String]) -> Vec<String> {
             _ => units.push(option.clone()),
         }
     }
-    wrapped(&units, 72)
+    units
 }
 
 /// The program whose runner also decides (issue 30's cost): jq prints its
@@ -71,7 +83,17 @@ impl Embedded {
             options.insert(0, "-r".to_owned());
         }
         embedded.runner = Some(option_lines(&options));
+        embedded.options = option_units(&options);
         Ok(embedded)
+    }
+
+    /// Its runner's jq options and program, wrapped: None for lib.jq (and
+    /// upstream's Job rule), which run in front of others only.
+    pub fn runner_lines(&self) -> Option<Vec<String>> {
+        self.runner.as_ref()?;
+        let mut words = self.options.clone();
+        words.push(format!("\"{}\"", self.argument));
+        Some(wrapped(&words, RUNNER_WIDTH))
     }
 
     /// Embed lib.jq, as `$lib_program`.
@@ -100,6 +122,7 @@ impl Embedded {
             delimiter,
             text,
             runner: None,
+            options: Vec::new(),
             argument: String::new(),
         })
     }

@@ -44,6 +44,9 @@ pub struct Fields {
     /// lib.jq (embedded once, for the programs that print words), then the
     /// programs of [`USED`] in that order.
     pub programs: Vec<Embedded>,
+    /// The variables that hold the programs (`lib_program report_program
+    /// …`, page-head.jq's last), in lines for one `local` each.
+    pub program_variable_lines: Vec<String>,
     /// `report.jq, events.jq, …, lib.jq`, for the headers.
     pub program_files: String,
     /// The default excluded namespaces, comma-joined (report.jq's variable).
@@ -511,7 +514,10 @@ impl Fields {
         let mut program_files: Vec<&str> = used.map(|p| p.file).collect();
         program_files.push(Programs::LIB_FILE);
         program_files.push("page-head.jq");
+        let mut variables: Vec<String> = programs.iter().map(|p| p.variable.clone()).collect();
+        variables.push("page_head_program".to_owned());
         Ok(Self {
+            program_variable_lines: wrapped(&variables, 90),
             programs,
             program_files: program_files.join(", "),
             excluded_namespaces: Programs::default_excluded_namespaces().join(","),
