@@ -444,14 +444,6 @@ fn sha256sum(path: &Path) -> String {
         .to_owned()
 }
 
-/// The directory of the real kubectl, found on PATH.
-fn real_kubectl_dir() -> PathBuf {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .find(|dir| dir.join("kubectl").is_file())
-        .expect("kubectl is not installed (make tools installs it)")
-}
-
 /// What `kubectl krew install --manifest verify-pods.yaml --archive ARCHIVE`
 /// does (krew internal/installation): the archive's sha256 checked against
 /// the manifest, unpacked into store/NAME/VERSION (no `files:`: everything,
@@ -499,7 +491,11 @@ fn installed_as_krew_does_kubectl_runs_the_plugin() {
     fs::create_dir(&bin_dir).unwrap();
     let link = bin_dir.join(format!("kubectl-{}", name.replace('-', "_")));
     std::os::unix::fs::symlink(&target, &link).unwrap();
-    let path = std::env::join_paths([bin_dir, real_kubectl_dir()]).unwrap();
+    let path = std::env::join_paths([
+        bin_dir,
+        verify_pods_tests::replay::client::real_kubectl_dir(),
+    ])
+    .unwrap();
     let output = run(Command::new("kubectl")
         .args(["verify-pods", "--version"])
         .env("PATH", path)

@@ -44,19 +44,15 @@ fn version_names_the_version_and_the_commit() {
     }
 }
 
-/// The directory of the real kubectl, found on PATH.
-fn real_kubectl_dir() -> PathBuf {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .find(|dir| dir.join("kubectl").is_file())
-        .expect("kubectl is not installed (make tools installs it)")
-}
-
 #[test]
 fn kubectl_finds_the_plugin_and_runs_it() {
     let plugins = tempfile::tempdir().unwrap();
     fs::copy(PLUGIN, plugins.path().join("kubectl-verify_pods")).unwrap();
-    let path = std::env::join_paths([plugins.path().to_owned(), real_kubectl_dir()]).unwrap();
+    let path = std::env::join_paths([
+        plugins.path().to_owned(),
+        verify_pods_tests::replay::client::real_kubectl_dir(),
+    ])
+    .unwrap();
     let kubectl = || {
         let mut cmd = Command::new("kubectl");
         cmd.env("PATH", &path).env("KUBECONFIG", "/dev/null");

@@ -44,13 +44,21 @@ fn only_log(doc: &Value) -> &Value {
     &logs[0]
 }
 
+/// The one log of `triage --format json` on the fixture `name`, once the
+/// exit code is `code`, the log's verdict `verdict`, and the document's
+/// race_signature whether that verdict is the race's.
+fn triaged(name: &str, code: i32, verdict: &str) -> Value {
+    let (doc, exit) = triage_json(&[&fixture(name)]);
+    assert_eq!(exit, code, "{doc}");
+    assert_eq!(doc["race_signature"], verdict == "race-signature", "{doc}");
+    let log = only_log(&doc);
+    assert_eq!(log["verdict"], verdict);
+    log.clone()
+}
+
 #[test]
 fn the_seed_signature_is_the_race_with_its_line_numbers() {
-    let (doc, code) = triage_json(&[&fixture("seed-race.log")]);
-    assert_eq!(code, 1);
-    assert_eq!(doc["race_signature"], true);
-    let log = only_log(&doc);
-    assert_eq!(log["verdict"], "race-signature");
+    let log = triaged("seed-race.log", 1, "race-signature");
     let finding = &log["findings"][0];
     assert_eq!(finding["line"], 7);
     assert_eq!(finding["class"], "race-signature");
@@ -90,11 +98,7 @@ fn the_text_report_names_the_verdict_and_the_lines() {
 
 #[test]
 fn a_genuine_failure_is_a_real_failure_and_exits_0() {
-    let (doc, code) = triage_json(&[&fixture("real-failure.log")]);
-    assert_eq!(code, 0);
-    assert_eq!(doc["race_signature"], false);
-    let log = only_log(&doc);
-    assert_eq!(log["verdict"], "real-failure");
+    let log = triaged("real-failure.log", 0, "real-failure");
     let finding = &log["findings"][0];
     assert_eq!(finding["line"], 3);
     assert_eq!(finding["class"], "failure");
@@ -107,20 +111,14 @@ fn a_genuine_failure_is_a_real_failure_and_exits_0() {
 
 #[test]
 fn a_passing_log_passes_and_reads_the_attempts_group() {
-    let (doc, code) = triage_json(&[&fixture("pass.log")]);
-    assert_eq!(code, 0);
-    let log = only_log(&doc);
-    assert_eq!(log["verdict"], "pass");
+    let log = triaged("pass.log", 0, "pass");
     assert_eq!(log["findings"][0]["status"]["attempts"], 2);
     assert_eq!(log["findings"][0]["status"]["waited_seconds"], 5);
 }
 
 #[test]
 fn a_log_without_status_line_says_so() {
-    let (doc, code) = triage_json(&[&fixture("no-status.log")]);
-    assert_eq!(code, 0);
-    let log = only_log(&doc);
-    assert_eq!(log["verdict"], "no-status-line");
+    let log = triaged("no-status.log", 0, "no-status-line");
     assert_eq!(log["status_lines"], 0);
     assert_eq!(log["lines"], 5);
     assert_eq!(log["findings"], json!([]));

@@ -158,6 +158,16 @@ struct Later {
     code: i32,
 }
 
+/// A fresh directory that a failed run of `driver` (exit 1) saved every
+/// artifact into.
+fn after_a_failure(driver: Driver) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let first = live(driver, failing(), &[], dir.path());
+    assert_eq!(first.status.code(), Some(1), "{}", describe(driver, &first));
+    assert_eq!(saved(dir.path()), ARTIFACTS, "{}", describe(driver, &first));
+    dir
+}
+
 /// (b) A failed run, then a run that passes (or cannot observe) on the same
 /// directory: nothing of the failure is left to look current (today: the
 /// failure's three files stay).
@@ -188,10 +198,7 @@ fn a_later_run_that_does_not_fail_leaves_no_files() {
     } in later
     {
         for driver in DRIVERS {
-            let dir = tempfile::tempdir().expect("temp dir");
-            let first = live(driver, failing(), &[], dir.path());
-            assert_eq!(first.status.code(), Some(1), "{}", describe(driver, &first));
-            assert_eq!(saved(dir.path()), ARTIFACTS, "{}", describe(driver, &first));
+            let dir = after_a_failure(driver);
             let then = live(driver, state(), &rules, dir.path());
             let what = format!("then {name}: {}", describe(driver, &then));
             assert_eq!(then.status.code(), Some(code), "{what}");
@@ -239,11 +246,11 @@ fn a_failed_run_saves_what_it_saw_and_replays() {
     } in cases
     {
         for driver in DRIVERS {
-            let dir = tempfile::tempdir().expect("temp dir");
-            if earlier {
-                let first = live(driver, failing(), &[], dir.path());
-                assert_eq!(saved(dir.path()), ARTIFACTS, "{}", describe(driver, &first));
-            }
+            let dir = if earlier {
+                after_a_failure(driver)
+            } else {
+                tempfile::tempdir().expect("temp dir")
+            };
             let output = live(driver, state(), &[], dir.path());
             let what = format!("{name}: {}", describe(driver, &output));
             assert_eq!(output.status.code(), Some(1), "{what}");

@@ -282,16 +282,24 @@ fn whole_page_2(state: &State) -> Vec<u8> {
     page2.stdout
 }
 
+/// Five running pods whose page 2 (of two pods) `fault` cuts short, every
+/// time: the whole page as it would have been, the server, and kubectl's
+/// environment for it.
+fn page_2_cut_by(fault: Fault) -> (Vec<u8>, Server, KubeEnv) {
+    let state = fixtures::many_running(5);
+    let whole = whole_page_2(&state);
+    let (server, env) = Server::builder()
+        .state(state)
+        .fault(FaultRule::always(Target::PodsPage(2), fault))
+        .start_with_env();
+    (whole, server, env)
+}
+
 /// kubectl dying mid-list: the connection drops in the middle of page 2.
 /// kubectl fails (exit 1) after printing at most a cut part of the page.
 #[test]
 fn connection_closed_mid_body_on_page_2_fails_kubectl() {
-    let state = fixtures::many_running(5);
-    let whole = whole_page_2(&state);
-    let (_server, env) = Server::builder()
-        .state(state)
-        .fault(FaultRule::always(Target::PodsPage(2), Fault::CloseMidBody))
-        .start_with_env();
+    let (whole, _server, env) = page_2_cut_by(Fault::CloseMidBody);
     let (_, page2) = two_pages(&env);
     assert_eq!(page2.status.code(), Some(1), "{}", text(&page2.stderr));
     assert!(
@@ -306,15 +314,7 @@ fn connection_closed_mid_body_on_page_2_fails_kubectl() {
 /// waits (its caller's timeout has to kill it) having printed a cut page.
 #[test]
 fn stall_mid_body_on_page_2_hangs_kubectl() {
-    let state = fixtures::many_running(5);
-    let whole = whole_page_2(&state);
-    let (_server, env) = Server::builder()
-        .state(state)
-        .fault(FaultRule::always(
-            Target::PodsPage(2),
-            Fault::StallMidBody(Duration::from_secs(30)),
-        ))
-        .start_with_env();
+    let (whole, _server, env) = page_2_cut_by(Fault::StallMidBody(Duration::from_secs(30)));
     let page1 = raw_ok(&env, "/api/v1/pods?limit=2");
     let token = continue_token(&page1).expect("a token");
     let mut child = env

@@ -25,6 +25,17 @@ pub fn kubectl_binary() -> PathBuf {
     find_on_path("kubectl").expect("kubectl is not installed (make tools installs it)")
 }
 
+/// The directory of the real kubectl on PATH (the one users run): a
+/// PATH of a plugin's directory and this one lets kubectl find the plugin.
+pub fn real_kubectl_dir() -> PathBuf {
+    let kubectl =
+        find_on_path("kubectl").expect("kubectl is not installed (make tools installs it)");
+    kubectl
+        .parent()
+        .expect("a file on PATH has a directory")
+        .to_owned()
+}
+
 /// An executable named `name` on PATH.
 pub fn find_on_path(name: &str) -> Option<PathBuf> {
     env::split_paths(&env::var_os("PATH")?)
