@@ -124,51 +124,40 @@ fn bad_events_file_exits_2() {
         ));
 }
 
-/// (flags, environment, what stderr must say).
-type BadUsage = (
-    &'static [&'static str],
-    &'static [(&'static str, &'static str)],
-    &'static str,
-);
+/// (what the user set: flags, or one `VARIABLE=value`; what stderr must
+/// say).
+type BadUsage = (&'static str, &'static str);
+
+/// `cmd` with the setting of a [`BadUsage`]: its flags, or its variable.
+fn with_setting<'c>(cmd: &'c mut Command, setting: &str) -> &'c mut Command {
+    match setting.split_once('=') {
+        Some((name, value)) if !name.starts_with('-') => cmd.env(name, value),
+        _ => cmd.args(setting.split_whitespace()),
+    }
+}
 
 #[test]
 fn bad_flags_and_environment_exit_2() {
     let cases: &[BadUsage] = &[
-        (
-            &["--exclude-ns", "Kube-System"],
-            &[],
-            "not a DNS-1123 label",
-        ),
-        (&["--exclude-ns", "a,b_c"], &[], "not a DNS-1123 label"),
-        (&["--deadline", "1m"], &[], "non-negative integer"),
-        (&["--interval", "0"], &[], "at least 1"),
-        (
-            &[],
-            &[("KWOK_VERIFY_PODS_DEADLINE", "-5")],
-            "non-negative integer",
-        ),
-        (
-            &[],
-            &[("KWOK_VERIFY_PODS_INTERVAL", "0x5")],
-            "non-negative integer",
-        ),
+        ("--exclude-ns Kube-System", "not a DNS-1123 label"),
+        ("--exclude-ns a,b_c", "not a DNS-1123 label"),
+        ("--deadline 1m", "non-negative integer"),
+        ("--interval 0", "at least 1"),
+        ("KWOK_VERIFY_PODS_DEADLINE=-5", "non-negative integer"),
+        ("KWOK_VERIFY_PODS_INTERVAL=0x5", "non-negative integer"),
         // Set but empty is the default (issue 31; scriptgen/tests/wrapper.rs).
         (
-            &[],
-            &[("KWOK_VERIFY_PODS_KUBECTL_TIMEOUT", "12s")],
+            "KWOK_VERIFY_PODS_KUBECTL_TIMEOUT=12s",
             "non-negative integer",
         ),
-        (&["--format", "yaml"], &[], "invalid value"),
+        ("--format yaml", "invalid value"),
     ];
-    for (args, env, cause) in cases {
+    for (setting, cause) in cases {
         let mut cmd = verify_pods();
-        cmd.arg("check")
-            .args(*args)
-            .args(["--kubectl", "/nonexistent/kubectl"]);
-        for (k, v) in *env {
-            cmd.env(k, v);
-        }
-        cmd.assert()
+        cmd.arg("check");
+        with_setting(&mut cmd, setting)
+            .args(["--kubectl", "/nonexistent/kubectl"])
+            .assert()
             .code(2)
             .stderr(predicate::str::contains(*cause));
     }
@@ -407,28 +396,24 @@ fn knobs_are_validated_offline_too() {
     let dir = tempfile::tempdir().unwrap();
     let pods = write(dir.path(), "pods.json", GREEN);
     let cases: &[BadUsage] = &[
-        (&["--interval", "0"], &[], "at least 1"),
-        (&["--deadline", "junk"], &[], "non-negative integer"),
-        (&["--kubectl-timeout", "0"], &[], "at least 1"),
+        ("--interval 0", "at least 1"),
+        ("--deadline junk", "non-negative integer"),
+        ("--kubectl-timeout 0", "at least 1"),
         (
-            &[],
-            &[("KWOK_VERIFY_PODS_DEADLINE", "junk")],
+            "KWOK_VERIFY_PODS_DEADLINE=junk",
             "KWOK_VERIFY_PODS_DEADLINE must be a non-negative integer",
         ),
         (
-            &[],
-            &[("KWOK_VERIFY_PODS_INTERVAL", "0")],
+            "KWOK_VERIFY_PODS_INTERVAL=0",
             "KWOK_VERIFY_PODS_INTERVAL must be at least 1",
         ),
     ];
-    for (args, env, cause) in cases {
+    for (setting, cause) in cases {
         let mut cmd = verify_pods();
-        cmd.args(["check", "--snapshot"]).arg(&pods).args(*args);
-        for (k, v) in *env {
-            cmd.env(k, v);
-        }
+        cmd.args(["check", "--snapshot"]).arg(&pods);
         // Upstream's start line first, whatever the settings hold (issue 31).
-        cmd.assert()
+        with_setting(&mut cmd, setting)
+            .assert()
             .code(2)
             .stdout("Verifying pod scheduling...\n")
             .stderr(predicate::str::contains(*cause));
