@@ -676,21 +676,30 @@ fn exit_2_is_one_error_object_one_annotation_and_recorded_results() {
         for file in [&json_file, &ctrf, &junit] {
             let _ = fs::remove_file(file);
         }
+        // `check ARGS --format FORMAT RESULTS…`, which exits 2.
+        let refused = |format: &str, results: &[&std::ffi::OsStr]| {
+            let out = verify_pods()
+                .arg("check")
+                .args(args)
+                .args(["--format", format])
+                .args(results)
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+            out
+        };
         // JSON: one object on stdout, nothing else; the same in --json.
-        let out = verify_pods()
-            .arg("check")
-            .args(args)
-            .args(["--format", "json"])
-            .arg("--json")
-            .arg(&json_file)
-            .arg("--ctrf")
-            .arg(&ctrf)
-            .arg("--junit")
-            .arg(&junit)
-            .output()
-            .unwrap();
+        let results = [
+            "--json".as_ref(),
+            json_file.as_os_str(),
+            "--ctrf".as_ref(),
+            ctrf.as_os_str(),
+            "--junit".as_ref(),
+            junit.as_os_str(),
+        ];
+        let out = refused("json", &results);
         let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
         let line = if *usage {
             let first = stderr.lines().next().unwrap();
             first.strip_prefix("error: ").unwrap().to_owned()
@@ -728,13 +737,7 @@ fn exit_2_is_one_error_object_one_annotation_and_recorded_results() {
 
         // GitHub: the text's start line (not for a usage error: clap
         // refused before the check began), then one ::error with the line.
-        let out = verify_pods()
-            .arg("check")
-            .args(args)
-            .args(["--format", "github"])
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let out = refused("github", &[]);
         let stdout = String::from_utf8(out.stdout).unwrap();
         let commands: Vec<&str> = stdout.lines().filter(|l| l.starts_with("::")).collect();
         assert_eq!(commands.len(), 1, "{args:?}: {stdout}");
@@ -748,13 +751,7 @@ fn exit_2_is_one_error_object_one_annotation_and_recorded_results() {
             );
         }
         // Text: stdout has no error; stderr said it.
-        let out = verify_pods()
-            .arg("check")
-            .args(args)
-            .args(["--format", "text"])
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let out = refused("text", &[]);
         assert!(
             !String::from_utf8_lossy(&out.stdout).contains("error"),
             "{args:?}"

@@ -198,19 +198,6 @@ fn any_race_among_several_logs_exits_1_and_logs_keep_their_order() {
 }
 
 #[test]
-fn stdin_is_read_without_arguments_and_for_a_dash() {
-    let log = std::fs::read(fixture("seed-race.log")).unwrap();
-    for args in [vec!["triage"], vec!["triage", "-"]] {
-        verify_pods()
-            .args(&args)
-            .write_stdin(log.clone())
-            .assert()
-            .code(1)
-            .stdout(predicate::str::starts_with("<stdin>: race-signature\n"));
-    }
-}
-
-#[test]
 fn unreadable_logs_exit_2_and_the_readable_ones_are_still_reported() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("missing.log");
@@ -221,6 +208,19 @@ fn unreadable_logs_exit_2_and_the_readable_ones_are_still_reported() {
     triage(&[], &[dir.path()])
         .code(2)
         .stderr(predicate::str::contains("is a directory"));
+}
+
+#[test]
+fn stdin_is_read_without_arguments_and_for_a_dash() {
+    let log = std::fs::read(fixture("seed-race.log")).unwrap();
+    for args in [vec!["triage"], vec!["triage", "-"]] {
+        verify_pods()
+            .args(&args)
+            .write_stdin(log.clone())
+            .assert()
+            .code(1)
+            .stdout(predicate::str::starts_with("<stdin>: race-signature\n"));
+    }
 }
 
 #[test]
