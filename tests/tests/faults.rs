@@ -1295,44 +1295,40 @@ fn a_workloads_list_that_always_breaks_is_named_in_the_error() {
 /// A 500 on the events list once: asked again after a pause of the
 /// interval, said in one line as a pods list's retry is, and the events are
 /// collected. Always a 500: asked again while a pause ends within the
-/// events' bound (here the 3 s kubectl timeout), then the one warning. The
-/// bash function.
+/// events' bound (here the 3 s kubectl timeout), then the one warning. Both
+/// drivers.
 #[test]
 fn a_transient_failure_of_the_events_list_is_asked_again() {
     let env = [(INTERVAL_ENV, "1"), (KUBECTL_TIMEOUT_ENV, "3")];
-    let once = [FaultRule::once(Target::EventsList, Fault::internal_error())];
-    let outcome = run_with(&once, None, Driver::Wrapper, &env);
-    let what = describe(Driver::Wrapper, &outcome);
-    let stderr = text(&outcome.output.stderr);
-    assert_eq!(outcome.output.status.code(), Some(1), "{what}");
-    assert_eq!(lines_of(&stderr, &messages::LIST_AGAIN), 1, "{what}");
-    assert_eq!(
-        lines_of(&stderr, &messages::EVENTS_NOT_COLLECTED),
-        0,
-        "{what}"
-    );
-    let events = outcome
-        .log
-        .iter()
-        .filter(|e| e.list == Some(Resource::Events))
-        .count();
-    assert_eq!(events, 2, "{what}");
+    for driver in DRIVERS {
+        let once = [FaultRule::once(Target::EventsList, Fault::internal_error())];
+        let outcome = run_with(&once, None, driver, &env);
+        let what = describe(driver, &outcome);
+        let stderr = text(&outcome.output.stderr);
+        assert_eq!(outcome.output.status.code(), Some(1), "{what}");
+        assert_eq!(lines_of(&stderr, &messages::LIST_AGAIN), 1, "{what}");
+        let not_collected = lines_of(&stderr, &messages::EVENTS_NOT_COLLECTED);
+        assert_eq!(not_collected, 0, "{what}");
+        let events = outcome
+            .log
+            .iter()
+            .filter(|e| e.list == Some(Resource::Events))
+            .count();
+        assert_eq!(events, 2, "{what}");
 
-    let always = [FaultRule::always(
-        Target::EventsList,
-        Fault::internal_error(),
-    )];
-    let started = std::time::Instant::now();
-    let outcome = run_with(&always, None, Driver::Wrapper, &env);
-    let took = started.elapsed();
-    let what = describe(Driver::Wrapper, &outcome);
-    let stderr = text(&outcome.output.stderr);
-    assert_eq!(outcome.output.status.code(), Some(1), "{what}");
-    assert!(lines_of(&stderr, &messages::LIST_AGAIN) >= 1, "{what}");
-    assert_eq!(
-        lines_of(&stderr, &messages::EVENTS_NOT_COLLECTED),
-        1,
-        "{what}"
-    );
-    assert!(took < Duration::from_secs(6), "{took:?}: {what}");
+        let always = [FaultRule::always(
+            Target::EventsList,
+            Fault::internal_error(),
+        )];
+        let started = std::time::Instant::now();
+        let outcome = run_with(&always, None, driver, &env);
+        let took = started.elapsed();
+        let what = describe(driver, &outcome);
+        let stderr = text(&outcome.output.stderr);
+        assert_eq!(outcome.output.status.code(), Some(1), "{what}");
+        assert!(lines_of(&stderr, &messages::LIST_AGAIN) >= 1, "{what}");
+        let not_collected = lines_of(&stderr, &messages::EVENTS_NOT_COLLECTED);
+        assert_eq!(not_collected, 1, "{what}");
+        assert!(took < Duration::from_secs(6), "{took:?}: {what}");
+    }
 }

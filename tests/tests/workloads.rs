@@ -696,49 +696,56 @@ fn the_four_workloads_lists_are_read_at_once() {
 /// 2.5 s, at a 1 s interval: each call still running says so after 1 s,
 /// again after 2 s, and so on while it runs (a loaded machine starts
 /// kubectl late), in its own order; the four apps/v1 lists at once, each
-/// with its own lines. The bash function (its `diagnostics` feature).
+/// with its own lines. Both drivers (the bash's `diagnostics` feature).
 #[test]
 fn a_list_still_running_says_so_every_interval() {
     use checker::contract::{self, messages};
     let delay = Duration::from_millis(2500);
     let lists = checker::api::WORKLOADS.map(|list| list.what);
-    let mut builder = Server::builder()
-        .state(first_stuck())
-        .fault(FaultRule::always(Target::PodsList, Fault::Delay(delay)));
-    for what in lists {
-        builder = builder.fault(FaultRule::always(
-            Target::Workloads(what),
-            Fault::Delay(delay),
-        ));
-    }
-    let server = builder.start().expect("server");
-    let env = KubeEnv::for_server(&server).expect("kube env");
-    let output = run(Driver::Wrapper
-        .command(&env)
-        .env(DEADLINE_ENV, "0")
-        .env(INTERVAL_ENV, "1")
-        .env(contract::KUBECTL_TIMEOUT_ENV, "10"));
-    assert_eq!(output.status.code(), Some(1), "{}", shown(&output));
-    let stderr = text(&output.stderr);
-    for what in ["pods"].into_iter().chain(lists) {
-        let lines: Vec<String> = stderr
-            .lines()
-            .filter(|line| {
-                lines_of(line, &messages::KUBECTL_WAITING) == 1
-                    && line.contains(&format!(": {what} list running "))
-            })
-            .map(|line| line[line.find("waiting").unwrap_or(0)..].to_owned())
-            .collect();
-        let said: Vec<String> = (1..=lines.len().max(2))
-            .map(|seconds| {
-                messages::KUBECTL_WAITING.format(&[
-                    ("what", &what),
-                    ("seconds", &seconds),
-                    ("timeout", &10),
-                ])
-            })
-            .collect();
-        assert_eq!(lines, said, "{what}: {}", shown(&output));
+    for driver in DRIVERS {
+        let mut builder = Server::builder()
+            .state(first_stuck())
+            .fault(FaultRule::always(Target::PodsList, Fault::Delay(delay)));
+        for what in lists {
+            builder = builder.fault(FaultRule::always(
+                Target::Workloads(what),
+                Fault::Delay(delay),
+            ));
+        }
+        let server = builder.start().expect("server");
+        let env = KubeEnv::for_server(&server).expect("kube env");
+        let output = run(driver
+            .command(&env)
+            .env(DEADLINE_ENV, "0")
+            .env(INTERVAL_ENV, "1")
+            .env(contract::KUBECTL_TIMEOUT_ENV, "10"));
+        assert_eq!(
+            output.status.code(),
+            Some(1),
+            "{driver:?}: {}",
+            shown(&output)
+        );
+        let stderr = text(&output.stderr);
+        for what in ["pods"].into_iter().chain(lists) {
+            let lines: Vec<String> = stderr
+                .lines()
+                .filter(|line| {
+                    lines_of(line, &messages::KUBECTL_WAITING) == 1
+                        && line.contains(&format!(": {what} list running "))
+                })
+                .map(|line| line[line.find("waiting").unwrap_or(0)..].to_owned())
+                .collect();
+            let said: Vec<String> = (1..=lines.len().max(2))
+                .map(|seconds| {
+                    messages::KUBECTL_WAITING.format(&[
+                        ("what", &what),
+                        ("seconds", &seconds),
+                        ("timeout", &10),
+                    ])
+                })
+                .collect();
+            assert_eq!(lines, said, "{driver:?}, {what}: {}", shown(&output));
+        }
     }
 }
 
