@@ -284,6 +284,17 @@ impl Fields {
         }
     }
 
+    /// A knob's row of the settings loop, its words in the order the loop
+    /// reads them: `deadline DEADLINE 60 0 18 seconds`.
+    pub fn knob_row(&self, knob: &contract::Knob) -> String {
+        let short = Self::short(knob.env);
+        let (name, default, minimum) = (knob.name, knob.default, knob.minimum);
+        format!(
+            "{name} {short} {default} {minimum} {} {}",
+            knob.max_digits, knob.unit
+        )
+    }
+
     /// How the header's line of the features begins, for the template.
     pub fn features_prefix(&self) -> &'static str {
         FEATURES
