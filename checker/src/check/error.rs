@@ -107,6 +107,14 @@ impl fmt::Display for CheckError {
 impl std::error::Error for CheckError {}
 
 impl CheckError {
+    /// report.jq, decision.jq, progress.jq or result.jq refused a report.
+    pub(super) fn report(error: EvalError) -> Self {
+        CheckError::Eval {
+            source: "report".into(),
+            error,
+        }
+    }
+
     /// The line printed after the error's own, when it has one.
     pub fn next_line(&self) -> Option<&str> {
         match self {
