@@ -4,10 +4,16 @@
 //! reads it. Whatever it doubts goes to the
 //! serde_json fallback (`serde_fallback.rs`), which words the error, so it
 //! only needs to be fast on valid input and never wrong.
+//!
+//! It is in three parts: this file builds the values the plan keeps
+//! (objects, arrays, and the scalars in them); `skip.rs` skips the values
+//! it drops, in one loop; `tokens.rs` reads the tokens both are made of
+//! (whitespace, strings and their escapes, numbers, literals).
 
 use super::intern::Interner;
 use super::scan::Scanner;
 use super::shape::{push_entry, Field, Plan};
+use super::tokens::{escape, literal, non_finite_value, skip_number, whitespace};
 use jaq_json::{Map, Num, Val};
 use std::borrow::Cow;
 
@@ -28,10 +34,8 @@ pub(crate) enum Stop {
 /// and its pending key). jq 1.7 and later allow 10000 (see README).
 pub(crate) const JQ_MAX_DEPTH: u32 = 256;
 /// The words for nesting beyond [`JQ_MAX_DEPTH`].
-const TOO_DEEP: &str = "nested deeper than jq 1.6 reads (its parsing depth limit is 256)";
-/// The words for a `\u` leading surrogate without its trailing one.
-const LONE_SURROGATE: &str =
-    "lone leading surrogate in hex escape (jq refuses it even where nothing reads it)";
+pub(super) const TOO_DEEP: &str =
+    "nested deeper than jq 1.6 reads (its parsing depth limit is 256)";
 
 /// What one parsing thread reuses from value to value: its interned
 /// strings, and room for the entries and elements of the objects and arrays
@@ -137,17 +141,17 @@ pub(crate) fn parse_key(input: &[u8]) -> Result<(String, usize), Stop> {
     Ok((key, parser.i))
 }
 
-struct Fast<'a, 'i> {
-    s: &'a [u8],
-    i: usize,
+pub(super) struct Fast<'a, 'i> {
+    pub(super) s: &'a [u8],
+    pub(super) i: usize,
     /// jq's parser stack height at `i` (see [`JQ_MAX_DEPTH`]).
-    depth: u32,
+    pub(super) depth: u32,
     /// The byte scans' path (the workspace's).
-    scan: Scanner,
+    pub(super) scan: Scanner,
     /// Whether a string so far held a byte of 0x80 or more: then the value
     /// is validated as UTF-8 once it is whole.
-    non_ascii: bool,
-    work: &'i mut Workspace,
+    pub(super) non_ascii: bool,
+    pub(super) work: &'i mut Workspace,
 }
 
 impl<'a> Fast<'a, '_> {
@@ -237,7 +241,7 @@ impl<'a> Fast<'a, '_> {
     /// A number, converted by serde_json. One beyond f64 (`1e400`), which
     /// serde_json refuses, is read as jq 1.6 prints it: the largest f64 of
     /// its sign (not infinity, which jaq would print as `Infinity`). The
-    /// words `NaN` and `Infinity` (see [`NON_FINITE`]) are jq's NaN and
+    /// words `NaN` and `Infinity` (`tokens.rs`, `NON_FINITE`) are jq's NaN and
     /// infinities, for the programs' type checks to refuse.
     fn number(&mut self) -> Result<Val, Stop> {
         let start = self.i;
@@ -255,75 +259,6 @@ impl<'a> Fast<'a, '_> {
     fn literal(&mut self, word: &[u8]) -> Result<(), Stop> {
         self.i = literal(self.s, self.i, word)?;
         Ok(())
-    }
-
-    /// Past one value, validated as [`Fast::value`] validates it, building
-    /// nothing. One loop over the tokens, its open containers a stack of
-    /// bits rather than calls, its position in a local (a register) rather
-    /// than in `self`: a dropped pod part is hundreds of tokens, and the
-    /// byte scans between them (`scan.rs`) are the rest.
-    fn skip_value(&mut self) -> Result<(), Stop> {
-        let (s, scan) = (self.s, self.scan);
-        let byte = |i: usize| s.get(i).copied().ok_or(Stop::End);
-        let (mut i, mut depth) = (self.i, self.depth);
-        let mut non_ascii = false;
-        let mut open = OpenContainers::default();
-        'value: loop {
-            i = whitespace(s, i, scan);
-            match byte(i)? {
-                b'"' => i = skip_string(s, i, scan, &mut non_ascii)?,
-                open_byte @ (b'{' | b'[') => {
-                    let object = open_byte == b'{';
-                    if depth >= JQ_MAX_DEPTH {
-                        return Err(Stop::Refuse {
-                            at: i,
-                            why: TOO_DEEP,
-                        });
-                    }
-                    depth += if object { 2 } else { 1 };
-                    open.push(object);
-                    i = whitespace(s, i + 1, scan);
-                    let close = if object { b'}' } else { b']' };
-                    if byte(i)? == close {
-                        i += 1;
-                        depth -= if object { 2 } else { 1 };
-                        open.pop();
-                    } else {
-                        if object {
-                            i = skip_key(s, i, scan, &mut non_ascii)?;
-                        }
-                        continue 'value;
-                    }
-                }
-                b't' => i = literal(s, i, b"true")?,
-                b'f' => i = literal(s, i, b"false")?,
-                b'n' => i = literal(s, i, b"null")?,
-                _ => i = skip_number(s, i)?,
-            }
-            // A value ended: close what it ended, or go on after a comma.
-            while let Some(object) = open.top() {
-                i = whitespace(s, i, scan);
-                match byte(i)? {
-                    b',' => {
-                        i += 1;
-                        if object {
-                            i = skip_key(s, i, scan, &mut non_ascii)?;
-                        }
-                        continue 'value;
-                    }
-                    b'}' if object => {}
-                    b']' if !object => {}
-                    _ => return Err(Stop::Doubt),
-                }
-                i += 1;
-                depth -= if object { 2 } else { 1 };
-                open.pop();
-            }
-            self.i = i;
-            self.depth = depth;
-            self.non_ascii |= non_ascii;
-            return Ok(());
-        }
     }
 
     /// After an element of a container: past its `,` (false) or past the
@@ -457,235 +392,20 @@ impl<'a> Fast<'a, '_> {
     }
 }
 
-/// The first offset at or after `i` that is no JSON whitespace. Most
-/// tokens follow no whitespace (`},`) or one space (`"key": value`): those
-/// are told here, inline; a newline and its indentation go further.
-#[inline(always)]
-fn whitespace(s: &[u8], i: usize, scan: Scanner) -> usize {
-    match s.get(i) {
-        Some(&b) if b > b' ' => i,
-        Some(b' ') if s.get(i + 1).is_some_and(|&b| b > b' ') => i + 1,
-        _ => more_whitespace(s, i, scan),
-    }
-}
-
-/// [`whitespace`] past more than one space: a newline and the spaces after
-/// it (kubectl indents by four per level, so a pod's lines start with 26
-/// spaces on average: two blocks of the scan that looks for spaces alone);
-/// whatever else follows is the general scan's.
-#[inline(never)]
-fn more_whitespace(s: &[u8], mut i: usize, scan: Scanner) -> usize {
-    if s.get(i) == Some(&b'\n') {
-        i = scan.spaces(s, i + 1);
-    }
-    scan.token(s, i)
-}
-
-/// Past the string whose `"` is at `s[i]`, validated: the offset after its
-/// closing `"`. Notes a byte of 0x80 or more in `non_ascii`.
-#[inline(always)]
-fn skip_string(s: &[u8], i: usize, scan: Scanner, non_ascii: &mut bool) -> Result<usize, Stop> {
-    let mut i = i + 1;
-    loop {
-        let (stop, high) = scan.string_stop(s, i);
-        *non_ascii |= high;
-        match s.get(stop) {
-            Some(b'"') => return Ok(stop + 1),
-            Some(b'\\') => i = escape(s, stop)?.1,
-            Some(_) => return Err(Stop::Doubt),
-            None => return Err(Stop::End),
-        }
-    }
-}
-
-/// Past an object's key and its `:` (whitespace before each).
-#[inline(always)]
-fn skip_key(s: &[u8], i: usize, scan: Scanner, non_ascii: &mut bool) -> Result<usize, Stop> {
-    let i = whitespace(s, i, scan);
-    match s.get(i) {
-        Some(b'"') => {}
-        Some(_) => return Err(Stop::Doubt),
-        None => return Err(Stop::End),
-    }
-    let i = whitespace(s, skip_string(s, i, scan, non_ascii)?, scan);
-    match s.get(i) {
-        Some(b':') => Ok(i + 1),
-        Some(_) => Err(Stop::Doubt),
-        None => Err(Stop::End),
-    }
-}
-
-/// The character the escape at `s[at]` (its `\`) stands for, as jq reads
-/// it, and the offset after it. A `\u` escape costs a few comparisons more
-/// than a plain byte, never a trip to serde_json.
-fn escape(s: &[u8], at: usize) -> Result<(char, usize), Stop> {
-    let b = *s.get(at + 1).ok_or(Stop::End)?;
-    if b != b'u' {
-        let c = simple_escape(b).map(char::from).ok_or(Stop::Doubt)?;
-        return Ok((c, at + 2));
-    }
-    let first = hex4(s, at + 2)?;
-    let (code, next) = match first {
-        // jq (1.6 and 1.8) reads a lone trailing surrogate as U+FFFD.
-        0xDC00..=0xDFFF => (0xFFFD, at + 6),
-        0xD800..=0xDBFF => {
-            let lone = Stop::Refuse {
-                at,
-                why: LONE_SURROGATE,
-            };
-            let second = match s.get(at + 6..at + 8) {
-                Some(b"\\u") => hex4(s, at + 8)?,
-                None if s.get(at + 6).is_none_or(|&b| b == b'\\') => return Err(Stop::End),
-                _ => return Err(lone),
-            };
-            if !(0xDC00..=0xDFFF).contains(&second) {
-                return Err(lone);
-            }
-            let pair = 0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00);
-            (pair, at + 12)
-        }
-        code => (code, at + 6),
-    };
-    Ok((char::from_u32(code).ok_or(Stop::Doubt)?, next))
-}
-
-/// The numbers JSON has no digits for, as Python's json, JavaScript and jq
-/// write them: jq 1.6 reads them as numbers (NaN, +inf, -inf), and so does
-/// the reader, wherever a number may stand, so that the programs' type
-/// checks refuse them with the same words in both drivers. Exactly these
-/// spellings; any other number outside JSON's grammar (`+1`, `.5`, `01`)
-/// stays refused.
-pub(crate) const NON_FINITE: [(&[u8], f64); 4] = [
-    (b"NaN", f64::NAN),
-    (b"-NaN", f64::NAN),
-    (b"Infinity", f64::INFINITY),
-    (b"-Infinity", f64::NEG_INFINITY),
-];
-
-/// The value of `text` when it is one of the [`NON_FINITE`] words.
-fn non_finite_value(text: &[u8]) -> Option<f64> {
-    NON_FINITE
-        .iter()
-        .find(|(word, _)| *word == text)
-        .map(|&(_, value)| value)
-}
-
-/// Past the JSON number at `s[i]` (exactly JSON's grammar, as serde_json
-/// checks it, and the [`NON_FINITE`] words): the offset after it.
-fn skip_number(s: &[u8], mut i: usize) -> Result<usize, Stop> {
-    let digits = |mut i: usize| -> Result<usize, Stop> {
-        let start = i;
-        while s.get(i).is_some_and(u8::is_ascii_digit) {
-            i += 1;
-        }
-        match s.get(i) {
-            _ if i > start => Ok(i),
-            None => Err(Stop::End),
-            Some(_) => Err(Stop::Doubt),
-        }
-    };
-    if s.get(i) == Some(&b'-') {
-        i += 1;
-    }
-    match s.get(i).ok_or(Stop::End)? {
-        b'N' => return literal(s, i, b"NaN"),
-        b'I' => return literal(s, i, b"Infinity"),
-        b'0' => {
-            i += 1;
-            if s.get(i).is_some_and(u8::is_ascii_digit) {
-                return Err(Stop::Doubt);
-            }
-        }
-        b'1'..=b'9' => i = digits(i)?,
-        _ => return Err(Stop::Doubt),
-    }
-    if s.get(i) == Some(&b'.') {
-        i = digits(i + 1)?;
-    }
-    if matches!(s.get(i), Some(b'e' | b'E')) {
-        i += 1;
-        if matches!(s.get(i), Some(b'+' | b'-')) {
-            i += 1;
-        }
-        i = digits(i)?;
-    }
-    Ok(i)
-}
-
-/// Past `word` (`true`, `false`, `null`) at `s[i]`.
-fn literal(s: &[u8], i: usize, word: &[u8]) -> Result<usize, Stop> {
-    let rest = &s[i..];
-    if rest.starts_with(word) {
-        Ok(i + word.len())
-    } else if word.starts_with(rest) {
-        Err(Stop::End)
-    } else {
-        Err(Stop::Doubt)
-    }
-}
-
-/// The containers [`Fast::skip_value`] is inside, innermost last: a bit
-/// each, set for an object. jq's depth limit (each container takes at
-/// least one of its 256 slots) keeps them within the bits.
-#[derive(Default)]
-struct OpenContainers {
-    objects: [u64; 4],
-    len: usize,
-}
-
-impl OpenContainers {
-    fn push(&mut self, object: bool) {
-        let (word, bit) = (self.len / 64, self.len % 64);
-        self.objects[word] = self.objects[word] & !(1 << bit) | u64::from(object) << bit;
-        self.len += 1;
-    }
-
-    fn pop(&mut self) {
-        self.len -= 1;
-    }
-
-    /// Whether the innermost container is an object; None outside any.
-    fn top(&self) -> Option<bool> {
-        let last = self.len.checked_sub(1)?;
-        Some(self.objects[last / 64] >> (last % 64) & 1 == 1)
-    }
-}
-
-/// The four hex digits at `s[at..]` of a `\u` escape.
-fn hex4(s: &[u8], at: usize) -> Result<u32, Stop> {
-    let digits = s.get(at..at + 4).ok_or(Stop::End)?;
-    digits.iter().try_fold(0, |code, &b| {
-        let digit = char::from(b).to_digit(16).ok_or(Stop::Doubt)?;
-        Ok(code << 4 | digit)
-    })
-}
-
-/// The byte a two-character escape stands for (`\u` is read by `escape`).
-fn simple_escape(b: u8) -> Option<u8> {
-    Some(match b {
-        b'"' => b'"',
-        b'\\' => b'\\',
-        b'/' => b'/',
-        b'b' => 0x08,
-        b'f' => 0x0c,
-        b'n' => b'\n',
-        b'r' => b'\r',
-        b't' => b'\t',
-        _ => return None,
-    })
-}
-
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::engine::to_json;
     use crate::reader::serde_fallback::Planned;
     use crate::reader::Shape;
     use serde::de::DeserializeSeed;
-
     /// Parse `input` by `shape` from jq's stack height `depth`: the value as
     /// JSON and the bytes used.
-    fn parse_at(input: &str, shape: &Shape, depth: u32) -> Result<(String, usize), Stop> {
+    pub(in crate::reader) fn parse_at(
+        input: &str,
+        shape: &Shape,
+        depth: u32,
+    ) -> Result<(String, usize), Stop> {
         let plan = Plan::new(shape);
         let mut work = Workspace::default();
         parse_fast(input.as_bytes(), &plan, &mut work, depth)
@@ -693,213 +413,21 @@ mod tests {
     }
 
     /// The whole of `input`, kept, as JSON (it must use every byte).
-    fn keep(input: &str) -> Result<String, Stop> {
+    pub(in crate::reader) fn keep(input: &str) -> Result<String, Stop> {
         let (json, used) = parse_at(input, &Shape::Keep, 0)?;
         assert_eq!(used, input.len(), "{input:?}: bytes used");
         Ok(json)
     }
 
     /// `input` read by the serde_json fallback, as JSON.
-    fn serde(input: &str, shape: &Shape) -> String {
+    pub(in crate::reader) fn serde(input: &str, shape: &Shape) -> String {
         let mut de = serde_json::Deserializer::from_str(input);
         to_json(&Planned(&Plan::new(shape)).deserialize(&mut de).unwrap())
     }
 
     /// A shape from its JSON form, as projection.json writes it.
-    fn shape(json: &str) -> Shape {
+    pub(in crate::reader) fn shape(json: &str) -> Shape {
         Shape::from_json(&serde_json::from_str(json).unwrap()).unwrap()
-    }
-
-    #[test]
-    fn every_escape_decodes_to_its_character() {
-        let cases = [
-            (r#""\"""#, "\""),
-            (r#""\\""#, "\\"),
-            (r#""\/""#, "/"),
-            (r#""\b""#, "\u{8}"),
-            (r#""\f""#, "\u{c}"),
-            (r#""\n""#, "\n"),
-            (r#""\r""#, "\r"),
-            (r#""\t""#, "\t"),
-            (r#""\u0026\u003c\u003E""#, "&<>"),
-            (r#""\u00e9\u4e2d""#, "é中"),
-            (r#""\ud83d\ude00""#, "😀"),
-            (r#""a\tb\\c\"d\u0041e""#, "a\tb\\c\"dAe"),
-        ];
-        for (input, text) in cases {
-            let expected = serde_json::to_string(text).unwrap();
-            assert_eq!(keep(input), Ok(expected.clone()), "{input}");
-            assert_eq!(
-                parse_key(input.as_bytes()),
-                Ok((text.to_owned(), input.len()))
-            );
-            // A kept field's string goes through the interner: decoded alike.
-            let doc = format!(r#"{{"name":{input},"other":{input}}}"#);
-            let (json, _) = parse_at(&doc, &shape(r#"{"name":true}"#), 0).unwrap();
-            assert_eq!(json, format!(r#"{{"name":{expected}}}"#), "{input}");
-        }
-    }
-
-    #[test]
-    fn escapes_jq_reads_its_own_way() {
-        // A lone trailing surrogate is U+FFFD, as in jq 1.6 and 1.8.
-        assert_eq!(keep(r#""a\udc00b""#), Ok("\"a\u{fffd}b\"".to_owned()));
-        // A lone leading surrogate is refused at its `\`, kept or skipped.
-        for input in [r#""ab\ud800""#, r#""ab\ud800x""#, r#""ab\ud800\u0041""#] {
-            let refused = Err(Stop::Refuse {
-                at: 3,
-                why: LONE_SURROGATE,
-            });
-            assert_eq!(parse_at(input, &Shape::Keep, 0), refused, "{input}");
-            let skipped = shape(r#"{"a":true}"#);
-            let doc = format!(r#"{{"b":{input}}}"#);
-            let refused = Err(Stop::Refuse {
-                at: 5 + 3,
-                why: LONE_SURROGATE,
-            });
-            assert_eq!(parse_at(&doc, &skipped, 0), refused, "{doc}");
-        }
-        // Cut short after a leading surrogate: the rest may still come.
-        for input in [
-            r#""\ud800"#,
-            r#""\ud800\"#,
-            r#""\ud800\u"#,
-            r#""\ud800\udc"#,
-        ] {
-            assert_eq!(parse_at(input, &Shape::Keep, 0), Err(Stop::End), "{input}");
-        }
-        // Anything else serde_json words.
-        for input in [
-            r#""\q""#,
-            r#""\x41""#,
-            r#""\u00g0""#,
-            "\"\u{1}\"",
-            "\"a\nb\"",
-        ] {
-            assert_eq!(keep(input), Err(Stop::Doubt), "{input:?}");
-        }
-    }
-
-    /// Strings and runs of spaces are scanned eight and sixteen bytes at a
-    /// time: a stop byte must be found at every offset of a block.
-    #[test]
-    fn strings_and_spaces_of_every_length_are_read_to_the_byte() {
-        for n in 0..24 {
-            let body = "x".repeat(n);
-            let spaces = " ".repeat(n);
-            assert_eq!(keep(&format!(r#""{body}""#)), Ok(format!(r#""{body}""#)));
-            let escaped = format!(r#"{spaces}"{body}\n{body}"{spaces}"#);
-            let (json, used) = parse_at(&escaped, &Shape::Keep, 0).unwrap();
-            assert_eq!(json, format!(r#""{body}\n{body}""#));
-            assert_eq!(used, escaped.len() - n, "trailing spaces are not used");
-            let control = format!("\"{body}\u{1f}\"");
-            assert_eq!(keep(&control), Err(Stop::Doubt), "control at {n}");
-            let array = format!("[{spaces}1{spaces},{spaces}\"{body}\"{spaces}]");
-            assert_eq!(keep(&array), Ok(format!(r#"[1,"{body}"]"#)));
-        }
-    }
-
-    #[test]
-    fn numbers_convert_as_serde_json_converts_them() {
-        let cases = [
-            ("0", "0"),
-            ("-0", "-0.0"),
-            ("-0.0", "-0.0"),
-            ("42", "42"),
-            ("-17", "-17"),
-            ("1.5", "1.5"),
-            ("1E3", "1000.0"),
-            ("2.5e-3", "0.0025"),
-            ("9223372036854775807", "9223372036854775807"),
-            ("-9223372036854775808", "-9223372036854775808"),
-            ("18446744073709551615", "18446744073709551615"),
-            ("123456789012345678901234567890", "1.2345678901234568e29"),
-        ];
-        for (input, expected) in cases {
-            assert_eq!(keep(input), Ok(expected.to_owned()), "{input}");
-            assert_eq!(serde(input, &Shape::Keep), expected, "{input}");
-        }
-    }
-
-    /// Beyond f64, where serde_json gives up, jq 1.6 prints the largest
-    /// f64 of the number's sign.
-    #[test]
-    fn numbers_beyond_f64_are_the_largest_f64_of_their_sign() {
-        let max = "1.7976931348623157e308";
-        assert_eq!(keep("1e400"), Ok(max.to_owned()));
-        assert_eq!(keep("1E+999"), Ok(max.to_owned()));
-        assert_eq!(keep("-1e400"), Ok(format!("-{max}")));
-        assert_eq!(keep("[1e400,-2.5E999]"), Ok(format!("[{max},-{max}]")));
-        // Tiny numbers underflow to zero, as in serde_json.
-        assert_eq!(keep("1e-400"), Ok(serde("1e-400", &Shape::Keep)));
-    }
-
-    #[test]
-    fn numbers_outside_json_s_grammar_are_doubted() {
-        for input in ["01", "-", "-a", "1.", "1.e3", ".5", "+1", "1e", "1e+"] {
-            let got = parse_at(input, &Shape::Keep, 0);
-            // A number that ends with the input may be cut short.
-            let cut_short = input.ends_with(['-', '.', 'e', '+']);
-            let expected = if cut_short { Stop::End } else { Stop::Doubt };
-            assert_eq!(got.map(|(json, _)| json), Err(expected), "{input}");
-        }
-        // A number ends where its grammar ends; what follows is the caller's.
-        assert_eq!(parse_at("12,", &Shape::Keep, 0), Ok(("12".to_owned(), 2)));
-        assert_eq!(parse_at("0x10", &Shape::Keep, 0), Ok(("0".to_owned(), 1)));
-        assert_eq!(parse_at("-0]", &Shape::Keep, 0), Ok(("-0.0".to_owned(), 2)));
-    }
-
-    /// NaN and the infinities, as Python's json, JavaScript and jq write
-    /// them, are numbers wherever a number may stand, kept or skipped;
-    /// no other spelling is.
-    #[test]
-    fn non_finite_words_are_numbers_and_no_other_spelling_is() {
-        let read = |input: &str| match parse_fast(
-            input.as_bytes(),
-            &Plan::Keep,
-            &mut Workspace::default(),
-            0,
-        ) {
-            Ok((Val::Num(Num::Float(x)), used)) if used == input.len() => x,
-            other => panic!("{input}: {other:?}"),
-        };
-        assert!(read("NaN").is_nan() && read("-NaN").is_nan());
-        assert_eq!(read("Infinity"), f64::INFINITY);
-        assert_eq!(read("-Infinity"), f64::NEG_INFINITY);
-        let only_a = shape(r#"{"a":true}"#);
-        for word in ["NaN", "-NaN", "Infinity", "-Infinity"] {
-            let dropped = format!(r#"{{"b":[{word},{{"c":{word}}}],"d":{word},"a":1}}"#);
-            assert_eq!(
-                parse_at(&dropped, &only_a, 0).map(|(json, _)| json),
-                Ok(r#"{"a":1}"#.to_owned())
-            );
-            assert_eq!(
-                parse_at(&format!("[{word},1]"), &Shape::Keep, 0).map(|(_, used)| used),
-                Ok(word.len() + 4)
-            );
-        }
-        for odd in [
-            "nan",
-            "NAN",
-            "Nan",
-            "inf",
-            "-inf",
-            "Inf",
-            "+NaN",
-            "+Infinity",
-            "NaNx",
-            "Infinityy",
-            "-",
-        ] {
-            let kept = parse_at(&format!("[{odd}]"), &Shape::Keep, 0);
-            let skipped = parse_at(&format!(r#"{{"b":{odd}}}"#), &only_a, 0);
-            assert_eq!(kept, Err(Stop::Doubt), "kept {odd}");
-            assert_eq!(skipped, Err(Stop::Doubt), "skipped {odd}");
-        }
-        // Cut short: the rest may still come.
-        for cut in ["N", "Na", "-N", "Inf", "-Infinit"] {
-            assert_eq!(parse_at(cut, &Shape::Keep, 0), Err(Stop::End), "{cut}");
-        }
     }
 
     /// jq 1.6's stack: an array takes one slot, an object two; 256 is full.

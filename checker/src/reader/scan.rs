@@ -22,7 +22,7 @@
 //! more: UTF-8 is validated only where one was seen, so a snapshot of ASCII
 //! (all of kubectl's JSON but names and messages in other scripts) never
 //! takes a pass of its own for it. (Newlines are still counted by the frame
-//! walker, `snapshot.rs`, a vectorized count over what it consumes.)
+//! walker, `input.rs`, a vectorized count over what it consumes.)
 //!
 //! Tried and measured slower (BENCHMARKS.md, the reader): classifying 64
 //! bytes at once into bit masks kept by the parser (simdjson's first

@@ -2,8 +2,8 @@
 //! The frame walker uses them for every value the fast parser doubts, so
 //! that serde_json words every syntax error and its position.
 
-use super::fast_parser::NON_FINITE;
 use super::shape::{key_val, push_entry, Plan};
+use super::tokens::NON_FINITE;
 use jaq_json::{Map, Num, Val};
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
@@ -154,7 +154,7 @@ impl<'de> Visitor<'de> for KeyVisitor {
 /// and column, rather than stopping at a `NaN` jq reads. Only an error is
 /// ever taken from the copy, never a value.
 ///
-/// [`NON_FINITE`]: super::fast_parser::NON_FINITE
+/// [`NON_FINITE`]: super::tokens::NON_FINITE
 pub(crate) fn non_finite_as_zeros(data: &[u8]) -> Option<Vec<u8>> {
     let mut copy: Option<Vec<u8>> = None;
     let mut in_string = false;

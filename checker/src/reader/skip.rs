@@ -1,0 +1,138 @@
+//! The fast parser's skip loop: a value the projection drops, validated
+//! as a kept one is (jq refuses it alike) and built as nothing.
+
+use super::fast_parser::{Fast, Stop, JQ_MAX_DEPTH, TOO_DEEP};
+use super::scan::Scanner;
+use super::tokens::{escape, literal, skip_number, whitespace};
+
+impl Fast<'_, '_> {
+    /// Past one value, validated as [`Fast::value`] validates it, building
+    /// nothing. One loop over the tokens, its open containers a stack of
+    /// bits rather than calls, its position in a local (a register) rather
+    /// than in `self`: a dropped pod part is hundreds of tokens, and the
+    /// byte scans between them (`scan.rs`) are the rest.
+    pub(super) fn skip_value(&mut self) -> Result<(), Stop> {
+        let (s, scan) = (self.s, self.scan);
+        let byte = |i: usize| s.get(i).copied().ok_or(Stop::End);
+        let (mut i, mut depth) = (self.i, self.depth);
+        let mut non_ascii = false;
+        let mut open = OpenContainers::default();
+        'value: loop {
+            i = whitespace(s, i, scan);
+            match byte(i)? {
+                b'"' => i = skip_string(s, i, scan, &mut non_ascii)?,
+                open_byte @ (b'{' | b'[') => {
+                    let object = open_byte == b'{';
+                    if depth >= JQ_MAX_DEPTH {
+                        return Err(Stop::Refuse {
+                            at: i,
+                            why: TOO_DEEP,
+                        });
+                    }
+                    depth += if object { 2 } else { 1 };
+                    open.push(object);
+                    i = whitespace(s, i + 1, scan);
+                    let close = if object { b'}' } else { b']' };
+                    if byte(i)? == close {
+                        i += 1;
+                        depth -= if object { 2 } else { 1 };
+                        open.pop();
+                    } else {
+                        if object {
+                            i = skip_key(s, i, scan, &mut non_ascii)?;
+                        }
+                        continue 'value;
+                    }
+                }
+                b't' => i = literal(s, i, b"true")?,
+                b'f' => i = literal(s, i, b"false")?,
+                b'n' => i = literal(s, i, b"null")?,
+                _ => i = skip_number(s, i)?,
+            }
+            // A value ended: close what it ended, or go on after a comma.
+            while let Some(object) = open.top() {
+                i = whitespace(s, i, scan);
+                match byte(i)? {
+                    b',' => {
+                        i += 1;
+                        if object {
+                            i = skip_key(s, i, scan, &mut non_ascii)?;
+                        }
+                        continue 'value;
+                    }
+                    b'}' if object => {}
+                    b']' if !object => {}
+                    _ => return Err(Stop::Doubt),
+                }
+                i += 1;
+                depth -= if object { 2 } else { 1 };
+                open.pop();
+            }
+            self.i = i;
+            self.depth = depth;
+            self.non_ascii |= non_ascii;
+            return Ok(());
+        }
+    }
+}
+
+/// Past the string whose `"` is at `s[i]`, validated: the offset after its
+/// closing `"`. Notes a byte of 0x80 or more in `non_ascii`.
+#[inline(always)]
+fn skip_string(s: &[u8], i: usize, scan: Scanner, non_ascii: &mut bool) -> Result<usize, Stop> {
+    let mut i = i + 1;
+    loop {
+        let (stop, high) = scan.string_stop(s, i);
+        *non_ascii |= high;
+        match s.get(stop) {
+            Some(b'"') => return Ok(stop + 1),
+            Some(b'\\') => i = escape(s, stop)?.1,
+            Some(_) => return Err(Stop::Doubt),
+            None => return Err(Stop::End),
+        }
+    }
+}
+
+/// Past an object's key and its `:` (whitespace before each).
+#[inline(always)]
+fn skip_key(s: &[u8], i: usize, scan: Scanner, non_ascii: &mut bool) -> Result<usize, Stop> {
+    let i = whitespace(s, i, scan);
+    match s.get(i) {
+        Some(b'"') => {}
+        Some(_) => return Err(Stop::Doubt),
+        None => return Err(Stop::End),
+    }
+    let i = whitespace(s, skip_string(s, i, scan, non_ascii)?, scan);
+    match s.get(i) {
+        Some(b':') => Ok(i + 1),
+        Some(_) => Err(Stop::Doubt),
+        None => Err(Stop::End),
+    }
+}
+
+/// The containers [`Fast::skip_value`] is inside, innermost last: a bit
+/// each, set for an object. jq's depth limit (each container takes at
+/// least one of its 256 slots) keeps them within the bits.
+#[derive(Default)]
+struct OpenContainers {
+    objects: [u64; 4],
+    len: usize,
+}
+
+impl OpenContainers {
+    fn push(&mut self, object: bool) {
+        let (word, bit) = (self.len / 64, self.len % 64);
+        self.objects[word] = self.objects[word] & !(1 << bit) | u64::from(object) << bit;
+        self.len += 1;
+    }
+
+    fn pop(&mut self) {
+        self.len -= 1;
+    }
+
+    /// Whether the innermost container is an object; None outside any.
+    fn top(&self) -> Option<bool> {
+        let last = self.len.checked_sub(1)?;
+        Some(self.objects[last / 64] >> (last % 64) & 1 == 1)
+    }
+}
