@@ -2386,8 +2386,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
     [[ -n $ctrf_file || -n $junit_file ]] || return 0
     vp_epoch_ms
     ((epoch_ms >= start_ms)) || epoch_ms=$start_ms
-    if ! vp_run_ctrf "$limit" "$why" 0.1.0 "$results_timestamp" "$start_ms" \
-      "$epoch_ms" >"$report"; then
+    if ! vp_run_ctrf "$limit" "$why" 0.1.0 "$results_timestamp" "$start_ms" "$epoch_ms" \
+      >"$report"; then
       why=$jq_error
       for file in "$ctrf_file" "$junit_file"; do
         format=CTRF
@@ -2514,12 +2514,19 @@ VERIFY_PODS_PAGE_HEAD_JQ
   if ! command -v "$tool" >/dev/null; then vp_error 2 "%s not found on PATH" "$tool" || return; fi
   command -v timeout >/dev/null || have_timeout=false
   vp_log_lines <<<info$'\t''Verifying pod scheduling...' || return
-  if [[ -n $ctrf_file && -n $junit_file ]] && vp_same_file "$ctrf_file" "$junit_file"; then
-    trap - EXIT
-    local first=KWOK_VERIFY_PODS_CTRF second=KWOK_VERIFY_PODS_JUNIT file=$junit_file
-    vp_error 2 %s%s%s%s%s%s "$first" " and " "$second" " name the same file " "$file" \
-      ": one would be written over the other; name another file" || return
-  fi
+  local first second file index earlier
+  local -a outputs=(KWOK_VERIFY_PODS_CTRF "$ctrf_file" KWOK_VERIFY_PODS_JUNIT "$junit_file")
+  outputs+=(GITHUB_STEP_SUMMARY "${GITHUB_STEP_SUMMARY:-}")
+  for ((index = 3; index < ${#outputs[@]}; index += 2)); do
+    for ((earlier = 1; earlier < index; earlier += 2)); do
+      [[ -n ${outputs[index]} && -n ${outputs[earlier]} ]] || continue
+      vp_same_file "${outputs[earlier]}" "${outputs[index]}" || continue
+      trap - EXIT
+      first=${outputs[earlier - 1]} second=${outputs[index - 1]} file=${outputs[index]}
+      vp_error 2 %s%s%s%s%s%s "$first" " and " "$second" " name the same file " "$file" \
+        ": one would be written over the other; name another file" || return
+    done
+  done
   local deadline=0 interval=0 kubectl_timeout=0 chunk_size=0 list_limit=0 deadline_epoch=0
   local setting name named default minimum max_digits unit text value digits
   for setting in \
@@ -2562,8 +2569,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
     exclude=${KWOK_VERIFY_PODS_EXCLUDE_NS:-} enc scope=
   exclude=${exclude/#+/$excluded_namespaces,} excluded_namespaces=${exclude:-$excluded_namespaces}
   [[ -z $exclude$namespaces$selector ]] ||
-    vp_run_report "$excluded_namespaces" '' "$namespaces" \
-      "$selector" false <<<'{"items":[]}' >/dev/null ||
+    vp_run_report "$excluded_namespaces" '' "$namespaces" "$selector" false <<<'{"items":[]}' \
+      >/dev/null ||
     vp_error 2 "%s" "$jq_error" || return
   local listed=${KWOK_VERIFY_PODS_EXCLUDE_NS:-} rest=$namespaces, namespace \
     selected=KWOK_VERIFY_PODS_NAMESPACES excluded=KWOK_VERIFY_PODS_EXCLUDE_NS
@@ -2648,8 +2655,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
       pods_what=$list_what
       if ((list_status == 0)); then
         stderr_file=$lines_file vp_exec=exec vp_run_report "$excluded_namespaces" \
-          "$excluded_owner_kinds" "$namespaces" "$selector" \
-          "$workloads" <"$pods_file" >"$report_file" &
+          "$excluded_owner_kinds" "$namespaces" "$selector" "$workloads" <"$pods_file" \
+          >"$report_file" &
         report=$! pods_at="$page $command" held='' fetched=0
         [[ $workloads == false ]] || vp_workloads || fetched=$?
         if ! wait "$report"; then
@@ -2807,8 +2814,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
     done
   fi
   vp_results '' "$list_limit" <"$result_file"
-  vp_must render.jq vp_run_render "$list_limit" "$namespaces" \
-    "$selector" <"$result_file" >"$lines_file" || return
+  vp_must render.jq vp_run_render "$list_limit" "$namespaces" "$selector" <"$result_file" \
+    >"$lines_file" || return
   vp_log_lines <"$lines_file" || return
   if [[ -n ${GITHUB_STEP_SUMMARY:-} ]]; then
     local env=GITHUB_STEP_SUMMARY file=$GITHUB_STEP_SUMMARY

@@ -2004,8 +2004,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
       pods_what=$list_what
       if ((list_status == 0)); then
         stderr_file=$lines_file vp_exec=exec vp_run_report "$excluded_namespaces" \
-          "$excluded_owner_kinds" "$namespaces" "$selector" \
-          "$workloads" <"$pods_file" >"$report_file" &
+          "$excluded_owner_kinds" "$namespaces" "$selector" "$workloads" <"$pods_file" \
+          >"$report_file" &
         report=$! pods_at="$page $command" held='' fetched=0
         if ! wait "$report"; then
           stderr_file=$lines_file vp_jq_error
@@ -2127,8 +2127,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
   fi
   vp_must result.jq vp_run_result "$attempts" "$waited" "$matched_file" \
     <"$report_file" >"$result_file" || return
-  vp_must render.jq vp_run_render "$list_limit" "$namespaces" \
-    "$selector" <"$result_file" >"$lines_file" || return
+  vp_must render.jq vp_run_render "$list_limit" "$namespaces" "$selector" <"$result_file" \
+    >"$lines_file" || return
   vp_log_lines <"$lines_file" || return
   case $verdict in
     pass | empty) return 0 ;;

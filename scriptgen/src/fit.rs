@@ -32,9 +32,9 @@ fn columns(text: &str) -> usize {
 }
 
 /// `line` cut at word boundaries into pieces that fit, each but the last
-/// ending with ` \`. A boundary before a quoted word or a `||`, `&&` or
-/// `|` is taken over a later one of another kind: the words of a message
-/// and the command after a list stay together.
+/// ending with ` \`. A boundary before a value (a quoted word or an
+/// expansion), a redirection or a `||`, `&&` or `|` is taken over a later
+/// one before a bare word: an option or a command stays with its words.
 fn continued(line: &str) -> String {
     let indent = &line[..line.len() - line.trim_start().len()];
     let next_indent = format!("{indent}  ");
@@ -54,7 +54,7 @@ fn continued(line: &str) -> String {
         let fitting: Vec<usize> = boundaries.iter().copied().filter(fits).collect();
         let preferred = fitting.iter().rev().find(|at| {
             let word = &line[**at + 1..];
-            word.starts_with(['"', '|', '&'])
+            word.starts_with(['"', '$', '|', '&', '<', '>'])
         });
         let Some(&at) = preferred.or(fitting.last()) else {
             out.push_str(rest);
