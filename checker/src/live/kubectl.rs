@@ -466,3 +466,27 @@ fn supervise(
 const SLOW_POLL: Duration = Duration::from_millis(20);
 /// How often it looks once the output has been read.
 const FAST_POLL: Duration = Duration::from_millis(1);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_status_is_worded_as_kubectl_words_it() {
+        let status = br#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",
+            "message":"Internal error occurred: etcd leader changed","reason":"InternalError","code":500}"#;
+        let said = status_words(status).expect("a failed Status");
+        assert_eq!(
+            said,
+            "Error from server (InternalError): Internal error occurred: etcd leader changed"
+        );
+        assert!(transient(&said));
+        // No Status, or none with a reason: kubectl's words differ, so it is asked.
+        assert_eq!(status_words(b"upstream exploded"), None);
+        assert_eq!(
+            status_words(br#"{"kind":"Status","status":"Failure"}"#),
+            None
+        );
+        assert_eq!(status_words(br#"{"kind":"Pod","reason":"X"}"#), None);
+    }
+}

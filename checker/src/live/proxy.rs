@@ -577,6 +577,30 @@ mod tests {
     }
 
     #[test]
+    fn another_status_is_read_whole_with_its_retry_after() {
+        let opened = |answer: &[u8]| {
+            let (ours, mut theirs) = UnixStream::pair().unwrap();
+            theirs.write_all(answer).unwrap();
+            drop(theirs);
+            Streamed::open(ours, (Instant::now(), Duration::from_secs(5)), None)
+        };
+        let failed = b"HTTP/1.1 500 Internal Server Error\r\nContent-Length: 2\r\n\r\n{}";
+        let Answer::Status(status) = opened(failed) else {
+            panic!("a 500 is a status");
+        };
+        assert_eq!((status.code, status.retry_after), (500, false));
+        assert_eq!(status.body, b"{}");
+        let later = b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\n\r\n{}";
+        let Answer::Status(status) = opened(later) else {
+            panic!("a 503 is a status");
+        };
+        assert_eq!((status.code, status.retry_after), (503, true));
+        // A body cut short is left to kubectl.
+        let cut = b"HTTP/1.1 500 Internal Server Error\r\nContent-Length: 9\r\n\r\n{}";
+        assert!(matches!(opened(cut), Answer::AskKubectl));
+    }
+
+    #[test]
     fn a_streamed_answer_past_its_timeout_has_timed_out() {
         let (ours, mut theirs) = UnixStream::pair().unwrap();
         theirs
