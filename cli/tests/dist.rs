@@ -837,43 +837,30 @@ fn the_action_passes_refuses_bad_input_and_a_wrong_checksum() {
     let d = dist();
     let passing = verify_pods_tests::corpus::case("all-running");
     let archive = d.archive();
-    let tmp = tempfile::tempdir().unwrap();
+    // The action on the published archive, checking the snapshot `pods`,
+    // each time on a fresh runner's temp directory.
+    let on_snapshot = |pods: &Path| {
+        let tmp = tempfile::tempdir().unwrap();
+        let args = format!("--snapshot {}", pods.display());
+        run_action(
+            &[("archive", archive.to_str().unwrap()), ("args", &args)],
+            tmp.path(),
+        )
+    };
     let pods = passing.pods();
-    let ran = run_action(
-        &[
-            ("archive", archive.to_str().unwrap()),
-            ("args", &format!("--snapshot {}", pods.display())),
-        ],
-        tmp.path(),
-    );
+    let ran = on_snapshot(&pods);
     assert_eq!(ran.failed, None, "{}", ran.stdout);
     assert_eq!(ran.outputs["verdict"], "pass");
     assert_eq!(ran.outputs["exit-code"], "0");
     assert_eq!(ran.outputs["report"], "");
 
     // No pod to count: exit 0 too, but the verdict says empty.
-    let tmp = tempfile::tempdir().unwrap();
-    let empty = verify_pods_tests::corpus::case("empty-list").pods();
-    let ran = run_action(
-        &[
-            ("archive", archive.to_str().unwrap()),
-            ("args", &format!("--snapshot {}", empty.display())),
-        ],
-        tmp.path(),
-    );
+    let ran = on_snapshot(&verify_pods_tests::corpus::case("empty-list").pods());
     assert_eq!(ran.failed, None, "{}", ran.stdout);
     assert_eq!(ran.outputs["verdict"], "empty");
     assert_eq!(ran.outputs["exit-code"], "0");
 
-    let tmp = tempfile::tempdir().unwrap();
-    let bad = verify_pods_tests::bad_inputs()[0].clone();
-    let ran = run_action(
-        &[
-            ("archive", archive.to_str().unwrap()),
-            ("args", &format!("--snapshot {}", bad.display())),
-        ],
-        tmp.path(),
-    );
+    let ran = on_snapshot(&verify_pods_tests::bad_inputs()[0]);
     assert_eq!(ran.failed.as_deref(), Some("check"), "{}", ran.stdout);
     assert_eq!(ran.outputs["verdict"], "could-not-observe");
     assert_eq!(ran.outputs["exit-code"], "2");

@@ -224,35 +224,34 @@ fn missing_kubectl_exits_2() {
         .stderr(predicate::str::contains("not found"));
 }
 
+/// One attempt through a kubectl ([`stub`]) that prints `pods` on stdout
+/// and `stderr` on stderr, then exits 1.
+fn failing_kubectl(pods: &str, stderr: &str) -> assert_cmd::assert::Assert {
+    let dir = tempfile::tempdir().unwrap();
+    stub(dir.path(), &[pods])
+        .env("STUB_STDERR", stderr)
+        .env("STUB_PODS_EXIT", "1")
+        .assert()
+}
+
 #[test]
 fn failing_kubectl_with_a_valid_partial_list_exits_2() {
-    let dir = tempfile::tempdir().unwrap();
     // What kubectl prints when page 2 of a list fails with 410 Expired.
-    stub(
-        dir.path(),
-        &[r#"{"apiVersion":"v1","items":[{"metadata":{"namespace":"a","name":"p"},"spec":{"nodeName":"n"},"status":{"phase":"Running"}}],"kind":"List","metadata":{"resourceVersion":""}}"#],
+    failing_kubectl(
+        r#"{"apiVersion":"v1","items":[{"metadata":{"namespace":"a","name":"p"},"spec":{"nodeName":"n"},"status":{"phase":"Running"}}],"kind":"List","metadata":{"resourceVersion":""}}"#,
+        "Error from server (Expired): The provided continue parameter is too old",
     )
-    .env("STUB_STDERR", "Error from server (Expired): The provided continue parameter is too old")
-    .env("STUB_PODS_EXIT", "1")
-    .assert()
-        .code(2)
+    .code(2)
         .stdout(verify_pods_tests::start_line())
         .stderr(predicate::str::contains("Error from server (Expired)"));
 }
 
 #[test]
 fn failing_kubectl_with_an_empty_list_exits_2() {
-    let dir = tempfile::tempdir().unwrap();
-    stub(
-        dir.path(),
-        &[r#"{"apiVersion":"v1","items":[],"kind":"List","metadata":{"resourceVersion":""}}"#],
-    )
-    .env(
-        "STUB_STDERR",
+    failing_kubectl(
+        r#"{"apiVersion":"v1","items":[],"kind":"List","metadata":{"resourceVersion":""}}"#,
         "Error from server (InternalError): Internal error occurred",
     )
-    .env("STUB_PODS_EXIT", "1")
-    .assert()
     .code(2)
     .stderr(predicate::str::contains("InternalError"));
 }
