@@ -218,9 +218,10 @@ fn cases() -> Vec<Case> {
                     file.join("artifacts").to_str().unwrap(),
                 );
             }),
-        // Issue 47: the CI results naming one file, refused before anything
-        // runs (neither written): one file by two spellings, and one file
-        // still to be made. (The CI results' timestamps need date.)
+        // Issue 47: two outputs naming one file, refused before anything
+        // runs (none written): one file by two spellings, one file still to
+        // be made, a CI result and the step summary. (The CI results'
+        // timestamps need date.)
         Case::new("CTRF and JUnit name one existing file", &[&messages::OUTPUTS_COLLIDE]).setup(
             |s| {
                 let file = s.file("results.xml", "");
@@ -236,6 +237,14 @@ fn cases() -> Vec<Case> {
                 s.with_tool("date")
                     .set(contract::CTRF.env, file.to_str().unwrap())
                     .set(contract::JUNIT.env, file.to_str().unwrap());
+            },
+        ),
+        Case::new("CTRF and the step summary name one file", &[&messages::OUTPUTS_COLLIDE]).setup(
+            |s| {
+                let file = s.path("results.md");
+                s.with_tool("date")
+                    .set(contract::CTRF.env, file.to_str().unwrap())
+                    .set(contract::STEP_SUMMARY_ENV, file.to_str().unwrap());
             },
         ),
         Case::new("the step summary is a directory", &[&messages::STEP_SUMMARY]).setup(|s| {
