@@ -544,12 +544,7 @@ fn cargo_binstall_finds_the_archive_and_both_binaries() {
         .unwrap();
     let manifest = yaml(&d.read("verify-pods.yaml"));
     let unpacked = unpack(&d.archive());
-    let bins: Vec<&str> = cli["bin"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|b| b["name"].as_str().unwrap())
-        .collect();
+    let bins = verify_pods_tests::strings_of(&cli["bin"], "name");
     assert_eq!(bins, ["verify-pods", "kubectl-verify_pods"]);
     for bin in bins {
         let vars = [

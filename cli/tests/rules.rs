@@ -317,12 +317,7 @@ fn events_are_those_of_unscheduled_pods_newest_first() {
         ),
     ]);
     let (result, _) = check(&snapshot, Some(&events), &[]);
-    let messages: Vec<&str> = result["events"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["message"].as_str().unwrap())
-        .collect();
+    let messages = verify_pods_tests::strings_of(&result["events"], "message");
     assert_eq!(messages, ["newest", "older"]);
 }
 

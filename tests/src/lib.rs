@@ -115,6 +115,22 @@ pub fn code(output: &Output) -> i32 {
     output.status.code().expect("exited, not killed")
 }
 
+/// The string `key` of each object of the JSON array `array`, in order
+/// (panics on anything else: the test's document is not what it says).
+pub fn strings_of<'v>(array: &'v serde_json::Value, key: &str) -> Vec<&'v str> {
+    let items = array
+        .as_array()
+        .unwrap_or_else(|| panic!("not an array: {array}"));
+    items
+        .iter()
+        .map(|item| {
+            item[key]
+                .as_str()
+                .unwrap_or_else(|| panic!("no string {key:?} in {item}"))
+        })
+        .collect()
+}
+
 /// A finished run the way a failing assertion shows it: the exit status,
 /// then stdout and stderr whole.
 pub fn shown(output: &Output) -> String {
