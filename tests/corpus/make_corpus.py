@@ -2697,7 +2697,9 @@ def check_selection(name, expected, lines):
     """A selection (-n, -l) that selects no pod is named in one line: its namespaces and
     its selector, as given. A failure whose pods not yet created were not checked (no
     workloads read: `missing` None) says so in one line; any other result says nothing
-    of it (check_missing has the lines of the pods that were checked)."""
+    of it (check_missing has the lines of the pods that were checked). The goldens are the
+    checker's; a host's library without the workloads feature never reads them and says
+    nothing of them (golden.rs: a_driver_that_never_reads_the_workloads_says_nothing_of_them)."""
     problems = []
     only, terms = selection(name)
     if expected["total"] == 0 and (only or terms):
