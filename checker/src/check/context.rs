@@ -42,15 +42,13 @@ impl Check<'_> {
 
     /// What [`super::workloads::confirm`] reads with.
     pub(super) fn context(&self) -> Context<'_> {
-        let Check {
-            engine,
-            source,
-            bounds,
-            settings,
-            saver,
-            started,
-            ..
-        } = *self;
-        (engine, source, bounds, settings, saver, started)
+        (
+            self.engine,
+            self.source,
+            self.bounds,
+            self.settings,
+            self.saver,
+            self.started,
+        )
     }
 }

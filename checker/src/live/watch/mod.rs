@@ -90,6 +90,19 @@ pub struct Evaluated {
     pub pods: Vec<Val>,
 }
 
+impl Evaluated {
+    /// This state as the one that decides, evaluated `waited` after the
+    /// check started.
+    fn decided(self, waited: Duration) -> Ended {
+        Ended::Decided {
+            report: self.report,
+            decision: self.decision,
+            waited,
+            pods: self.pods,
+        }
+    }
+}
+
 /// The watch URL of `pods` (its path and query: the selection) from
 /// `version`, ending after `seconds`.
 pub fn url(pods: api::List, version: Option<&str>, seconds: u64) -> String {
@@ -257,20 +270,8 @@ impl Settle<'_> {
             notice(&messages::WATCH_RETRY.format(&[("why", &why), ("delay", &seconds)]));
             thread::sleep(delay);
             if self.started.elapsed() >= self.deadline {
-                let (
-                    Evaluated {
-                        report,
-                        decision,
-                        pods,
-                    },
-                    waited,
-                ) = latest.last;
-                return Ok(Ended::Decided {
-                    report,
-                    decision,
-                    waited,
-                    pods,
-                });
+                let (last, waited) = latest.last;
+                return Ok(last.decided(waited));
             }
         }
     }
@@ -295,12 +296,7 @@ impl Settle<'_> {
         latest.cost = began.elapsed();
         latest.changed_since = None;
         if !state.decision.may_settle || past {
-            return Ok(Some(Ended::Decided {
-                report: state.report,
-                decision: state.decision,
-                waited,
-                pods: state.pods,
-            }));
+            return Ok(Some(state.decided(waited)));
         }
         // A line when the counts change (on a busy stream at most one an
         // interval), and at least one an interval when nothing changes, as
@@ -341,20 +337,8 @@ impl Settle<'_> {
             // state decides.
             let grace = (self.deadline + QUIET).saturating_sub(elapsed);
             if past && (latest.changed_since.is_none() || grace.is_zero()) {
-                let (
-                    Evaluated {
-                        report,
-                        decision,
-                        pods,
-                    },
-                    waited,
-                ) = latest.last.clone();
-                return Ok(Followed::Done(Ended::Decided {
-                    report,
-                    decision,
-                    waited,
-                    pods,
-                }));
+                let (last, waited) = latest.last.clone();
+                return Ok(Followed::Done(last.decided(waited)));
             }
             let wait = if latest.changed_since.is_some() {
                 QUIET
