@@ -19,6 +19,12 @@ fn repo(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(path)
 }
 
+/// samples/pods.json and samples/events.json, as arguments.
+fn sample_snapshot() -> (String, String) {
+    let path = |name: &str| repo(name).to_str().unwrap().to_owned();
+    (path("samples/pods.json"), path("samples/events.json"))
+}
+
 fn shell_quote(arg: &Path) -> String {
     format!("'{}'", arg.display().to_string().replace('\'', r"'\''"))
 }
@@ -202,10 +208,8 @@ fn the_new_programs_are_listed_and_printed() {
 /// own, but for `check`, whose verdict nobody read: exit 2.
 #[test]
 fn a_closed_stdout_is_not_a_crash() {
-    let samples = repo("samples/pods.json");
-    let events = repo("samples/events.json");
-    let snapshot = samples.to_str().unwrap();
-    let events = events.to_str().unwrap();
+    let (snapshot, events) = sample_snapshot();
+    let (snapshot, events) = (snapshot.as_str(), events.as_str());
     let cases: [(&[&str], i32); 4] = [
         (&["programs"], 0),
         (&["programs", "report"], 0),
@@ -232,10 +236,8 @@ fn a_closed_stdout_is_not_a_crash() {
 /// success: exit 2 with one line on stderr, whatever the command printed.
 #[test]
 fn a_full_stdout_exits_2_with_one_line() {
-    let samples = repo("samples/pods.json");
-    let events = repo("samples/events.json");
-    let snapshot = samples.to_str().unwrap();
-    let events = events.to_str().unwrap();
+    let (snapshot, events) = sample_snapshot();
+    let (snapshot, events) = (snapshot.as_str(), events.as_str());
     let green = tempfile::NamedTempFile::new().unwrap();
     std::fs::write(green.path(), r#"{"items":[]}"#).unwrap();
     let green = green.path().to_str().unwrap();

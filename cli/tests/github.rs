@@ -1111,12 +1111,7 @@ fn jq16(program: &Program, result: &Value, dir: &Path, list_limit: u64) -> Strin
         .arg(&prog)
         .write_stdin_json(result)
         .expect("jq runs (make tools installs it)");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+    stdout_of_success(out)
 }
 
 /// The same with libjq 1.8 through the PyPI `jq` module, the variables
@@ -1150,6 +1145,11 @@ fn libjq(program: &Program, result: &Value, list_limit: u64) -> String {
         .args(["-c", script])
         .write_stdin_json(&input)
         .expect("python3 runs");
+    stdout_of_success(out)
+}
+
+/// The stdout of a run that must have succeeded (else its stderr says why).
+fn stdout_of_success(out: std::process::Output) -> String {
     assert!(
         out.status.success(),
         "{}",
