@@ -416,12 +416,13 @@ def list_version: if (.metadata | type) == "object" then .metadata.resourceVersi
 def list_read_at: .[0] | list_version | if is_string and . != "" then . else null end;
 def list_continue: if (.metadata | type) == "object" then .metadata["continue"] // "" else "" end;
 # A kind as a phrase: "an EventList", "a Node"; a kind that is not a string,
-# or "" (a List's items without kind), as JSON: "a " would name nothing.
+# or "" (a List's items without kind), as JSON: "a " would name nothing; a
+# number as every engine prints it (`canon`: NaN, Infinity and 1e20 as null).
 def a_kind:
   if is_string and . != "" then
     .[0:1] as $first
     | (if any("A", "E", "I", "O", "U"; . == $first) then "an " else "a " end) + one_line
-  else "a kind " + tojson end;
+  else "a kind " + (canon | tojson) end;
 # Only the lists of $kind are read: a document whose kind is set
 # must be "\($kind)List" or "List", and an item of it whose kind is set must
 # be $kind (`kubectl get pods -o json` sets it on every item; a raw page of

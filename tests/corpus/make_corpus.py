@@ -935,6 +935,14 @@ def with_field(part, key, value, text=None, at=12):
     return make
 
 
+def item_kind_nan():
+    """The seed case's pods, its 13th pod's kind NaN (JSON has no NaN; jq 1.6 reads it):
+    named as every engine prints such a number, null."""
+    pods, _ = seed_one_unscheduled()
+    pods[12]["kind"] = "@@VALUE@@"
+    return go_json(kubectl_list(pods)).replace('"@@VALUE@@"', "NaN")
+
+
 def status_string():
     """The seed case's pods, its 13th pod's status a string: no field of it can be read."""
     pods, _ = seed_one_unscheduled()
@@ -962,6 +970,7 @@ BAD_PAGES = {
     "uid-number.json": (with_field("metadata", "uid", -0.0), "pod 13: metadata.uid of another type"),
     "phase-number.json": (with_field("status", "phase", 1.0), "pod 13: status.phase of another type"),
     "status-string.json": (status_string, "pod 13: status not an object"),
+    "item-kind-nan.json": (item_kind_nan, "a list holding a kind null"),
 }
 # Read as the events (kind Event).
 BAD_EVENTS = {
@@ -1901,7 +1910,7 @@ def documents(data):
 def a_kind(kind):
     # "" (a List's items without kind) is named as JSON too: "a " names nothing.
     if not isinstance(kind, str) or kind == "":
-        return "a kind " + json.dumps(kind)
+        return "a kind " + json.dumps(canon(kind))
     return ("an " if kind[:1] in ("A", "E", "I", "O", "U") else "a ") + kind
 
 

@@ -345,6 +345,8 @@ bad_snapshot! {
     // reader: refused as a number where a string belongs, in both drivers.
     nodename_nan: "nodename-nan.json", ": pod 13 (gpu-operator/gpu-operator-hgwp95j2kt-9s5wt): spec.nodeName is a number, not a string";
     phase_nan: "phase-nan.json", ": pod 13 (gpu-operator/gpu-operator-hgwp95j2kt-9s5wt): status.phase is a number, not a string";
+    // A kind that is NaN, named as every engine prints such a number.
+    item_kind_nan: "item-kind-nan.json", ": a list holding a kind null, expected a PodList or a List of Pods (kubectl get pods -A -o json)";
     uid_minus_nan: "uid-minus-nan.json", ": pod 13 (gpu-operator/gpu-operator-hgwp95j2kt-9s5wt): metadata.uid is a number, not a string";
     missing_file: "does-not-exist.json", ": cannot open";
 }
