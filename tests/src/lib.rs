@@ -115,6 +115,32 @@ pub fn code(output: &Output) -> i32 {
     output.status.code().expect("exited, not killed")
 }
 
+/// The first line where `left` and `right` differ, each shown under its
+/// name (`names`), for a failure message.
+pub fn first_difference(left: &[u8], right: &[u8], names: [&str; 2]) -> String {
+    let (left, right) = (
+        String::from_utf8_lossy(left),
+        String::from_utf8_lossy(right),
+    );
+    let width = names.iter().map(|name| name.len() + 1).max().unwrap_or(0);
+    let [left_name, right_name] = names.map(|name| format!("{:width$}", format!("{name}:")));
+    let (mut lefts, mut rights) = (left.split_inclusive('\n'), right.split_inclusive('\n'));
+    for line in 1.. {
+        match (lefts.next(), rights.next()) {
+            (None, None) => return "differs only in invalid UTF-8".into(),
+            (l, r) if l != r => {
+                return format!(
+                    "line {line}:\n    {left_name} {:?}\n    {right_name} {:?}",
+                    l.unwrap_or("<end>"),
+                    r.unwrap_or("<end>")
+                )
+            }
+            _ => {}
+        }
+    }
+    unreachable!("the texts differ, or the loop returned at their ends")
+}
+
 /// The string `key` of each object of the JSON array `array`, in order
 /// (panics on anything else: the test's document is not what it says).
 pub fn strings_of<'v>(array: &'v serde_json::Value, key: &str) -> Vec<&'v str> {
@@ -448,4 +474,23 @@ pub fn lines_of(stderr: &str, message: &checker::contract::Message) -> usize {
             })
         })
         .count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_difference_names_the_line_and_both_sides() {
+        let said = first_difference(b"a\nb\nc\n", b"a\nB\n", ["jaq", "other"]);
+        assert_eq!(said, "line 2:\n    jaq:   \"b\\n\"\n    other: \"B\\n\"");
+        let shorter = first_difference(b"a\n", b"a\nb\n", ["golden", "actual"]);
+        assert_eq!(shorter, "line 2:\n    golden: \"<end>\"\n    actual: \"b\\n\"");
+    }
+
+    #[test]
+    fn strings_of_reads_each_objects_string() {
+        let array = serde_json::json!([{"name": "a"}, {"name": "b", "x": 1}]);
+        assert_eq!(strings_of(&array, "name"), ["a", "b"]);
+    }
 }

@@ -99,24 +99,7 @@ fn differences(case: &Case, now: &Actual) -> Vec<String> {
 
 /// The first differing line, golden vs actual.
 fn first_difference(golden: &[u8], actual: &[u8]) -> String {
-    let golden = String::from_utf8_lossy(golden);
-    let actual = String::from_utf8_lossy(actual);
-    let mut g = golden.split_inclusive('\n');
-    let mut a = actual.split_inclusive('\n');
-    for line in 1.. {
-        match (g.next(), a.next()) {
-            (None, None) => return "differs only in invalid UTF-8".into(),
-            (x, y) if x != y => {
-                return format!(
-                    "line {line}:\n    golden: {:?}\n    actual: {:?}",
-                    x.unwrap_or("<end>"),
-                    y.unwrap_or("<end>")
-                )
-            }
-            _ => {}
-        }
-    }
-    unreachable!()
+    verify_pods_tests::first_difference(golden, actual, ["golden", "actual"])
 }
 
 fn write_goldens(case: &Case, now: &Actual) {
@@ -284,15 +267,16 @@ macro_rules! bad_snapshot {
     )*};
 }
 
-/// One test a line, the bad file as the events of the seed case (events
-/// are read when something is unscheduled).
-macro_rules! bad_events {
-    ($($name:ident: $file:literal, $fragment:expr;)*) => {$(
+/// One test a line, the bad file given with `$flag` beside the pods of a
+/// case: the events of the seed case (events are read when something is
+/// unscheduled); the workloads of a case that passes with its own
+/// (make_corpus.py's BAD_WORKLOADS_PODS).
+macro_rules! bad_beside_pods {
+    ($flag:literal of $pods:literal: $($name:ident: $file:literal, $fragment:expr;)*) => {$(
         #[test]
         fn $name() {
             let path = concat!("bad/", $file);
-            let pods = "seed-one-unscheduled/pods.json";
-            refuse(&["--snapshot", pods, "--events", path], path, $fragment);
+            refuse(&["--snapshot", $pods, $flag, path], path, $fragment);
         }
     )*};
 }
@@ -351,20 +335,8 @@ bad_snapshot! {
     missing_file: "does-not-exist.json", ": cannot open";
 }
 
-/// One test a line, the bad file as the workloads of a case that passes
-/// with its own (make_corpus.py's BAD_WORKLOADS_PODS).
-macro_rules! bad_workloads {
-    ($($name:ident: $file:literal, $fragment:expr;)*) => {$(
-        #[test]
-        fn $name() {
-            let path = concat!("bad/", $file);
-            let pods = "workloads-all-created/pods.json";
-            refuse(&["--snapshot", pods, "--workloads", path], path, $fragment);
-        }
-    )*};
-}
-
-bad_events! {
+bad_beside_pods! {
+    "--events" of "seed-one-unscheduled/pods.json":
     events_malformed: "malformed.json", ":4:63: invalid JSON";
     events_empty: "empty.json", ": empty input";
     events_no_items: "empty-object.json", "no items array";
@@ -374,7 +346,8 @@ bad_events! {
 
 // Only the four apps/v1 kinds are workloads: any other kind is a wrong file,
 // never a workload skipped.
-bad_workloads! {
+bad_beside_pods! {
+    "--workloads" of "workloads-all-created/pods.json":
     pods_as_workloads: "pods-as-workloads.json", ": workloads: a Pod, expected lists of ReplicaSets, StatefulSets, DaemonSets or Deployments (kubectl get rs,sts,ds,deploy -A -o json, or the saved workloads.json)";
     workloads_with_a_job: "workloads-with-a-job.json", ": workloads: a Job, expected lists of";
     workloads_without_kinds: "workloads-without-kinds.json", ": workloads: a kind \"\", expected lists of";
@@ -401,7 +374,7 @@ bad_workloads! {
 /// the stub drops or rewrites them; they are checked offline above.)
 #[test]
 fn bad_workloads_are_refused_alike_by_bash_and_checker() {
-    // make_corpus.py's BAD_WORKLOADS_PODS, as bad_workloads! uses it.
+    // make_corpus.py's BAD_WORKLOADS_PODS, as bad_beside_pods! uses it for --workloads.
     let pods = corpus::case("workloads-all-created").pods();
     let served = [
         "workloads-twice.json",

@@ -274,23 +274,7 @@ fn compare(
 }
 
 fn first_difference(a: &[u8], b: &[u8]) -> String {
-    let a = String::from_utf8_lossy(a);
-    let b = String::from_utf8_lossy(b);
-    let (mut x, mut y) = (a.split_inclusive('\n'), b.split_inclusive('\n'));
-    for line in 1.. {
-        match (x.next(), y.next()) {
-            (None, None) => return "differs in invalid UTF-8 only".into(),
-            (p, q) if p != q => {
-                return format!(
-                    "line {line}:\n    jaq:   {:?}\n    other: {:?}",
-                    p.unwrap_or("<end>"),
-                    q.unwrap_or("<end>")
-                )
-            }
-            _ => {}
-        }
-    }
-    unreachable!()
+    verify_pods_tests::first_difference(a, b, ["jaq", "other"])
 }
 
 /// One case, run through jaq and jq; libjq runs later, for every case at once.
