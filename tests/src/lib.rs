@@ -414,6 +414,26 @@ pub fn first_page(list: checker::api::List) -> String {
 
 // ---------------------------------------------------------------- processes
 
+/// Start `cmd` leading a process group of its own, as a CI runner starts a
+/// job (a test then signals or kills the whole group), with stdin closed
+/// and stdout and stderr captured (`capture`) or dropped.
+pub fn spawn_job(cmd: &mut Command, capture: bool) -> std::process::Child {
+    use std::os::unix::process::CommandExt;
+    let output = || {
+        if capture {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        }
+    };
+    cmd.stdin(Stdio::null())
+        .stdout(output())
+        .stderr(output())
+        .process_group(0)
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {cmd:?}: {e}"))
+}
+
 /// Whether `pid` is a running process (a zombie has stopped running).
 pub fn running(pid: u32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
@@ -485,7 +505,10 @@ mod tests {
         let said = first_difference(b"a\nb\nc\n", b"a\nB\n", ["jaq", "other"]);
         assert_eq!(said, "line 2:\n    jaq:   \"b\\n\"\n    other: \"B\\n\"");
         let shorter = first_difference(b"a\n", b"a\nb\n", ["golden", "actual"]);
-        assert_eq!(shorter, "line 2:\n    golden: \"<end>\"\n    actual: \"b\\n\"");
+        assert_eq!(
+            shorter,
+            "line 2:\n    golden: \"<end>\"\n    actual: \"b\\n\""
+        );
     }
 
     #[test]

@@ -275,15 +275,8 @@ fn failing_events_list_keeps_the_pods_verdict() {
 /// `cmd` run to its end, or killed after `limit` (a driver that pages
 /// forever must fail its test, not hang it): the output and how long it took.
 fn run_within(cmd: &mut std::process::Command, limit: Duration) -> (Output, Duration) {
-    use std::os::unix::process::CommandExt;
     let started = std::time::Instant::now();
-    let child = cmd
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .process_group(0)
-        .spawn()
-        .expect("spawn");
+    let child = verify_pods_tests::spawn_job(cmd, true);
     let group = child.id();
     let watchdog = std::thread::spawn(move || {
         let until = std::time::Instant::now() + limit;

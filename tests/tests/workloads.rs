@@ -755,7 +755,7 @@ fn a_list_still_running_says_so_every_interval() {
 /// group of its own, which the signal misses) and no temporary files.
 #[test]
 fn a_cancelled_bash_stops_the_four_workloads_lists() {
-    use std::os::unix::process::{CommandExt, ExitStatusExt};
+    use std::os::unix::process::ExitStatusExt;
     let lists = checker::api::WORKLOADS.map(|list| list.what);
     let mut builder = Server::builder().state(created(3));
     for what in lists {
@@ -767,16 +767,13 @@ fn a_cancelled_bash_stops_the_four_workloads_lists() {
     let server = builder.start().expect("server");
     let env = KubeEnv::for_server(&server).expect("kube env");
     let tmp = tempfile::tempdir().expect("a temporary directory");
-    let mut job = Driver::Wrapper
-        .command(&env)
-        .env(DEADLINE_ENV, "0")
-        .env("TMPDIR", tmp.path())
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .process_group(0)
-        .spawn()
-        .expect("the wrapper starts");
+    let mut job = verify_pods_tests::spawn_job(
+        Driver::Wrapper
+            .command(&env)
+            .env(DEADLINE_ENV, "0")
+            .env("TMPDIR", tmp.path()),
+        false,
+    );
     let asked = Instant::now();
     let listed = || {
         let log = server.log();

@@ -392,40 +392,38 @@ pub fn human_duration(seconds: i64) -> String {
     }
     let minutes = seconds / 60;
     if minutes < 10 {
-        return match seconds % 60 {
-            0 => format!("{minutes}m"),
-            s => format!("{minutes}m{s}s"),
-        };
+        return in_units(minutes, "m", seconds % 60, "s");
     }
     if minutes < 180 {
         return format!("{minutes}m");
     }
     let hours = seconds / 3600;
     if hours < 8 {
-        return match minutes % 60 {
-            0 => format!("{hours}h"),
-            m => format!("{hours}h{m}m"),
-        };
+        return in_units(hours, "h", minutes % 60, "m");
     }
     if hours < 48 {
         return format!("{hours}h");
     }
+    let days = hours / 24;
     if hours < 24 * 8 {
-        return match hours % 24 {
-            0 => format!("{}d", hours / 24),
-            h => format!("{}d{h}h", hours / 24),
-        };
+        return in_units(days, "d", hours % 24, "h");
     }
     if hours < 24 * 365 * 2 {
-        return format!("{}d", hours / 24);
+        return format!("{days}d");
     }
     if hours < 24 * 365 * 8 {
-        return match (hours / 24) % 365 {
-            0 => format!("{}y", hours / 24 / 365),
-            d => format!("{}y{d}d", hours / 24 / 365),
-        };
+        return in_units(days / 365, "y", days % 365, "d");
     }
-    format!("{}y", hours / 24 / 365)
+    format!("{}y", days / 365)
+}
+
+/// `whole` of a unit, then `rest` of the next smaller one unless it is
+/// 0 (`3m`, `3m20s`), as HumanDuration prints two units.
+fn in_units(whole: i64, unit: &str, rest: i64, rest_unit: &str) -> String {
+    match rest {
+        0 => format!("{whole}{unit}"),
+        rest => format!("{whole}{unit}{rest}{rest_unit}"),
+    }
 }
 
 /// Seconds since the epoch of an RFC 3339 time (`2025-01-01T12:00:00Z`,
