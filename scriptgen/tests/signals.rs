@@ -9,10 +9,10 @@ use verify_pods_tests::sandbox;
 
 use checker::contract::DEADLINE_ENV;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 use verify_pods_tests::sandbox::{sample, Sandbox};
-use verify_pods_tests::{read_pid, survivors};
+use verify_pods_tests::{read_pid, signal_job, survivors};
 
 /// The longest a cancelled run may take to end, and to stop its kubectl.
 const WITHIN: Duration = Duration::from_secs(1);
@@ -54,23 +54,6 @@ fn pid_written(sandbox: &Sandbox, file: &str, what: &str) -> u32 {
     }
 }
 
-/// Send `signal` to the job (its process group with `to_group`); how it
-/// ended, and how long after the signal.
-fn signal_job(job: &mut Child, signal: &str, to_group: bool) -> (ExitStatus, Duration) {
-    let target = if to_group {
-        format!("-{}", job.id())
-    } else {
-        job.id().to_string()
-    };
-    let sent = Instant::now();
-    let status = Command::new("kill")
-        .args(["-s", signal, "--", &target])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    (job.wait().unwrap(), sent.elapsed())
-}
-
 /// `to_group`: the signal goes to the job's process group (a CI runner's
 /// cancel, ^C in a terminal); else to the job's PID alone, which the
 /// function's subshell, timeout and kubectl do not receive (issue 21).
@@ -106,34 +89,23 @@ fn assert_cleanly_cancelled(signal: &str, number: i32, to_group: bool) {
     );
 }
 
-#[test]
-fn sigterm_to_the_job_stops_kubectl_and_ends_by_sigterm() {
-    assert_cleanly_cancelled("TERM", 15, true);
+/// One test a line: `name: signal, its number, whether to the group;`.
+macro_rules! cleanly_cancelled {
+    ($($name:ident: $signal:literal, $number:literal, $to_group:literal;)*) => {$(
+        #[test]
+        fn $name() {
+            assert_cleanly_cancelled($signal, $number, $to_group);
+        }
+    )*};
 }
 
-#[test]
-fn sigterm_to_the_callers_pid_stops_kubectl_and_ends_by_sigterm() {
-    assert_cleanly_cancelled("TERM", 15, false);
-}
-
-#[test]
-fn sigint_to_the_callers_pid_stops_kubectl_and_ends_by_sigint() {
-    assert_cleanly_cancelled("INT", 2, false);
-}
-
-#[test]
-fn sighup_to_the_callers_pid_stops_kubectl_and_ends_by_sighup() {
-    assert_cleanly_cancelled("HUP", 1, false);
-}
-
-#[test]
-fn sigint_to_the_job_stops_kubectl_and_ends_by_sigint() {
-    assert_cleanly_cancelled("INT", 2, true);
-}
-
-#[test]
-fn sighup_to_the_job_stops_kubectl_and_ends_by_sighup() {
-    assert_cleanly_cancelled("HUP", 1, true);
+cleanly_cancelled! {
+    sigterm_to_the_job_stops_kubectl_and_ends_by_sigterm: "TERM", 15, true;
+    sigterm_to_the_callers_pid_stops_kubectl_and_ends_by_sigterm: "TERM", 15, false;
+    sigint_to_the_callers_pid_stops_kubectl_and_ends_by_sigint: "INT", 2, false;
+    sighup_to_the_callers_pid_stops_kubectl_and_ends_by_sighup: "HUP", 1, false;
+    sigint_to_the_job_stops_kubectl_and_ends_by_sigint: "INT", 2, true;
+    sighup_to_the_job_stops_kubectl_and_ends_by_sighup: "HUP", 1, true;
 }
 
 /// Issue 31: at interval 30, a signal to the host's PID while the function

@@ -434,6 +434,29 @@ pub fn spawn_job(cmd: &mut Command, capture: bool) -> std::process::Child {
         .unwrap_or_else(|e| panic!("cannot start {cmd:?}: {e}"))
 }
 
+/// Send `signal` (`TERM`, `INT`, …) to `job`: to its process group with
+/// `to_group` (a CI runner's cancel, ^C in a terminal), else to its PID
+/// alone. How it ended, and how long after the signal.
+pub fn signal_job(
+    job: &mut std::process::Child,
+    signal: &str,
+    to_group: bool,
+) -> (std::process::ExitStatus, std::time::Duration) {
+    let target = if to_group {
+        format!("-{}", job.id())
+    } else {
+        job.id().to_string()
+    };
+    let sent = std::time::Instant::now();
+    let kill = run(Command::new("kill").args(["-s", signal, "--", &target]));
+    assert!(
+        kill.status.success(),
+        "kill -s {signal} -- {target}: {}",
+        text(&kill.stderr)
+    );
+    (job.wait().expect("the job ends"), sent.elapsed())
+}
+
 /// Whether `pid` is a running process (a zombie has stopped running).
 pub fn running(pid: u32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {

@@ -391,18 +391,8 @@ fn a_cancelled_check_leaves_no_proxy() {
         );
         std::thread::sleep(Duration::from_millis(10));
     }
-    let sent = Instant::now();
-    let killed = std::process::Command::new("kill")
-        .args(["-s", "TERM", &check.id().to_string()])
-        .status()
-        .expect("kill runs");
-    assert!(killed.success());
-    let status = check.wait().expect("the check ends");
-    assert!(
-        sent.elapsed() < Duration::from_secs(1),
-        "{:?}",
-        sent.elapsed()
-    );
+    let (status, took) = verify_pods_tests::signal_job(&mut check, "TERM", false);
+    assert!(took < Duration::from_secs(1), "{took:?}");
     use std::os::unix::process::ExitStatusExt;
     assert_eq!(status.signal(), Some(15), "{status:?}");
     assert_no_proxy_left(tmp.path());
@@ -807,14 +797,8 @@ fn a_cancelled_bash_stops_the_four_workloads_lists() {
             .collect()
     };
     assert_eq!(kubectls().len(), 4, "the four lists' kubectl");
-    let sent = Instant::now();
-    let killed = std::process::Command::new("kill")
-        .args(["-s", "TERM", &job.id().to_string()])
-        .status()
-        .expect("kill runs");
-    assert!(killed.success());
-    let status = job.wait().expect("the wrapper ends");
-    let took = sent.elapsed();
+    let (status, took) = verify_pods_tests::signal_job(&mut job, "TERM", false);
+    let sent = Instant::now() - took;
     assert_eq!(status.signal(), Some(15), "{status:?}");
     assert!(took < Duration::from_secs(1), "ended after {took:?}");
     // A killed kubectl may take a moment to go: a second.
