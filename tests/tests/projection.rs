@@ -1558,21 +1558,41 @@ fn fast_path_reads_what_serde_json_reads() {
         fast_path: false,
         ..ReadOptions::default()
     };
-    let (mut accepted, mut refused) = (0, 0);
+    let mut outcomes = Outcomes::default();
     for (name, data) in &docs {
         for shape in [&projection.pods, &projection.events, &Shape::Keep] {
             let fast = read_documents_opts(data, "doc", shape, &ReadOptions::default());
             assert_same(&fast, &read_documents_opts(data, "doc", shape, &slow), name);
-            match fast {
-                Ok(_) => accepted += 1,
-                Err(_) => refused += 1,
-            }
+            outcomes.count(&fast);
         }
     }
-    assert!(
-        accepted > 100 && refused > 50,
-        "{accepted} accepted, {refused} refused"
-    );
+    outcomes.assert_more_than(100, 50);
+}
+
+/// How many reads of a fuzz test were accepted and how many refused.
+#[derive(Default)]
+struct Outcomes {
+    accepted: usize,
+    refused: usize,
+}
+
+impl Outcomes {
+    fn count<T, E>(&mut self, read: &Result<T, E>) {
+        match read {
+            Ok(_) => self.accepted += 1,
+            Err(_) => self.refused += 1,
+        }
+    }
+
+    /// Both outcomes are exercised, not only the easy one.
+    fn assert_more_than(&self, accepted: usize, refused: usize) {
+        assert!(
+            self.accepted > accepted && self.refused > refused,
+            "{} accepted, {} refused",
+            self.accepted,
+            self.refused
+        );
+    }
 }
 
 /// The reader's byte scans have a SIMD path and a portable one
@@ -1639,7 +1659,7 @@ fn byte_mutations_are_read_alike_by_every_mode() {
         ..ReadOptions::default()
     };
     let mut rng = Rng(0xB17E);
-    let (mut accepted, mut refused) = (0, 0);
+    let mut outcomes = Outcomes::default();
     for round in 0..DOCUMENTS {
         let mut doc = rng.pick(&seeds).clone();
         for _ in 0..=rng.below(3) {
@@ -1674,16 +1694,9 @@ fn byte_mutations_are_read_alike_by_every_mode() {
                 &what,
             );
         }
-        match expected {
-            Ok(_) => accepted += 1,
-            Err(_) => refused += 1,
-        }
+        outcomes.count(&expected);
     }
-    // Both outcomes are exercised, not only the easy one.
-    assert!(
-        accepted > 1000 && refused > 1000,
-        "{accepted} accepted, {refused} refused"
-    );
+    outcomes.assert_more_than(1000, 1000);
 }
 
 /// Two reads agree; if not, show where they part (documents are long).

@@ -63,34 +63,36 @@ pub fn table(
 }
 
 fn columns(printer: Printer) -> Value {
-    let defs: &[(&str, &str, u8)] = match printer {
+    // (name, priority): every column is a string but the count.
+    let defs: &[(&str, u8)] = match printer {
         Printer::Pods => &[
-            ("Name", "string", 0),
-            ("Ready", "string", 0),
-            ("Status", "string", 0),
-            ("Restarts", "string", 0),
-            ("Age", "string", 0),
-            ("IP", "string", 1),
-            ("Node", "string", 1),
-            ("Nominated Node", "string", 1),
-            ("Readiness Gates", "string", 1),
+            ("Name", 0),
+            ("Ready", 0),
+            ("Status", 0),
+            ("Restarts", 0),
+            ("Age", 0),
+            ("IP", 1),
+            ("Node", 1),
+            ("Nominated Node", 1),
+            ("Readiness Gates", 1),
         ],
         Printer::Events => &[
-            ("Last Seen", "string", 0),
-            ("Type", "string", 0),
-            ("Reason", "string", 0),
-            ("Object", "string", 0),
-            ("Subobject", "string", 1),
-            ("Source", "string", 1),
-            ("Message", "string", 0),
-            ("First Seen", "string", 1),
-            ("Count", "integer", 1),
-            ("Name", "string", 1),
+            ("Last Seen", 0),
+            ("Type", 0),
+            ("Reason", 0),
+            ("Object", 0),
+            ("Subobject", 1),
+            ("Source", 1),
+            ("Message", 0),
+            ("First Seen", 1),
+            ("Count", 1),
+            ("Name", 1),
         ],
-        Printer::NameAge => &[("Name", "string", 0), ("Age", "string", 0)],
+        Printer::NameAge => &[("Name", 0), ("Age", 0)],
     };
     defs.iter()
-        .map(|(name, kind, priority)| {
+        .map(|(name, priority)| {
+            let kind = if *name == "Count" { "integer" } else { "string" };
             let format = if *name == "Name" { "name" } else { "" };
             json!({"name": name, "type": kind, "format": format, "description": name, "priority": priority})
         })
