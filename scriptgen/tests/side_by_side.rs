@@ -86,6 +86,8 @@ fn cases() -> Vec<Case> {
             Pod::running("kube-system", "coredns-0", "kwok-node-0"),
         ]
     };
+    // One state: the running pods alone.
+    let all_running = || vec![State::new(pods(&running()), vec![])];
     let stuck = Pod::unschedulable("training", "worker-3");
     let with = |extra: Pod| {
         let mut all = running();
@@ -101,7 +103,7 @@ fn cases() -> Vec<Case> {
         differs,
     };
     vec![
-        case("pass", vec![State::new(pods(&running()), vec![])], &[]),
+        case("pass", all_running(), &[]),
         case(
             "empty bundle",
             vec![State::new(pods(&running()[2..]), vec![])],
@@ -149,7 +151,7 @@ fn cases() -> Vec<Case> {
         ),
         Case {
             fault: Some(FaultRule::always(Target::PodsList, Fault::internal_error())),
-            ..case("a 500", vec![State::new(pods(&running()), vec![])], &[])
+            ..case("a 500", all_running(), &[])
         },
         Case {
             closed: true,
@@ -157,11 +159,7 @@ fn cases() -> Vec<Case> {
         },
         Case {
             env: &[("KWOK_VERIFY_PODS_DEADLINE", "abc")],
-            ..case(
-                "a bad setting",
-                vec![State::new(pods(&running()), vec![])],
-                &[],
-            )
+            ..case("a bad setting", all_running(), &[])
         },
         case(
             "2,000 stuck pods",
@@ -177,11 +175,7 @@ fn cases() -> Vec<Case> {
         ),
         Case {
             env: &[("KWOK_VERIFY_PODS_DEADLINE", "")],
-            ..case(
-                "an empty knob",
-                vec![State::new(pods(&running()), vec![])],
-                &[],
-            )
+            ..case("an empty knob", all_running(), &[])
         },
     ]
 }

@@ -272,11 +272,7 @@ fn events_that_cannot_be_collected_say_not_collected() {
         };
         let bash = sandbox.run_wrapper();
         assert_same(&bash, &checker, &sandbox);
-        assert!(
-            text(&bash.stderr).contains("FailedScheduling"),
-            "stderr: {}",
-            text(&bash.stderr)
-        );
+        verify_pods_tests::assert_stderr_says(&bash, "FailedScheduling");
     }
 }
 

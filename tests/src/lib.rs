@@ -180,6 +180,14 @@ pub fn assert_exit(output: &Output, expected: i32, who: impl std::fmt::Debug) {
     );
 }
 
+/// Asserts that the run's stderr holds `words`; when it does not, the
+/// failure shows that stderr.
+#[track_caller]
+pub fn assert_stderr_says(output: &Output, words: &str) {
+    let stderr = text(&output.stderr);
+    assert!(stderr.contains(words), "no {words:?} in stderr: {stderr}");
+}
+
 /// Asserts that `message` stands on exactly `count` lines of the run's
 /// stderr ([`lines_of`]); when it does not, the failure names `who` and
 /// shows the whole run.

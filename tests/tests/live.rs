@@ -404,11 +404,7 @@ fn kubectl_human_output_and_selectors_work() {
     assert!(text(&refused.stderr).contains("field label not supported: spec.foo"));
     let missing = run(env.kubectl().args(["get", "pod", "-n", "default", "nope"]));
     assert_eq!(code(&missing), 1);
-    assert!(
-        text(&missing.stderr).contains("(NotFound)"),
-        "{}",
-        text(&missing.stderr)
-    );
+    verify_pods_tests::assert_stderr_says(&missing, "(NotFound)");
 }
 
 /// A fault rule aimed at one page hits only that page.
