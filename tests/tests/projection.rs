@@ -528,6 +528,21 @@ fn descend<'a>(mut value: &'a mut Value, path: &[&str]) -> &'a mut Value {
     value
 }
 
+/// Mutate a part (`part_of` picks it) of a random item of a random page of
+/// `pages`; nothing when that page has no items.
+fn mutate_an_item(
+    rng: &mut Rng,
+    pages: &mut [Value],
+    part_of: for<'a> fn(&mut Rng, &'a mut Value) -> &'a mut Value,
+) {
+    let page = some_doc(rng, pages);
+    if let Some(list) = items(page).filter(|l| !l.is_empty()) {
+        let i = rng.below(list.len());
+        let part = part_of(rng, &mut list[i]);
+        mutate(rng, part);
+    }
+}
+
 fn items(doc: &mut Value) -> Option<&mut Vec<Value>> {
     doc.get_mut("items").and_then(Value::as_array_mut)
 }
@@ -545,19 +560,9 @@ fn projection_is_invisible_on_randomly_mutated_pods_and_events() {
         let (name, pods, events) = rng.pick(&docs);
         let (mut pods, mut events) = (pods.clone(), events.clone());
         for _ in 0..1 + rng.below(6) {
-            let page = some_doc(&mut rng, &mut pods);
-            if let Some(list) = items(page).filter(|l| !l.is_empty()) {
-                let i = rng.below(list.len());
-                let part = pod_part(&mut rng, &mut list[i]);
-                mutate(&mut rng, part);
-            }
+            mutate_an_item(&mut rng, &mut pods, pod_part);
             if rng.chance(40) {
-                let page = some_doc(&mut rng, &mut events);
-                if let Some(list) = items(page).filter(|l| !l.is_empty()) {
-                    let i = rng.below(list.len());
-                    let part = event_part(&mut rng, &mut list[i]);
-                    mutate(&mut rng, part);
-                }
+                mutate_an_item(&mut rng, &mut events, event_part);
             }
         }
         // Now and then the frame itself: extra top-level keys, odd items.

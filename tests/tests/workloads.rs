@@ -514,12 +514,7 @@ fn a_rollout_is_done_when_its_newest_replicaset_has_the_pods() {
                 .start()
                 .expect("server");
             let (output, _) = check(&server, driver, 1);
-            assert_eq!(
-                output.status.code(),
-                Some(1),
-                "{driver:?}, {story}: {}",
-                shown(&output)
-            );
+            assert_exit(&output, 1, format_args!("{driver:?}, {story}"));
             assert!(
                 text(&output.stdout)
                     .contains("\n3 pods not yet created:\n  Deployment svc/api: 0 of 3\n"),
@@ -666,12 +661,7 @@ fn the_four_workloads_lists_are_read_at_once() {
             .env(INTERVAL_ENV, "5")
             .env(checker::contract::KUBECTL_TIMEOUT_ENV, "5"));
         let took = started.elapsed();
-        assert_eq!(
-            output.status.code(),
-            Some(1),
-            "{driver:?} after {took:?}: {}",
-            shown(&output)
-        );
+        assert_exit(&output, 1, format_args!("{driver:?} after {took:?}"));
         assert!(
             took < delay + Duration::from_secs(2),
             "{driver:?} took {took:?}: {}",
