@@ -278,6 +278,15 @@ fn assert_invisible_to(engine: &Engine, what: &str, pods: &[u8], events: &[u8], 
 // ------------------------------------------------------------ inputs
 
 /// (name, pods bytes, events bytes) of every corpus case and the samples.
+/// samples/'s pods and events, as [`recorded`] reads them.
+fn recorded_samples() -> (Vec<u8>, Vec<u8>) {
+    let (_, pods, events) = recorded()
+        .into_iter()
+        .find(|(name, _, _)| name == "samples")
+        .expect("samples/ is recorded");
+    (pods, events)
+}
+
 fn recorded() -> Vec<(String, Vec<u8>, Vec<u8>)> {
     let mut docs: Vec<_> = corpus::cases()
         .into_iter()
@@ -365,10 +374,7 @@ fn projection_is_invisible_on_every_recorded_case() {
 #[test]
 fn the_pipeline_runs_every_program() {
     let engine = Engine::new().unwrap();
-    let (_, pods, events) = recorded()
-        .into_iter()
-        .find(|(n, _, _)| n == "samples")
-        .unwrap();
+    let (pods, events) = recorded_samples();
     let lines = pipeline(&engine, &pods, &events, &Projection::canonical());
     for program in Programs::ALL {
         let prefix = format!("{}: ", program.name);
@@ -726,10 +732,7 @@ fn a_projection_missing_a_read_field_is_caught() {
         panic!("spec shape")
     };
     assert!(spec.remove("nodeName").is_some());
-    let (_, pods, events) = recorded()
-        .into_iter()
-        .find(|(n, _, _)| n == "samples")
-        .unwrap();
+    let (pods, events) = recorded_samples();
     let full = pipeline(&engine, &pods, &events, &Projection::keep_all());
     assert_ne!(full, pipeline(&engine, &pods, &events, &narrow));
     assert_eq!(
@@ -741,10 +744,7 @@ fn a_projection_missing_a_read_field_is_caught() {
 #[test]
 fn projection_drops_an_unread_field_and_keeps_a_read_one() {
     let engine = Engine::new().unwrap();
-    let (_, pods, events) = recorded()
-        .into_iter()
-        .find(|(n, _, _)| n == "samples")
-        .unwrap();
+    let (pods, events) = recorded_samples();
     let mut doc = parse(&pods);
     let pod = &mut items(&mut doc[0]).unwrap()[0];
     pod["metadata"]["annotations"] = json!({"zz/unread": "dropped"});
