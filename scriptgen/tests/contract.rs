@@ -76,6 +76,14 @@ fn serves(query: &'static str, bytes: &'static str) -> impl Fn(&mut Sandbox) + '
     }
 }
 
+/// kubectl prints `printed` for the pods: output the drivers cannot read,
+/// said in their own words (why).
+fn unreadable_pods(name: &str, printed: &'static str) -> Case {
+    Case::new(name, &[&messages::UNREADABLE_OUTPUT])
+        .setup(serves("pods", printed))
+        .own_words(&["why"])
+}
+
 /// A knob's bad values, from the contract's knobs: each with the message
 /// it must get.
 fn knob_cases(knob: Knob) -> Vec<Case> {
@@ -156,29 +164,15 @@ fn cases() -> Vec<Case> {
                 .set(contract::INTERVAL_ENV, "10")
                 .set(contract::KUBECTL_TIMEOUT_ENV, "11");
         }),
-        Case::new("kubectl prints truncated JSON", &[unreadable])
-            .setup(serves("pods", "{\"kind\": \"List\", \"items\": ["))
-            .own_words(&["why"]),
-        Case::new("kubectl prints no JSON", &[unreadable])
-            .setup(serves("pods", "No resources found\n"))
-            .own_words(&["why"]),
-        Case::new("kubectl prints nothing", &[unreadable])
-            .setup(serves("pods", ""))
-            .own_words(&["why"]),
+        unreadable_pods("kubectl prints truncated JSON", "{\"kind\": \"List\", \"items\": ["),
+        unreadable_pods("kubectl prints no JSON", "No resources found\n"),
+        unreadable_pods("kubectl prints nothing", ""),
         // Inputs a user may take for a list (issue 24, item 7): the checker
         // names what it got and what it expects; the bash says what jq says.
-        Case::new("kubectl prints YAML", &[unreadable])
-            .setup(serves("pods", "apiVersion: v1\nitems: []\nkind: List\n"))
-            .own_words(&["why"]),
-        Case::new("kubectl prints the table of get pods -o wide", &[unreadable])
-            .setup(serves("pods", "NAMESPACE   NAME   READY   STATUS   RESTARTS   AGE   IP   NODE\n"))
-            .own_words(&["why"]),
-        Case::new("kubectl prints a single Pod", &[unreadable])
-            .setup(serves("pods", "{\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"metadata\": {\"name\": \"a\"}}"))
-            .own_words(&["why"]),
-        Case::new("kubectl prints a bare array", &[unreadable])
-            .setup(serves("pods", "[{\"kind\": \"Pod\"}]"))
-            .own_words(&["why"]),
+        unreadable_pods("kubectl prints YAML", "apiVersion: v1\nitems: []\nkind: List\n"),
+        unreadable_pods("kubectl prints the table of get pods -o wide", "NAMESPACE   NAME   READY   STATUS   RESTARTS   AGE   IP   NODE\n"),
+        unreadable_pods("kubectl prints a single Pod", "{\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"metadata\": {\"name\": \"a\"}}"),
+        unreadable_pods("kubectl prints a bare array", "[{\"kind\": \"Pod\"}]"),
         // Two pages of different lists: report.jq's own error (lib.jq's
         // list_items), the same words from jq and from jaq.
         Case::new("kubectl prints pages of two resourceVersions", &[unreadable]).setup(serves(
