@@ -84,6 +84,18 @@ fn unreadable_pods(name: &str, printed: &'static str) -> Case {
         .own_words(&["why"])
 }
 
+/// Two outputs (the variables `outputs`) name one file of the sandbox
+/// still to be made: refused as colliding, before anything runs.
+fn one_new_file_twice(name: &str, file: &'static str, outputs: [&'static str; 2]) -> Case {
+    Case::new(name, &[&messages::OUTPUTS_COLLIDE]).setup(move |s| {
+        let path = s.path(file);
+        let path = path.to_str().unwrap();
+        s.with_tool("date")
+            .set(outputs[0], path)
+            .set(outputs[1], path);
+    })
+}
+
 /// A knob's bad values, from the contract's knobs: each with the message
 /// it must get.
 fn knob_cases(knob: Knob) -> Vec<Case> {
@@ -225,21 +237,15 @@ fn cases() -> Vec<Case> {
                     .set(contract::JUNIT.env, again.to_str().unwrap());
             },
         ),
-        Case::new("CTRF and JUnit name one file to be made", &[&messages::OUTPUTS_COLLIDE]).setup(
-            |s| {
-                let file = s.path("results.xml");
-                s.with_tool("date")
-                    .set(contract::CTRF.env, file.to_str().unwrap())
-                    .set(contract::JUNIT.env, file.to_str().unwrap());
-            },
+        one_new_file_twice(
+            "CTRF and JUnit name one file to be made",
+            "results.xml",
+            [contract::CTRF.env, contract::JUNIT.env],
         ),
-        Case::new("CTRF and the step summary name one file", &[&messages::OUTPUTS_COLLIDE]).setup(
-            |s| {
-                let file = s.path("results.md");
-                s.with_tool("date")
-                    .set(contract::CTRF.env, file.to_str().unwrap())
-                    .set(contract::STEP_SUMMARY_ENV, file.to_str().unwrap());
-            },
+        one_new_file_twice(
+            "CTRF and the step summary name one file",
+            "results.md",
+            [contract::CTRF.env, contract::STEP_SUMMARY_ENV],
         ),
         Case::new("the step summary is a directory", &[&messages::STEP_SUMMARY]).setup(|s| {
             let dir = s.path("tmp");
