@@ -108,7 +108,9 @@ verify_pods() {
   trap 'vp_cancel TERM' TERM
   trap 'vp_cancel INT' INT
   trap 'vp_cancel HUP' HUP
-  local lib_program
+  local lib_program report_program decision_program workloads_program events_program
+  local result_program render_program progress_program summary_program ctrf_program junit_program
+  local page_head_program
   IFS= read -r -d '' lib_program <<'VERIFY_PODS_LIB_JQ' || true
 # lib.jq: definitions shared by the canonical programs (all but result.jq
 # and decision.jq). The checker and scriptgen put this text in front of
@@ -423,33 +425,45 @@ def a_kind:
     .[0:1] as $first
     | (if any("A", "E", "I", "O", "U"; . == $first) then "an " else "a " end) + one_line
   else "a kind " + (canon | tojson) end;
-# Only the lists of $kind are read: a document whose kind is set
-# must be "\($kind)List" or "List", and an item of it whose kind is set must
-# be $kind (`kubectl get pods -o json` sets it on every item; a raw page of
-# the API server on none). Anything else is refused in one line naming what
-# was found, never counted: a NodeList or an EventList counted as pods was a
-# false pass. $command is how to get the right list.
-def list_kinds($kind; $command):
-  "\($kind)List" as $list
-  | (if $kind == "Pod" then "a PodList or a List of Pods"
-     else "an \($list) or a List of \($kind)s"
-     end
-     + " (\($command))") as $expected
-  | (first(.[] | .kind | select(. != null and . != $list and . != "List")) // null) as $other
-  | if $other != null then error("\($other | a_kind), expected \($expected)") else . end
-  # The items of every document, a PodList's too (an item of a raw page
-  # carries no kind, one of `kubectl get -o json` its own): `indices` counts
-  # them natively, without a jq test per item.
-  | (first(.[] | [.items[].kind?]
-           | select(length > (indices($kind) | length) + (indices(null) | length))
-           | .[] | select(. != null and . != $kind)) // null) as $item
-  | if $item != null then error("a list holding \($item | a_kind), expected \($expected)")
+# Only the lists of $kind are read: a document must be an object, and its
+# kind, when set, "\($kind)List" or "List"; an item of it whose kind is set
+# must be $kind (`kubectl get pods -o json` sets it on every item; a raw page
+# of the API server on none). Anything else is refused in one line naming
+# what was found and what was expected, never counted: a NodeList or an
+# EventList counted as pods was a false pass. $command is how to get the
+# right list.
+def list_expected($kind; $command):
+  (if $kind == "Pod" then "a PodList or a List of Pods"
+   else "an \($kind)List or a List of \($kind)s"
+   end)
+  + " (\($command))";
+# Input: the documents. Each is an object (null or a bare array is no list,
+# a single Deployment no list of pods) whose kind, when set, is a list of
+# $kind; checked before its items array, so that the refusal names what the
+# document is rather than what it lacks.
+def documents_listing($what; $kind; $command):
+  list_expected($kind; $command) as $expected
+  | (first(.[] | select(type != "object") | a_type) // null) as $found
+  | if $found != null then error("\($what) is \($found), expected \($expected)") else . end
+  | (first(.[] | .kind | select(. != null and . != "\($kind)List" and . != "List")) // null) as $other
+  | if $other != null then error("\($other | a_kind), expected \($expected)") else . end;
+# Input: the documents, each with an items array. The items of every
+# document, a PodList's too (an item of a raw page carries no kind, one of
+# `kubectl get -o json` its own): `indices` counts them natively, without a
+# jq test per item.
+def items_listing($kind; $command):
+  (first(.[] | [.items[].kind?]
+         | select(length > (indices($kind) | length) + (indices(null) | length))
+         | .[] | select(. != null and . != $kind)) // null) as $item
+  | if $item != null then
+      error("a list holding \($item | a_kind), expected \(list_expected($kind; $command))")
     else . end;
 def list_items($what; $kind; $command):
   if length == 0 then error("\($what) is empty: expected a JSON document") else . end
-  | if any(.[]; type != "object" or (.items | type) != "array")
+  | documents_listing($what; $kind; $command)
+  | if any(.[]; (.items | type) != "array")
     then error("\($what) has no items array") else . end
-  | list_kinds($kind; $command)
+  | items_listing($kind; $command)
   # The version, when set, is a string, as the API server writes it (a page
   # of a number would be refused live: so it is offline).
   | (first(.[] | list_version | select(. != null and (is_string | not))) // null) as $odd
@@ -579,7 +593,6 @@ def pods_names_checked($names; $listed; $items):
        | if $found == null then . else $found[0] | pod_refused($items; ": " + $found[1]) end
   end;
 VERIFY_PODS_LIB_JQ
-  local report_program
   IFS= read -r -d '' report_program <<'VERIFY_PODS_REPORT_JQ' || true
 # report.jq: ONE pass over a snapshot of the pods.
 #
@@ -730,10 +743,16 @@ def owner_groups:
 def owner_uids:
   if [.[].metadata.ownerReferences[1:]?[]?] == [] then [.[].metadata.ownerReferences[0:]?[]?.uid?]
   else [.[] | [.metadata.ownerReferences[0:]?[]?.uid?] | unique[]] end;
-def active_owners:
+# $phases: the pods' phases as read for pods_state_checked. The places of the
+# ended pods are each listed once without `unique` (in jaq a step per place):
+# a pod has one phase, a deletionTimestamp one value, so only a deleted pod
+# that also ended by its phase could be listed twice, and is taken off.
+def active_owners($phases):
   ([.[].metadata.deletionTimestamp] as $deletion
-   | [[.[].status.phase] | indices("Succeeded"), indices("Failed")]
-     + [$deletion - [null] | unique[] as $at | $deletion | indices([$at])] | add | unique) as $ended
+   | ($phases | indices("Succeeded") + indices("Failed")) as $by_phase
+   | $by_phase
+     + ([$deletion - [null] | unique[] as $at | $deletion | indices([$at])] | add // []
+        | . - $by_phase)) as $ended
   | ([owner_uids | owner_groups | {(.[0]): length}] | add // {}) as $all
   | $all + ([.[$ended[]]] | [owner_uids | owner_groups
              | {(.[0]): ($all[.[0]] - length)}] | add // {});
@@ -787,10 +806,11 @@ def names($w):
 # With the workloads, active_owners reads every pod's phase: every pod's
 # node and phase are checked first (else only the counted pods', below).
 | ($workloads == "true" or $workloads == "owners") as $with_owners
-| if $with_owners then pods_state_checked([.[].spec?.nodeName?]; [.[].status?.phase?]; $items)
+| (if $with_owners then [.[].status?.phase?] else null end) as $all_phases
+| if $with_owners then pods_state_checked([.[].spec?.nodeName?]; $all_phases; $items)
   else .
   end
-| (if $with_owners then active_owners else null end) as $owners
+| (if $with_owners then active_owners($all_phases) else null end) as $owners
 | if $workloads == "owners" then
     {resource_version: ($documents | list_read_at), active_owners: $owners}
   else
@@ -879,7 +899,6 @@ outside($excluded; $all_namespaces)
 | . + {active_owners: $owners}
 end
 VERIFY_PODS_REPORT_JQ
-  local decision_program
   IFS= read -r -d '' decision_program <<'VERIFY_PODS_DECISION_JQ' || true
 # decision.jq: what a driver decides from a report, as one raw line
 # "VERDICT UNSCHEDULED NEXT".
@@ -893,7 +912,6 @@ VERIFY_PODS_REPORT_JQ
 (if (.unscheduled > 0 or .missing > 0) and .failed == 0 then "wait" else "stop" end) as $next
 | "\(.verdict) \(.unscheduled) \($next)"
 VERIFY_PODS_DECISION_JQ
-  local workloads_program
   IFS= read -r -d '' workloads_program <<'VERIFY_PODS_WORKLOADS_JQ' || true
 # workloads.jq: the pods the workloads want that do not exist yet.
 #
@@ -1124,11 +1142,17 @@ def prepared($at):
        (if $deployment == null then null else .[1] | revision end)] ] as $replicasets
 # The newest ReplicaSets of each Deployment, by its uid: {revision, pods,
 # replicas}, those that share the highest revision added up.
+# A Deployment with one ReplicaSet (most of them) has it as its newest,
+# taken as it is: the maps below cost a dozen jaq steps for each.
 | ([ $replicasets[] | select(.[0] != null) ] | group_by(.[0])
-   | map((map(.[3]) | max) as $top | map(select(.[3] == $top))
-         | {(.[0][0]): {revision: $top,
-                        pods: (map(.[2]) | add),
-                        replicas: (map(.[1] | replicas) | add)}})
+   | map(if length == 1 then
+           .[0] | {(.[0]): {revision: .[3], pods: .[2], replicas: (.[1] | replicas)}}
+         else
+           (map(.[3]) | max) as $top | map(select(.[3] == $top))
+           | {(.[0][0]): {revision: $top,
+                          pods: (map(.[2]) | add),
+                          replicas: (map(.[1] | replicas) | add)}}
+         end)
    | add // {}) as $newest
 # [workload, wanted, created] of those that may miss pods: a workload whose
 # own figure equals its count of pods (an integer) misses none, whichever
@@ -1169,7 +1193,6 @@ def prepared($at):
   + {missing: (map((.wanted // .created + 1) - .created) | add // 0), missing_workloads: .}
 | if .missing > 0 then . + {verdict: "fail"} else . end end
 VERIFY_PODS_WORKLOADS_JQ
-  local events_program
   IFS= read -r -d '' events_program <<'VERIFY_PODS_EVENTS_JQ' || true
 # events.jq: the FailedScheduling events that explain the unscheduled pods.
 #
@@ -1319,7 +1342,6 @@ def instant:
 | sort_by([(.last_seen | instant), .namespace, .pod, .message])
 | {matched: length, events: reverse}
 VERIFY_PODS_EVENTS_JQ
-  local result_program
   IFS= read -r -d '' result_program <<'VERIFY_PODS_RESULT_JQ' || true
 # result.jq: the report plus how it was observed; this is `--format json`.
 #
@@ -1359,7 +1381,6 @@ del(.active_owners) + {
   events_matched: $events[0].matched
 }
 VERIFY_PODS_RESULT_JQ
-  local render_program
   IFS= read -r -d '' render_program <<'VERIFY_PODS_RENDER_JQ' || true
 # render.jq: the human text of a result, as lines "LEVEL<TAB>TEXT".
 #
@@ -1539,7 +1560,6 @@ def selection_named:
 ,
 (if .verdict == "fail" then rule else empty end)
 VERIFY_PODS_RENDER_JQ
-  local progress_program
   IFS= read -r -d '' progress_program <<'VERIFY_PODS_PROGRESS_JQ' || true
 # progress.jq: the lines printed while the check runs: the start line, and
 # the line before waiting for another attempt.
@@ -1570,7 +1590,6 @@ else
   + " (\($waited_seconds)/\($deadline_seconds)s)"
 end
 VERIFY_PODS_PROGRESS_JQ
-  local summary_program
   IFS= read -r -d '' summary_program <<'VERIFY_PODS_SUMMARY_JQ' || true
 # summary.jq: the Markdown step summary of a result, for $GITHUB_STEP_SUMMARY.
 #
@@ -1747,7 +1766,6 @@ def summary_lines:
     ""
   end
 VERIFY_PODS_SUMMARY_JQ
-  local ctrf_program
   IFS= read -r -d '' ctrf_program <<'VERIFY_PODS_CTRF_JQ' || true
 # ctrf.jq: the check as CI test results, in the Common Test Report Format
 # (CTRF, https://ctrf.io; `--ctrf FILE`, and junit.jq's input).
@@ -1903,7 +1921,6 @@ def count($tests; $status): [$tests[] | select(.status == $status)] | length;
     }
   }
 VERIFY_PODS_CTRF_JQ
-  local junit_program
   IFS= read -r -d '' junit_program <<'VERIFY_PODS_JUNIT_JQ' || true
 # junit.jq: a CTRF report of ctrf.jq as JUnit XML (`--junit FILE`), the
 # format GitLab (artifacts:reports:junit) and the JUnit reporter actions read.
@@ -1969,7 +1986,6 @@ def first_line: text | split("\n") | .[0] // "";
 VERIFY_PODS_JUNIT_JQ
   local excluded_namespaces=kube-system,kube-node-lease,kube-public,local-path-storage
   excluded_namespaces+=,kwok-system,argocd,flux-system,aicr-registry
-  local page_head_program
   IFS= read -r -d '' page_head_program <<'VERIFY_PODS_PAGE_HEAD_JQ' || true
 # page-head.jq: the head of one raw list page, for the bash function (the
 # checker reads the same two fields in checker/src/reader/page.rs).
@@ -1996,12 +2012,12 @@ VERIFY_PODS_JUNIT_JQ
 VERIFY_PODS_PAGE_HEAD_JQ
   local pods_list=/api/v1/pods events_list='/api/v1/events?fieldSelector=reason%3DFailedScheduling'
   local pods_file=$work_dir/pods.json events_file=$work_dir/events.json
-  local workloads_file=$work_dir/workloads.json
+  local workloads_file=$work_dir/workloads.json warned=''
   local page_file=$work_dir/page.json head_file=$work_dir/head.txt
   local report_file=$work_dir/report.json decision_file=$work_dir/decision.txt
   local matched_file=$work_dir/matched-events.json result_file=$work_dir/result.json
   local lines_file=$work_dir/lines.txt stderr_file=$work_dir/stderr.txt
-  local last_line fetch_error failed_why jq_error warned='' first_version kubectl_ran=false
+  local last_line fetch_error failed_why jq_error first_version kubectl_ran=false
   local alnum=abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789
   local page_head="^\{\"kind\":\"[$alnum]*\",\"apiVersion\":\"[$alnum./]*\""
   page_head+=",\"metadata\":\{\"resourceVersion\":\"([$alnum]*)\""
@@ -2144,8 +2160,9 @@ VERIFY_PODS_PAGE_HEAD_JQ
     fi
     printf -v context_from "\`kubectl config current-context\`"
     context=
-    if vp_fetch "$page_file" config current-context; then IFS= read -r context <"$page_file" \
-      || :; fi
+    if vp_fetch "$page_file" config current-context; then
+      IFS= read -r context <"$page_file" || :
+    fi
     if [[ -z $context ]]; then printf -v context "none"; fi
   }
   # A failure that may pass (5xx, 429, a connection cut) is worth asking again.
@@ -2321,28 +2338,23 @@ VERIFY_PODS_PAGE_HEAD_JQ
   }
   # One runner per program: its jq options, then one value per variable, in order.
   vp_run_report() {
-    vp_jq -c --slurp --arg excluded_namespaces "$1" \
-      --arg excluded_owner_kinds "$2" --arg namespaces "$3" \
-      --arg selector "$4" --arg workloads "$5" \
+    vp_jq -c --slurp --arg excluded_namespaces "$1" --arg excluded_owner_kinds "$2" \
+      --arg namespaces "$3" --arg selector "$4" --arg workloads "$5" \
       "$lib_program$report_program"
   }
   vp_run_decision() {
-    vp_jq -r \
-      "$decision_program"
+    vp_jq -r "$decision_program"
   }
   vp_run_workloads() {
-    vp_jq -r -c --slurp --arg excluded_namespaces "$1" \
-      --arg excluded_owner_kinds "$2" --arg namespaces "$3" \
-      --slurpfile report "$4" \
+    vp_jq -r -c --slurp --arg excluded_namespaces "$1" --arg excluded_owner_kinds "$2" \
+      --arg namespaces "$3" --slurpfile report "$4" \
       "$lib_program$workloads_program|.,($decision_program)"
   }
   vp_run_events() {
-    vp_jq -c --slurp --slurpfile report "$1" \
-      "$lib_program$events_program"
+    vp_jq -c --slurp --slurpfile report "$1" "$lib_program$events_program"
   }
   vp_run_result() {
-    vp_jq -c --argjson attempts "$1" --argjson waited_seconds "$2" \
-      --slurpfile events "$3" \
+    vp_jq -c --argjson attempts "$1" --argjson waited_seconds "$2" --slurpfile events "$3" \
       "$result_program"
   }
   vp_run_render() {
@@ -2350,22 +2362,18 @@ VERIFY_PODS_PAGE_HEAD_JQ
       "$lib_program$render_program"
   }
   vp_run_progress() {
-    vp_jq -r --argjson attempts "$1" --argjson waited_seconds "$2" \
-      --arg deadline_seconds "$3" \
+    vp_jq -r --argjson attempts "$1" --argjson waited_seconds "$2" --arg deadline_seconds "$3" \
       "$lib_program$progress_program"
   }
   vp_run_summary() {
-    vp_jq -r --argjson list_limit "$1" \
-      "$lib_program$summary_program"
+    vp_jq -r --argjson list_limit "$1" "$lib_program$summary_program"
   }
   vp_run_ctrf() {
-    vp_jq -c --argjson list_limit "$1" --arg why "$2" --arg version "$3" \
-      --arg timestamp "$4" --argjson start_ms "$5" --argjson stop_ms "$6" \
-      "$lib_program$ctrf_program"
+    vp_jq -c --argjson list_limit "$1" --arg why "$2" --arg version "$3" --arg timestamp "$4" \
+      --argjson start_ms "$5" --argjson stop_ms "$6" "$lib_program$ctrf_program"
   }
   vp_run_junit() {
-    vp_jq -r \
-      "$lib_program$junit_program"
+    vp_jq -r "$lib_program$junit_program"
   }
   # decision.jq's verdict on the report: sets verdict, unscheduled and next.
   vp_decide() {
@@ -2387,8 +2395,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
     [[ -n $ctrf_file || -n $junit_file ]] || return 0
     vp_epoch_ms
     ((epoch_ms >= start_ms)) || epoch_ms=$start_ms
-    if ! vp_run_ctrf "$limit" "$why" 0.1.0 "$results_timestamp" "$start_ms" "$epoch_ms" \
-      >"$report"; then
+    if ! vp_run_ctrf "$limit" "$why" 0.1.0 "$results_timestamp" "$start_ms" \
+      "$epoch_ms" >"$report"; then
       why=$jq_error
       for file in "$ctrf_file" "$junit_file"; do
         format=CTRF
@@ -2510,7 +2518,6 @@ VERIFY_PODS_PAGE_HEAD_JQ
     vp_now
     waited=$(((10#$now_us - 10#$started_us) / 1000000))
   }
-  local tool
   local tool=jq have_timeout=true
   if ! command -v "$tool" >/dev/null; then vp_error 2 "%s not found on PATH" "$tool" || return; fi
   command -v timeout >/dev/null || have_timeout=false
@@ -2541,21 +2548,25 @@ VERIFY_PODS_PAGE_HEAD_JQ
     named=KWOK_VERIFY_PODS_$named
     text=${!named:-$default}
     value=${text//[[:cntrl:]]/?}
-    if [[ -z $text || $text == *[!0123456789]* ]]; then vp_error 2 \
-      "%s must be a non-negative integer number of %s, got \"%s\"" "$named" "$unit" "$value" \
-      || return; fi
+    if [[ -z $text || $text == *[!0123456789]* ]]; then
+      vp_error 2 "%s must be a non-negative integer number of %s, got \"%s\"" "$named" "$unit" \
+        "$value" || return
+    fi
     digits=${text#"${text%%[!0]*}"}
-    if ((${#digits} > max_digits)); then vp_error 2 \
-      "%s is too large: more than %s digits, got \"%s\"" "$named" "$max_digits" "$value" \
-      || return; fi
-    if ((10#${digits:-0} < minimum)); then vp_error 2 "%s must be at least %ss, got \"%s\"" \
-      "$named" "$minimum" "$value" || return; fi
+    if ((${#digits} > max_digits)); then
+      vp_error 2 "%s is too large: more than %s digits, got \"%s\"" "$named" "$max_digits" \
+        "$value" || return
+    fi
+    if ((10#${digits:-0} < minimum)); then
+      vp_error 2 "%s must be at least %ss, got \"%s\"" "$named" "$minimum" "$value" || return
+    fi
     # shellcheck disable=SC2030 # a knob, named by the table (not $!)
     printf -v "$name" '%d' "$((10#${digits:-0}))"
   done
   named=KWOK_VERIFY_PODS_EXCLUDE_OWNER_KINDS
-  local excluded_owner_kinds=${KWOK_VERIFY_PODS_EXCLUDE_OWNER_KINDS:-Job} \
-    kind="[${alnum:0:52}][$alnum]*"
+  local excluded_owner_kinds
+  excluded_owner_kinds=${KWOK_VERIFY_PODS_EXCLUDE_OWNER_KINDS:-Job}
+  local kind="[${alnum:0:52}][$alnum]*"
   [[ $excluded_owner_kinds != none ]] || excluded_owner_kinds=
   value=${excluded_owner_kinds//[[:cntrl:]]/?}
   if [[ ! $excluded_owner_kinds =~ ^($kind(,$kind)*)?$ ]]; then
@@ -2566,24 +2577,24 @@ VERIFY_PODS_PAGE_HEAD_JQ
   named=KWOK_VERIFY_PODS_WORKLOADS value=${workloads//[[:cntrl:]]/?}
   [[ $workloads == true || $workloads == false ]] || vp_error 2 \
     "%s must be true or false, got \"%s\"" "$named" "$value" || return
-  local namespaces=${KWOK_VERIFY_PODS_NAMESPACES:-} selector=${KWOK_VERIFY_PODS_SELECTOR:-} \
-    exclude=${KWOK_VERIFY_PODS_EXCLUDE_NS:-} enc scope=
+  local namespaces=${KWOK_VERIFY_PODS_NAMESPACES:-} selector=${KWOK_VERIFY_PODS_SELECTOR:-}
+  local exclude=${KWOK_VERIFY_PODS_EXCLUDE_NS:-} enc scope=
   exclude=${exclude/#+/$excluded_namespaces,} excluded_namespaces=${exclude:-$excluded_namespaces}
   [[ -z $exclude$namespaces$selector ]] ||
-    vp_run_report "$excluded_namespaces" '' "$namespaces" "$selector" false <<<'{"items":[]}' \
-      >/dev/null ||
+    vp_run_report "$excluded_namespaces" '' "$namespaces" "$selector" false \
+      <<<'{"items":[]}' >/dev/null ||
     vp_error 2 "%s" "$jq_error" || return
-  local listed=${KWOK_VERIFY_PODS_EXCLUDE_NS:-} rest=$namespaces, namespace \
-    selected=KWOK_VERIFY_PODS_NAMESPACES excluded=KWOK_VERIFY_PODS_EXCLUDE_NS
+  local listed=${KWOK_VERIFY_PODS_EXCLUDE_NS:-} rest=$namespaces, namespace
+  local selected=KWOK_VERIFY_PODS_NAMESPACES excluded=KWOK_VERIFY_PODS_EXCLUDE_NS
   while [[ -n $rest ]]; do
     namespace=${rest%%,*} rest=${rest#*,}
-    [[ -z $namespace || ,${listed#+}, != *,"$namespace",* ]] || vp_error 2 %s%s%s%s%s%s%s \
-      "namespace " "$namespace" " is both selected (" "$selected" ") and excluded (" "$excluded" \
-      "): name it in one of them" || return
+    [[ -z $namespace || ,${listed#+}, != *,"$namespace",* ]] ||
+      vp_error 2 %s%s%s%s%s%s%s "namespace " "$namespace" " is both selected (" "$selected" \
+        ") and excluded (" "$excluded" "): name it in one of them" || return
   done
   [[ ! $namespaces =~ ^,*([^,]+),*$ ]] || scope=namespaces/${BASH_REMATCH[1]}/
-  pods_list=${pods_list%/*}/$scope${pods_list##*/} \
-    events_list=${events_list%/*}/$scope${events_list##*/}
+  pods_list=${pods_list%/*}/$scope${pods_list##*/}
+  events_list=${events_list%/*}/$scope${events_list##*/}
   enc=${selector//\//%2F} enc=${enc//=/%3D} enc=${enc//!/%21}
   if [[ -n $selector ]]; then
     [[ $workloads == false ]] || vp_warn %s%s \
@@ -2658,11 +2669,13 @@ VERIFY_PODS_PAGE_HEAD_JQ
         stderr_file=$lines_file vp_exec=exec vp_run_report "$excluded_namespaces" \
           "$excluded_owner_kinds" "$namespaces" "$selector" "$workloads" <"$pods_file" \
           >"$report_file" &
-        report=$! pods_at="$page $command" held='' fetched=0
+        report=$! pods_at="$page $command"
+        held='' fetched=0
         [[ $workloads == false ]] || vp_workloads || fetched=$?
         if ! wait "$report"; then
           stderr_file=$lines_file vp_jq_error
-          page=$(jq -n 'reduce (try inputs catch empty) as $page (0; . + 1)' <"$pods_file" 2>/dev/null) || page=0
+          page=$(jq -n 'reduce (try inputs catch empty) as $page (0; . + 1)' \
+            <"$pods_file" 2>/dev/null) || page=0
           if ((page >= ${pods_at%% *})); then page=0; else page=$((page + 1)); fi
           why=$jq_error command=${pods_at#* } unfinished=false list_status=1 list_what=$pods_what
           ((page > 1)) || list_status=2
@@ -2674,8 +2687,9 @@ VERIFY_PODS_PAGE_HEAD_JQ
             : >"$workloads_file"
           else
             list_status=$fetched
-            while IFS= read -r entry; do [[ $warned == *"$entry"* ]] || { warned+=$entry \
-              && vp_warn '%s' "$entry"; }; done <<<"$held"
+            while IFS= read -r entry; do
+              [[ $warned == *"$entry"* ]] || { warned+=$entry && vp_warn '%s' "$entry"; }
+            done <<<"$held"
           fi
         fi
       fi
@@ -2723,11 +2737,10 @@ VERIFY_PODS_PAGE_HEAD_JQ
     vp_elapsed
     if [[ -s $workloads_file ]]; then
       vp_must workloads.jq vp_run_workloads "$excluded_namespaces" "$excluded_owner_kinds" \
-        "$namespaces" "$report_file" \
-        <"$workloads_file" >"$result_file" || return
+        "$namespaces" "$report_file" <"$workloads_file" >"$result_file" || return
       { IFS= read -r report && read -r verdict unscheduled next; } <"$result_file"
-      [[ $next == wait && $unscheduled != 0 ]] && ((10#$now_us < deadline_us)) || printf '%s\n' \
-        "$report" >"$report_file"
+      [[ $next == wait && $unscheduled != 0 ]] && ((10#$now_us < deadline_us)) ||
+        printf '%s\n' "$report" >"$report_file"
     else
       vp_must decision.jq vp_decide || return
     fi
@@ -2798,10 +2811,12 @@ VERIFY_PODS_PAGE_HEAD_JQ
     <"$report_file" >"$result_file" || return
   if [[ -n $artifact_dir && $verdict != pass && $verdict != empty ]]; then
     local -a artifacts=("$pods_file" "$artifact_dir/pods.json")
-    if [[ $events_collected == true ]]; then artifacts+=("$events_file" \
-      "$artifact_dir/events.json"); fi
-    if [[ -s $workloads_file ]]; then artifacts+=("$workloads_file" \
-      "$artifact_dir/workloads.json"); fi
+    if [[ $events_collected == true ]]; then
+      artifacts+=("$events_file" "$artifact_dir/events.json")
+    fi
+    if [[ -s $workloads_file ]]; then
+      artifacts+=("$workloads_file" "$artifact_dir/workloads.json")
+    fi
     artifacts+=("$result_file" "$artifact_dir/report.json")
     local index
     for ((index = 0; index < ${#artifacts[@]}; index += 2)); do

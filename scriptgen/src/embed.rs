@@ -20,23 +20,15 @@ pub struct Embedded {
     /// delimiter must start a line of its own).
     pub text: Cow<'static, str>,
     /// The jq options of its runner function, from the program's descriptor,
-    /// each variable's value a positional parameter (`-c --arg
-    /// excluded_namespaces "$1"`); None for lib.jq, which runs in front of
-    /// others only.
-    pub runner: Option<Vec<String>>,
-    /// The same options, each with its value (`--arg excluded_namespaces
-    /// "$1"`): [`Self::runner_lines`] wraps them with the program.
-    pub options: Vec<String>,
+    /// each with its value, a variable's a positional parameter (`-c`,
+    /// `--arg excluded_namespaces "$1"`): [`Self::runner_lines`] wraps them
+    /// with the program. None for lib.jq (and upstream's Job rule), which
+    /// run in front of others only.
+    pub options: Option<Vec<String>>,
     /// The program its runner hands jq, as a bash word's inside:
     /// `$lib_program$report_program` (lib.jq in front of a program that
     /// uses it; see also [`DECIDED_BY_RUNNER`]).
     pub argument: String,
-}
-
-/// A runner's jq options in lines of at most 72 columns, each option with
-/// its name and value kept on one line.
-fn option_lines(options: &[String]) -> Vec<String> {
-    wrapped(&option_units(options), 72)
 }
 
 /// How wide a runner's lines are after `vp_jq `, for its ` \` to end
@@ -82,16 +74,14 @@ impl Embedded {
             embedded.argument = and_decision(&embedded.argument, &decision);
             options.insert(0, "-r".to_owned());
         }
-        embedded.runner = Some(option_lines(&options));
-        embedded.options = option_units(&options);
+        embedded.options = Some(option_units(&options));
         Ok(embedded)
     }
 
     /// Its runner's jq options and program, wrapped: None for lib.jq (and
     /// upstream's Job rule), which run in front of others only.
     pub fn runner_lines(&self) -> Option<Vec<String>> {
-        self.runner.as_ref()?;
-        let mut words = self.options.clone();
+        let mut words = self.options.clone()?;
         words.push(format!("\"{}\"", self.argument));
         Some(wrapped(&words, RUNNER_WIDTH))
     }
@@ -121,8 +111,7 @@ impl Embedded {
             variable: format!("{name}_program"),
             delimiter,
             text,
-            runner: None,
-            options: Vec::new(),
+            options: None,
             argument: String::new(),
         })
     }
