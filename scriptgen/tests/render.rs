@@ -278,3 +278,51 @@ fn help_has_examples() {
         assert!(help.contains(word), "{word}");
     }
 }
+
+/// The longest line a generated file or a template may hold.
+const MOST_COLUMNS: usize = 100;
+
+/// Every generated file (the committed ones, a spliced library with every
+/// feature) and every template, jq included: no line is over 100
+/// characters.
+#[test]
+fn no_line_is_over_100_characters() {
+    let mut texts: Vec<(String, String)> = scriptgen::generated::files()
+        .unwrap()
+        .into_iter()
+        .map(|file| (file.path, file.contents))
+        .collect();
+    let every = Fields::with(&render::Feature::ALL).unwrap();
+    let regenerate = "verify-pods bash splice kwok/scripts/validate-scheduling.sh \
+                      --lib lib/verify-pods.sh";
+    let library = render::Library {
+        lib: "lib/verify-pods.sh",
+        host: "validate-scheduling.sh",
+        from: "the repository root",
+        regenerate,
+        license: "",
+    };
+    let definition = render::definition(&every).unwrap();
+    let spliced = render::library_file(&every, &library, &definition).unwrap();
+    texts.push(("a library with every feature".into(), spliced));
+    let templates = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("templates");
+    for entry in std::fs::read_dir(&templates).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        texts.push((path.display().to_string(), text));
+    }
+    let mut long = Vec::new();
+    for (name, text) in &texts {
+        for (at, line) in text.lines().enumerate() {
+            let columns = line.chars().count();
+            if columns > MOST_COLUMNS {
+                long.push(format!("{name}:{}: {columns} columns", at + 1));
+            }
+        }
+    }
+    assert!(
+        long.is_empty(),
+        "lines over {MOST_COLUMNS} columns:\n{}",
+        long.join("\n")
+    );
+}
