@@ -311,33 +311,45 @@ def a_kind:
     .[0:1] as $first
     | (if any("A", "E", "I", "O", "U"; . == $first) then "an " else "a " end) + one_line
   else "a kind " + (canon | tojson) end;
-# Only the lists of $kind are read: a document whose kind is set
-# must be "\($kind)List" or "List", and an item of it whose kind is set must
-# be $kind (`kubectl get pods -o json` sets it on every item; a raw page of
-# the API server on none). Anything else is refused in one line naming what
-# was found, never counted: a NodeList or an EventList counted as pods was a
-# false pass. $command is how to get the right list.
-def list_kinds($kind; $command):
-  "\($kind)List" as $list
-  | (if $kind == "Pod" then "a PodList or a List of Pods"
-     else "an \($list) or a List of \($kind)s"
-     end
-     + " (\($command))") as $expected
-  | (first(.[] | .kind | select(. != null and . != $list and . != "List")) // null) as $other
-  | if $other != null then error("\($other | a_kind), expected \($expected)") else . end
-  # The items of every document, a PodList's too (an item of a raw page
-  # carries no kind, one of `kubectl get -o json` its own): `indices` counts
-  # them natively, without a jq test per item.
-  | (first(.[] | [.items[].kind?]
-           | select(length > (indices($kind) | length) + (indices(null) | length))
-           | .[] | select(. != null and . != $kind)) // null) as $item
-  | if $item != null then error("a list holding \($item | a_kind), expected \($expected)")
+# Only the lists of $kind are read: a document must be an object, and its
+# kind, when set, "\($kind)List" or "List"; an item of it whose kind is set
+# must be $kind (`kubectl get pods -o json` sets it on every item; a raw page
+# of the API server on none). Anything else is refused in one line naming
+# what was found and what was expected, never counted: a NodeList or an
+# EventList counted as pods was a false pass. $command is how to get the
+# right list.
+def list_expected($kind; $command):
+  (if $kind == "Pod" then "a PodList or a List of Pods"
+   else "an \($kind)List or a List of \($kind)s"
+   end)
+  + " (\($command))";
+# Input: the documents. Each is an object (null or a bare array is no list,
+# a single Deployment no list of pods) whose kind, when set, is a list of
+# $kind; checked before its items array, so that the refusal names what the
+# document is rather than what it lacks.
+def documents_listing($what; $kind; $command):
+  list_expected($kind; $command) as $expected
+  | (first(.[] | select(type != "object") | a_type) // null) as $found
+  | if $found != null then error("\($what) is \($found), expected \($expected)") else . end
+  | (first(.[] | .kind | select(. != null and . != "\($kind)List" and . != "List")) // null) as $other
+  | if $other != null then error("\($other | a_kind), expected \($expected)") else . end;
+# Input: the documents, each with an items array. The items of every
+# document, a PodList's too (an item of a raw page carries no kind, one of
+# `kubectl get -o json` its own): `indices` counts them natively, without a
+# jq test per item.
+def items_listing($kind; $command):
+  (first(.[] | [.items[].kind?]
+         | select(length > (indices($kind) | length) + (indices(null) | length))
+         | .[] | select(. != null and . != $kind)) // null) as $item
+  | if $item != null then
+      error("a list holding \($item | a_kind), expected \(list_expected($kind; $command))")
     else . end;
 def list_items($what; $kind; $command):
   if length == 0 then error("\($what) is empty: expected a JSON document") else . end
-  | if any(.[]; type != "object" or (.items | type) != "array")
+  | documents_listing($what; $kind; $command)
+  | if any(.[]; (.items | type) != "array")
     then error("\($what) has no items array") else . end
-  | list_kinds($kind; $command)
+  | items_listing($kind; $command)
   # The version, when set, is a string, as the API server writes it (a page
   # of a number would be refused live: so it is offline).
   | (first(.[] | list_version | select(. != null and (is_string | not))) // null) as $odd

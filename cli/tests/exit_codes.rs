@@ -35,8 +35,9 @@ const BAD_SNAPSHOTS: &[(&[u8], &str)] = &[
     (b"{\"items\": {}}", "snapshot has no items array"),
     (b"{\"items\": null}", "snapshot has no items array"),
     // Each input a user may mistake for a snapshot: what it is, what is expected.
-    (b"[]", words::FOUND_ARRAY.text),
-    (b"[{\"kind\": \"Pod\"}]", words::FOUND_ARRAY.text),
+    (b"[]", "snapshot is an array, expected a PodList or a List of Pods"),
+    (b"[{\"kind\": \"Pod\"}]", "snapshot is an array, expected a PodList"),
+    (b"{\"kind\": \"Pod\", \"spec\": {}}", "a Pod, expected a PodList or a List of Pods"),
     (b"apiVersion: v1\nitems: []\nkind: List\n", words::FOUND_YAML.text),
     (b"---\nkind: List\n", words::FOUND_YAML.text),
     (
@@ -45,8 +46,8 @@ const BAD_SNAPSHOTS: &[(&[u8], &str)] = &[
     ),
     (b"NAME   READY   STATUS\na   1/1   Running\n", words::FOUND_TABLE.text),
     (b"{\"kind\": \"PodList\"}", "snapshot has no items array"),
-    (b"null", "snapshot has no items array"),
-    (b"\"items\"", "snapshot has no items array"),
+    (b"null", "snapshot is null, expected a PodList or a List of Pods (kubectl get pods -A -o json)"),
+    (b"\"items\"", "snapshot is a string, expected a PodList"),
     // Pages of a paged list: one resourceVersion, no continue token left.
     (
         b"{\"metadata\":{\"resourceVersion\":\"1\"},\"items\":[]}\n{\"metadata\":{\"resourceVersion\":\"2\"},\"items\":[]}",

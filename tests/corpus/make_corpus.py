@@ -950,7 +950,21 @@ def status_string():
     return go_json(kubectl_list(pods))
 
 
+def top_level_null():
+    """`null`: JSON, but no list (jq reads it; no kubectl prints it)."""
+    return "null\n"
+
+
+def top_level_array():
+    """A bare JSON array: JSON, but no list."""
+    return "[]\n"
+
+
 BAD_PAGES = {
+    "null.json": (top_level_null, "not an object"),
+    "top-level-array.json": (top_level_array, "not an object"),
+    # `kubectl get deploy NAME -o json`: a single object, named by its kind.
+    "workloads-one-deployment.json": (lambda: workloads_one_deployment(), "a Deployment"),
     "pages-mixed-versions.json": (pages_mixed_versions, "mixes pages of resourceVersion"),
     "pages-trailing-continue.json": (pages_trailing_continue, "incomplete"),
     "events-as-pods.json": (events_as_pods, "a list holding an Event"),
@@ -975,6 +989,7 @@ BAD_PAGES = {
 # Read as the events (kind Event).
 BAD_EVENTS = {
     "pods-as-events.json": (pods_as_events, "a list holding a Pod"),
+    "null.json": (top_level_null, "not an object"),
 }
 
 
@@ -1920,14 +1935,18 @@ def joined(docs, kind="Pod"):
     the first page's metadata.resourceVersion (the API server pins continue tokens to it)
     and the last page has no continue token left; otherwise nothing is counted.
     Issue 29: only lists of `kind` count: a document's kind, when set, is KINDList or List,
-    and an item's kind, when set, is `kind` (a raw page's items carry none)."""
+    and an item's kind, when set, is `kind` (a raw page's items carry none).
+    A document is named for what it is before what it lacks: null or an array is no list,
+    a single Deployment (no items) is a Deployment."""
     if not docs:
         raise Refused("empty")
-    if any(not isinstance(d, dict) or not isinstance(d.get("items"), list) for d in docs):
-        raise Refused("no items array")
+    if any(not isinstance(d, dict) for d in docs):
+        raise Refused("not an object")
     for d in docs:
         if d.get("kind") not in (None, kind + "List", "List"):
             raise Refused(a_kind(d["kind"]))
+    if any(not isinstance(d.get("items"), list) for d in docs):
+        raise Refused("no items array")
     for d in docs:
         for item in d["items"]:
             if isinstance(item, dict) and item.get("kind") not in (None, kind):

@@ -291,8 +291,11 @@ bad_snapshot! {
     no_items: "empty-object.json", ": snapshot has no items array";
     items_object: "items-object.json", ": snapshot has no items array";
     items_null: "items-null.json", ": snapshot has no items array";
-    top_level_array: "top-level-array.json", checker::contract::words::FOUND_ARRAY.text;
-    top_level_null: "null.json", ": snapshot has no items array";
+    // JSON that is no list is named with what a snapshot must be, in the
+    // words the bash prints too (lib.jq's list_items).
+    top_level_array: "top-level-array.json", ": snapshot is an array, expected a PodList or a List of Pods (kubectl get pods -A -o json)";
+    top_level_null: "null.json", ": snapshot is null, expected a PodList or a List of Pods (kubectl get pods -A -o json)";
+    single_object: "workloads-one-deployment.json", ": a Deployment, expected a PodList or a List of Pods (kubectl get pods -A -o json)";
     non_utf8: "non-utf8.json", ":1:58: invalid JSON";
     // The invalid byte sits in a label, which no program reads.
     non_utf8_in_an_unread_field: "non-utf8-unread-field.json", ": invalid JSON";
@@ -340,6 +343,7 @@ bad_beside_pods! {
     events_malformed: "malformed.json", ":4:63: invalid JSON";
     events_empty: "empty.json", ": empty input";
     events_no_items: "empty-object.json", "no items array";
+    events_null: "null.json", ": events document is null, expected an EventList or a List of Events (kubectl get events -A -o json)";
     events_non_utf8: "events-non-utf8.json", ":1:122: invalid JSON";
     pods_as_events: "pods-as-events.json", ": a list holding a Pod, expected an EventList or a List of Events (kubectl get events -A -o json)";
 }
@@ -352,10 +356,7 @@ bad_beside_pods! {
     workloads_with_a_job: "workloads-with-a-job.json", ": workloads: a Job, expected lists of";
     workloads_without_kinds: "workloads-without-kinds.json", ": workloads: a kind \"\", expected lists of";
     workloads_empty_nodelist: "workloads-empty-nodelist.json", ": workloads: a NodeList, expected lists of";
-    // Refused by the reader before workloads.jq (which refuses it too, as
-    // "workloads: a Deployment, expected lists of ..."): its words name
-    // what the workloads are.
-    workloads_one_deployment: "workloads-one-deployment.json", "a single Deployment object, not a List: expected the JSON of `kubectl get pods -A -o json` (for events, `kubectl get events -A -o json`; for the workloads, `kubectl get rs,sts,ds,deploy -A -o json` or the saved workloads.json)";
+    workloads_one_deployment: "workloads-one-deployment.json", ": workloads: a Deployment, expected lists of ReplicaSets, StatefulSets, DaemonSets or Deployments (kubectl get rs,sts,ds,deploy -A -o json, or the saved workloads.json)";
     workloads_twice: "workloads-twice.json", ": workloads: item 1 (Deployment kube-system/coredns) and item 37 (Deployment kube-system/coredns) have the same uid \"b03f4b57-3094-4113-877c-773696eb57b5\": each workload is counted once";
     workloads_null_item: "workloads-null-item.json", ": workloads: item 3 is null, not an object";
     // A replicas of "3" was read as 1 wanted; 99999999999999997 was printed.

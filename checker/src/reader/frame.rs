@@ -1,8 +1,10 @@
 //! The frame walker: a document's outer frame (the top-level object and
 //! the arrays right under it, like `items`) walked over the refilled buffer
 //! of `input.rs`, every value inside it handed to a parser; and what a
-//! document that is no List is (a bare array, YAML, kubectl's table, a
-//! single object), named from its first bytes.
+//! document that is no JSON is (YAML, kubectl's table), named from its
+//! first bytes. JSON that is no List (null, a bare array, a single object)
+//! is read, and refused by the programs' list_items (lib.jq) in the words
+//! the bash prints too.
 
 use super::fault::Fault;
 use super::input::Input;
@@ -23,24 +25,12 @@ pub(super) fn document<R: Read>(input: &mut Input<R>, plan: &Plan) -> Result<Val
 pub(super) fn documents<R: Read>(input: &mut Input<R>, plan: &Plan) -> Result<Vec<Val>, Fault> {
     input.skip_bom()?;
     let first = input.not_a_list_at_start()?;
-    if input.peek_token()? == Some(b'[') {
-        return Err(Fault::NotAList(first.unwrap_or_default()));
-    }
     let mut docs = vec![
         next_document(input, plan).map_err(|fault| match (&first, fault) {
             (Some(found), Fault::Syntax { .. }) => Fault::NotAList(found.clone()),
             (_, fault) => fault,
         })?,
     ];
-    // A single object (`kubectl get pod NAME -o json`): its kind, from
-    // the bytes it started with, since the projection drops `kind`.
-    if let (Some(head), Some(false)) = (&input.head, has_items(&docs[0])) {
-        if let Some(kind) = top_level_kind(head).filter(|k| !k.ends_with("List")) {
-            let found = words::FOUND_OBJECT.format(&[("kind", &kind)]);
-            return Err(Fault::NotAList(found));
-        }
-    }
-    input.head = None;
     while input.peek_token()?.is_some() {
         docs.push(next_document(input, plan)?);
     }
@@ -154,16 +144,9 @@ fn array<R: Read>(input: &mut Input<R>, plan: &Plan, depth: u32) -> Result<Val, 
     }
 }
 
-/// How many bytes of a snapshot's start [`top_level_kind`] looks at.
-pub(super) const HEAD: usize = 4096;
-
-/// Whether `doc` is an object (Some) with an `items` key (true).
-fn has_items(doc: &Val) -> Option<bool> {
-    match doc {
-        Val::Obj(map) => Some(map.contains_key(&Val::from("items".to_owned()))),
-        _ => None,
-    }
-}
+/// How many bytes of a snapshot's first line [`Input::not_a_list_at_start`]
+/// looks at.
+const HEAD: usize = 4096;
 
 /// `apiVersion: v1`, `kind: List`, `items:`, `metadata:`, `---`: the start
 /// of a Kubernetes YAML document (`kubectl get -o yaml`). Only these keys:
@@ -190,62 +173,15 @@ fn looks_like_table(line: &str) -> bool {
         })
 }
 
-/// The string value of the key `kind` of the top-level object that `head`
-/// begins, when it comes within those bytes.
-fn top_level_kind(head: &[u8]) -> Option<String> {
-    let mut depth = 0usize;
-    let mut i = 0;
-    while i < head.len() {
-        match head[i] {
-            b'{' | b'[' => depth += 1,
-            b'}' | b']' => depth = depth.checked_sub(1)?,
-            b'"' => {
-                let end = i + 1 + string_len(&head[i + 1..])?;
-                if depth == 1 && &head[i + 1..end] == b"kind" {
-                    let rest = &head[end + 1..];
-                    let colon = rest.iter().position(|b| !b.is_ascii_whitespace())?;
-                    let rest = rest[colon..].strip_prefix(b":")?;
-                    let quote = rest.iter().position(|b| !b.is_ascii_whitespace())?;
-                    let value = rest[quote..].strip_prefix(b"\"")?;
-                    let len = string_len(value)?;
-                    return String::from_utf8(value[..len].to_vec()).ok();
-                }
-                i = end;
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    None
-}
-
-/// The length of a JSON string's contents up to its closing `"`.
-fn string_len(bytes: &[u8]) -> Option<usize> {
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'\\' => i += 2,
-            b'"' => return Some(i),
-            _ => i += 1,
-        }
-    }
-    None
-}
-
 impl<R: Read> Input<R> {
     /// At the start of a snapshot: what its first document is when it is
-    /// plainly no List (a bare array, YAML, kubectl's table), in the
-    /// contract's words; keeps the first bytes for [`top_level_kind`].
+    /// plainly no JSON (YAML, kubectl's table), in the contract's words.
     pub(super) fn not_a_list_at_start(&mut self) -> Result<Option<String>, Fault> {
         let Some(first) = self.peek_token()? else {
             return Ok(None);
         };
-        // The first document's bytes, gathered by `consume` as they are
-        // read: the same head whatever the buffer size.
-        self.head = (first == b'{').then(Vec::new);
         match first {
-            b'[' => return Ok(Some(words::FOUND_ARRAY.text.to_owned())),
-            b'{' | b'"' | b'0'..=b'9' => return Ok(None),
+            b'{' | b'[' | b'"' | b'0'..=b'9' => return Ok(None),
             _ => {}
         }
         // The first line whole (up to HEAD bytes), whatever the buffer size.

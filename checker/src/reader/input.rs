@@ -7,7 +7,6 @@
 use super::batch::{self, Lane};
 use super::fast_parser::{parse_fast, parse_key, Stop, Workspace};
 use super::fault::Fault;
-use super::frame::HEAD;
 use super::scan::Scanner;
 use super::serde_fallback::{non_finite_as_zeros, Key, KeySeed, Planned};
 use super::shape::Plan;
@@ -49,10 +48,6 @@ pub(super) struct Input<R> {
     pub(super) line: usize,
     pub(super) column: usize,
     pub(super) consumed: u64,
-    /// The first bytes (at most HEAD) of a snapshot's first document, as
-    /// they are consumed, kept until it is read (read_documents only): what
-    /// a document that is no List is.
-    pub(super) head: Option<Vec<u8>>,
 }
 
 impl<R: Read> Input<R> {
@@ -77,7 +72,6 @@ impl<R: Read> Input<R> {
             line: 1,
             column: 0,
             consumed: 0,
-            head: None,
         }
     }
 
@@ -152,9 +146,6 @@ impl<R: Read> Input<R> {
     /// Move past `n` unread bytes, keeping track of line and column.
     pub(super) fn consume(&mut self, n: usize) {
         let bytes = &self.buf[self.start..self.start + n];
-        if let Some(head) = self.head.as_mut().filter(|h| h.len() < HEAD) {
-            head.extend_from_slice(&bytes[..n.min(HEAD - head.len())]);
-        }
         let newlines = count_newlines(bytes);
         if newlines == 0 {
             self.column += n;
