@@ -147,10 +147,16 @@ def owner_groups:
 def owner_uids:
   if [.[].metadata.ownerReferences[1:]?[]?] == [] then [.[].metadata.ownerReferences[0:]?[]?.uid?]
   else [.[] | [.metadata.ownerReferences[0:]?[]?.uid?] | unique[]] end;
-def active_owners:
+# $phases: the pods' phases as read for pods_state_checked. The places of the
+# ended pods are each listed once without `unique` (in jaq a step per place):
+# a pod has one phase, a deletionTimestamp one value, so only a deleted pod
+# that also ended by its phase could be listed twice, and is taken off.
+def active_owners($phases):
   ([.[].metadata.deletionTimestamp] as $deletion
-   | [[.[].status.phase] | indices("Succeeded"), indices("Failed")]
-     + [$deletion - [null] | unique[] as $at | $deletion | indices([$at])] | add | unique) as $ended
+   | ($phases | indices("Succeeded") + indices("Failed")) as $by_phase
+   | $by_phase
+     + ([$deletion - [null] | unique[] as $at | $deletion | indices([$at])] | add // []
+        | . - $by_phase)) as $ended
   | ([owner_uids | owner_groups | {(.[0]): length}] | add // {}) as $all
   | $all + ([.[$ended[]]] | [owner_uids | owner_groups
              | {(.[0]): ($all[.[0]] - length)}] | add // {});
@@ -204,10 +210,11 @@ def names($w):
 # With the workloads, active_owners reads every pod's phase: every pod's
 # node and phase are checked first (else only the counted pods', below).
 | ($workloads == "true" or $workloads == "owners") as $with_owners
-| if $with_owners then pods_state_checked([.[].spec?.nodeName?]; [.[].status?.phase?]; $items)
+| (if $with_owners then [.[].status?.phase?] else null end) as $all_phases
+| if $with_owners then pods_state_checked([.[].spec?.nodeName?]; $all_phases; $items)
   else .
   end
-| (if $with_owners then active_owners else null end) as $owners
+| (if $with_owners then active_owners($all_phases) else null end) as $owners
 | if $workloads == "owners" then
     {resource_version: ($documents | list_read_at), active_owners: $owners}
   else

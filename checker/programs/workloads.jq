@@ -227,11 +227,17 @@ def prepared($at):
        (if $deployment == null then null else .[1] | revision end)] ] as $replicasets
 # The newest ReplicaSets of each Deployment, by its uid: {revision, pods,
 # replicas}, those that share the highest revision added up.
+# A Deployment with one ReplicaSet (most of them) has it as its newest,
+# taken as it is: the maps below cost a dozen jaq steps for each.
 | ([ $replicasets[] | select(.[0] != null) ] | group_by(.[0])
-   | map((map(.[3]) | max) as $top | map(select(.[3] == $top))
-         | {(.[0][0]): {revision: $top,
-                        pods: (map(.[2]) | add),
-                        replicas: (map(.[1] | replicas) | add)}})
+   | map(if length == 1 then
+           .[0] | {(.[0]): {revision: .[3], pods: .[2], replicas: (.[1] | replicas)}}
+         else
+           (map(.[3]) | max) as $top | map(select(.[3] == $top))
+           | {(.[0][0]): {revision: $top,
+                          pods: (map(.[2]) | add),
+                          replicas: (map(.[1] | replicas) | add)}}
+         end)
    | add // {}) as $newest
 # [workload, wanted, created] of those that may miss pods: a workload whose
 # own figure equals its count of pods (an integer) misses none, whichever
