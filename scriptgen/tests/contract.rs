@@ -180,7 +180,9 @@ fn cases() -> Vec<Case> {
         unreadable_pods("kubectl prints no JSON", "No resources found\n"),
         unreadable_pods("kubectl prints nothing", ""),
         // Inputs a user may take for a list (issue 24, item 7): the checker
-        // names what it got and what it expects; the bash says what jq says.
+        // names what is no JSON and what it expects, the bash says what jq
+        // says; JSON that is no list (a single Pod, a bare array) both refuse
+        // in the words of lib.jq's list_items.
         unreadable_pods("kubectl prints YAML", "apiVersion: v1\nitems: []\nkind: List\n"),
         unreadable_pods("kubectl prints the table of get pods -o wide", "NAMESPACE   NAME   READY   STATUS   RESTARTS   AGE   IP   NODE\n"),
         unreadable_pods("kubectl prints a single Pod", "{\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"metadata\": {\"name\": \"a\"}}"),

@@ -920,10 +920,10 @@ fn said(stderr: &[u8]) -> Vec<String> {
         .collect()
 }
 
-/// Bad inputs the drivers refuse in words of their own: JSON that jq's
-/// parser and the checker's reader word each their own way, and documents
-/// the checker's reader names (a bare array, a single object) before the
-/// programs read them. Every other bad input is refused in the same words.
+/// Bad inputs the drivers refuse in words of their own: what is no JSON,
+/// which jq's parser and the checker's reader word each their own way.
+/// Every other bad input is refused in the same words: JSON that is no list
+/// (null, a bare array, a single object) in those of lib.jq's list_items.
 const WORDED_APART: [&str; 3] = [
     "kubectl-error-text.json",
     "malformed.json",
