@@ -12,5 +12,6 @@ mod fit;
 mod follow_ups;
 pub mod generated;
 mod library;
+mod messages;
 pub mod render;
 pub mod splice;
