@@ -445,7 +445,8 @@ def documents_listing($what; $kind; $command):
   list_expected($kind; $command) as $expected
   | (first(.[] | select(type != "object") | a_type) // null) as $found
   | if $found != null then error("\($what) is \($found), expected \($expected)") else . end
-  | (first(.[] | .kind | select(. != null and . != "\($kind)List" and . != "List")) // null) as $other
+  | (first(.[] | .kind | select(. != null and . != "\($kind)List" and . != "List")) // null)
+    as $other
   | if $other != null then error("\($other | a_kind), expected \($expected)") else . end;
 # Input: the documents, each with an items array. The items of every
 # document, a PodList's too (an item of a raw page carries no kind, one of
@@ -2667,7 +2668,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
       pods_what=$list_what
       if ((list_status == 0)); then
         stderr_file=$lines_file vp_exec=exec vp_run_report "$excluded_namespaces" \
-          "$excluded_owner_kinds" "$namespaces" "$selector" "$workloads" <"$pods_file" \
+          "$excluded_owner_kinds" "$namespaces" "$selector" \
+          "$workloads" <"$pods_file" \
           >"$report_file" &
         report=$! pods_at="$page $command"
         held='' fetched=0

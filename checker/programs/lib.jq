@@ -331,7 +331,8 @@ def documents_listing($what; $kind; $command):
   list_expected($kind; $command) as $expected
   | (first(.[] | select(type != "object") | a_type) // null) as $found
   | if $found != null then error("\($what) is \($found), expected \($expected)") else . end
-  | (first(.[] | .kind | select(. != null and . != "\($kind)List" and . != "List")) // null) as $other
+  | (first(.[] | .kind | select(. != null and . != "\($kind)List" and . != "List")) // null)
+    as $other
   | if $other != null then error("\($other | a_kind), expected \($expected)") else . end;
 # Input: the documents, each with an items array. The items of every
 # document, a PodList's too (an item of a raw page carries no kind, one of

@@ -242,8 +242,16 @@ mod tests {
                 }
             }
         }
-        assert!(programs > Programs::ALL.len(), "{}: no programs", folder.display());
-        assert_eq!(too_wide, Vec::<String>::new(), "over {MOST_COLUMNS} columns");
+        assert!(
+            programs > Programs::ALL.len(),
+            "{}: no programs",
+            folder.display()
+        );
+        assert_eq!(
+            too_wide,
+            Vec::<String>::new(),
+            "over {MOST_COLUMNS} columns"
+        );
     }
 
     #[test]

@@ -215,7 +215,10 @@ mod tests {
         assert_eq!(head(page).unwrap().resource_version, "7");
         // Past a blank, a BOM is no object's start: no head (the reader
         // then refuses the BOM).
-        assert_eq!(head(b" \xef\xbb\xbf{\"items\":[]}"), Ok(PageHead::default()));
+        assert_eq!(
+            head(b" \xef\xbb\xbf{\"items\":[]}"),
+            Ok(PageHead::default())
+        );
     }
 
     /// What `Heard` tells of `list` read `step` bytes at a time.

@@ -456,9 +456,15 @@ mod tests {
     fn what_is_no_json_is_named_with_what_is_expected() {
         let expected = |found: &str| words::NOT_A_LIST.format(&[("found", &found)]);
         let cases: [(&[u8], String); 3] = [
-            (b"apiVersion: v1\nkind: List\n", expected(words::FOUND_YAML.text)),
+            (
+                b"apiVersion: v1\nkind: List\n",
+                expected(words::FOUND_YAML.text),
+            ),
             (b"---\n", expected(words::FOUND_YAML.text)),
-            (b"NAMESPACE  NAME  READY\nx  y  1/1\n", expected(words::FOUND_TABLE.text)),
+            (
+                b"NAMESPACE  NAME  READY\nx  y  1/1\n",
+                expected(words::FOUND_TABLE.text),
+            ),
         ];
         for (data, message) in cases {
             let error = docs(data).unwrap_err();
