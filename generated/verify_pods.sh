@@ -1974,7 +1974,6 @@ VERIFY_PODS_PAGE_HEAD_JQ
     printf -v "$name" '%d' "$((10#${digits:-0}))"
   done
   local excluded_owner_kinds=''
-  local workloads=false
   local namespaces='' selector=''
   local feature
   for feature in \
