@@ -463,7 +463,7 @@ def live_markdown(results, info, argv, reps, loads):
     for size, _, _, server in results:
         rss, hwm = server["rss"]
         lines.append(f"| {size:,} | {server['load']:.1f} s | {mb(rss):,.0f} MB | {mb(hwm):,.0f} MB |")
-    lines += ["", "| target (issue 14) | measured | wanted | |", "|---|---|---|---|"]
+    lines += ["", "| target | measured | wanted | |", "|---|---|---|---|"]
     for size, file_bytes, runs, _ in results:
         lines += live_targets(size, file_bytes, {c.key: c for c in runs})
     lines += ["", LIVE_END]

@@ -386,7 +386,7 @@ def markdown(latencies, loads, info, command, machine_load, churns=()):
                         f"{bench.mb(sent['pods pages']):,.1f} | {bench.mb(sent['events pages']):,.1f} | "
                         f"{sent['watches']:,} | {sent['other']:,} | {bench.mb(sent['all']):,.1f} |")
         lines.append("")
-    lines += ["| target (issue 15) | measured | wanted | |", "|---|---|---|---|"]
+    lines += ["| target | measured | wanted | |", "|---|---|---|---|"]
     for size, runs in latencies:
         mean = statistics.mean(r[0] for r in runs["watch"])
         worst = max(r[0] for r in runs["watch"])
