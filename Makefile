@@ -29,7 +29,7 @@ build: ## build every binary and test of the workspace in the tests' profile
 # generated/ freshness and shellcheck of generated/ run as tests
 # (scriptgen/tests/check.rs, shellcheck.rs); hack/ is linted by `make lint`.
 test: tools build ## every test: unit, CLI, golden, generated/ freshness, shellcheck, parity, live, race, install
-	$(CARGO) test $(TEST_PROFILE) --workspace
+	CARGO=$(CARGO) ./hack/run-tests.sh $(TEST_PROFILE)
 	./hack/install-check.sh $(TARGET_DIR)
 
 # The inner loop: every test target but the slow ones, from the same build
