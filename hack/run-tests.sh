@@ -25,9 +25,12 @@ trap 'rm -rf -- "$logs"' EXIT
 # Runs one test binary in its package's folder; its output in a log of its own.
 # shellcheck disable=SC2317 # called by xargs, through bash -c
 run_one() {
-  local package_dir=$1 executable=$2 log
+  local package_dir=$1 executable=$2 log reset=()
   log=$logs/$(basename "$executable").log
-  if (cd "$package_dir" && "$executable") >"$log" 2>&1; then
+  # Default signal handling, as cargo test gives: a shell that started make
+  # in the background left SIGINT ignored, which the signal tests send.
+  if env --default-signal true 2>/dev/null; then reset=(env --default-signal); fi
+  if (cd "$package_dir" && "${reset[@]}" "$executable") >"$log" 2>&1; then
     local took
     took=$(grep -o 'finished in [0-9.]*s' "$log" | tail -1)
     printf 'ok      %s (%s)\n' "$(basename "$executable")" "$took"
@@ -41,8 +44,21 @@ export -f run_one
 export logs
 
 status=0
+# The longest binaries first, so that the two lanes end together.
+longest_first=" parity wrapper projection faults watch golden live workloads contract race paged "
+while IFS=$'\t' read -r package_dir executable; do
+  name=$(basename "$executable")
+  name=${name%-*}
+  rank=999
+  if [[ $longest_first == *" $name "* ]]; then
+    rank=${longest_first%%" $name "*}
+    rank=${#rank}
+  fi
+  printf '%s\t%s\t%s\n' "$rank" "$package_dir" "$executable"
+done <"$logs/binaries" | sort -n -k1,1 | cut -f2- >"$logs/ordered"
+
 # shellcheck disable=SC2016 # expanded by the bash that xargs starts
-tr '\t' '\n' <"$logs/binaries" |
+tr '\t' '\n' <"$logs/ordered" |
   xargs -d '\n' -n 2 -P "$PARALLEL" bash -c 'run_one "$1" "$2"' run_one || status=1
 
 "${CARGO:-cargo}" test "$@" --workspace --doc || status=1
