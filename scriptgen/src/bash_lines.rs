@@ -2,7 +2,7 @@
 //! quotes, comments and here-documents, so that a line inside a
 //! here-document or a multi-line string is never taken for code.
 
-use crate::splice::SpliceError;
+use crate::splice_error::SpliceError;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Kind {

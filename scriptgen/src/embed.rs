@@ -1,10 +1,11 @@
 //! The jq programs as the bash embeds them: each in a quoted
 //! here-document, with its runner's options, and upstream's Job rule.
 
-use crate::render::{wrapped, RenderError};
+use crate::fit::wrapped;
 use checker::programs::Program;
 use checker::Programs;
 use std::borrow::Cow;
+use std::fmt;
 
 /// One program, ready to sit in a quoted here-document.
 pub struct Embedded {
@@ -212,3 +213,45 @@ mod tests {
         assert_eq!(Embedded::new(bare).unwrap().text, ".\n");
     }
 }
+
+/// Why the programs cannot be embedded.
+#[derive(Debug, PartialEq, Eq)]
+pub enum RenderError {
+    /// A line of the program equals its here-document delimiter: bash would
+    /// end the document there.
+    DelimiterInProgram {
+        file: &'static str,
+        delimiter: String,
+    },
+    /// askama failed.
+    Template(String),
+    /// The rendered bash cannot be lexed (a template error).
+    Bash(String),
+    /// A program that [`embedded_jq`] cannot embed safely.
+    Unembeddable {
+        file: &'static str,
+        why: &'static str,
+    },
+    /// progress.jq's start line cannot be written into the bash: it fails,
+    /// or it depends on the settings.
+    StartLine(String),
+}
+
+impl fmt::Display for RenderError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            RenderError::DelimiterInProgram { file, delimiter } => write!(
+                f,
+                "checker/programs/{file} contains the line {delimiter:?}, its here-document delimiter"
+            ),
+            RenderError::Template(e) => write!(f, "template error: {e}"),
+            RenderError::Bash(e) => write!(f, "rendered bash: {e}"),
+            RenderError::Unembeddable { file, why } => {
+                write!(f, "checker/programs/{file}: cannot embed it: {why}")
+            }
+            RenderError::StartLine(why) => write!(f, "checker/programs/progress.jq: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for RenderError {}

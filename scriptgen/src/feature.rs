@@ -1,7 +1,7 @@
 //! The features: the parts of the function a host may leave out, and
 //! what a header says of them.
 
-use crate::render::wrapped;
+use crate::fit::wrapped;
 use checker::contract;
 use checker::Programs;
 

@@ -4,7 +4,7 @@
 //! Bash reads the continued line as the one line it was.
 
 use crate::bash_lines::{classify, Kind};
-use crate::splice::SpliceError;
+use crate::splice_error::SpliceError;
 
 /// The longest line a generated file holds.
 pub const MOST_COLUMNS: usize = 100;
@@ -188,4 +188,19 @@ mod tests {
         let heredoc = format!("cat <<'EOF'\n{}\nEOF\n", "a b ".repeat(30));
         assert_eq!(fitted(&heredoc).unwrap(), heredoc);
     }
+}
+
+/// `words` joined by spaces into lines of at most `width` columns.
+pub(crate) fn wrapped(words: &[String], width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for word in words {
+        match lines.last_mut() {
+            Some(line) if line.len() + 1 + word.len() <= width => {
+                line.push(' ');
+                line.push_str(word);
+            }
+            _ => lines.push(word.clone()),
+        }
+    }
+    lines
 }

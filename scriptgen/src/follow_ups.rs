@@ -2,7 +2,7 @@
 //! and comments a verdict or exit-code feature changes the meaning of.
 
 use crate::bash_lines::{classify, Kind, Line};
-use crate::splice::{SpliceError, NAME};
+use crate::splice_error::{SpliceError, NAME};
 
 /// What the splice leaves for the host's maintainers to decide: a line of
 /// the (spliced) script and what to look at there.

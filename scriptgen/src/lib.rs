@@ -15,3 +15,4 @@ mod library;
 mod messages;
 pub mod render;
 pub mod splice;
+mod splice_error;

@@ -8,15 +8,15 @@ use checker::api;
 use checker::contract;
 use checker::programs::Program;
 use checker::Programs;
-use std::fmt;
 
 use crate::embed::with_job_rule;
 pub use crate::embed::{
-    and_decision, embedded_jq, heredoc_delimiter, Embedded, DECIDED_BY_RUNNER, JOB_RULE,
-    JOB_RULE_END,
+    and_decision, embedded_jq, heredoc_delimiter, Embedded, RenderError, DECIDED_BY_RUNNER,
+    JOB_RULE, JOB_RULE_END,
 };
 use crate::feature::{features_lines, left_out_words, setting_default};
 pub use crate::feature::{recorded_features, Feature, FEATURES};
+use crate::fit::wrapped;
 pub use crate::library::{
     library_file, without_written_by, written_by, Library, GENERATOR, WRITTEN_BY,
 };
@@ -152,21 +152,6 @@ pub struct Fields {
 /// every line of a generated file fits in 100 columns.
 const HEADER_WIDTH: usize = 96;
 
-/// `words` joined by spaces into lines of at most `width` columns.
-pub(crate) fn wrapped(words: &[String], width: usize) -> Vec<String> {
-    let mut lines: Vec<String> = Vec::new();
-    for word in words {
-        match lines.last_mut() {
-            Some(line) if line.len() + 1 + word.len() <= width => {
-                line.push(' ');
-                line.push_str(word);
-            }
-            _ => lines.push(word.clone()),
-        }
-    }
-    lines
-}
-
 /// What users run to splice the function into a script (the `verify-pods`
 /// binary's `bash splice`), named in the generated headers.
 pub const SPLICE_COMMAND: &str = "verify-pods bash splice";
@@ -256,48 +241,6 @@ impl Fields {
         }
     }
 }
-
-/// Why the programs cannot be embedded.
-#[derive(Debug, PartialEq, Eq)]
-pub enum RenderError {
-    /// A line of the program equals its here-document delimiter: bash would
-    /// end the document there.
-    DelimiterInProgram {
-        file: &'static str,
-        delimiter: String,
-    },
-    /// askama failed.
-    Template(String),
-    /// The rendered bash cannot be lexed (a template error).
-    Bash(String),
-    /// A program that [`embedded_jq`] cannot embed safely.
-    Unembeddable {
-        file: &'static str,
-        why: &'static str,
-    },
-    /// progress.jq's start line cannot be written into the bash: it fails,
-    /// or it depends on the settings.
-    StartLine(String),
-}
-
-impl fmt::Display for RenderError {
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        match self {
-            RenderError::DelimiterInProgram { file, delimiter } => write!(
-                f,
-                "checker/programs/{file} contains the line {delimiter:?}, its here-document delimiter"
-            ),
-            RenderError::Template(e) => write!(f, "template error: {e}"),
-            RenderError::Bash(e) => write!(f, "rendered bash: {e}"),
-            RenderError::Unembeddable { file, why } => {
-                write!(f, "checker/programs/{file}: cannot embed it: {why}")
-            }
-            RenderError::StartLine(why) => write!(f, "checker/programs/progress.jq: {why}"),
-        }
-    }
-}
-
-impl std::error::Error for RenderError {}
 
 /// The path every workloads list is under, its word appended: the bash
 /// builds each list's path from the two.

@@ -13,21 +13,10 @@
 use super::intern::Interner;
 use super::scan::Scanner;
 use super::shape::{push_entry, Field, Plan};
+pub(crate) use super::tokens::Stop;
 use super::tokens::{escape, literal, non_finite_value, skip_number, whitespace};
 use jaq_json::{Map, Num, Val};
 use std::borrow::Cow;
-
-/// Why [`parse_fast`] returned no value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Stop {
-    /// The input ended inside the value: read more, or it is truncated.
-    End,
-    /// Invalid JSON: serde_json parses the value again and words the error.
-    Doubt,
-    /// JSON that jq refuses although serde_json would skip it: refused
-    /// here, with these words, at `input[at]`.
-    Refuse { at: usize, why: &'static str },
-}
 
 /// jq 1.6's parser gives up when a value would open with this many slots
 /// on its stack (every open array takes one, every open object two: itself

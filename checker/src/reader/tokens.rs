@@ -2,8 +2,19 @@
 //! whitespace between them, strings' escapes, numbers (with jq's NaN and
 //! infinities), and the literals `true`, `false` and `null`.
 
-use super::fast_parser::Stop;
 use super::scan::Scanner;
+
+/// Why a value was not read (`parse_fast`, the skip loop, the tokens).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Stop {
+    /// The input ended inside the value: read more, or it is truncated.
+    End,
+    /// Invalid JSON: serde_json parses the value again and words the error.
+    Doubt,
+    /// JSON that jq refuses although serde_json would skip it: refused
+    /// here, with these words, at `input[at]`.
+    Refuse { at: usize, why: &'static str },
+}
 
 /// The words for a `\u` leading surrogate without its trailing one.
 const LONE_SURROGATE: &str =
