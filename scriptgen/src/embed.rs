@@ -174,46 +174,6 @@ pub(crate) fn with_job_rule(programs: &mut Vec<Embedded>) -> Result<(), RenderEr
     Ok(())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_program_holding_its_delimiter_is_refused() {
-        let evil = Program {
-            name: "report",
-            file: "report.jq",
-            text: "# ends early\nVERIFY_PODS_REPORT_JQ\n.",
-            body: "# ends early\nVERIFY_PODS_REPORT_JQ\n.",
-            with_lib: false,
-            slurp: false,
-            input: "anything",
-            vars: &[],
-            output: checker::programs::Output::Value,
-        };
-        assert!(matches!(
-            Embedded::new(evil),
-            Err(RenderError::DelimiterInProgram { .. })
-        ));
-    }
-
-    #[test]
-    fn a_program_without_final_newline_gets_one() {
-        let bare = Program {
-            name: "x",
-            file: "x.jq",
-            text: ".",
-            body: ".",
-            with_lib: false,
-            slurp: false,
-            input: "anything",
-            vars: &[],
-            output: checker::programs::Output::Value,
-        };
-        assert_eq!(Embedded::new(bare).unwrap().text, ".\n");
-    }
-}
-
 /// Why the programs cannot be embedded.
 #[derive(Debug, PartialEq, Eq)]
 pub enum RenderError {
@@ -255,3 +215,43 @@ impl fmt::Display for RenderError {
 }
 
 impl std::error::Error for RenderError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_program_holding_its_delimiter_is_refused() {
+        let evil = Program {
+            name: "report",
+            file: "report.jq",
+            text: "# ends early\nVERIFY_PODS_REPORT_JQ\n.",
+            body: "# ends early\nVERIFY_PODS_REPORT_JQ\n.",
+            with_lib: false,
+            slurp: false,
+            input: "anything",
+            vars: &[],
+            output: checker::programs::Output::Value,
+        };
+        assert!(matches!(
+            Embedded::new(evil),
+            Err(RenderError::DelimiterInProgram { .. })
+        ));
+    }
+
+    #[test]
+    fn a_program_without_final_newline_gets_one() {
+        let bare = Program {
+            name: "x",
+            file: "x.jq",
+            text: ".",
+            body: ".",
+            with_lib: false,
+            slurp: false,
+            input: "anything",
+            vars: &[],
+            output: checker::programs::Output::Value,
+        };
+        assert_eq!(Embedded::new(bare).unwrap().text, ".\n");
+    }
+}

@@ -147,6 +147,21 @@ fn word_boundaries(line: &str) -> Vec<usize> {
     }
 }
 
+/// `words` joined by spaces into lines of at most `width` columns.
+pub(crate) fn wrapped(words: &[String], width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for word in words {
+        match lines.last_mut() {
+            Some(line) if line.len() + 1 + word.len() <= width => {
+                line.push(' ');
+                line.push_str(word);
+            }
+            _ => lines.push(word.clone()),
+        }
+    }
+    lines
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -188,19 +203,4 @@ mod tests {
         let heredoc = format!("cat <<'EOF'\n{}\nEOF\n", "a b ".repeat(30));
         assert_eq!(fitted(&heredoc).unwrap(), heredoc);
     }
-}
-
-/// `words` joined by spaces into lines of at most `width` columns.
-pub(crate) fn wrapped(words: &[String], width: usize) -> Vec<String> {
-    let mut lines: Vec<String> = Vec::new();
-    for word in words {
-        match lines.last_mut() {
-            Some(line) if line.len() + 1 + word.len() <= width => {
-                line.push(' ');
-                line.push_str(word);
-            }
-            _ => lines.push(word.clone()),
-        }
-    }
-    lines
 }
