@@ -2,9 +2,8 @@
 //! column of the problem (serde_json's words for the syntax errors of the
 //! values the fast parser doubts, the reader's own for the rest).
 
-use super::input::{count_newlines, Input};
-use super::snapshot::SnapshotError;
 use crate::contract::words;
+use std::fmt;
 use std::io;
 
 /// Why a document could not be read, before it is given its source name.
@@ -53,63 +52,40 @@ impl Fault {
     }
 }
 
-impl<R> Input<R> {
-    /// A serde_json error, its position made absolute (it counts from the
-    /// start of the slice it parsed, which is `buf[start]`).
-    pub(super) fn syntax_from(&self, e: &serde_json::Error) -> Fault {
-        let text = e.to_string();
-        // serde_json appends " at line L column C"; we print the position first.
-        let message = match text.rfind(" at line ") {
-            Some(at) => text[..at].to_owned(),
-            None => text,
-        };
-        let (line, column) = if e.line() <= 1 {
-            (self.line, self.column + e.column())
-        } else {
-            (self.line + e.line() - 1, e.column())
-        };
-        Fault::Syntax {
-            message,
-            line,
-            column,
-        }
-    }
+/// A document that could not be read. Never "0 pods".
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SnapshotError {
+    /// Where the document came from (a path, `<stdin>`, `kubectl get pods`).
+    pub source: String,
+    /// `line:column` of the problem, when the parser knows it.
+    pub position: Option<(usize, usize)>,
+    /// What is wrong.
+    pub message: String,
+}
 
-    /// Invalid UTF-8 at `buf[start + offset]`.
-    pub(super) fn bad_utf8(&self, offset: usize) -> Fault {
-        self.fault_at(offset, "invalid UTF-8")
-    }
-
-    /// A fault at `buf[start + offset]`, its column counted from 1 as
-    /// serde_json counts.
-    pub(super) fn fault_at(&self, offset: usize, message: &str) -> Fault {
-        let before = &self.buf[self.start..self.start + offset];
-        let (line, column) = match before.iter().rposition(|&b| b == b'\n') {
-            None => (self.line, self.column + offset + 1),
-            Some(last) => (self.line + count_newlines(before), offset - last),
-        };
-        Fault::Syntax {
-            message: message.to_owned(),
-            line,
-            column,
-        }
-    }
-
-    /// An unexpected byte at `buf[start]` (serde_json counts its column from 1).
-    pub(super) fn syntax_here(&self, message: &str) -> Fault {
-        Fault::Syntax {
-            message: message.to_owned(),
-            line: self.line,
-            column: self.column + 1,
-        }
-    }
-
-    /// The input ended inside the document.
-    pub(super) fn syntax_eof(&self, message: &str) -> Fault {
-        Fault::Syntax {
-            message: message.to_owned(),
-            line: self.line,
-            column: self.column,
+impl SnapshotError {
+    /// Why a document kubectl printed is unreadable, in the contract's
+    /// words (the position as `line L, column C`: kubectl's output is no
+    /// file).
+    pub fn unreadable_why(&self) -> String {
+        match self.position {
+            Some((line, column)) => words::AT_POSITION.format(&[
+                ("line", &line),
+                ("column", &column),
+                ("why", &self.message),
+            ]),
+            None => self.message.clone(),
         }
     }
 }
+
+impl fmt::Display for SnapshotError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self.position {
+            Some((line, column)) => write!(f, "{}:{line}:{column}: {}", self.source, self.message),
+            None => write!(f, "{}: {}", self.source, self.message),
+        }
+    }
+}
+
+impl std::error::Error for SnapshotError {}

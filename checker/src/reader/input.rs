@@ -10,7 +10,6 @@ use super::fault::Fault;
 use super::scan::Scanner;
 use super::serde_fallback::{non_finite_as_zeros, Key, KeySeed, Planned};
 use super::shape::Plan;
-use super::snapshot::ReadOptions;
 use super::BOM;
 use jaq_json::Val;
 use serde::de::{DeserializeSeed, IgnoredAny};
@@ -304,6 +303,101 @@ impl<R: Read> Input<R> {
                 Err(e) if e.is_eof() && self.fill()? => continue,
                 Err(e) => return Err(self.syntax_from(&e)),
             }
+        }
+    }
+}
+
+/// How [`read_with`](super::snapshot::read_with) reads. The result never depends on it: tests use tiny
+/// buffers (every value then straddles a refill) and the serde_json path
+/// alone (to compare the fast path with it); benchmarks compare both.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// The first buffer size in bytes (at least 1); it doubles while one
+    /// value does not fit.
+    pub initial_buffer: usize,
+    /// Try the fast projecting parser before serde_json.
+    pub fast_path: bool,
+    /// Threads that parse the elements of a long array together (1: only
+    /// the calling thread). Needs the fast path.
+    pub threads: usize,
+    /// The fast path's byte scans eight bytes at a time on any CPU, not
+    /// with SIMD (tests compare the two; `scan.rs`).
+    pub portable_scan: bool,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        Self {
+            initial_buffer: BUFFER,
+            fast_path: true,
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_THREADS)),
+            portable_scan: false,
+        }
+    }
+}
+
+/// The first buffer size; it doubles while one value does not fit.
+const BUFFER: usize = 2 << 20;
+/// Most threads used to parse the elements of an array.
+const MAX_THREADS: usize = 4;
+
+impl<R> Input<R> {
+    /// A serde_json error, its position made absolute (it counts from the
+    /// start of the slice it parsed, which is `buf[start]`).
+    pub(super) fn syntax_from(&self, e: &serde_json::Error) -> Fault {
+        let text = e.to_string();
+        // serde_json appends " at line L column C"; we print the position first.
+        let message = match text.rfind(" at line ") {
+            Some(at) => text[..at].to_owned(),
+            None => text,
+        };
+        let (line, column) = if e.line() <= 1 {
+            (self.line, self.column + e.column())
+        } else {
+            (self.line + e.line() - 1, e.column())
+        };
+        Fault::Syntax {
+            message,
+            line,
+            column,
+        }
+    }
+
+    /// Invalid UTF-8 at `buf[start + offset]`.
+    pub(super) fn bad_utf8(&self, offset: usize) -> Fault {
+        self.fault_at(offset, "invalid UTF-8")
+    }
+
+    /// A fault at `buf[start + offset]`, its column counted from 1 as
+    /// serde_json counts.
+    pub(super) fn fault_at(&self, offset: usize, message: &str) -> Fault {
+        let before = &self.buf[self.start..self.start + offset];
+        let (line, column) = match before.iter().rposition(|&b| b == b'\n') {
+            None => (self.line, self.column + offset + 1),
+            Some(last) => (self.line + count_newlines(before), offset - last),
+        };
+        Fault::Syntax {
+            message: message.to_owned(),
+            line,
+            column,
+        }
+    }
+
+    /// An unexpected byte at `buf[start]` (serde_json counts its column from 1).
+    pub(super) fn syntax_here(&self, message: &str) -> Fault {
+        Fault::Syntax {
+            message: message.to_owned(),
+            line: self.line,
+            column: self.column + 1,
+        }
+    }
+
+    /// The input ended inside the document.
+    pub(super) fn syntax_eof(&self, message: &str) -> Fault {
+        Fault::Syntax {
+            message: message.to_owned(),
+            line: self.line,
+            column: self.column,
         }
     }
 }

@@ -22,85 +22,18 @@
 //! `input.rs` holds the refilled buffer and hands each value in it to a
 //! parser, `fault.rs` words what could not be read, with line and column.
 
+pub use super::fault::SnapshotError;
 use super::frame::{document, documents};
 use super::input::Input;
+pub use super::input::ReadOptions;
 use super::shape::{Plan, Shape};
-use crate::contract::words;
 use jaq_json::Val;
-use std::fmt;
 use std::io::Read;
-
-/// A document that could not be read. Never "0 pods".
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SnapshotError {
-    /// Where the document came from (a path, `<stdin>`, `kubectl get pods`).
-    pub source: String,
-    /// `line:column` of the problem, when the parser knows it.
-    pub position: Option<(usize, usize)>,
-    /// What is wrong.
-    pub message: String,
-}
-
-impl SnapshotError {
-    /// Why a document kubectl printed is unreadable, in the contract's
-    /// words (the position as `line L, column C`: kubectl's output is no
-    /// file).
-    pub fn unreadable_why(&self) -> String {
-        match self.position {
-            Some((line, column)) => words::AT_POSITION.format(&[
-                ("line", &line),
-                ("column", &column),
-                ("why", &self.message),
-            ]),
-            None => self.message.clone(),
-        }
-    }
-}
-
-impl fmt::Display for SnapshotError {
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        match self.position {
-            Some((line, column)) => write!(f, "{}:{line}:{column}: {}", self.source, self.message),
-            None => write!(f, "{}: {}", self.source, self.message),
-        }
-    }
-}
-
-impl std::error::Error for SnapshotError {}
 
 /// Parse one JSON document from `reader`, keeping only what `shape` keeps.
 /// Anything after the document but whitespace is an error.
 pub fn read(reader: impl Read, source: &str, shape: &Shape) -> Result<Val, SnapshotError> {
     read_with(reader, source, shape, &ReadOptions::default())
-}
-
-/// How [`read_with`] reads. The result never depends on it: tests use tiny
-/// buffers (every value then straddles a refill) and the serde_json path
-/// alone (to compare the fast path with it); benchmarks compare both.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ReadOptions {
-    /// The first buffer size in bytes (at least 1); it doubles while one
-    /// value does not fit.
-    pub initial_buffer: usize,
-    /// Try the fast projecting parser before serde_json.
-    pub fast_path: bool,
-    /// Threads that parse the elements of a long array together (1: only
-    /// the calling thread). Needs the fast path.
-    pub threads: usize,
-    /// The fast path's byte scans eight bytes at a time on any CPU, not
-    /// with SIMD (tests compare the two; `scan.rs`).
-    pub portable_scan: bool,
-}
-
-impl Default for ReadOptions {
-    fn default() -> Self {
-        Self {
-            initial_buffer: BUFFER,
-            fast_path: true,
-            threads: std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_THREADS)),
-            portable_scan: false,
-        }
-    }
 }
 
 /// [`read`], with the reading machinery chosen by `options`.
@@ -140,15 +73,11 @@ pub fn read_documents_with(
     documents(&mut input, &plan).map_err(|fault| fault.into_error(source))
 }
 
-/// The first buffer size; it doubles while one value does not fit.
-const BUFFER: usize = 2 << 20;
-/// Most threads used to parse the elements of an array.
-const MAX_THREADS: usize = 4;
-
 #[cfg(test)]
 mod tests {
     use super::super::input::BATCH_MIN;
     use super::*;
+    use crate::contract::words;
 
     /// Read `data` with `threads`: the document (as JSON) or the error, and
     /// how many elements were read in batches.
