@@ -4,7 +4,7 @@
 //! codes are the same.
 
 use crate::render::{self, Feature, Fields, Library};
-use crate::{diff, splice};
+use crate::{diff, fit, splice};
 use clap::Args;
 use std::fs;
 use std::io::{self, Write};
@@ -405,7 +405,8 @@ fn library(
         splice::indent_step(&definition)?,
         splice::indent_step(script)?,
     ) {
-        definition = splice::reindent(&definition, ours, host)?;
+        // The host's wider indentation can push a line past 100 columns.
+        definition = fit::fitted_by(&splice::reindent(&definition, ours, host)?, host)?;
     }
     let (from, script_path) = regenerate_location(path);
     // No --with: the header's features line is what --write and --check

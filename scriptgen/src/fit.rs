@@ -1,7 +1,9 @@
 //! Every line of the generated bash in 100 columns: a code line that a
 //! contract's message or a long list makes longer is continued with a
-//! backslash at a word boundary, its next lines indented two more spaces.
-//! Bash reads the continued line as the one line it was.
+//! backslash at a word boundary, its next lines indented one more step (two
+//! spaces in the templates' indentation, the host's step in a spliced
+//! library, which is fitted again once re-indented). Bash reads the
+//! continued line as the one line it was.
 
 use crate::bash_lines::{classify, Kind};
 use crate::splice_error::SpliceError;
@@ -10,15 +12,24 @@ use crate::splice_error::SpliceError;
 pub const MOST_COLUMNS: usize = 100;
 
 /// `text` with each code line over [`MOST_COLUMNS`] continued on the next
-/// lines. Here-document bodies, multi-line strings and comments stay as
-/// they are; so does a line with no word boundary that would fit.
+/// lines, two spaces further in. Here-document bodies, multi-line strings
+/// and comments stay as they are; so does a line with no word boundary
+/// that would fit.
 pub fn fitted(text: &str) -> Result<String, SpliceError> {
+    fitted_by(text, 2)
+}
+
+/// [`fitted`], for text indented by `step` spaces a level: a continued
+/// line's next lines are one step further in. A spliced library is fitted
+/// again in the host's indentation, which may be wider than the
+/// templates'.
+pub fn fitted_by(text: &str, step: usize) -> Result<String, SpliceError> {
     let mut out = String::with_capacity(text.len());
     for line in classify(text)? {
         let raw = &text[line.offset..line.offset + line.len_with_newline];
         let comment = line.text.trim_start().starts_with('#');
         if line.kind == Kind::Code && !comment && columns(line.text) > MOST_COLUMNS {
-            out.push_str(&continued(line.text));
+            out.push_str(&continued(line.text, step));
             out.push_str(&raw[line.text.len()..]);
         } else {
             out.push_str(raw);
@@ -35,9 +46,9 @@ fn columns(text: &str) -> usize {
 /// ending with ` \`. A boundary before a value (a quoted word or an
 /// expansion), a redirection or a `||`, `&&` or `|` is taken over a later
 /// one before a bare word: an option or a command stays with its words.
-fn continued(line: &str) -> String {
+fn continued(line: &str, step: usize) -> String {
     let indent = &line[..line.len() - line.trim_start().len()];
-    let next_indent = format!("{indent}  ");
+    let next_indent = format!("{indent}{}", " ".repeat(step));
     let boundaries = word_boundaries(line);
     let mut out = String::new();
     let mut start = 0;

@@ -279,6 +279,25 @@ fn help_has_examples() {
     }
 }
 
+/// The library `scriptgen splice --lib` writes for the host fixture
+/// (tests/fixtures/validate-scheduling.sh), with the features `with` names.
+fn host_library(with: Option<&str>) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let host = dir.path().join("validate-scheduling.sh");
+    let fixture = verify_pods_tests::sandbox::scriptgen_fixture("validate-scheduling.sh");
+    std::fs::copy(fixture, &host).unwrap();
+    let mut command = Command::cargo_bin("scriptgen").unwrap();
+    command
+        .arg("splice")
+        .arg(&host)
+        .args(["--lib", "lib/verify-pods.sh", "--write"]);
+    if let Some(with) = with {
+        command.args(["--with", with]);
+    }
+    assert!(command.output().unwrap().status.success(), "splice {with:?}");
+    std::fs::read_to_string(dir.path().join("lib/verify-pods.sh")).unwrap()
+}
+
 /// The longest line a generated file or a template may hold.
 const MOST_COLUMNS: usize = 100;
 
@@ -305,6 +324,13 @@ fn no_line_is_over_100_characters() {
     let definition = render::definition(&every).unwrap();
     let spliced = render::library_file(&every, &library, &definition).unwrap();
     texts.push(("a library with every feature".into(), spliced));
+    // On the host's shape: the splice gives the function the host's
+    // indentation (4 spaces a level in the fixture, twice the templates').
+    let every_name = render::Feature::ALL.map(|f| f.name()).join(",");
+    for with in [None, Some(every_name.as_str())] {
+        let name = format!("the host fixture's library, --with {with:?}");
+        texts.push((name, host_library(with)));
+    }
     // The templates, and the parts of the function's in templates/function/.
     let templates = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("templates");
     let mut folders = vec![templates];
