@@ -1,5 +1,7 @@
-//! The contract's messages as the bash prints them: each a printf format
-//! and its arguments, the shell variables its placeholders name.
+//! The contract's messages as the bash prints them: each the double-quoted
+//! sentence it is, its placeholders the shell variables of the same names
+//! (`"cannot run $program: $why"`); a long one in pieces of a sentence,
+//! which `vp_error`, `vp_warn` and `printf %s` join.
 
 use checker::contract;
 
@@ -13,123 +15,124 @@ pub(crate) fn contract_message(id: &str) -> &'static contract::Message {
         .unwrap_or_else(|| panic!("checker/programs/contract.json has no message {id:?}"))
 }
 
-/// A message as a bash printf format: its words with `%` and `\` escaped,
-/// each placeholder `%s`; and the arguments, each placeholder's shell
-/// variable (`"$command"`).
-fn printf_form(message: &contract::Message) -> (String, String) {
-    let mut format = String::new();
-    let mut args = Vec::new();
+/// The longest piece of a message one word holds: a longer message is
+/// cut into pieces of about even length (see [`message_words`]), so that a
+/// line continued between them keeps within 100 columns.
+const LONGEST_PIECE: usize = 64;
+
+/// A message as double-quoted bash words that, joined, are its text: its
+/// words with `\`, `"`, `$` and `` ` `` escaped (the messages quote
+/// commands in backticks, which single quotes would keep but shellcheck
+/// takes for a mistake, SC2016), each placeholder its shell variable
+/// (`$why`, or `${seconds}` before a letter). A message longer than
+/// [`LONGEST_PIECE`] is cut after spaces of its words into pieces of about
+/// even length, one word a piece.
+pub(crate) fn message_words(message: &contract::Message) -> Vec<String> {
+    let mut sentence = String::new();
     for piece in message.pieces() {
         match piece {
-            contract::Piece::Literal(text) => {
-                format.push_str(&text.replace('\\', "\\\\").replace('%', "%%"))
-            }
-            contract::Piece::Placeholder(name) => {
-                format.push_str("%s");
-                args.push(format!("\"${name}\""));
-            }
+            contract::Piece::Literal(text) => sentence.push_str(&escaped(text)),
+            contract::Piece::Placeholder(name) => sentence.push_str(&format!("${{{name}}}")),
         }
     }
-    (double_quoted(&format), args.join(" "))
+    // Each word with the space after it: a placeholder holds none.
+    let words: Vec<&str> = sentence.split_inclusive(' ').collect();
+    let length = sentence.chars().count();
+    let count = length.div_ceil(LONGEST_PIECE).max(1);
+    let even = length.div_ceil(count);
+    let mut pieces = vec![String::new()];
+    for word in words {
+        let piece = pieces.last_mut().unwrap();
+        let filled = piece.chars().count();
+        let fits = filled + word.trim_end().chars().count() <= LONGEST_PIECE;
+        if !piece.is_empty() && (filled >= even || !fits) {
+            pieces.push(String::new());
+        }
+        pieces.last_mut().unwrap().push_str(word);
+    }
+    pieces.iter().map(|piece| unbraced(piece)).collect()
 }
 
-/// `text` between double quotes, as bash reads it back: the formats quote
-/// commands in backticks, which single quotes would keep but shellcheck
-/// takes for a mistake (SC2016).
-fn double_quoted(text: &str) -> String {
-    let mut word = String::from("\"");
+/// `text` as it reads between double quotes.
+fn escaped(text: &str) -> String {
+    let mut out = String::new();
     for c in text.chars() {
         if matches!(c, '\\' | '"' | '$' | '`') {
-            word.push('\\');
+            out.push('\\');
         }
-        word.push(c);
+        out.push(c);
     }
-    word.push('"');
-    word
+    out
 }
 
-/// The longest printf format a message keeps as it is; a longer one is
-/// passed in pieces (see [`printf_words`]).
-const LONGEST_FORMAT: usize = 64;
-
-/// A message's printf words, format then arguments: `"FORMAT" "$why"`;
-/// for a longer format, `%s%s%s "WORDS " "$why" " MORE WORDS"`, each
-/// piece a word of its own, so that a line continued between words keeps
-/// within 100 columns. Both print the same.
-pub(crate) fn printf_words(message: &contract::Message) -> String {
-    let (format, args) = printf_form(message);
-    if format.len() <= LONGEST_FORMAT {
-        return format!("{format} {args}").trim_end().to_owned();
-    }
-    let mut words = Vec::new();
-    for piece in message.pieces() {
-        match piece {
-            contract::Piece::Literal(text) => {
-                words.extend(literal_pieces(text).iter().map(|text| double_quoted(text)))
-            }
-            contract::Piece::Placeholder(name) => words.push(format!("\"${name}\"")),
+/// A piece between double quotes, each `${name}` written `$name` where the
+/// character after it cannot continue the name.
+fn unbraced(piece: &str) -> String {
+    let mut out = String::from("\"");
+    let mut rest = piece;
+    while let Some(at) = rest.find("${") {
+        // An escaped `\$` is a literal dollar, never a placeholder.
+        if rest[..at].ends_with('\\') {
+            out.push_str(&rest[..at + 2]);
+            rest = &rest[at + 2..];
+            continue;
         }
-    }
-    format!("{} {}", "%s".repeat(words.len()), words.join(" "))
-}
-
-/// `text` in pieces of at most [`LONGEST_FORMAT`] characters, each but the
-/// last ending with the `|` of a list of words it was cut after, else
-/// with the space.
-fn literal_pieces(text: &str) -> Vec<&str> {
-    let mut pieces = Vec::new();
-    let mut rest = text;
-    while rest.len() > LONGEST_FORMAT {
-        let mut end = LONGEST_FORMAT;
-        while !rest.is_char_boundary(end) {
-            end -= 1;
+        let end = at + rest[at..].find('}').expect("a placeholder ends");
+        let name = &rest[at + 2..end];
+        let after = rest[end + 1..].chars().next();
+        out.push_str(&rest[..at]);
+        if after.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
+            out.push_str(&rest[at..=end]);
+        } else {
+            out.push('$');
+            out.push_str(name);
         }
-        let head = &rest[..end];
-        let cut = head
-            .rfind('|')
-            .or_else(|| head.rfind(' '))
-            .map_or(rest.len(), |at| at + 1);
-        pieces.push(&rest[..cut]);
-        rest = &rest[cut..];
+        rest = &rest[end + 1..];
     }
-    if !rest.is_empty() {
-        pieces.push(rest);
-    }
-    pieces
+    out.push_str(rest);
+    out.push('"');
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    #[test]
-    fn a_message_becomes_a_printf_format_bash_reads_back() {
-        let message = contract::Message {
+
+    fn message(text: &'static str) -> contract::Message {
+        contract::Message {
             id: "t",
             level: None,
             exit: None,
-            text: "100% `{command}` \\ \"$HOME\": {why}",
-        };
-        let (format, args) = printf_form(&message);
-        assert_eq!(format, r#""100%% \`%s\` \\\\ \"\$HOME\": %s""#);
-        assert_eq!(args, r#""$command" "$why""#);
+            text,
+        }
     }
 
     #[test]
-    fn a_long_message_is_printed_in_pieces() {
-        let message = contract::Message {
-            id: "t",
-            level: None,
-            exit: None,
-            text: "the list of the {what} did not finish within {seconds}s (the deadline plus \
-                   the kubectl timeout, the longest one call may take), 100% sure",
-        };
-        let words = printf_words(&message);
-        assert!(words.starts_with("%s%s%s%s%s%s "), "{words}");
-        assert!(words.contains(r#""the list of the " "$what" " did not finish within ""#));
-        // The last literal, cut after a space.
-        assert!(
-            words.ends_with(r#""s (the deadline plus the kubectl timeout, the longest one call " "may take), 100% sure""#),
-            "{words}"
+    fn a_message_becomes_a_double_quoted_sentence_bash_reads_back() {
+        let words = message_words(&message("100% `{command}` \\ \"$HOME\": {why}, {seconds}s"));
+        assert_eq!(
+            words,
+            [r#""100% \`$command\` \\ \"\$HOME\": $why, ${seconds}s""#]
         );
+    }
+
+    #[test]
+    fn a_long_message_is_cut_into_even_pieces_after_a_space() {
+        let words = message_words(&message(
+            "the list of the {what} did not finish within {seconds}s (the deadline plus \
+             the kubectl timeout, the longest one call may take), 100% sure",
+        ));
+        assert_eq!(
+            words,
+            [
+                r#""the list of the $what did not finish within ${seconds}s ""#,
+                r#""(the deadline plus the kubectl timeout, the longest ""#,
+                r#""one call may take), 100% sure""#,
+            ]
+        );
+        let knob = "{named} must be a non-negative integer number of {unit}, got \"{value}\"";
+        let words = message_words(&message(knob));
+        assert_eq!(words.len(), 2, "{words:?}");
+        assert!(words[1].ends_with(r#"$value\"""#), "{words:?}");
     }
 }

@@ -20,7 +20,7 @@ use crate::fit::wrapped;
 pub use crate::library::{
     library_file, without_written_by, written_by, Library, GENERATOR, WRITTEN_BY,
 };
-use crate::messages::{contract_message, printf_words};
+use crate::messages::{contract_message, message_words};
 
 /// The programs the bash function runs (the template refers to each by its
 /// variable, e.g. `$report_program`). summary.jq runs only when
@@ -202,7 +202,7 @@ impl Fields {
     /// warning goes on.
     pub fn say(&self, id: &str) -> String {
         let message = contract_message(id);
-        let words = printf_words(message);
+        let words = message_words(message).join(" ");
         match (message.level, message.exit) {
             (Some(contract::Level::Error), Some(exit)) => {
                 format!("vp_error {exit} {words} || return")
@@ -215,8 +215,10 @@ impl Fields {
     /// The bash that puts message (or words) `id`, formatted, into the
     /// shell variable `variable`.
     pub fn format_into(&self, id: &str, variable: &str) -> String {
-        let words = printf_words(contract_message(id));
-        format!("printf -v {variable} {words}")
+        match message_words(contract_message(id)).as_slice() {
+            [word] => format!("{variable}={word}"),
+            pieces => format!("printf -v {variable} %s {}", pieces.join(" ")),
+        }
     }
 
     /// Error `id`, which has no placeholders, with the prefix, as one shell
@@ -553,16 +555,15 @@ mod tests {
     fn errors_return_their_exit_code_warnings_go_on() {
         let fields = Fields::from_checker().unwrap();
         let said = fields.say("kubectl_timed_out");
-        assert!(said.starts_with("vp_error 2 \""), "{said}");
-        assert!(
-            said.ends_with(r#" "$command" "$seconds" || return"#),
-            "{said}"
+        assert_eq!(
+            said,
+            r#"vp_error 2 "\`$command\` did not finish within ${seconds}s and was killed" || return"#
         );
         let warned = fields.say("events_not_collected");
         assert!(warned.starts_with("vp_warn \""), "{warned}");
         assert_eq!(
             fields.format_into("no_error_message", "why"),
-            r#"printf -v why "no error message""#
+            r#"why="no error message""#
         );
     }
 }
