@@ -5,7 +5,7 @@ use crate::flags::{
     workloads, CheckArgs, Format,
 };
 use crate::output::{
-    append_step_summary, print_lines, raw_lines, render_result, stdout_closed, Colour,
+    self, append_step_summary, print_lines, raw_lines, render_result, stdout_closed, Colour,
 };
 use crate::results::{Ended, Results};
 use crate::same_file::{refuse_same_files, Named};
@@ -279,7 +279,6 @@ fn check(
     if let Some(said) = selector_warning(args) {
         eprintln!("{}{said}", contract::CHECKER_PREFIX.warning);
     }
-    engine.warm();
     let settings = check::Settings {
         workloads,
         excluded,
@@ -289,6 +288,10 @@ fn check(
             .clone()
             .filter(|dir| !dir.as_os_str().is_empty()),
     };
+    let mut programs = settings.programs(&source);
+    programs.extend(output::programs(format));
+    programs.extend(results.programs());
+    engine.warm(&programs);
     // The first error writing a progress line to stdout, reported at the end.
     let mut progress_written = Ok(());
     let mut progress = |level: &str, text: &str| match format {

@@ -43,6 +43,27 @@ pub(crate) fn render_result(
     Ok(lines)
 }
 
+/// The programs that print a result in `format` ([`render_result`]) and
+/// write the step summary when one is asked for ([`append_step_summary`]).
+pub(crate) fn programs(format: Format) -> Vec<Program> {
+    let mut programs = Vec::new();
+    if format != Format::Json {
+        programs.push(Programs::RENDER);
+    }
+    if format == Format::Github {
+        programs.push(Programs::GITHUB);
+    }
+    if step_summary().is_some() {
+        programs.push(Programs::SUMMARY);
+    }
+    programs
+}
+
+/// The file GITHUB_STEP_SUMMARY names, if any (empty means unset).
+fn step_summary() -> Option<std::ffi::OsString> {
+    std::env::var_os(STEP_SUMMARY_ENV).filter(|p| !p.is_empty())
+}
+
 pub(crate) fn print_lines(lines: &Lines, colour: Colour) -> io::Result<()> {
     let mut out = io::stdout().lock();
     for (level, text) in lines {
@@ -80,7 +101,7 @@ pub(crate) fn append_step_summary(
     result: &Val,
     list_limit: u64,
 ) -> Result<(), u8> {
-    let Some(path) = std::env::var_os(STEP_SUMMARY_ENV).filter(|p| !p.is_empty()) else {
+    let Some(path) = step_summary() else {
         return Ok(());
     };
     let markdown: String = raw_lines(engine, Programs::SUMMARY, result, list_limit)

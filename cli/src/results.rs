@@ -7,6 +7,7 @@
 
 use checker::contract::{self, messages};
 use checker::engine::{number, to_json, to_raw};
+use checker::programs::Program;
 use checker::{Engine, Programs};
 use jaq_json::Val;
 use std::ffi::OsString;
@@ -74,6 +75,20 @@ impl Results {
             json: json.to_vec(),
             start_ms: now_ms(),
         }
+    }
+
+    /// The programs that write the files asked for (a check that ends
+    /// with a verdict runs them).
+    pub(crate) fn programs(&self) -> Vec<Program> {
+        let mut programs = Vec::new();
+        // junit.jq reads ctrf.jq's report.
+        if self.ctrf.is_some() || self.junit.is_some() {
+            programs.push(Programs::CTRF);
+        }
+        if self.junit.is_some() {
+            programs.push(Programs::JUNIT);
+        }
+        programs
     }
 
     /// Write the files asked for: the tests of a decided result, or one

@@ -4,6 +4,7 @@
 
 use crate::api;
 use crate::live::kubectl::Kubectl;
+use crate::programs::{Program, Programs};
 use jaq_json::Val;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -75,6 +76,29 @@ impl Settings {
             (Workloads::On, Source::Live { .. }) | (Workloads::File(_), _) => true,
         };
         on && self.excluded.selector.is_empty()
+    }
+
+    /// The programs a check of `source` runs, for [`Engine::warm`]: the
+    /// others are never compiled.
+    ///
+    /// [`Engine::warm`]: crate::engine::Engine::warm
+    pub fn programs(&self, source: &Source) -> Vec<Program> {
+        let mut programs = vec![Programs::REPORT, Programs::DECISION, Programs::RESULT];
+        let (live, events) = match source {
+            Source::Offline { events, .. } => (false, events.is_some()),
+            Source::Live { .. } => (true, true),
+        };
+        // Live, a state that waits prints progress.jq's line.
+        if live {
+            programs.push(Programs::PROGRESS);
+        }
+        if events {
+            programs.push(Programs::EVENTS);
+        }
+        if self.reads_workloads(source) {
+            programs.push(Programs::WORKLOADS);
+        }
+        programs
     }
 }
 
