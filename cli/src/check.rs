@@ -334,8 +334,14 @@ fn check(
     if let Err(e) = append_step_summary(engine, &outcome.result, list_limit) {
         return Ok(e);
     }
-    Ok(match outcome.decision.verdict {
+    let code = match outcome.decision.verdict {
         Verdict::Pass | Verdict::Empty => exit::PASS,
         Verdict::Fail => exit::VALIDATION_FAILED,
-    })
+    };
+    // Printed, flushed and written, and the process ends with this check:
+    // its values (every pod read, the result) are left to the system,
+    // which takes the memory back whole, rather than freed one allocation
+    // at a time (3 % of the check's instructions at 50k pods).
+    std::mem::forget(outcome);
+    Ok(code)
 }

@@ -70,7 +70,7 @@ pub fn run(
     let mut attempts = 0;
     let mut watching = matches!(source, Source::Live { watch: true, .. });
     let mut warned = Vec::new();
-    let (report, decision, waited_seconds) = loop {
+    let (report, decision, waited_seconds, snapshot) = loop {
         attempts += 1;
         // waited_seconds is the time spent before the snapshot the verdict
         // comes from: 0 whenever the first attempt decides, in both drivers.
@@ -86,6 +86,8 @@ pub fn run(
                     .progress(&report, attempts, waited.as_secs(), deadline.as_secs())
                     .map_err(CheckError::report)?;
                 progress(&level, &text);
+                // Freed now, before the pause and the next list.
+                drop(state.snapshot);
                 let Some(listed) = state.listed else {
                     // One attempt an interval, its own time counted (a line
                     // every interval), never past the deadline: the next
@@ -109,7 +111,7 @@ pub fn run(
                         decision,
                         waited,
                         ..
-                    } => break (report, decision, waited.as_secs()),
+                    } => break (report, decision, waited.as_secs(), Vec::new()),
                     watch::Ended::ListAgain(why) => {
                         notice(&messages::WATCH_AGAIN.format(&[("why", &why)]));
                         // Never more than a list per interval, whatever breaks.
@@ -124,7 +126,7 @@ pub fn run(
                     }
                 }
             }
-            _ => break (report, decision, attempt_started),
+            _ => break (report, decision, attempt_started, state.snapshot),
         }
     };
     // Still settling when the deadline epoch, not the deadline, ended it.
@@ -155,5 +157,6 @@ pub fn run(
         decision,
         result,
         warnings,
+        snapshot,
     })
 }

@@ -111,4 +111,8 @@ pub struct Outcome {
     /// Diagnostics for stderr that do not change the verdict (e.g. why
     /// events could not be collected; the text then says "not collected").
     pub warnings: Vec<String>,
+    /// The documents of the pods list the verdict was decided on (none
+    /// when a watch decided it), held until the outcome is dropped: a
+    /// program that ends with the check may leave them unfreed.
+    pub snapshot: Vec<Val>,
 }
