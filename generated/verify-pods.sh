@@ -32,7 +32,7 @@ verify_pods_sh_colour() {
 }
 
 verify_pods() {
-  local work_dir status=0 vp_job vp_host_traps
+  local work_dir status=0 vp_job vp_host_traps vp_self vp_cleanup
   if ! work_dir=$(mktemp -d "${TMPDIR:-/tmp}/verify-pods.XXXXXXXXXX"); then
     if declare -F log_error >/dev/null; then
       log_error 'verify_pods: cannot create a temporary directory' >&2
@@ -42,17 +42,13 @@ verify_pods() {
     return 2
   fi
   vp_host_traps=$(trap -p TERM INT HUP)
-  local vp_self
   # shellcheck disable=SC2016 # expanded by that bash
   vp_self=$(BASH_ENV='' exec "$BASH" -c 'echo "$PPID"')
-  local vp_cleanup
+  vp_cleanup="kill -s TERM -- \"\$vp_job\" 2>/dev/null || :; wait \"\$vp_job\" 2>/dev/null || :;"
+  vp_cleanup+=" rm -rf -- \"\$work_dir\" || :; trap - TERM INT HUP; eval \"\$vp_host_traps\";"
   for vp_job in TERM INT HUP; do
-    vp_cleanup="kill -s TERM -- \"\$vp_job\" 2>/dev/null || :;"
-    vp_cleanup+=" wait \"\$vp_job\" 2>/dev/null || :;"
-    vp_cleanup+=" rm -rf -- \"\$work_dir\" || :; trap - TERM INT HUP;"
-    vp_cleanup+=" eval \"\$vp_host_traps\"; kill -s $vp_job $vp_self || :"
     # shellcheck disable=SC2064 # expanded now: the trap names its signal
-    trap "$vp_cleanup" "$vp_job"
+    trap "$vp_cleanup kill -s $vp_job $vp_self || :" "$vp_job"
   done
   vp_job=
   # shellcheck disable=SC2317 # called indirectly (traps, vp_must, fallbacks): no dead code
@@ -2018,7 +2014,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
   local report_file=$work_dir/report.json decision_file=$work_dir/decision.txt
   local matched_file=$work_dir/matched-events.json result_file=$work_dir/result.json
   local lines_file=$work_dir/lines.txt stderr_file=$work_dir/stderr.txt
-  local last_line fetch_error failed_why jq_error first_version kubectl_ran=false
+  local last_line fetch_error failed_why jq_error first_version why command kubectl_ran=false
   local alnum=abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789
   local page_head="^\{\"kind\":\"[$alnum]*\",\"apiVersion\":\"[$alnum./]*\""
   page_head+=",\"metadata\":\{\"resourceVersion\":\"([$alnum]*)\""
@@ -2039,8 +2035,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
   vp_error() {
     local code=$1 said
     shift
-    # shellcheck disable=SC2059 # the format is the contract's, rendered
-    printf -v said "$@"
+    printf -v said %s "$@"
     [[ -n $stopped_why ]] || stopped_why=$said
     log_error 'verify_pods: '"$said" >&2
     return "$code"
@@ -2048,8 +2043,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
   # Every warning is one line through the host's log_warn, on stderr.
   vp_warn() {
     local said
-    # shellcheck disable=SC2059 # the format is the contract's, rendered
-    printf -v said "$@"
+    printf -v said %s "$@"
     log_warn 'verify_pods: '"$said" >&2
   }
   # No kubectl call outlives the check: sets cap to the seconds the next one may take.
@@ -2095,8 +2089,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
           sleep "$interval" &
           sleeper=$!
           wait "$sleeper" || exit 0
-          vp_warn %s%s%s%s%s%s%s "waiting for the API server: " "$what" " list running " \
-            "$seconds" " s (kubectl timeout " "$timeout" " s)"
+          vp_warn "waiting for the API server: $what list running " \
+            "$seconds s (kubectl timeout $timeout s)"
           seconds=$((seconds + interval))
         done
       ) &
@@ -2125,25 +2119,24 @@ VERIFY_PODS_PAGE_HEAD_JQ
           return 2
         fi
         seconds=$kubectl_timeout kubectl_ran=true
-        printf -v fetch_error "\`%s\` did not finish within %ss and was killed" "$command" \
-          "$seconds"
+        fetch_error="\`$command\` did not finish within ${seconds}s and was killed"
         return 2
         ;;
       127)
-        printf -v fetch_error "cannot run %s: not found (is kubectl installed and on PATH?)" \
-          "$program"
+        printf -v fetch_error %s "cannot run $program: not found (is " \
+          "kubectl installed and on PATH?)"
         return 2
         ;;
       126)
         why=${last_line##*: }
-        printf -v fetch_error "cannot run %s: %s" "$program" "$why"
+        fetch_error="cannot run $program: $why"
         return 2
         ;;
       *)
         code=$kubectl_status kubectl_ran=true
         why=$last_line failed_why=$last_line
-        if [[ -z $why ]]; then printf -v why "no error message"; fi
-        printf -v fetch_error "\`%s\` failed (exit status: %s): %s" "$command" "$code" "$why"
+        if [[ -z $why ]]; then why="no error message"; fi
+        fetch_error="\`$command\` failed (exit status: $code): $why"
         return 2
         ;;
     esac
@@ -2153,24 +2146,24 @@ VERIFY_PODS_PAGE_HEAD_JQ
     local cap=$kubectl_timeout capped=false
     if [[ -n ${KUBECONFIG:-} ]]; then
       kubeconfig=$KUBECONFIG
-      printf -v kubeconfig_from "\$KUBECONFIG"
+      kubeconfig_from="\$KUBECONFIG"
     else
       # shellcheck disable=SC2088 # words that name the file, not a path
-      printf -v kubeconfig "~/.kube/config"
-      printf -v kubeconfig_from "kubectl's default"
+      kubeconfig="~/.kube/config"
+      kubeconfig_from="kubectl's default"
     fi
-    printf -v context_from "\`kubectl config current-context\`"
+    context_from="\`kubectl config current-context\`"
     context=
     if vp_fetch "$page_file" config current-context; then
       IFS= read -r context <"$page_file" || :
     fi
-    if [[ -z $context ]]; then printf -v context "none"; fi
+    if [[ -z $context ]]; then context="none"; fi
   }
   # A failure that may pass (5xx, 429, a connection cut) is worth asking again.
   vp_transient() {
     local words said
-    printf -v words %s%s%s "(InternalError)|(ServiceUnavailable)|(TooManyRequests)|" \
-      "(ServerTimeout)|(Timeout)|EOF|connection reset by peer|" "broken pipe"
+    printf -v words %s \
+      "(InternalError)|(ServiceUnavailable)|(TooManyRequests)|(ServerTimeout)|(Timeout)|EOF|connection " "reset by peer|broken pipe"
     while :; do
       said=${words%%|*}
       [[ $1 != *"$said"* ]] || return 0
@@ -2188,7 +2181,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
       why=$fetch_error
     else
       vp_transient "$why" || return 1
-      printf -v why "cannot read the output of \`%s\`: %s" "$command" "$why"
+      why="cannot read the output of \`$command\`: $why"
     fi
   }
   # A list is read in pages: sets url to the page after the continue token $2.
@@ -2240,7 +2233,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
       first=''
       IFS= read -r -d '' -n 4096 first <"$into"
       if ((${#first} < 4096)) && [[ -z ${first//[[:space:]]/} ]]; then
-        printf -v why "empty input: expected a JSON document"
+        why="empty input: expected a JSON document"
         return $((page == 1 ? 2 : 1))
       fi
       if [[ $first =~ $page_head ]]; then
@@ -2254,8 +2247,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
       if ((page == 1)); then
         first_version=$version
       elif [[ $version != "$first_version" ]]; then
-        printf -v why "its resourceVersion \"%s\" is not the first page's \"%s\"" "$version" \
-          "$first_version"
+        printf -v why %s "its resourceVersion \"$version\" is not " \
+          "the first page's \"$first_version\""
         return 1
       fi
       if [[ $into == "$page_file" ]] && ! cat -- "$into" >>"$out_file" ||
@@ -2300,7 +2293,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
     for entry in replicasets statefulsets daemonsets deployments; do
       base=$work_dir/workloads-$entry
       status=1 page=1
-      printf -v why "no error message"
+      why="no error message"
       # shellcheck disable=SC1090 # written by vp_list_apart, in this run
       [[ ! -s $base.state ]] || . "$base.state"
       case $status:$(<"$base.stderr") in
@@ -2323,8 +2316,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
           fi
         done
       done
-      printf -v entry %s%s%s%s%s%s "cannot list the " "$what" " (" "$why" \
-        "): pods not yet created are not checked for the " "$unchecked"
+      printf -v entry %s "cannot list the $what ($why): pods not yet " \
+        "created are not checked for the $unchecked"
       held+=$entry$'\n'
     fi
   }
@@ -2334,7 +2327,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
   vp_jq_error() {
     vp_last_stderr_line
     jq_error=${last_line#jq: error \(at *\): }
-    if [[ -z $jq_error ]]; then printf -v jq_error "jq failed without a message"; fi
+    if [[ -z $jq_error ]]; then jq_error="jq failed without a message"; fi
     return 1
   }
   # One runner per program: its jq options, then one value per variable, in order.
@@ -2343,17 +2336,13 @@ VERIFY_PODS_PAGE_HEAD_JQ
       --arg namespaces "$3" --arg selector "$4" --arg workloads "$5" \
       "$lib_program$report_program"
   }
-  vp_run_decision() {
-    vp_jq -r "$decision_program"
-  }
+  vp_run_decision() { vp_jq -r "$decision_program"; }
   vp_run_workloads() {
     vp_jq -r -c --slurp --arg excluded_namespaces "$1" --arg excluded_owner_kinds "$2" \
       --arg namespaces "$3" --slurpfile report "$4" \
       "$lib_program$workloads_program|.,($decision_program)"
   }
-  vp_run_events() {
-    vp_jq -c --slurp --slurpfile report "$1" "$lib_program$events_program"
-  }
+  vp_run_events() { vp_jq -c --slurp --slurpfile report "$1" "$lib_program$events_program"; }
   vp_run_result() {
     vp_jq -c --argjson attempts "$1" --argjson waited_seconds "$2" --slurpfile events "$3" \
       "$result_program"
@@ -2366,16 +2355,12 @@ VERIFY_PODS_PAGE_HEAD_JQ
     vp_jq -r --argjson attempts "$1" --argjson waited_seconds "$2" --arg deadline_seconds "$3" \
       "$lib_program$progress_program"
   }
-  vp_run_summary() {
-    vp_jq -r --argjson list_limit "$1" "$lib_program$summary_program"
-  }
+  vp_run_summary() { vp_jq -r --argjson list_limit "$1" "$lib_program$summary_program"; }
   vp_run_ctrf() {
     vp_jq -c --argjson list_limit "$1" --arg why "$2" --arg version "$3" --arg timestamp "$4" \
       --argjson start_ms "$5" --argjson stop_ms "$6" "$lib_program$ctrf_program"
   }
-  vp_run_junit() {
-    vp_jq -r "$lib_program$junit_program"
-  }
+  vp_run_junit() { vp_jq -r "$lib_program$junit_program"; }
   # decision.jq's verdict on the report: sets verdict, unscheduled and next.
   vp_decide() {
     vp_run_decision <"$report_file" >"$decision_file"
@@ -2387,7 +2372,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
     shift
     "$@" && return 0
     why=$jq_error
-    vp_error 2 "%s: %s" "$program" "$why" || return
+    vp_error 2 "$program: $why" || return
   }
   # The CI results (CTRF, JUnit) a host asked for, written whatever the verdict.
   vp_results() {
@@ -2402,8 +2387,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
       for file in "$ctrf_file" "$junit_file"; do
         format=CTRF
         [[ $file == "$junit_file" ]] && format=JUnit
-        if [[ -n $file ]]; then vp_warn "%s: cannot write the %s results: %s" "$file" "$format" \
-          "$why"; fi
+        if [[ -n $file ]]; then vp_warn "$file: cannot write the $format results: $why"; fi
       done
       return 0
     fi
@@ -2412,7 +2396,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
       if ! { cat -- "$report" >"$file"; } 2>"$stderr_file"; then
         vp_last_stderr_line
         why=${last_line##*: }
-        vp_warn "%s: cannot write the %s results: %s" "$file" "$format" "$why"
+        vp_warn "$file: cannot write the $format results: $why"
       fi
     fi
     if [[ -n $junit_file ]]; then
@@ -2423,7 +2407,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
           vp_last_stderr_line
           why=${last_line##*: }
         fi
-        vp_warn "%s: cannot write the %s results: %s" "$file" "$format" "$why"
+        vp_warn "$file: cannot write the $format results: $why"
       fi
     fi
   }
@@ -2457,16 +2441,18 @@ VERIFY_PODS_PAGE_HEAD_JQ
   # The deadline epoch passed: said in one line, returning its exit code.
   vp_epoch_passed() {
     epoch=$deadline_epoch
-    vp_error 2 %s%s%s%s%s "the deadline epoch " "$epoch" " passed after " "$waited" \
-      "s: the observation was cut short, no verdict" || return
+    vp_error 2 "the deadline epoch $epoch passed after ${waited}s: " \
+      "the observation was cut short, no verdict" || return
   }
-  # Each program prints one document: sets count to the lines on stdin, to check it.
-  vp_count_lines() {
-    local line
-    count=0
+  # Each program prints one document: fails, saying how many, when the file $1 holds other.
+  vp_one_document() {
+    local line count=0
     while IFS= read -r line || [[ -n $line ]]; do
       count=$((count + 1))
-    done
+    done <"$1"
+    ((count == 1)) && return
+    why="$count JSON documents, expected one"
+    return 1
   }
   # The programs' lines go through the host's log functions, level by level.
   vp_log_lines() {
@@ -2480,9 +2466,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
         warn) log_warn "$text" ;;
         *) log_info "$text" ;;
       esac || {
-        local why
-        printf -v why "a log function failed"
-        vp_error 2 "cannot print the result: %s" "$why" || return
+        why="a log function failed"
+        vp_error 2 "cannot print the result: $why" || return
       }
     done
   }
@@ -2506,7 +2491,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
     kubectl_pid=
     if ((sleep_status != 0)); then
       interval=$pause
-      vp_error 2 "sleep %s failed" "$interval" || return
+      vp_error 2 "sleep $interval failed" || return
     fi
   }
   # The one clock: sets now_us to microseconds (EPOCHREALTIME, else SECONDS).
@@ -2520,7 +2505,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
     waited=$(((10#$now_us - 10#$started_us) / 1000000))
   }
   local tool=jq have_timeout=true
-  if ! command -v "$tool" >/dev/null; then vp_error 2 "%s not found on PATH" "$tool" || return; fi
+  if ! command -v "$tool" >/dev/null; then vp_error 2 "$tool not found on PATH" || return; fi
   command -v timeout >/dev/null || have_timeout=false
   vp_log_lines <<<info$'\t''Verifying pod scheduling...' || return
   local first second file index earlier
@@ -2532,35 +2517,29 @@ VERIFY_PODS_PAGE_HEAD_JQ
       vp_same_file "${outputs[earlier]}" "${outputs[index]}" || continue
       trap - EXIT
       first=${outputs[earlier - 1]} second=${outputs[index - 1]} file=${outputs[index]}
-      vp_error 2 %s%s%s%s%s%s "$first" " and " "$second" " name the same file " "$file" \
-        ": one would be written over the other; name another file" || return
+      vp_error 2 "$first and $second name the same file $file: one " \
+        "would be written over the other; name another file" || return
     done
   done
   local deadline=0 interval=0 kubectl_timeout=0 chunk_size=0 list_limit=0 deadline_epoch=0
   local setting name named default minimum max_digits unit text value digits
   for setting in \
-    "deadline DEADLINE 60 0 18 seconds" \
-    "interval INTERVAL 5 1 18 seconds" \
-    "kubectl_timeout KUBECTL_TIMEOUT 120 1 18 seconds" \
-    "chunk_size CHUNK_SIZE 0 0 9 objects" \
-    "list_limit LIST_LIMIT 10 0 9 entries" \
-    "deadline_epoch DEADLINE_EPOCH 0 0 18 seconds"; do
+    "deadline KWOK_VERIFY_PODS_DEADLINE 60 0 18 seconds" \
+    "interval KWOK_VERIFY_PODS_INTERVAL 5 1 18 seconds" \
+    "kubectl_timeout KWOK_VERIFY_PODS_KUBECTL_TIMEOUT 120 1 18 seconds" \
+    "chunk_size KWOK_VERIFY_PODS_CHUNK_SIZE 0 0 9 objects" \
+    "list_limit KWOK_VERIFY_PODS_LIST_LIMIT 10 0 9 entries" \
+    "deadline_epoch KWOK_VERIFY_PODS_DEADLINE_EPOCH 0 0 18 seconds"; do
     read -r name named default minimum max_digits unit <<<"$setting"
-    named=KWOK_VERIFY_PODS_$named
     text=${!named:-$default}
     value=${text//[[:cntrl:]]/?}
-    if [[ -z $text || $text == *[!0123456789]* ]]; then
-      vp_error 2 "%s must be a non-negative integer number of %s, got \"%s\"" "$named" "$unit" \
-        "$value" || return
-    fi
+    [[ -n $text && $text != *[!0123456789]* ]] || vp_error 2 \
+      "$named must be a non-negative integer " "number of $unit, got \"$value\"" || return
     digits=${text#"${text%%[!0]*}"}
-    if ((${#digits} > max_digits)); then
-      vp_error 2 "%s is too large: more than %s digits, got \"%s\"" "$named" "$max_digits" \
-        "$value" || return
-    fi
-    if ((10#${digits:-0} < minimum)); then
-      vp_error 2 "%s must be at least %ss, got \"%s\"" "$named" "$minimum" "$value" || return
-    fi
+    ((${#digits} <= max_digits)) || vp_error 2 "$named is too large: more than $max_digits " \
+      "digits, got \"$value\"" || return
+    ((10#${digits:-0} >= minimum)) || vp_error 2 \
+      "$named must be at least ${minimum}s, got \"$value\"" || return
     # shellcheck disable=SC2030 # a knob, named by the table (not $!)
     printf -v "$name" '%d' "$((10#${digits:-0}))"
   done
@@ -2571,43 +2550,43 @@ VERIFY_PODS_PAGE_HEAD_JQ
   [[ $excluded_owner_kinds != none ]] || excluded_owner_kinds=
   value=${excluded_owner_kinds//[[:cntrl:]]/?}
   if [[ ! $excluded_owner_kinds =~ ^($kind(,$kind)*)?$ ]]; then
-    vp_error 2 %s%s%s%s%s "$named" " must be owner kinds separated by commas, each letters and " \
-      "digits starting with a letter (Job,PyTorchJob), got \"" "$value" "\"" || return
+    vp_error 2 "$named must be owner kinds separated by commas, " \
+      "each letters and digits starting with a letter " "(Job,PyTorchJob), got \"$value\"" || return
   fi
   local workloads=${KWOK_VERIFY_PODS_WORKLOADS:-true} what
   named=KWOK_VERIFY_PODS_WORKLOADS value=${workloads//[[:cntrl:]]/?}
   [[ $workloads == true || $workloads == false ]] || vp_error 2 \
-    "%s must be true or false, got \"%s\"" "$named" "$value" || return
+    "$named must be true or false, got \"$value\"" || return
   local namespaces=${KWOK_VERIFY_PODS_NAMESPACES:-} selector=${KWOK_VERIFY_PODS_SELECTOR:-}
   local exclude=${KWOK_VERIFY_PODS_EXCLUDE_NS:-} enc scope=
   exclude=${exclude/#+/$excluded_namespaces,} excluded_namespaces=${exclude:-$excluded_namespaces}
   [[ -z $exclude$namespaces$selector ]] ||
     vp_run_report "$excluded_namespaces" '' "$namespaces" "$selector" false \
       <<<'{"items":[]}' >/dev/null ||
-    vp_error 2 "%s" "$jq_error" || return
+    vp_error 2 "$jq_error" || return
   local listed=${KWOK_VERIFY_PODS_EXCLUDE_NS:-} rest=$namespaces, namespace
   local selected=KWOK_VERIFY_PODS_NAMESPACES excluded=KWOK_VERIFY_PODS_EXCLUDE_NS
   while [[ -n $rest ]]; do
     namespace=${rest%%,*} rest=${rest#*,}
     [[ -z $namespace || ,${listed#+}, != *,"$namespace",* ]] ||
-      vp_error 2 %s%s%s%s%s%s%s "namespace " "$namespace" " is both selected (" "$selected" \
-        ") and excluded (" "$excluded" "): name it in one of them" || return
+      vp_error 2 "namespace $namespace is both selected ($selected) " \
+        "and excluded ($excluded): name it in one of them" || return
   done
   [[ ! $namespaces =~ ^,*([^,]+),*$ ]] || scope=namespaces/${BASH_REMATCH[1]}/
   pods_list=${pods_list%/*}/$scope${pods_list##*/}
   events_list=${events_list%/*}/$scope${events_list##*/}
   enc=${selector//\//%2F} enc=${enc//=/%3D} enc=${enc//!/%21}
   if [[ -n $selector ]]; then
-    [[ $workloads == false ]] || vp_warn %s%s \
-      "with a label selector, pods not yet created are not checked: a " \
-      "workload's labels do not say which pods it will create"
+    [[ $workloads == false ]] || vp_warn \
+      "with a label selector, pods not yet created are not checked: " \
+      "a workload's labels do not say which pods it will create"
     pods_list+="?labelSelector=${enc//,/%2C}" workloads=false
   fi
   local artifact_dir=${KWOK_VERIFY_PODS_ARTIFACT_DIR:-} dir
   if [[ -n $artifact_dir ]] && ! mkdir -p -- "$artifact_dir" 2>"$stderr_file"; then
     vp_last_stderr_line
     dir=$artifact_dir why=${last_line##*: }
-    vp_warn "%s: cannot create the artifact directory: %s" "$dir" "$why"
+    vp_warn "$dir: cannot create the artifact directory: $why"
     artifact_dir=
   fi
   local path
@@ -2617,16 +2596,16 @@ VERIFY_PODS_PAGE_HEAD_JQ
       if ! rm -f -- "$path" 2>"$stderr_file"; then
         vp_last_stderr_line
         why=${last_line##*: }
-        vp_warn "%s: cannot save artifacts: %s" "$path" "$why"
+        vp_warn "$path: cannot save artifacts: $why"
         artifact_dir=
         break
       fi
     done
   fi
-  local why command count whole
-  local attempts=0 waited=0 attempt_started=0 attempt_started_us started_us unscheduled next verdict
-  local url page lists list list_status pause broken report pods_at held fetched entry
-  local until_us deadline_us pods_until_us unfinished=false seconds pages now_us list_what pods_what
+  local attempts=0 waited=0 attempt_started=0 attempt_started_us
+  local started_us unscheduled next verdict url page lists list list_status pause broken
+  local report pods_at until_us deadline_us pods_until_us unfinished=false seconds pages
+  local now_us list_what pods_what held fetched entry
   local settle_seconds
   vp_now
   started_us=$now_us
@@ -2660,9 +2639,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
     attempts=$((attempts + 1))
     vp_elapsed
     attempt_started=$waited attempt_started_us=$now_us
-    lists=0
+    lists=1
     while :; do
-      lists=$((lists + 1))
       list_status=0
       vp_list "$pods_list" "$pods_file" || list_status=$?
       pods_what=$list_what
@@ -2690,52 +2668,46 @@ VERIFY_PODS_PAGE_HEAD_JQ
           else
             list_status=$fetched
             while IFS= read -r entry; do
-              [[ $warned == *"$entry"* ]] || { warned+=$entry && vp_warn '%s' "$entry"; }
+              [[ $warned == *"$entry"* ]] || { warned+=$entry && vp_warn "$entry"; }
             done <<<"$held"
           fi
         fi
       fi
       if ((list_status > 1)) && vp_retries; then list_status=1 page=1; fi
-      case $list_status in
-        0) break ;;
-        1) ;;
-        *)
-          if [[ $unfinished == true && $until_by_epoch == true ]]; then
-            vp_elapsed
-            vp_epoch_passed || return
-          fi
-          if [[ $unfinished == true ]]; then
-            seconds=$((deadline + kubectl_timeout)) pages=$((page - 1)) what=$list_what
-            printf -v why %s%s%s%s%s "the list did not finish within " "$seconds" \
-              "s (the deadline plus the kubectl timeout), " "$pages" " pages read"
-            vp_error 2 "no list of the %s by the deadline: %s" "$what" "$why" || return
-          fi
-          if [[ -n $fetch_error && $kubectl_ran == true ]]; then
-            vp_error "$list_status" '%s' "$fetch_error"
-            vp_kubectl_config
-            vp_error 2 "kubectl used the kubeconfig %s (%s) and the context %s (%s)" "$kubeconfig" \
-              "$kubeconfig_from" "$context" "$context_from" || return
-          fi
-          if [[ -n $fetch_error ]]; then vp_error "$list_status" '%s' "$fetch_error" || return; fi
-          vp_error 2 "cannot read the output of \`%s\`: %s" "$command" "$why" || return
-          ;;
-      esac
-      printf -v broken "the list broke at page %s (%s)" "$page" "$why"
+      ((list_status != 0)) || break
+      if ((list_status > 1)); then
+        if [[ $unfinished == true && $until_by_epoch == true ]]; then
+          vp_elapsed
+          vp_epoch_passed || return
+        fi
+        if [[ $unfinished == true ]]; then
+          seconds=$((deadline + kubectl_timeout)) pages=$((page - 1)) what=$list_what
+          printf -v why %s "the list did not finish within ${seconds}s (the deadline " \
+            "plus the kubectl timeout), $pages pages read"
+          vp_error 2 "no list of the $what by the deadline: $why" || return
+        fi
+        if [[ -n $fetch_error && $kubectl_ran == true ]]; then
+          vp_error "$list_status" "$fetch_error"
+          vp_kubectl_config
+          vp_error 2 "kubectl used the kubeconfig $kubeconfig ($kubeconfig_from) " \
+            "and the context $context ($context_from)" || return
+        fi
+        [[ -z $fetch_error ]] || vp_error "$list_status" "$fetch_error" || return
+        vp_error 2 "cannot read the output of \`$command\`: $why" || return
+      fi
+      broken="the list broke at page $page ($why)"
       vp_elapsed
       if ((10#$now_us >= deadline_us)); then
         what=$list_what
-        vp_error 2 %s%s%s%s%s%s "no coherent list of the " "$what" " before the deadline: " \
-          "$lists" " lists broke, the last one " "$broken" || return
+        vp_error 2 "no coherent list of the $what before the deadline: " \
+          "$lists lists broke, the last one $broken" || return
       fi
-      list=$((lists + 1))
-      vp_warn "%s: listing again from the start (list %s)" "$broken" "$list"
+      lists=$((lists + 1)) list=$lists
+      vp_warn "$broken: listing again from the start (list $list)"
       vp_sleep || return
     done
-    vp_count_lines <"$report_file"
-    if ((count != 1)); then
-      printf -v why "%s JSON documents, expected one" "$count"
-      vp_error 2 "cannot read the output of \`%s\`: %s" "$command" "$why" || return
-    fi
+    vp_one_document "$report_file" || vp_error 2 "cannot read the output of \`$command\`: $why" \
+      || return
     vp_elapsed
     if [[ -s $workloads_file ]]; then
       vp_must workloads.jq vp_run_workloads "$excluded_namespaces" "$excluded_owner_kinds" \
@@ -2746,14 +2718,11 @@ VERIFY_PODS_PAGE_HEAD_JQ
     else
       vp_must decision.jq vp_decide || return
     fi
-    if [[ $next == wait ]] && ((10#$now_us < deadline_us)); then
-      vp_must progress.jq vp_run_progress "$attempts" "$waited" "$settle_seconds" \
-        <"$report_file" >"$lines_file" || return
-      vp_log_lines <"$lines_file" || return
-      vp_sleep "$attempt_started_us" || return
-      continue
-    fi
-    break
+    if [[ $next != wait ]] || ((10#$now_us >= deadline_us)); then break; fi
+    vp_must progress.jq vp_run_progress "$attempts" "$waited" "$settle_seconds" \
+      <"$report_file" >"$lines_file" || return
+    vp_log_lines <"$lines_file" || return
+    vp_sleep "$attempt_started_us" || return
   done
   if [[ $next == wait && $settle_by_epoch == true ]]; then
     vp_epoch_passed || return
@@ -2771,39 +2740,36 @@ VERIFY_PODS_PAGE_HEAD_JQ
       seconds=$(((until_us - 10#$now_us) / 1000000))
       if ((seconds < 0)); then seconds=0; fi
     fi
-    why='' whole='' lists=1 list_status=0
+    why='' lists=1 list_status=0
     vp_list "$events_list" "$events_file" || list_status=$?
     local retry_us=$until_us
     ((interval > 1000000000000)) || retry_us=$((until_us - interval * 1000000))
     while ((list_status > 1 && interval <= 1000000000000)) && deadline_us=$retry_us vp_retries; do
-      printf -v broken "the list broke at page %s (%s)" "$page" "$why"
-      lists=$((lists + 1)) list=$lists
-      vp_warn "%s: listing again from the start (list %s)" "$broken" "$list"
+      broken="the list broke at page $page ($why)"
+    lists=$((lists + 1)) list=$lists
+      vp_warn "$broken: listing again from the start (list $list)"
       deadline_us=$until_us vp_sleep || return
       list_status=0 why=''
       vp_list "$events_list" "$events_file" || list_status=$?
     done
     if ((list_status != 0)); then
-      whole=true
       if [[ $unfinished == true ]]; then
         pages=$((page - 1))
-        printf -v why "the events list did not finish within its %ss, %s pages read" "$seconds" \
-          "$pages"
+        printf -v why %s "the events list did not finish within " \
+          "its ${seconds}s, $pages pages read"
       elif ((page > 1)); then
-        printf -v why "the list broke at page %s (%s)" "$page" "$why"
-      else
-        whole=$fetch_error
+        why="the list broke at page $page ($why)"
+      elif [[ -z $fetch_error ]]; then
+      why="cannot read the output of \`$command\`: $why"
+        why="cannot read the output of \`$command\`: $why"
       fi
     elif ! vp_run_events "$report_file" <"$events_file" >"$matched_file"; then
       why=$jq_error
     else
-      vp_count_lines <"$matched_file"
-      ((count == 1)) || printf -v why "%s JSON documents, expected one" "$count"
+      vp_one_document "$matched_file" || why="cannot read the output of \`$command\`: $why"
     fi
-    [[ -n $whole || -z $why ]] || printf -v why "cannot read the output of \`%s\`: %s" "$command" \
-      "$why"
     if [[ -n $why ]]; then
-      vp_warn "cannot collect FailedScheduling events: %s" "$why"
+      vp_warn "cannot collect FailedScheduling events: $why"
       : >"$matched_file"
     else
       events_collected=true
@@ -2826,7 +2792,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
       if ! cp -- "${artifacts[index]}" "$path" 2>"$stderr_file"; then
         vp_last_stderr_line
         why=${last_line##*: }
-        vp_warn "%s: cannot save artifacts: %s" "$path" "$why"
+        vp_warn "$path: cannot save artifacts: $why"
         break
       fi
     done
@@ -2844,13 +2810,10 @@ VERIFY_PODS_PAGE_HEAD_JQ
         vp_last_stderr_line
         why=${last_line##*: }
       fi
-      vp_warn "%s=%s: cannot append the step summary: %s" "$env" "$file" "$why"
+      vp_warn "$env=$file: cannot append the step summary: $why"
     fi
   fi
-  case $verdict in
-    pass | empty) return 0 ;;
-    *) return 1 ;;
-  esac
+  [[ $verdict == pass || $verdict == empty ]]
   ) &
   # shellcheck disable=SC2031 # $! of the subshell just started, here
   vp_job=$!

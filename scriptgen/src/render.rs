@@ -176,12 +176,11 @@ impl Fields {
     }
 
     /// A knob's row of the settings loop, its words in the order the loop
-    /// reads them: `deadline DEADLINE 60 0 18 seconds`.
+    /// reads them: `deadline KWOK_VERIFY_PODS_DEADLINE 60 0 18 seconds`.
     pub fn knob_row(&self, knob: &contract::Knob) -> String {
-        let short = Self::short(knob.env);
-        let (name, default, minimum) = (knob.name, knob.default, knob.minimum);
+        let (name, env, default, minimum) = (knob.name, knob.env, knob.default, knob.minimum);
         format!(
-            "{name} {short} {default} {minimum} {} {}",
+            "{name} {env} {default} {minimum} {} {}",
             knob.max_digits, knob.unit
         )
     }
@@ -198,8 +197,9 @@ impl Fields {
 
     /// The bash that prints message `id` of the contract, its placeholders
     /// from the shell variables of the same names: an error returns its
-    /// exit code (`vp_error 2 'FORMAT' "$why" || return`), a
-    /// warning goes on.
+    /// exit code (`vp_error 2 "cannot run $program: $why" || return`), a
+    /// warning goes on. A long message is passed in pieces, which both
+    /// join.
     pub fn say(&self, id: &str) -> String {
         let message = contract_message(id);
         let words = message_words(message).join(" ");
@@ -339,9 +339,11 @@ impl Fields {
             .iter()
             .filter(|k| epoch || k.env != contract::DEADLINE_EPOCH.env)
             .collect();
+        let workloads = has(Feature::Workloads);
         let used = USED.into_iter().filter(|p| {
             (summary || p.name != Programs::SUMMARY.name)
                 && (results || (p.name != Programs::CTRF.name && p.name != Programs::JUNIT.name))
+                && (workloads || p.name != Programs::WORKLOADS.name)
         });
         let mut programs = std::iter::once(Embedded::lib())
             .chain(used.clone().map(Embedded::new))

@@ -337,12 +337,14 @@ fn splice_lib_adds_a_source_line_and_writes_the_library() {
     for program in scriptgen::render::USED {
         let compacted = scriptgen::render::embedded_jq(program.body).unwrap();
         // The host's job summary stays its own: no summary.jq in its
-        // library; nor the CI results' ctrf.jq and junit.jq (features).
+        // library; nor the CI results' ctrf.jq and junit.jq, nor
+        // workloads.jq (features).
         let feature = [
             checker::Programs::SUMMARY.name,
             checker::Programs::CTRF.name,
             checker::Programs::JUNIT.name,
         ]
+            checker::Programs::WORKLOADS.name,
         .contains(&program.name);
         assert_eq!(text.contains(&compacted), !feature, "{}", program.file);
     }
