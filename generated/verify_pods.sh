@@ -4,15 +4,15 @@
 # Returns 0 pass or empty, 1 validation failed or could not observe, as upstream's did.
 # Needs bash >= 3.2, jq >= 1.6 and kubectl. Settings from the environment (empty: default):
 #   KWOK_VERIFY_PODS_DEADLINE=60 KWOK_VERIFY_PODS_INTERVAL=5 KWOK_VERIFY_PODS_KUBECTL_TIMEOUT=120
-#   KWOK_VERIFY_PODS_CHUNK_SIZE=0 KWOK_VERIFY_PODS_LIST_LIMIT=10
+#   KWOK_VERIFY_PODS_LIST_LIMIT=10
 # Its jq programs, verify-pods 0.1.0's:
-#   report.jq decision.jq events.jq result.jq render.jq progress.jq lib.jq page-head.jq
+#   report.jq decision.jq events.jq result.jq render.jq progress.jq lib.jq
 # Features: none
 # Left out (regenerate with --with NAME,... naming every feature to keep):
 #   summary (GitHub's step summary), results (CTRF and JUnit files),
 #   selection (namespaces and a label selector), artifacts (a failed verdict's inputs saved),
 #   epoch (a deadline as a unix time), diagnostics (slow and failed kubectl said more of),
-#   exact-owner-kinds (only the listed owner kinds excuse a pod),
+#   paging (lists read in pages), exact-owner-kinds (only the listed owner kinds excuse a pod),
 #   workloads (pods not yet created fail), exit-2 (exit 2 when it could not observe).
 # Regenerate: verify-pods bash render > verify_pods.sh
 # Check:      verify-pods bash render | diff - verify_pods.sh
@@ -66,7 +66,7 @@ verify_pods() {
   trap 'vp_cancel INT' INT
   trap 'vp_cancel HUP' HUP
   local lib_program report_program decision_program events_program result_program render_program
-  local progress_program job_rule_program job_rule_end_program page_head_program
+  local progress_program job_rule_program job_rule_end_program
   IFS= read -r -d '' lib_program <<'VERIFY_PODS_LIB_JQ' || true
 # lib.jq: definitions shared by the canonical programs (all but result.jq
 # and decision.jq). The checker and scriptgen put this text in front of
@@ -683,36 +683,41 @@ def owner_groups:
 # workloads.jq does, and a workload's pods are in its namespace (Kubernetes
 # has no cross-namespace owners), so the pods of the others only add uids
 # no workload looks up. On a large cluster this is most of the program's
-# work, and this way it skips the namespace reads and the rebuilt array of
-# `outside` (the part took 44.6 ms alone in jaq at 8.8k pods with them,
-# 38.5 ms without). Every pod's owners are counted, then the ended pods'
-# (found by `indices`, per distinct deletionTimestamp, not per pod; the
-# nulls subtracted before `unique`, which cost jq 1.6 17 ms on 10k nulls)
-# taken off. Per pod only a path whose `?` skips what is no array of
-# objects; per owner one small object, all added at once: jq 1.6 copies the
-# whole object at each step of a reduce (0.2 s for 4,000 owners at 10k pods)
-# and at `.[k] += n` (2.5 s). Type tests and comparisons per pod cost 2.4x
-# this (BENCHMARKS.md).
-# Input: pods. The uids their ownerReferences name, each pod naming one
-# once: a pod that names the same owner twice (no controller writes that)
-# is still one pod of it. Only when some pod names a second owner at all
-# (rare: one path per pod finds none) is each pod's list made unique.
-def owner_uids:
-  if [.[].metadata.ownerReferences[1:]?[]?] == [] then [.[].metadata.ownerReferences[0:]?[]?.uid?]
-  else [.[] | [.metadata.ownerReferences[0:]?[]?.uid?] | unique[]] end;
-# $phases: the pods' phases as read for pods_state_checked. The places of the
-# ended pods are each listed once without `unique` (in jaq a step per place):
-# a pod has one phase, a deletionTimestamp one value, so only a deleted pod
-# that also ended by its phase could be listed twice, and is taken off.
+# work: jaq pays a few thousand instructions for each step it takes per pod
+# (each part of a path), so the pods are read by as few paths as there are
+# facts (the first owner, a second one, the deletion), and the rest is done
+# on their arrays by `indices`, `sort` and slices, which run natively. Per
+# owner one small object, all added at once: jq 1.6 copies the whole object
+# at each step of a reduce (0.2 s for 4,000 owners at 10k pods) and at
+# `.[k] += n` (2.5 s). Type tests and comparisons per pod cost 2.4x this
+# (BENCHMARKS.md).
+# $phases: the pods' phases as read for pods_state_checked.
 def active_owners($phases):
-  ([.[].metadata.deletionTimestamp] as $deletion
-   | ($phases | indices("Succeeded") + indices("Failed")) as $by_phase
-   | $by_phase
+  [.[].metadata.deletionTimestamp] as $deletion
+  # The places of the ended pods, in order, each once (`without` slices
+  # between them): by phase (`indices`, natively) and by deletion (per
+  # distinct deletionTimestamp, not per pod; the nulls subtracted before
+  # `unique`, which cost jq 1.6 17 ms on 10k nulls).
+  | ($phases | indices("Succeeded") + indices("Failed")) as $by_phase
+  | ($by_phase
      + ([$deletion - [null] | unique[] as $at | $deletion | indices([$at])] | add // []
-        | . - $by_phase)) as $ended
-  | ([owner_uids | owner_groups | {(.[0]): length}] | add // {}) as $all
-  | $all + ([.[$ended[]]] | [owner_uids | owner_groups
-             | {(.[0]): ($all[.[0]] - length)}] | add // {});
+        | . - $by_phase)
+     | sort) as $ended
+  # Each pod's first owner's uid (null for none), by the pods' places: one
+  # value a pod while every ownerReferences is an array of objects (or
+  # unset). Then, when no pod names a second owner (one path finds none),
+  # these are all the owners, and the active pods' are this array with the
+  # ended pods' places cut out. Otherwise (a second owner, or a value of
+  # another type) each active pod's owners are read one by one, each named
+  # once: a pod that names the same owner twice (no controller writes that)
+  # is still one pod of it.
+  | [.[].metadata.ownerReferences[0]?.uid?] as $first
+  | if ($first | length) == length and [.[].metadata.ownerReferences[1:]?[]?] == [] then
+      $first | without($ended)
+    else
+      [without($ended)[] | [.metadata.ownerReferences[0:]?[]?.uid?] | unique[]]
+    end
+  | [owner_groups | {(.[0]): length}] | add // {};
 
 # The selection (`-n`, `-l`), as the API server makes it: kubectl's
 # equality-based label selector, terms separated by commas, each `key`,
@@ -1312,42 +1317,12 @@ VERIFY_PODS_JOB_RULE_JQ
 VERIFY_PODS_JOB_RULE_END_JQ
   local excluded_namespaces=kube-system,kube-node-lease,kube-public,local-path-storage
   excluded_namespaces+=,kwok-system,argocd,flux-system,aicr-registry
-  IFS= read -r -d '' page_head_program <<'VERIFY_PODS_PAGE_HEAD_JQ' || true
-# page-head.jq: the head of one raw list page, for the bash function (the
-# checker reads the same two fields in checker/src/reader/page.rs).
-#
-# Run as `jq -n -r --stream -f page-head.jq <PAGE`: the page's stream events,
-# read until its `items` start. The API server writes `metadata` before
-# `items`, so jq stops after the first bytes of the page, however long.
-# Output: two lines, the page's metadata.resourceVersion and its
-# metadata.continue (the next page's token), each "" when absent; an error
-# when either is not a string.
-
-[ label $items
-  | inputs
-  | if .[0][0] == "items" then break $items else . end
-  | select(length == 2 and (.[0] | length) == 2 and .[0][0] == "metadata")
-  | {key: .[0][1], value: .[1]} ]
-| from_entries
-# The API server writes both as strings (ListMeta): a page with a number or
-# a boolean there is not one of its pages (exit 2, as in the checker).
-| if ([.resourceVersion, .["continue"]] | all(. == null or type == "string")) then .
-  else error("not a list page: metadata.resourceVersion and metadata.continue must be strings")
-  end
-| (.resourceVersion // ""), (.["continue"] // "")
-VERIFY_PODS_PAGE_HEAD_JQ
   local pods_list=/api/v1/pods events_list='/api/v1/events?fieldSelector=reason%3DFailedScheduling'
   local pods_file=$work_dir/pods.json events_file=$work_dir/events.json
-  local page_file=$work_dir/page.json head_file=$work_dir/head.txt
   local report_file=$work_dir/report.json decision_file=$work_dir/decision.txt
   local matched_file=$work_dir/matched-events.json result_file=$work_dir/result.json
   local lines_file=$work_dir/lines.txt stderr_file=$work_dir/stderr.txt
-  local last_line fetch_error failed_why jq_error first_version why command
-  local alnum=abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789
-  local page_head="^\{\"kind\":\"[$alnum]*\",\"apiVersion\":\"[$alnum./]*\""
-  page_head+=",\"metadata\":\{\"resourceVersion\":\"([$alnum]*)\""
-  page_head+="(,\"continue\":\"([$alnum+/=_.-]*)\")?(,\"remainingItemCount\":[0123456789]+)?}"
-  page_head+=",\"items\":\["
+  local last_line fetch_error failed_why jq_error why command
   # Errors quote a tool's last words on stderr: sets last_line to them.
   vp_last_stderr_line() {
     local line
@@ -1372,18 +1347,6 @@ VERIFY_PODS_PAGE_HEAD_JQ
     printf -v said %s "$@"
     log_warn 'verify_pods: '"$said" >&2
   }
-  # No kubectl call outlives the check: sets cap to the seconds the next one may take.
-  vp_cap() {
-    local now_us left_us
-    vp_now
-    left_us=$((10#$1 - 10#$now_us))
-    capped=false cap=$kubectl_timeout
-    ((left_us > 0)) || return 1
-    if ((left_us / 1000000 + 1 < kubectl_timeout)); then
-      capped=true
-      printf -v cap '%d.%06d' $((left_us / 1000000)) $((left_us % 1000000))
-    fi
-  }
   # The check's ends, in microseconds: sets until_us to started_us plus $1 seconds.
   vp_after() {
     local seconds=$1
@@ -1392,156 +1355,93 @@ VERIFY_PODS_PAGE_HEAD_JQ
   }
   # Every kubectl call: bounded, its output in a file, a failure in the function's words.
   vp_fetch() {
-    local out_file=$1 kubectl_status=0 program=kubectl command code why seconds
-    local fetch_started_us now_us
+    local out_file=$1 status=0 program=kubectl command code seconds started_us now_us
     shift
     command="kubectl $*" failed_why=''
     vp_now
-    fetch_started_us=$now_us
+    started_us=$now_us
     if [[ $have_timeout == true ]]; then
       timeout "$cap" kubectl "$@" </dev/null >"$out_file" 2>"$stderr_file" &
     else
       kubectl --request-timeout="${cap}s" "$@" </dev/null >"$out_file" 2>"$stderr_file" &
     fi
     kubectl_pid=$!
-    wait "$kubectl_pid" 2>/dev/null || kubectl_status=$?
-    if [[ $have_timeout != true && $kubectl_status != 0 ]]; then
+    wait "$kubectl_pid" 2>/dev/null || status=$?
+    if [[ $have_timeout != true && $status != 0 ]]; then
       vp_now
-      if (((10#$now_us - 10#$fetch_started_us) / 1000000 >= ${cap%.*})); then
-        kubectl_status=124
-      fi
+      (((10#$now_us - 10#$started_us) / 1000000 < ${cap%.*})) || status=124
     fi
     kill -s KILL -- "-$kubectl_pid" 2>/dev/null
     kubectl_pid=
     vp_last_stderr_line
-    case $kubectl_status in
+    if [[ $status == 124 && $capped == true ]]; then
+      unfinished=true
+      return 2
+    fi
+    case $status in
       0) return 0 ;;
       124)
-        if [[ $capped == true ]]; then
-          unfinished=true
-          return 2
-        fi
         seconds=$kubectl_timeout
         fetch_error="\`$command\` did not finish within ${seconds}s and was killed"
-        return 2
         ;;
       127)
         printf -v fetch_error %s "cannot run $program: not found (is " \
           "kubectl installed and on PATH?)"
-        return 2
         ;;
       126)
         why=${last_line##*: }
         fetch_error="cannot run $program: $why"
-        return 2
         ;;
       *)
-        code=$kubectl_status
-        why=$last_line failed_why=$last_line
+        code=$status why=$last_line failed_why=$last_line
         if [[ -z $why ]]; then why="no error message"; fi
         fetch_error="\`$command\` failed (exit status: $code): $why"
-        return 2
         ;;
     esac
+    why=$fetch_error
+    return 2
   }
-  # A failure that may pass (5xx, 429, a connection cut) is worth asking again.
-  vp_transient() {
-    local words said
-    printf -v words %s \
-      "(InternalError)|(ServiceUnavailable)|(TooManyRequests)|(ServerTimeout)|(Timeout)|EOF|connection " "reset by peer|broken pipe"
-    while :; do
-      said=${words%%|*}
-      [[ $1 != *"$said"* ]] || return 0
-      [[ $words == *'|'* ]] || return 1
-      words=${words#*|}
-    done
-  }
-  # Whether a list whose first page failed is asked again before the deadline.
+  # A failure that may pass (5xx, 429, a connection cut) is asked again before the deadline.
   vp_retries() {
-    local now_us
+    local now_us said last_words failure
     vp_now
     [[ $unfinished != true ]] && ((10#$now_us < deadline_us)) || return 1
-    if [[ -n $fetch_error ]]; then
-      vp_transient "$failed_why" || return 1
-      why=$fetch_error
-    else
-      vp_transient "$why" || return 1
-      why="cannot read the output of \`$command\`: $why"
-    fi
-  }
-  # A list is read in pages: sets url to the page after the continue token $2.
-  vp_page_url() {
-    local token=$2 sep='?' i c hex
-    url=$1
-    if [[ -n $token ]]; then url=${url%%\?resourceVersion=*}; fi
-    if [[ $url == *\?* ]]; then sep='&'; fi
-    if ((chunk_size > 0)); then
-      url+="${sep}limit=$chunk_size"
-      sep='&'
-    fi
-    if [[ -n $token ]]; then
-      url+="${sep}continue="
-      for ((i = 0; i < ${#token}; i++)); do
-        c=${token:i:1}
-        case $c in
-          [$alnum._~-]) url+=$c ;;
-          *)
-            printf -v hex '%%%02X' "'$c"
-            url+=$hex
-            ;;
-        esac
-      done
-    fi
-  }
-  # One list, page after page into a file, all pages at one resourceVersion.
-  vp_list() {
-    local list=$1 out_file=$2 into=$2 token='' version status=0 cap capped first
-    page=0 fetch_error='' unfinished=false first_version=''
-    list_what=${list%%\?*} list_what=${list_what##*/}
-    : >"$out_file"
-    while :; do
-      page=$((page + 1))
-      vp_page_url "$list" "$token"
-      if ((page == 1)); then command="kubectl get --raw $url"; fi
-      if ! vp_cap "$until_us"; then
-        unfinished=true
-        return 2
-      fi
-      vp_fetch "$into" get --raw "$url" || status=$?
-      if [[ $unfinished == true ]]; then return "$status"; fi
-      if ((status != 0)); then
-        why=$fetch_error
-        return $((page == 1 ? status : 1))
-      fi
-      first=''
-      IFS= read -r -d '' -n 4096 first <"$into"
-      if ((${#first} < 4096)) && [[ -z ${first//[[:space:]]/} ]]; then
-        why="empty input: expected a JSON document"
-        return $((page == 1 ? 2 : 1))
-      fi
-      if [[ $first =~ $page_head ]]; then
-        version=${BASH_REMATCH[1]} token=${BASH_REMATCH[3]}
-      elif vp_jq -n -r --stream "$page_head_program" <"$into" >"$head_file"; then
-        { IFS= read -r version; IFS= read -r token; } <"$head_file"
-      else
-        why=$jq_error
-        return $((page == 1 ? 2 : 1))
-      fi
-      if ((page == 1)); then
-        first_version=$version
-      elif [[ $version != "$first_version" ]]; then
-        printf -v why %s "its resourceVersion \"$version\" is not " \
-          "the first page's \"$first_version\""
-        return 1
-      fi
-      if [[ $into == "$page_file" ]] && ! cat -- "$into" >>"$out_file" ||
-        { [[ -n $(tail -c 1 -- "$into" 2>/dev/null) ]] && ! printf '\n' >>"$out_file"; }; then
-        why="cannot copy the page"
-        return 1
-      fi
-      into=$page_file
-      if [[ -z $token ]] || ((chunk_size == 0)); then return 0; fi
+    last_words=$why
+    failure="cannot read the output of \`$command\`: $why"
+    if [[ -n $fetch_error ]]; then last_words=$failed_why failure=$fetch_error; fi
+    for said in '(InternalError)' '(ServiceUnavailable)' '(TooManyRequests)' '(ServerTimeout)' \
+      '(Timeout)' EOF 'connection reset by peer' 'broken pipe'; do
+      [[ $last_words == *"$said"* ]] || continue
+      why=$failure
+      return 0
     done
+    return 1
+  }
+  # One request of a list: never past the list's end, its answer checked before it is used.
+  vp_request() {
+    local now_us left_us cap=$kubectl_timeout capped=false first=''
+    vp_now
+    left_us=$((10#$until_us - 10#$now_us))
+    if ((left_us <= 0)); then
+      unfinished=true
+      return 2
+    fi
+    if ((left_us / 1000000 + 1 < kubectl_timeout)); then
+      capped=true
+      printf -v cap '%d.%06d' $((left_us / 1000000)) $((left_us % 1000000))
+    fi
+    vp_fetch "$1" get --raw "$url" || return
+    IFS= read -r -d '' -n 4096 first <"$1"
+    if ((${#first} < 4096)) && [[ -z ${first//[[:space:]]/} ]]; then
+      why="empty input: expected a JSON document"
+      return 2
+    fi
+  }
+  # One list, in one request into a file, as upstream's function read it.
+  vp_list() {
+    page=1 url=$1 command="kubectl get --raw $1" fetch_error='' unfinished=false
+    list_what=${1%%\?*} list_what=${list_what##*/}
+    vp_request "$2" || return
   }
   # Every jq run keeps its stderr, so that an error says the program's own words.
   vp_jq() { ${vp_exec-} jq "$@" 2>"$stderr_file" || vp_jq_error; }
@@ -1614,7 +1514,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
   }
   # The wait between attempts: never past the deadline, and a signal ends it at once.
   vp_sleep() {
-    local now_us left_us rest_us sleep_status=0
+    local now_us left_us rest_us pause=$interval sleep_status=0
     vp_now
     left_us=$((deadline_us - 10#$now_us))
     if [[ -n ${1:-} ]] && ((interval <= 1000000000000)); then
@@ -1622,7 +1522,6 @@ VERIFY_PODS_PAGE_HEAD_JQ
       if ((rest_us < left_us)); then left_us=$rest_us; fi
     fi
     if ((left_us < 0)); then left_us=0; fi
-    pause=$interval
     if ((left_us / 1000000 < interval)); then
       printf -v pause '%d.%06d' $((left_us / 1000000)) $((left_us % 1000000))
     fi
@@ -1649,13 +1548,12 @@ VERIFY_PODS_PAGE_HEAD_JQ
   if ! command -v "$tool" >/dev/null; then vp_error 2 "$tool not found on PATH" || return; fi
   command -v timeout >/dev/null || have_timeout=false
   vp_log_lines <<<info$'\t''Verifying pod scheduling...' || return
-  local deadline=0 interval=0 kubectl_timeout=0 chunk_size=0 list_limit=0
+  local deadline=0 interval=0 kubectl_timeout=0 list_limit=0
   local setting name named default minimum max_digits unit text value digits
   for setting in \
     "deadline KWOK_VERIFY_PODS_DEADLINE 60 0 18 seconds" \
     "interval KWOK_VERIFY_PODS_INTERVAL 5 1 18 seconds" \
     "kubectl_timeout KWOK_VERIFY_PODS_KUBECTL_TIMEOUT 120 1 18 seconds" \
-    "chunk_size KWOK_VERIFY_PODS_CHUNK_SIZE 0 0 9 objects" \
     "list_limit KWOK_VERIFY_PODS_LIST_LIMIT 10 0 9 entries"; do
     read -r name named default minimum max_digits unit <<<"$setting"
     text=${!named:-$default}
@@ -1676,7 +1574,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
   for feature in \
     results:CTRF results:JUNIT selection:NAMESPACES selection:SELECTOR \
     selection:EXCLUDE_NS artifacts:ARTIFACT_DIR epoch:DEADLINE_EPOCH \
-    exact-owner-kinds:EXCLUDE_OWNER_KINDS workloads:WORKLOADS; do
+    paging:CHUNK_SIZE exact-owner-kinds:EXCLUDE_OWNER_KINDS \
+    workloads:WORKLOADS; do
     named=KWOK_VERIFY_PODS_${feature#*:}
     if [[ -n ${!named:-} && $feature:${!named} != workloads:WORKLOADS:false ]]; then
       feature=${feature%%:*}
@@ -1770,7 +1669,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
     ((interval > 1000000000000)) || retry_us=$((until_us - interval * 1000000))
     while ((list_status > 1 && interval <= 1000000000000)) && deadline_us=$retry_us vp_retries; do
       broken="the list broke at page $page ($why)"
-    lists=$((lists + 1)) list=$lists
+      lists=$((lists + 1)) list=$lists
       vp_warn "$broken: listing again from the start (list $list)"
       deadline_us=$until_us vp_sleep || return
       list_status=0 why=''
@@ -1784,11 +1683,11 @@ VERIFY_PODS_PAGE_HEAD_JQ
       elif ((page > 1)); then
         why="the list broke at page $page ($why)"
       elif [[ -z $fetch_error ]]; then
-      why="cannot read the output of \`$command\`: $why"
         why="cannot read the output of \`$command\`: $why"
       fi
     elif ! vp_run_events "$report_file" <"$events_file" >"$matched_file"; then
       why=$jq_error
+      why="cannot read the output of \`$command\`: $why"
     else
       vp_one_document "$matched_file" || why="cannot read the output of \`$command\`: $why"
     fi

@@ -130,36 +130,41 @@ def owner_groups:
 # workloads.jq does, and a workload's pods are in its namespace (Kubernetes
 # has no cross-namespace owners), so the pods of the others only add uids
 # no workload looks up. On a large cluster this is most of the program's
-# work, and this way it skips the namespace reads and the rebuilt array of
-# `outside` (the part took 44.6 ms alone in jaq at 8.8k pods with them,
-# 38.5 ms without). Every pod's owners are counted, then the ended pods'
-# (found by `indices`, per distinct deletionTimestamp, not per pod; the
-# nulls subtracted before `unique`, which cost jq 1.6 17 ms on 10k nulls)
-# taken off. Per pod only a path whose `?` skips what is no array of
-# objects; per owner one small object, all added at once: jq 1.6 copies the
-# whole object at each step of a reduce (0.2 s for 4,000 owners at 10k pods)
-# and at `.[k] += n` (2.5 s). Type tests and comparisons per pod cost 2.4x
-# this (BENCHMARKS.md).
-# Input: pods. The uids their ownerReferences name, each pod naming one
-# once: a pod that names the same owner twice (no controller writes that)
-# is still one pod of it. Only when some pod names a second owner at all
-# (rare: one path per pod finds none) is each pod's list made unique.
-def owner_uids:
-  if [.[].metadata.ownerReferences[1:]?[]?] == [] then [.[].metadata.ownerReferences[0:]?[]?.uid?]
-  else [.[] | [.metadata.ownerReferences[0:]?[]?.uid?] | unique[]] end;
-# $phases: the pods' phases as read for pods_state_checked. The places of the
-# ended pods are each listed once without `unique` (in jaq a step per place):
-# a pod has one phase, a deletionTimestamp one value, so only a deleted pod
-# that also ended by its phase could be listed twice, and is taken off.
+# work: jaq pays a few thousand instructions for each step it takes per pod
+# (each part of a path), so the pods are read by as few paths as there are
+# facts (the first owner, a second one, the deletion), and the rest is done
+# on their arrays by `indices`, `sort` and slices, which run natively. Per
+# owner one small object, all added at once: jq 1.6 copies the whole object
+# at each step of a reduce (0.2 s for 4,000 owners at 10k pods) and at
+# `.[k] += n` (2.5 s). Type tests and comparisons per pod cost 2.4x this
+# (BENCHMARKS.md).
+# $phases: the pods' phases as read for pods_state_checked.
 def active_owners($phases):
-  ([.[].metadata.deletionTimestamp] as $deletion
-   | ($phases | indices("Succeeded") + indices("Failed")) as $by_phase
-   | $by_phase
+  [.[].metadata.deletionTimestamp] as $deletion
+  # The places of the ended pods, in order, each once (`without` slices
+  # between them): by phase (`indices`, natively) and by deletion (per
+  # distinct deletionTimestamp, not per pod; the nulls subtracted before
+  # `unique`, which cost jq 1.6 17 ms on 10k nulls).
+  | ($phases | indices("Succeeded") + indices("Failed")) as $by_phase
+  | ($by_phase
      + ([$deletion - [null] | unique[] as $at | $deletion | indices([$at])] | add // []
-        | . - $by_phase)) as $ended
-  | ([owner_uids | owner_groups | {(.[0]): length}] | add // {}) as $all
-  | $all + ([.[$ended[]]] | [owner_uids | owner_groups
-             | {(.[0]): ($all[.[0]] - length)}] | add // {});
+        | . - $by_phase)
+     | sort) as $ended
+  # Each pod's first owner's uid (null for none), by the pods' places: one
+  # value a pod while every ownerReferences is an array of objects (or
+  # unset). Then, when no pod names a second owner (one path finds none),
+  # these are all the owners, and the active pods' are this array with the
+  # ended pods' places cut out. Otherwise (a second owner, or a value of
+  # another type) each active pod's owners are read one by one, each named
+  # once: a pod that names the same owner twice (no controller writes that)
+  # is still one pod of it.
+  | [.[].metadata.ownerReferences[0]?.uid?] as $first
+  | if ($first | length) == length and [.[].metadata.ownerReferences[1:]?[]?] == [] then
+      $first | without($ended)
+    else
+      [without($ended)[] | [.metadata.ownerReferences[0:]?[]?.uid?] | unique[]]
+    end
+  | [owner_groups | {(.[0]): length}] | add // {};
 
 # The selection (`-n`, `-l`), as the API server makes it: kubectl's
 # equality-based label selector, terms separated by commas, each `key`,

@@ -102,6 +102,47 @@ def kinds_checked:
 # controller observed this generation (in jq's order of values).
 def reconciled: .status.observedGeneration >= (.metadata.generation // 0);
 
+# Input: workloads. Their active pods, by their places ([] once one of them
+# has a uid that is no string: a list shorter than theirs).
+def counts_of($active): [$active[.[].metadata.uid]?];
+# Whether every workload checked has exactly the active pods it wants, told
+# from arrays of their fields, read by one path each and compared natively:
+# no jaq step per workload, which the rules below take a dozen of. That is
+# the state a passing check reads, where the rules find no pod missing. Any
+# workload out of the plain case (a figure unset, a DaemonSet or Deployment
+# not reconciled or paused, a ReplicaSet with no listed Deployment or a
+# second owner, a Deployment with other than one ReplicaSet) is false here,
+# and the rules decide.
+def settled($of; $with_deployments; $active):
+  def exactly($wanted; $counts): $wanted == $counts and ($wanted | indices(null)) == [];
+  # Input: DaemonSets or Deployments. Each observed at its generation.
+  def all_reconciled:
+    [.[].metadata.generation] as $generation
+    | [.[].status.observedGeneration] == $generation and ($generation | indices(null)) == [];
+  # [[uid, figure]] by uid, of aligned arrays.
+  def by_uid($uids; $figures): [range(0; $uids | length) as $i | [$uids[$i], $figures[$i]]] | sort;
+  # Each ReplicaSet's one owner a listed Deployment, and each Deployment's
+  # one ReplicaSet (so its newest) with the pods the Deployment wants.
+  def deployments_settled:
+    ($of.ReplicaSet | [.[].metadata.ownerReferences[0]?.uid?]) as $deployments
+    | ($of.ReplicaSet | [.[].metadata.ownerReferences[0]?.kind?]) as $kinds
+    | ($of.ReplicaSet | counts_of($active)) as $pods
+    | [$of.Deployment[].metadata.uid] as $uids
+    | ($deployments | length) == ($of.ReplicaSet | length)
+      and ($kinds | length) == ($deployments | length) and $kinds - ["Deployment"] == []
+      and [$of.ReplicaSet[].metadata.ownerReferences[1:]?[]?] == []
+      and ($deployments | indices(null)) == [] and ($deployments | sort) == ($uids | sort)
+      and ($of.Deployment
+           | all_reconciled and [.[].spec.paused] - [null, false] == []
+             and ([.[].spec.replicas] | indices(null)) == [])
+      and ($pods | length) == ($deployments | length)
+      and by_uid($deployments; $pods) == by_uid($uids; [$of.Deployment[].spec.replicas]);
+  ($of.StatefulSet | exactly([.[].spec.replicas]; counts_of($active)))
+  and ($of.DaemonSet
+       | all_reconciled and exactly([.[].status.desiredNumberScheduled]; counts_of($active)))
+  and (if $with_deployments then deployments_settled
+       else $of.ReplicaSet | exactly([.[].spec.replicas]; counts_of($active)) end);
+
 # What a refusal says is expected instead of the workloads given.
 def workloads_expected:
   "expected lists of ReplicaSets, StatefulSets, DaemonSets or Deployments"
@@ -185,8 +226,14 @@ def prepared($at):
     then error("workloads: not one state at \($at | tojson)") else . end
   # Each item with its kind: its own, or its list's (a raw page's items have
   # none). What is no object keeps its place, refused by workloads_once.
+  # The items of a document that all have their own kind (kubectl's List)
+  # are taken as they are: rebuilding each cost jaq some 40k instructions.
   | [ .[] | (.kind | if is_string then .[:-4] else null end) as $kind
-      | .items[] | if type == "object" then . + {kind: (.kind // $kind)} else . end ]
+      | [.items[].kind?] as $own
+      | if ($own | length) == (.items | length) and ($own | indices(null) + indices(false)) == []
+        then .items[]
+        else .items[] | if type == "object" then . + {kind: (.kind // $kind)} else . end
+        end ]
   # Only the four kinds. The kinds but the four are found natively; a null
   # item gives one null among them, an object of no kind another.
   | if ([.[].kind?] - workload_kinds | length) > (indices(null) | length)
@@ -216,10 +263,13 @@ def prepared($at):
 # The workloads of the kinds checked, the others none.
 | (.of + ([(workload_kinds - $checked)[] | {(.): []}] | add // {})) as $of
 | ($checked | any(.[]; . == "Deployment")) as $with_deployments
+| if settled($of; $with_deployments; $active) then
+    $report[0] + {missing: 0, missing_workloads: []}
+  else
 # Each ReplicaSet of the kinds checked as [its Deployment's uid (null: none
 # listed, or the Deployments not checked), it, its active pods, its
 # revision (null without a Deployment)].
-| [ (if $of.ReplicaSet == [] then [] else .replicasets end)[]
+  [ (if $of.ReplicaSet == [] then [] else .replicasets end)[]
     | (if $with_deployments then .[0][0] else null end) as $deployment
     | [$deployment,
        .[1],
@@ -276,4 +326,4 @@ def prepared($at):
 # Missing = wanted - created; a workload not yet reconciled counts 1.
 | $report[0]
   + {missing: (map((.wanted // .created + 1) - .created) | add // 0), missing_workloads: .}
-| if .missing > 0 then . + {verdict: "fail"} else . end end
+| if .missing > 0 then . + {verdict: "fail"} else . end end end
