@@ -25,8 +25,8 @@ const LONGEST_PIECE: usize = 64;
 /// commands in backticks, which single quotes would keep but shellcheck
 /// takes for a mistake, SC2016), each placeholder its shell variable
 /// (`$why`, or `${seconds}` before a letter). A message longer than
-/// [`LONGEST_PIECE`] is cut after spaces of its words into pieces of about
-/// even length, one word a piece.
+/// [`LONGEST_PIECE`] is cut after spaces of its words (or the `|` of a list
+/// of words) into pieces of about even length, one word a piece.
 pub(crate) fn message_words(message: &contract::Message) -> Vec<String> {
     let mut sentence = String::new();
     for piece in message.pieces() {
@@ -35,8 +35,9 @@ pub(crate) fn message_words(message: &contract::Message) -> Vec<String> {
             contract::Piece::Placeholder(name) => sentence.push_str(&format!("${{{name}}}")),
         }
     }
-    // Each word with the space after it: a placeholder holds none.
-    let words: Vec<&str> = sentence.split_inclusive(' ').collect();
+    // Each word with the space (or the `|` of a list of words) after it:
+    // a placeholder holds neither.
+    let words: Vec<&str> = sentence.split_inclusive([' ', '|']).collect();
     let length = sentence.chars().count();
     let count = length.div_ceil(LONGEST_PIECE).max(1);
     let even = length.div_ceil(count);
@@ -134,5 +135,9 @@ mod tests {
         let words = message_words(&message(knob));
         assert_eq!(words.len(), 2, "{words:?}");
         assert!(words[1].ends_with(r#"$value\"""#), "{words:?}");
+        let list = message_words(&message("(InternalError)|(ServiceUnavailable)|(TooManyRequests)|\
+                                           (ServerTimeout)|(Timeout)|EOF|broken pipe"));
+        assert_eq!(list.len(), 2, "{list:?}");
+        assert!(list[0].ends_with("|\""), "{list:?}");
     }
 }
