@@ -13,7 +13,7 @@
 
 use checker::engine::{number, to_json};
 use checker::programs::Program;
-use checker::reader::{Projection, Shape};
+use checker::reader::{Projection, Reads, Shape};
 use checker::snapshot::ReadOptions;
 use checker::{snapshot, Engine, Programs};
 use jaq_json::Val;
@@ -107,8 +107,6 @@ fn input(program: Program, bytes: &[u8], shape: &Shape) -> Result<Val, String> {
         .map_err(|e| e.to_string())
 }
 
-/// Everything the canonical programs say about one snapshot and its events,
-/// read with `projection`.
 /// How far to run the pipeline.
 #[derive(Clone, Copy, PartialEq)]
 enum Depth {
@@ -122,15 +120,28 @@ enum Depth {
 }
 
 fn pipeline(engine: &Engine, pods: &[u8], events: &[u8], projection: &Projection) -> Vec<String> {
-    run_pipeline(engine, pods, events, projection, Depth::Everything)
+    run_pipeline(engine, pods, events, projection, (Depth::Everything, true))
 }
 
+/// The projection a run that reads the workloads or not (`workloads`)
+/// reads its documents with: only then are the pods' owners kept.
+fn projection_of(workloads: bool) -> Projection {
+    let reads = Reads {
+        selector: false,
+        workloads,
+    };
+    Projection::for_reads(&Programs::default_excluded_owner_kinds(), reads)
+}
+
+/// Everything the canonical programs say about one snapshot and its
+/// events, read with `projection`, to `depth`; report.jq computes the
+/// owners and workloads.jq runs when the run reads the `workloads`.
 fn run_pipeline(
     engine: &Engine,
     pods: &[u8],
     events: &[u8],
     projection: &Projection,
-    depth: Depth,
+    (depth, workloads): (Depth, bool),
 ) -> Vec<String> {
     let mut out = Vec::new();
     let pods_bytes = pods;
@@ -152,7 +163,7 @@ fn run_pipeline(
                 Val::from(Programs::default_excluded_owner_kinds().join(",")),
                 Val::from(String::new()),
                 Val::from(String::new()),
-                Val::from("true".to_owned()),
+                Val::from(workloads.to_string()),
             ],
             &mut out,
         ) else {
@@ -160,14 +171,16 @@ fn run_pipeline(
         };
         // workloads.jq, with a ReplicaSet of 2 for every owner the pods
         // name, some of them terminating or finished (issue 30).
-        let workloads = workloads_of(pods_bytes, &projection.workloads);
-        let vars = vec![
-            Val::from(excluded.to_owned()),
-            Val::from(Programs::default_excluded_owner_kinds().join(",")),
-            Val::from(String::new()),
-            Val::from_iter([report.clone()]),
-        ];
-        run(engine, Programs::WORKLOADS, workloads, vars, &mut out);
+        if workloads {
+            let workloads = workloads_of(pods_bytes, &projection.workloads);
+            let vars = vec![
+                Val::from(excluded.to_owned()),
+                Val::from(Programs::default_excluded_owner_kinds().join(",")),
+                Val::from(String::new()),
+                Val::from_iter([report.clone()]),
+            ];
+            run(engine, Programs::WORKLOADS, workloads, vars, &mut out);
+        }
         let matched = match &events {
             Ok(doc) => {
                 let slurped = Val::from_iter([report.clone()]);
@@ -256,13 +269,42 @@ fn assert_invisible(engine: &Engine, what: &str, pods: &[u8], events: &[u8]) {
     assert_invisible_to(engine, what, pods, events, Depth::Everything);
 }
 
+/// Fails with the first differing line when the projection shows, to a
+/// run that reads the workloads and to one that does not (whose pods keep
+/// less: only the documents' programs can tell, see [`Depth::Documents`]).
 fn assert_invisible_to(engine: &Engine, what: &str, pods: &[u8], events: &[u8], depth: Depth) {
-    let full = run_pipeline(engine, pods, events, &Projection::keep_all(), depth);
-    let projected = run_pipeline(engine, pods, events, &Projection::canonical(), depth);
+    for (workloads, depth) in [(true, depth), (false, Depth::Documents)] {
+        let full = run_pipeline(
+            engine,
+            pods,
+            events,
+            &Projection::keep_all(),
+            (depth, workloads),
+        );
+        let projected = run_pipeline(
+            engine,
+            pods,
+            events,
+            &projection_of(workloads),
+            (depth, workloads),
+        );
+        let what = format!("{what} (workloads {workloads})");
+        assert_said_alike(&what, (&full, &projected), pods, events);
+    }
+}
+
+/// Fails with the first line the full and the projected documents' runs
+/// differ at, if any.
+fn assert_said_alike(
+    what: &str,
+    (full, projected): (&[String], &[String]),
+    pods: &[u8],
+    events: &[u8],
+) {
     if full != projected {
         let at = full
             .iter()
-            .zip(&projected)
+            .zip(projected)
             .position(|(a, b)| a != b)
             .unwrap_or(full.len().min(projected.len()));
         panic!(

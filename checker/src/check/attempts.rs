@@ -14,7 +14,7 @@ use crate::artifacts::Saver;
 use crate::contract::messages;
 use crate::engine::Engine;
 use crate::live::watch;
-use crate::reader::Projection;
+use crate::reader::{Projection, Reads};
 use std::thread;
 use std::time::Instant;
 
@@ -28,15 +28,17 @@ pub fn run(
     progress: &mut dyn FnMut(&str, &str),
     notice: &mut dyn FnMut(&str),
 ) -> Result<Outcome, CheckError> {
-    let projection = Projection::for_run(
-        &settings.excluded.owner_kinds,
-        !settings.excluded.selector.is_empty(),
-    );
-    // report.jq computes the pods' owners only for workloads.jq.
+    // report.jq computes the pods' owners only for workloads.jq; the pods
+    // keep them only then.
     let excluded = &crate::engine::Excluded {
         workloads: settings.reads_workloads(source),
         ..settings.excluded.clone()
     };
+    let reads = Reads {
+        selector: !excluded.selector.is_empty(),
+        workloads: excluded.workloads,
+    };
+    let projection = Projection::for_reads(&excluded.owner_kinds, reads);
     let saver = Saver::new(settings.save_dir.as_deref(), &inputs(source));
     let started = Instant::now();
     let mut bounds = Bounds::new(source, started)?;

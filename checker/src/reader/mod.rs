@@ -39,7 +39,7 @@ mod skip;
 pub mod snapshot;
 mod tokens;
 
-pub use shape::{Projection, Shape};
+pub use shape::{Projection, Reads, Shape};
 
 /// The UTF-8 byte order mark: read past before a document's first byte, as
 /// jq reads past it (`input.rs`, and `page.rs` for a raw page's head).

@@ -18,7 +18,7 @@ impl<'de> DeserializeSeed<'de> for Planned<'_> {
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Val, D::Error> {
         match self.0 {
-            Plan::Keep => Val::deserialize(d),
+            Plan::Keep | Plan::KeepExcept(_) => Val::deserialize(d),
             Plan::Skip => d.deserialize_ignored_any(IgnoredAny).map(|_| Val::Null),
             plan => d.deserialize_any(PlanVisitor(plan)),
         }

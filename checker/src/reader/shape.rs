@@ -38,19 +38,62 @@ pub enum Shape {
     /// searches `metadata.ownerReferences` only for the excluded kinds, and
     /// a ReplicaSet owner kept on every pod cost 20 MB at 50k pods.
     OneOf(Vec<String>),
+    /// Keep the value, but for this string: an object's key whose value it
+    /// is, is left out (`{"$except": "Pod"}` in projection.json). report.jq
+    /// reads a pod's `kind` only to refuse a list holding another kind, and
+    /// takes a missing kind (a raw page's items have none) as it takes
+    /// "Pod": the key and its value on every pod cost 7 MB at 50k pods.
+    Except(String),
 }
 
 /// The key of projection.json that makes an object shape a [`Shape::Object`].
 const IS: &str = "$is";
 /// The key of projection.json that makes a [`Shape::OneOf`] of a run's list.
 const ONE_OF: &str = "$one_of";
+/// The key of projection.json that makes a [`Shape::Except`].
+const EXCEPT: &str = "$except";
 /// The one list a [`Shape::OneOf`] may name.
 const OWNER_KINDS: &str = "excluded_owner_kinds";
-/// The key of projection.json that keeps a value only for a run with a
-/// label selector (`{"$if": "selector"}`: the pods' labels).
+/// The key of projection.json that shapes a value by what the run reads
+/// ([`Reads`]): `{"$if": condition}` keeps the whole value when the
+/// condition holds, else leaves it out; `"$then"` and `"$else"` give the
+/// shape for each case instead (an `"$else"` keeps the value, shaped so,
+/// when the condition does not hold).
 const IF: &str = "$if";
-/// The one condition `$if` may name.
+/// The shape of a value when the `$if` condition holds.
+const THEN: &str = "$then";
+/// The shape of a value when the `$if` condition does not hold.
+const ELSE: &str = "$else";
+/// The condition of a run with a label selector ([`Reads::selector`]).
 const SELECTOR: &str = "selector";
+/// The condition of a run that reads the workloads ([`Reads::workloads`]).
+const WORKLOADS: &str = "workloads";
+
+/// What a run reads beyond what every run reads: the conditions of
+/// projection.json's `{"$if": …}`. The projection of a run keeps only
+/// what its programs read, and report.jq reads more of each pod in some
+/// runs than in others.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reads {
+    /// A label selector (`-l`): report.jq selects the pods by their labels.
+    pub selector: bool,
+    /// The workloads: report.jq counts the active pods of every owner
+    /// (`active_owners`, from the owners' uids and the pods'
+    /// deletionTimestamp), which the pods of a run without them do not
+    /// keep (at 50k pods they held a fifth of the checker's memory).
+    pub workloads: bool,
+}
+
+impl Reads {
+    /// Whether `condition` (the string of a `$if`) holds for this run.
+    fn holds(self, condition: &serde_json::Value) -> Result<bool, String> {
+        match condition.as_str() {
+            Some(SELECTOR) => Ok(self.selector),
+            Some(WORKLOADS) => Ok(self.workloads),
+            _ => Err(format!("not a condition of the run: {condition}")),
+        }
+    }
+}
 
 impl Shape {
     /// Read a shape from its JSON form: `true`, `"value"`, `{key: shape}`
@@ -63,39 +106,54 @@ impl Shape {
 
     /// Like [`Shape::from_json`], with the run's excluded owner kinds.
     pub fn for_owner_kinds(v: &serde_json::Value, owner_kinds: &[String]) -> Result<Self, String> {
-        Self::for_run(v, owner_kinds, false)
+        Self::for_run(v, owner_kinds, Projection::CANONICAL_READS)
             .map(|shape| shape.unwrap_or(Shape::Fields(HashMap::new())))
     }
 
-    /// Like [`Shape::for_owner_kinds`], for a run with a label selector
-    /// (`selector`) or without: None for a value the run leaves out.
+    /// Like [`Shape::for_owner_kinds`], for a run that reads `reads`: None
+    /// for a value the run leaves out.
     pub fn for_run(
         v: &serde_json::Value,
         owner_kinds: &[String],
-        selector: bool,
+        reads: Reads,
     ) -> Result<Option<Self>, String> {
         use serde_json::Value as J;
-        if let J::Object(fields) = v {
-            match fields.get(IF) {
-                None => {}
-                Some(J::String(condition)) if condition == SELECTOR => {
-                    return Ok(selector.then_some(Shape::Keep))
-                }
-                Some(other) => return Err(format!("not a condition of the run: {other}")),
-            }
+        let J::Object(fields) = v else {
+            return Self::for_run_kept(v, owner_kinds, reads).map(Some);
+        };
+        let Some(condition) = fields.get(IF) else {
+            return Self::for_run_kept(v, owner_kinds, reads).map(Some);
+        };
+        if let Some(other) = fields
+            .keys()
+            .find(|k| !k.starts_with('_') && ![IF, THEN, ELSE].contains(&k.as_str()))
+        {
+            return Err(format!("not a part of a condition: {other}"));
         }
-        Self::for_run_kept(v, owner_kinds, selector).map(Some)
+        let branch = if reads.holds(condition)? {
+            fields.get(THEN).unwrap_or(&J::Bool(true))
+        } else {
+            match fields.get(ELSE) {
+                Some(shape) => shape,
+                None => return Ok(None),
+            }
+        };
+        Self::for_run(branch, owner_kinds, reads)
     }
 
     fn for_run_kept(
         v: &serde_json::Value,
         owner_kinds: &[String],
-        selector: bool,
+        reads: Reads,
     ) -> Result<Self, String> {
         use serde_json::Value as J;
         match v {
             J::Bool(true) => Ok(Shape::Keep),
             J::String(wanted) => Ok(Shape::Equals(wanted.clone())),
+            J::Object(fields) if fields.contains_key(EXCEPT) => match &fields[EXCEPT] {
+                J::String(value) if fields.len() == 1 => Ok(Shape::Except(value.clone())),
+                other => Err(format!("not a string to leave out alone: {other}")),
+            },
             J::Object(fields) if fields.contains_key(ONE_OF) => match &fields[ONE_OF] {
                 J::String(list) if list == OWNER_KINDS => Ok(Shape::OneOf(owner_kinds.to_vec())),
                 other => Err(format!("not a list of the run: {other}")),
@@ -105,7 +163,7 @@ impl Shape {
                     .iter()
                     .filter(|(k, _)| !k.starts_with('_') && *k != IS)
                     .filter_map(|(k, v)| {
-                        Shape::for_run(v, owner_kinds, selector)
+                        Shape::for_run(v, owner_kinds, reads)
                             .map(|shape| shape.map(|shape| (k.clone(), shape)))
                             .transpose()
                     })
@@ -119,7 +177,7 @@ impl Shape {
             J::Array(elems) if elems.len() == 1 => Ok(Shape::Each(Box::new(Shape::for_run_kept(
                 &elems[0],
                 owner_kinds,
-                selector,
+                reads,
             )?))),
             other => Err(format!("not a shape: {other}")),
         }
@@ -136,7 +194,7 @@ impl Shape {
 
     fn collect_keys(&self, out: &mut Vec<String>) {
         match self {
-            Shape::Keep | Shape::Equals(_) | Shape::OneOf(_) => {}
+            Shape::Keep | Shape::Equals(_) | Shape::OneOf(_) | Shape::Except(_) => {}
             Shape::Each(elem) => elem.collect_keys(out),
             Shape::Fields(fields) | Shape::Object(fields) => {
                 for (key, shape) in fields {
@@ -167,18 +225,36 @@ impl Projection {
         Self::for_owner_kinds(&Programs::default_excluded_owner_kinds())
     }
 
+    /// The conditions of the canonical projection: no label selector, the
+    /// workloads read.
+    const CANONICAL_READS: Reads = Reads {
+        selector: false,
+        workloads: true,
+    };
+
     /// The canonical projection for a run that excludes these owner kinds.
     pub fn for_owner_kinds(owner_kinds: &[String]) -> Self {
         Self::for_run(owner_kinds, false)
     }
 
     /// The canonical projection for a run that excludes these owner kinds,
-    /// with a label selector (then the pods' labels are kept) or without.
+    /// with a label selector (then the pods' labels are kept) or without,
+    /// that may read the workloads (the owners' uids are kept).
     pub fn for_run(owner_kinds: &[String], selector: bool) -> Self {
+        let reads = Reads {
+            selector,
+            ..Self::CANONICAL_READS
+        };
+        Self::for_reads(owner_kinds, reads)
+    }
+
+    /// The canonical projection for a run that excludes these owner kinds
+    /// and reads `reads`: only what its programs read is kept.
+    pub fn for_reads(owner_kinds: &[String], reads: Reads) -> Self {
         let doc: serde_json::Value =
             serde_json::from_str(Programs::PROJECTION_FILE).expect("projection.json is valid JSON");
         let shape = |key: &str| {
-            Shape::for_run_kept(&doc[key], owner_kinds, selector)
+            Shape::for_run_kept(&doc[key], owner_kinds, reads)
                 .expect("projection.json holds shapes")
         };
         Self {
@@ -207,6 +283,9 @@ pub(crate) enum Plan {
     Skip,
     /// Keep the whole value.
     Keep,
+    /// Keep the whole value; as an object's value, leave its key out when
+    /// the value is this one ([`Shape::Except`]).
+    KeepExcept(Val),
     /// Keep only these keys of an object (any other value is kept whole).
     Fields(Vec<Field>),
     /// Project every element of an array (any other value is kept whole).
@@ -268,6 +347,7 @@ impl Plan {
     fn numbered(shape: &Shape, next: &mut usize) -> Self {
         match shape {
             Shape::Keep | Shape::Equals(_) | Shape::OneOf(_) => Plan::Keep,
+            Shape::Except(left_out) => Plan::KeepExcept(Val::from(left_out.clone())),
             Shape::Each(elem) => Plan::Each(Box::new(Plan::numbered(elem, next))),
             Shape::Fields(fields) | Shape::Object(fields) => {
                 let mut fields: Vec<(&String, &Shape)> = fields.iter().collect();
@@ -332,7 +412,7 @@ impl Plan {
                 .map(|f| (Some(f), &f.plan)),
             Plan::Skip => None,
             // An object where an array was expected is kept whole.
-            Plan::Keep | Plan::Each(_) => Some((None, KEEP)),
+            Plan::Keep | Plan::KeepExcept(_) | Plan::Each(_) => Some((None, KEEP)),
         }
     }
 
@@ -353,10 +433,12 @@ impl Plan {
     /// searched list (its elements [guarded](Plan::guarded)) that kept no
     /// element. The programs only search such a list (`.[]?`, `arrays`),
     /// where a missing list and an empty one look alike; an empty array
-    /// costs an allocation, its key another and its entry a slot.
+    /// costs an allocation, its key another and its entry a slot. Or the
+    /// value a [`Plan::KeepExcept`] names.
     pub(crate) fn leaves_out(&self, value: &Val) -> bool {
         match (self, value) {
             (Plan::Each(elem), Val::Arr(items)) => items.is_empty() && elem.guarded(),
+            (Plan::KeepExcept(left_out), value) => value == left_out,
             _ => false,
         }
     }
@@ -368,7 +450,7 @@ impl Plan {
             Plan::Skip => SKIP,
             // An array where an object was expected is kept whole: the
             // programs then see exactly what they would see unprojected.
-            Plan::Keep | Plan::Fields(_) => KEEP,
+            Plan::Keep | Plan::KeepExcept(_) | Plan::Fields(_) => KEEP,
         }
     }
 }
@@ -465,6 +547,95 @@ mod tests {
         assert!(shape(json!({"a": false})).is_err(), "deeper errors too");
     }
 
+    /// `$if` shapes a value by what the run reads: kept whole or left out,
+    /// or shaped by `$then` and `$else`.
+    #[test]
+    fn conditions_shape_a_value_by_what_the_run_reads() {
+        let kinds = ["Job".to_owned()];
+        let run = |selector, workloads| Reads {
+            selector,
+            workloads,
+        };
+        let shaped = |v: serde_json::Value, reads| Shape::for_run(&v, &kinds, reads);
+        let labels = json!({"$if": "selector"});
+        assert_eq!(shaped(labels.clone(), run(true, false)), Ok(Some(Shape::Keep)));
+        assert_eq!(shaped(labels, run(false, true)), Ok(None));
+        let deleted = json!({"$if": "workloads"});
+        assert_eq!(shaped(deleted.clone(), run(false, true)), Ok(Some(Shape::Keep)));
+        assert_eq!(shaped(deleted, run(true, false)), Ok(None));
+        let owners = json!({"$if": "workloads", "$then": [{"uid": true}],
+                            "$else": [{"kind": {"$one_of": "excluded_owner_kinds"}}]});
+        let uid = Shape::Fields(fields(&[("uid", Shape::Keep)]));
+        let kind = Shape::Fields(fields(&[("kind", Shape::OneOf(kinds.to_vec()))]));
+        assert_eq!(
+            shaped(owners.clone(), run(false, true)),
+            Ok(Some(Shape::Each(Box::new(uid))))
+        );
+        assert_eq!(
+            shaped(owners, run(false, false)),
+            Ok(Some(Shape::Each(Box::new(kind))))
+        );
+        // Inside an object, a value left out is no key of the shape.
+        let metadata = json!({"name": true, "deletionTimestamp": {"$if": "workloads"}});
+        assert_eq!(
+            shaped(metadata, run(false, false)),
+            Ok(Some(Shape::Fields(fields(&[("name", Shape::Keep)]))))
+        );
+        for bad in [
+            json!({"$if": "namespaces"}),
+            json!({"$if": true}),
+            json!({"$if": "workloads", "then": true}),
+            json!({"$if": "workloads", "$then": false}),
+        ] {
+            assert!(shaped(bad.clone(), run(false, true)).is_err(), "{bad}");
+        }
+    }
+
+    /// A run without the workloads keeps of a pod's owners only the kinds
+    /// report.jq excuses, and no deletionTimestamp; one with them keeps
+    /// every owner's kind and uid.
+    #[test]
+    fn the_owners_are_kept_for_the_workloads_only() {
+        let kinds = Programs::default_excluded_owner_kinds();
+        let metadata = |workloads| {
+            let reads = Reads {
+                selector: false,
+                workloads,
+            };
+            let Shape::Fields(pods) = Projection::for_reads(&kinds, reads).pods else {
+                panic!("the pods' shape is an object's")
+            };
+            let Shape::Each(item) = &pods["items"] else {
+                panic!("items: every element shaped")
+            };
+            let Shape::Fields(item) = &**item else {
+                panic!("an item's shape is an object's")
+            };
+            let Shape::Fields(metadata) = &item["metadata"] else {
+                panic!("metadata's shape is an object's")
+            };
+            metadata.clone()
+        };
+        let with = metadata(true);
+        assert_eq!(with["deletionTimestamp"], Shape::Keep);
+        let owner = fields(&[("kind", Shape::Keep), ("uid", Shape::Keep)]);
+        assert_eq!(
+            with["ownerReferences"],
+            Shape::Each(Box::new(Shape::Fields(owner)))
+        );
+        let without = metadata(false);
+        assert!(!without.contains_key("deletionTimestamp"));
+        let owner = fields(&[("kind", Shape::OneOf(kinds.clone()))]);
+        assert_eq!(
+            without["ownerReferences"],
+            Shape::Each(Box::new(Shape::Fields(owner)))
+        );
+        assert_eq!(
+            Projection::canonical().pods,
+            Projection::for_reads(&kinds, Projection::CANONICAL_READS).pods
+        );
+    }
+
     #[test]
     fn keys_are_every_key_at_any_depth_once() {
         let s = shape(json!({"b": {"a": true, "c": [{"a": true}]}, "a": "x"})).unwrap();
@@ -502,7 +673,7 @@ mod tests {
                     }
                 }
                 Plan::Each(elem) => ids(elem, out),
-                Plan::Keep | Plan::Skip => {}
+                Plan::Keep | Plan::KeepExcept(_) | Plan::Skip => {}
             }
         }
         let mut seen = Vec::new();
@@ -563,6 +734,34 @@ mod tests {
         assert!(plan.leaves_out(&obj(json!([]))));
         assert!(!plan.leaves_out(&obj(json!([{"state": {"terminated": {}}}]))));
         assert!(!Plan::new(&shape(json!([true])).unwrap()).leaves_out(&obj(json!([]))));
+    }
+
+    /// `$except`: the value is kept, but for the one named, whose key is
+    /// left out, a later duplicate key's too (jq keeps the last).
+    #[test]
+    fn a_value_excepted_leaves_its_key_out() {
+        let kind = shape(json!({"kind": {"$except": "Pod"}})).unwrap();
+        assert_eq!(
+            kind,
+            Shape::Fields(fields(&[("kind", Shape::Except("Pod".into()))]))
+        );
+        for bad in [json!({"$except": 1}), json!({"$except": "Pod", "a": true})] {
+            assert!(shape(bad.clone()).is_err(), "{bad}");
+        }
+        let plan = Plan::new(&kind);
+        let (_, excepted) = plan.field("kind").unwrap();
+        assert!(excepted.leaves_out(&obj(json!("Pod"))));
+        assert!(!excepted.leaves_out(&obj(json!("Job"))));
+        assert!(!excepted.leaves_out(&obj(json!({"kind": "Pod"}))));
+        // Any other value is kept whole, an object too.
+        assert!(matches!(excepted.field("x"), Some((None, Plan::Keep))));
+        assert!(matches!(excepted.element(), Plan::Keep));
+        let key = Val::from("kind".to_owned());
+        let mut entries = vec![(key.clone(), obj(json!("Job")))];
+        push_entry(&mut entries, 0, (key.clone(), obj(json!("Pod"))), excepted);
+        assert!(entries.is_empty(), "the earlier duplicate goes too");
+        push_entry(&mut entries, 0, (key.clone(), obj(json!("Job"))), excepted);
+        assert_eq!(entries, vec![(key, obj(json!("Job")))]);
     }
 
     #[test]

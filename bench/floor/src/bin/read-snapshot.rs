@@ -1,6 +1,6 @@
-//! The checker's reader alone, as `check --snapshot FILE` reads the pods:
-//! every document of FILE, projected by the canonical pods projection, and
-//! nothing judged. `make bench` counts its instructions beside the whole
+//! The checker's reader alone, as `check --snapshot FILE --workloads
+//! false` reads the pods: every document of FILE, projected by the pods
+//! projection of that check, and nothing judged. `make bench` counts its instructions beside the whole
 //! check's, to tell the reader's share from jaq's.
 //!
 //! Usage: read-snapshot FILE [THREADS]
@@ -8,7 +8,7 @@
 #![forbid(unsafe_code)]
 
 use checker::snapshot::{self, ReadOptions};
-use checker::Projection;
+use checker::reader::{Projection, Reads};
 use std::process::ExitCode;
 
 /// The allocator of verify-pods, so that the reader alone costs here what
@@ -40,7 +40,14 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let shape = Projection::canonical().pods;
+    // As the bench's check reads them (`--workloads false`): the pods
+    // keep no owners but the excluded kinds'.
+    let reads = Reads {
+        selector: false,
+        workloads: false,
+    };
+    let owner_kinds = checker::Programs::default_excluded_owner_kinds();
+    let shape = Projection::for_reads(&owner_kinds, reads).pods;
     match snapshot::read_documents_with(file, &name, &shape, &options) {
         Ok(documents) => {
             println!("{} documents read", documents.len());
