@@ -30,6 +30,11 @@ pub enum Feature {
     /// every interval while a list runs, and the kubeconfig and context a
     /// failed kubectl used.
     Diagnostics,
+    /// The pods and events lists read in pages of
+    /// KWOK_VERIFY_PODS_CHUNK_SIZE, all at the first page's
+    /// resourceVersion. Without it one request a list, as upstream's one
+    /// `kubectl get` (the default chunk size, 0, asks the same).
+    Paging,
     /// A verdict change: only pods owned by one of the listed kinds
     /// (KWOK_VERIFY_PODS_EXCLUDE_OWNER_KINDS, default Job) are excused.
     /// Without it, upstream's rule: every kind whose name contains `Job`
@@ -48,13 +53,14 @@ pub enum Feature {
 
 impl Feature {
     /// Every feature, in the order headers list them.
-    pub const ALL: [Feature; 9] = [
+    pub const ALL: [Feature; 10] = [
         Feature::Summary,
         Feature::Results,
         Feature::Selection,
         Feature::Artifacts,
         Feature::Epoch,
         Feature::Diagnostics,
+        Feature::Paging,
         Feature::ExactOwnerKinds,
         Feature::Workloads,
         Feature::Exit2,
@@ -69,6 +75,7 @@ impl Feature {
             Feature::Artifacts => "artifacts",
             Feature::Epoch => "epoch",
             Feature::Diagnostics => "diagnostics",
+            Feature::Paging => "paging",
             Feature::ExactOwnerKinds => "exact-owner-kinds",
             Feature::Workloads => "workloads",
             Feature::Exit2 => "exit-2",
@@ -84,6 +91,7 @@ impl Feature {
             Feature::Artifacts => "a failed verdict's inputs saved",
             Feature::Epoch => "a deadline as a unix time",
             Feature::Diagnostics => "slow and failed kubectl said more of",
+            Feature::Paging => "lists read in pages",
             Feature::ExactOwnerKinds => "only the listed owner kinds excuse a pod",
             Feature::Workloads => "pods not yet created fail",
             Feature::Exit2 => "exit 2 when it could not observe",
@@ -106,6 +114,7 @@ impl Feature {
             ],
             Feature::Artifacts => vec![contract::ARTIFACT_DIR.env],
             Feature::Epoch => vec![contract::DEADLINE_EPOCH.env],
+            Feature::Paging => vec![contract::CHUNK_SIZE.env],
         }
     }
 }

@@ -127,6 +127,13 @@ pub struct Fields {
     pub epoch: bool,
     /// Whether it says more when kubectl is slow or fails.
     pub diagnostics: bool,
+    /// Whether it reads a list in pages (KWOK_VERIFY_PODS_CHUNK_SIZE); else
+    /// one request a list.
+    pub paging: bool,
+    /// Whether it reads a page's head (its resourceVersion and continue
+    /// token): for the pages, and for the workloads, read at the pods
+    /// list's resourceVersion.
+    pub reads_page_head: bool,
     /// Whether only the listed owner kinds excuse a pod; else upstream's
     /// substring rule ([`JOB_RULE`] in front of report.jq).
     pub exact_owner_kinds: bool,
@@ -234,6 +241,27 @@ impl Fields {
         contract_message(id).exit_code()
     }
 
+    /// The one exit code of the errors `ids`, separated by spaces (a
+    /// kubectl call's failures, each said in its own words): refused when
+    /// they differ, as the function returns it once for all of them.
+    pub fn one_exit(&self, ids: &str) -> u8 {
+        let codes: Vec<(&str, u8)> = ids.split(' ').map(|id| (id, self.exit(id))).collect();
+        let (first, code) = codes[0];
+        for (id, other) in &codes {
+            assert_eq!(*other, code, "{id}'s exit code is not {first}'s");
+        }
+        code
+    }
+
+    /// Message `id`'s text, its alternatives separated by `|` (the
+    /// transient failures' words), as shell words, one for each.
+    pub fn alternatives(&self, id: &str) -> String {
+        let message = contract_message(id);
+        assert!(message.placeholders().is_empty(), "{id} has placeholders");
+        let words: Vec<String> = message.text.split('|').map(shell_word).collect();
+        words.join(" ")
+    }
+
     /// The exit code the host sees for error `id`: 2 (could not observe)
     /// is upstream's 1 unless the function has the feature exit-2.
     pub fn host_exit(&self, id: &str) -> u8 {
@@ -334,10 +362,18 @@ impl Fields {
         let summary = has(Feature::Summary);
         let results = has(Feature::Results);
         let epoch = has(Feature::Epoch);
-        // Each knob but the deadline epoch's, unless it is asked for.
+        let paging = has(Feature::Paging);
+        let reads_page_head = paging || has(Feature::Workloads);
+        // Each knob but those of the features left out (the deadline
+        // epoch's, the chunk size).
+        let left_out_has = |env: &str| {
+            Feature::ALL
+                .into_iter()
+                .any(|f| !has(f) && f.settings().contains(&env))
+        };
         let knobs: Vec<&'static contract::Knob> = contract::KNOBS
             .iter()
-            .filter(|k| epoch || k.env != contract::DEADLINE_EPOCH.env)
+            .filter(|k| !left_out_has(k.env))
             .collect();
         let workloads = has(Feature::Workloads);
         let used = USED.into_iter().filter(|p| {
@@ -377,9 +413,11 @@ impl Fields {
             .collect();
         let mut program_files: Vec<&str> = used.map(|p| p.file).collect();
         program_files.push(Programs::LIB_FILE);
-        program_files.push("page-head.jq");
         let mut variables: Vec<String> = programs.iter().map(|p| p.variable.clone()).collect();
-        variables.push("page_head_program".to_owned());
+        if reads_page_head {
+            program_files.push("page-head.jq");
+            variables.push("page_head_program".to_owned());
+        }
         Ok(Self {
             program_variable_lines: wrapped(&variables, 90),
             programs,
@@ -427,6 +465,8 @@ impl Fields {
             save: has(Feature::Artifacts),
             epoch,
             diagnostics: has(Feature::Diagnostics),
+            paging,
+            reads_page_head,
             exact_owner_kinds,
             workloads_check: has(Feature::Workloads),
             exit_2: has(Feature::Exit2),

@@ -254,11 +254,11 @@ fn a_planted_mapfile_is_refused() {
     assert_eq!(found.len(), 1, "{found:#?}");
     assert!(found[0].contains("mapfile (bash 4.0)"), "{found:#?}");
     let quoted = text.replacen(
-        "<<'VERIFY_PODS_PAGE_HEAD_JQ' || true\n",
-        "<<'VERIFY_PODS_PAGE_HEAD_JQ' || true\nmapfile declare -A ${x,,} |& wait -n\n",
+        "<<'VERIFY_PODS_LIB_JQ' || true\n",
+        "<<'VERIFY_PODS_LIB_JQ' || true\nmapfile declare -A ${x,,} |& wait -n\n",
         1,
     );
-    assert!(&quoted != text, "the page head here-document is there");
+    assert!(&quoted != text, "the lib.jq here-document is there");
     assert_eq!(findings(&quoted), Vec::<String>::new());
 }
 

@@ -28,6 +28,7 @@ fn red_sandbox() -> Sandbox {
     let mut sandbox = Sandbox::new();
     let red = sandbox.file("red-pods.json", &red_pods());
     sandbox
+        .one_request()
         .pods(&[&red])
         .events(&sample("events.json"))
         .set(DEADLINE_ENV, "0");
@@ -187,6 +188,7 @@ fn a_host_with_unusual_shell_settings_gets_the_same_result() {
         let bound = sandbox.file("bound.json", &bound_pods());
         let red = sandbox.file("red-pods.json", &red_pods());
         sandbox
+            .one_request()
             .pods(&[&red, &bound])
             .events(&sample("events.json"))
             .set(DEADLINE_ENV, "5")
@@ -259,4 +261,26 @@ fn a_host_without_log_functions_gets_upstreams_tags_and_streams() {
     );
     assert!(!stdout.contains("=========="), "{stdout}");
     assert!(!stderr.contains("command not found"), "{stderr}");
+}
+
+/// Without the feature paging, each list is one request, as upstream's one
+/// `kubectl get`: a chunk size set is said to be ignored, never used.
+#[test]
+fn a_host_without_paging_asks_each_list_once_and_says_the_chunk_size_is_ignored() {
+    let mut sandbox = red_sandbox();
+    sandbox.set(checker::contract::CHUNK_SIZE_ENV, "500");
+    let output = harness(&mut sandbox, "checked");
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    let paging = scriptgen::render::Feature::Paging;
+    let ignored = checker::contract::messages::FEATURE_LEFT_OUT.format(&[
+        ("named", &checker::contract::CHUNK_SIZE_ENV),
+        ("feature", &paging.name()),
+    ]);
+    assert_eq!(stderr.matches(&ignored).count(), 1, "{stderr}");
+    let one = |list: checker::api::List| list.args(0, None).join(" ");
+    assert_eq!(
+        sandbox.kubectl_calls(),
+        [one(checker::api::PODS), one(checker::api::EVENTS)]
+    );
 }

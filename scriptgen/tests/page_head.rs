@@ -3,7 +3,7 @@
 //! page-head.jq otherwise. On every head the form takes, real bash must
 //! capture what real jq reads with page-head.jq; every other head must be
 //! left to jq. The form and the alphabet it is built from are read from
-//! the generated function, as it ships.
+//! the generated wrapper, as it ships (it reads pages: the feature paging).
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -33,13 +33,13 @@ const HEADS: &[(&str, bool)] = &[
     (r#"{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"1"},"items":{}}"#, false),
 ];
 
-/// The generated function's line that starts with `prefix` (trimmed).
+/// The generated wrapper's line that starts with `prefix` (trimmed).
 fn function_line(prefix: &str) -> String {
-    let text = std::fs::read_to_string(sandbox::function_file()).unwrap();
+    let text = std::fs::read_to_string(sandbox::wrapper()).unwrap();
     text.lines()
         .map(str::trim_start)
         .find(|l| l.starts_with(prefix))
-        .unwrap_or_else(|| panic!("no line {prefix:?} in the function"))
+        .unwrap_or_else(|| panic!("no line {prefix:?} in the wrapper"))
         .to_owned()
 }
 
@@ -66,18 +66,18 @@ fn run(mut cmd: Command, page: &str) -> (bool, String) {
 /// What bash captures with the function's own lines: Some("VERSION\nTOKEN\n")
 /// when the form takes the head.
 fn bash_reading(page: &str, locale: &str) -> Option<String> {
-    // `local alnum=…`: the alphabet, as the function spells it.
+    // `local alnum=…`: the alphabet, as the wrapper spells it.
     let alnum = function_line("local alnum=");
     let alnum = alnum.trim_start_matches("local ");
     // The form, in the lines that build it.
-    let text = std::fs::read_to_string(sandbox::function_file()).unwrap();
+    let text = std::fs::read_to_string(sandbox::wrapper()).unwrap();
     let form: Vec<&str> = text
         .lines()
         .map(str::trim_start)
         .filter(|l| l.starts_with("local page_head=") || l.starts_with("page_head+="))
         .collect();
     let form = form.join("\n");
-    // The function's own line that takes the two fields from the match.
+    // The wrapper's own line that takes the two fields from the match.
     let captures = function_line("version=${BASH_REMATCH");
     let script = format!(
         "{alnum}\n{form}\nIFS= read -r -d '' -n 4096 first\n\

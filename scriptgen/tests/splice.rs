@@ -141,6 +141,7 @@ fn runs_like_the_wrapper(script: &Path) {
     let mut sandbox = sandbox::Sandbox::new();
     let red = sandbox.file("red-pods.json", &red_pods());
     sandbox
+        .one_request()
         .pods(&[&red])
         .events(&sandbox::sample("events.json"))
         .set(checker::contract::DEADLINE_ENV, "0")
@@ -343,8 +344,8 @@ fn splice_lib_adds_a_source_line_and_writes_the_library() {
             checker::Programs::SUMMARY.name,
             checker::Programs::CTRF.name,
             checker::Programs::JUNIT.name,
-        ]
             checker::Programs::WORKLOADS.name,
+        ]
         .contains(&program.name);
         assert_eq!(text.contains(&compacted), !feature, "{}", program.file);
     }

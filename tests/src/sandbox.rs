@@ -141,6 +141,17 @@ impl Sandbox {
         self.set("STUB_EVENTS", file.to_str().unwrap())
     }
 
+    /// Each list asked in one request, as a function without the feature
+    /// paging asks it (and the checker and the wrapper with the default
+    /// chunk size): the chunk size unset, which such a function would say
+    /// it ignores.
+    pub fn one_request(&mut self) -> &mut Self {
+        for (name, value) in crate::stub_kubectl_env_one_request() {
+            self.set(name, &value);
+        }
+        self.set(checker::contract::CHUNK_SIZE_ENV, "")
+    }
+
     /// No kubectl on PATH at all.
     pub fn without_kubectl(&mut self) -> &mut Self {
         fs::remove_file(self.bin().join("kubectl")).unwrap();
