@@ -558,10 +558,16 @@ mod tests {
         };
         let shaped = |v: serde_json::Value, reads| Shape::for_run(&v, &kinds, reads);
         let labels = json!({"$if": "selector"});
-        assert_eq!(shaped(labels.clone(), run(true, false)), Ok(Some(Shape::Keep)));
+        assert_eq!(
+            shaped(labels.clone(), run(true, false)),
+            Ok(Some(Shape::Keep))
+        );
         assert_eq!(shaped(labels, run(false, true)), Ok(None));
         let deleted = json!({"$if": "workloads"});
-        assert_eq!(shaped(deleted.clone(), run(false, true)), Ok(Some(Shape::Keep)));
+        assert_eq!(
+            shaped(deleted.clone(), run(false, true)),
+            Ok(Some(Shape::Keep))
+        );
         assert_eq!(shaped(deleted, run(true, false)), Ok(None));
         let owners = json!({"$if": "workloads", "$then": [{"uid": true}],
                             "$else": [{"kind": {"$one_of": "excluded_owner_kinds"}}]});

@@ -7,8 +7,8 @@
 
 #![forbid(unsafe_code)]
 
-use checker::snapshot::{self, ReadOptions};
 use checker::reader::{Projection, Reads};
+use checker::snapshot::{self, ReadOptions};
 use std::process::ExitCode;
 
 /// The allocator of verify-pods, so that the reader alone costs here what
