@@ -2635,8 +2635,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
   local attempts=0 waited=0 attempt_started=0 attempt_started_us
   local started_us unscheduled next verdict url page lists list list_status pause broken
   local report pods_at until_us deadline_us pods_until_us unfinished=false seconds pages
-  local now_us list_what pods_what held fetched entry
-  local settle_seconds
+  local now_us list_what pods_what settle_seconds held fetched entry
   vp_now
   started_us=$now_us
   vp_after "$deadline"
@@ -2776,7 +2775,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
     ((interval > 1000000000000)) || retry_us=$((until_us - interval * 1000000))
     while ((list_status > 1 && interval <= 1000000000000)) && deadline_us=$retry_us vp_retries; do
       broken="the list broke at page $page ($why)"
-    lists=$((lists + 1)) list=$lists
+      lists=$((lists + 1)) list=$lists
       vp_warn "$broken: listing again from the start (list $list)"
       deadline_us=$until_us vp_sleep || return
       list_status=0 why=''
@@ -2790,11 +2789,11 @@ VERIFY_PODS_PAGE_HEAD_JQ
       elif ((page > 1)); then
         why="the list broke at page $page ($why)"
       elif [[ -z $fetch_error ]]; then
-      why="cannot read the output of \`$command\`: $why"
         why="cannot read the output of \`$command\`: $why"
       fi
     elif ! vp_run_events "$report_file" <"$events_file" >"$matched_file"; then
       why=$jq_error
+      why="cannot read the output of \`$command\`: $why"
     else
       vp_one_document "$matched_file" || why="cannot read the output of \`$command\`: $why"
     fi

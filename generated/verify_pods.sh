@@ -1549,7 +1549,7 @@ VERIFY_PODS_JOB_RULE_END_JQ
   command -v timeout >/dev/null || have_timeout=false
   vp_log_lines <<<info$'\t''Verifying pod scheduling...' || return
   local deadline=0 interval=0 kubectl_timeout=0 list_limit=0
-  local setting name named default minimum max_digits unit text value digits
+  local setting name named default minimum max_digits unit text value digits feature
   for setting in \
     "deadline KWOK_VERIFY_PODS_DEADLINE 60 0 18 seconds" \
     "interval KWOK_VERIFY_PODS_INTERVAL 5 1 18 seconds" \
@@ -1570,7 +1570,6 @@ VERIFY_PODS_JOB_RULE_END_JQ
   done
   local excluded_owner_kinds=''
   local namespaces='' selector=''
-  local feature
   for feature in \
     results:CTRF results:JUNIT selection:NAMESPACES selection:SELECTOR \
     selection:EXCLUDE_NS artifacts:ARTIFACT_DIR epoch:DEADLINE_EPOCH \
@@ -1585,8 +1584,7 @@ VERIFY_PODS_JOB_RULE_END_JQ
   local attempts=0 waited=0 attempt_started=0 attempt_started_us
   local started_us unscheduled next verdict url page lists list list_status pause broken
   local report pods_at until_us deadline_us pods_until_us unfinished=false seconds pages
-  local now_us list_what pods_what
-  local settle_seconds=$deadline
+  local now_us list_what pods_what settle_seconds=$deadline
   vp_now
   started_us=$now_us
   vp_after "$deadline"
@@ -1669,7 +1667,7 @@ VERIFY_PODS_JOB_RULE_END_JQ
     ((interval > 1000000000000)) || retry_us=$((until_us - interval * 1000000))
     while ((list_status > 1 && interval <= 1000000000000)) && deadline_us=$retry_us vp_retries; do
       broken="the list broke at page $page ($why)"
-    lists=$((lists + 1)) list=$lists
+      lists=$((lists + 1)) list=$lists
       vp_warn "$broken: listing again from the start (list $list)"
       deadline_us=$until_us vp_sleep || return
       list_status=0 why=''
@@ -1683,11 +1681,11 @@ VERIFY_PODS_JOB_RULE_END_JQ
       elif ((page > 1)); then
         why="the list broke at page $page ($why)"
       elif [[ -z $fetch_error ]]; then
-      why="cannot read the output of \`$command\`: $why"
         why="cannot read the output of \`$command\`: $why"
       fi
     elif ! vp_run_events "$report_file" <"$events_file" >"$matched_file"; then
       why=$jq_error
+      why="cannot read the output of \`$command\`: $why"
     else
       vp_one_document "$matched_file" || why="cannot read the output of \`$command\`: $why"
     fi
