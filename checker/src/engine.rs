@@ -641,11 +641,24 @@ mod tests {
             Val::Bool(false),
         ]);
         let numbers = [
-            "0", "-0", "1", "-17", "1.5", "1e300", "-2.5e-7", "100000000000000000000000",
-            "1.000", "9007199254740993", "0.1",
+            "0",
+            "-0",
+            "1",
+            "-17",
+            "1.5",
+            "1e300",
+            "-2.5e-7",
+            "100000000000000000000000",
+            "1.000",
+            "9007199254740993",
+            "0.1",
         ];
         values.extend(numbers.map(number));
-        values.extend([Val::from(f64::NAN), Val::from(f64::INFINITY), Val::from(-1.0 / 3.0)]);
+        values.extend([
+            Val::from(f64::NAN),
+            Val::from(f64::INFINITY),
+            Val::from(-1.0 / 3.0),
+        ]);
         let array: Val = values.iter().cloned().collect();
         let object = Val::obj(
             values
@@ -655,13 +668,21 @@ mod tests {
                 .collect(),
         );
         let empty: Val = Vec::<Val>::new().into_iter().collect();
-        let nested: Val = [object.clone(), array.clone(), empty, Val::obj(Default::default())]
-            .into_iter()
-            .collect();
+        let nested: Val = [
+            object.clone(),
+            array.clone(),
+            empty,
+            Val::obj(Default::default()),
+        ]
+        .into_iter()
+        .collect();
         values.extend([array, object, nested]);
         for value in &values {
             assert_eq!(ours(value), jaqs(value), "{value:?}");
         }
-        assert_eq!(to_json(&text(&[0xff])), String::from_utf8_lossy(&jaqs(&text(&[0xff]))));
+        assert_eq!(
+            to_json(&text(&[0xff])),
+            String::from_utf8_lossy(&jaqs(&text(&[0xff])))
+        );
     }
 }

@@ -135,8 +135,10 @@ mod tests {
         let words = message_words(&message(knob));
         assert_eq!(words.len(), 2, "{words:?}");
         assert!(words[1].ends_with(r#"$value\"""#), "{words:?}");
-        let list = message_words(&message("(InternalError)|(ServiceUnavailable)|(TooManyRequests)|\
-                                           (ServerTimeout)|(Timeout)|EOF|broken pipe"));
+        let list = message_words(&message(
+            "(InternalError)|(ServiceUnavailable)|(TooManyRequests)|\
+                                           (ServerTimeout)|(Timeout)|EOF|broken pipe",
+        ));
         assert_eq!(list.len(), 2, "{list:?}");
         assert!(list[0].ends_with("|\""), "{list:?}");
     }

@@ -20,7 +20,12 @@ fn scriptgen(args: &[&str]) -> String {
 fn every_used_program_appears_compacted_in_every_output() {
     let outputs = [
         scriptgen(&["render", "--with", "summary,results,workloads"]),
-        scriptgen(&["render", "--definition", "--with", "summary,results,workloads"]),
+        scriptgen(&[
+            "render",
+            "--definition",
+            "--with",
+            "summary,results,workloads",
+        ]),
         scriptgen(&["render", "--wrapper"]),
     ];
     for program in USED {
@@ -194,10 +199,7 @@ fn settings_come_from_the_checker() {
             contract::DEFAULT_KUBECTL_TIMEOUT,
         ),
     ] {
-        assert!(
-            definition.contains(&format!(" {env} {default} ")),
-            "{env}"
-        );
+        assert!(definition.contains(&format!(" {env} {default} ")), "{env}");
     }
     // A feature left out (artifacts): its setting said ignored when set.
     let artifacts = format!("artifacts:{}", Fields::short(contract::ARTIFACT_DIR_ENV));
@@ -292,7 +294,10 @@ fn host_library(with: Option<&str>) -> String {
     if let Some(with) = with {
         command.args(["--with", with]);
     }
-    assert!(command.output().unwrap().status.success(), "splice {with:?}");
+    assert!(
+        command.output().unwrap().status.success(),
+        "splice {with:?}"
+    );
     std::fs::read_to_string(dir.path().join("lib/verify-pods.sh")).unwrap()
 }
 
