@@ -759,6 +759,13 @@ def active_owners($phases):
     end
   | [owner_groups | {(.[0]): length}] | add // {};
 
+# Input: every pod. active_owners, after every pod's node and phase are
+# checked, as it reads every pod's phase ($items: the list, for the words).
+def owners_checked($items):
+  [.[].status?.phase?] as $all_phases
+  | pods_state_checked([.[].spec?.nodeName?]; $all_phases; $items)
+  | active_owners($all_phases);
+
 # The selection (`-n`, `-l`), as the API server makes it: kubectl's
 # equality-based label selector, terms separated by commas, each `key`,
 # `!key`, `key=value`, `key==value` or `key!=value` (a missing label is
@@ -805,16 +812,13 @@ def names($w):
 # rest.
 | (if $workloads == "owners" then null else [.[].metadata?.namespace?] end) as $all_namespaces
 | if $all_namespaces == null then . else pods_once($all_namespaces) end
-# With the workloads, active_owners reads every pod's phase: every pod's
-# node and phase are checked first (else only the counted pods', below).
-| ($workloads == "true" or $workloads == "owners") as $with_owners
-| (if $with_owners then [.[].status?.phase?] else null end) as $all_phases
-| if $with_owners then pods_state_checked([.[].spec?.nodeName?]; $all_phases; $items)
-  else .
-  end
-| (if $with_owners then active_owners($all_phases) else null end) as $owners
+# With the workloads, active_owners reads every pod's phase: every pod's node
+# and phase are checked for it (the rest checks only the counted pods'). In
+# one run (`true`) that comes after the rest, as the checker, which runs the
+# two parts apart, tells the rest's refusal first: the same pod is named.
+| . as $every_pod
 | if $workloads == "owners" then
-    {resource_version: ($documents | list_read_at), active_owners: $owners}
+    {resource_version: ($documents | list_read_at), active_owners: owners_checked($items)}
   else
 # Else the whole report.
 outside($excluded; $all_namespaces)
@@ -898,7 +902,8 @@ outside($excluded; $all_namespaces)
 | . + (if $workloads == "never" then {} else {missing: null, missing_workloads: null} end)
   # Left out by result.jq: it is the report's last key, as jaq's del moves
   # the last key into the place it empties.
-| . + {active_owners: $owners}
+| . + {active_owners: (if $workloads == "true" then $every_pod | owners_checked($items)
+                       else null end)}
 end
 VERIFY_PODS_REPORT_JQ
   IFS= read -r -d '' decision_program <<'VERIFY_PODS_DECISION_JQ' || true

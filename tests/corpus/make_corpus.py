@@ -943,6 +943,17 @@ def item_kind_nan():
     return go_json(kubectl_list(pods)).replace('"@@VALUE@@"', "NaN")
 
 
+def excluded_and_counted_pods_bad():
+    """The seed case's pods, a pod of an excluded namespace (the 3rd, kube-system) with a
+    number for its node, and the 13th (counted) with a number for its phase. The counted
+    pods are checked first; only what reads every pod (the workloads' owners) reads the
+    excluded one's node: the counted pod is named, whether or not the workloads are read."""
+    pods, _ = seed_one_unscheduled()
+    pods[2]["spec"]["nodeName"] = 3.0
+    pods[12]["status"]["phase"] = 1.0
+    return go_json(kubectl_list(pods))
+
+
 def status_string():
     """The seed case's pods, its 13th pod's status a string: no field of it can be read."""
     pods, _ = seed_one_unscheduled()
@@ -984,6 +995,8 @@ BAD_PAGES = {
     "uid-number.json": (with_field("metadata", "uid", -0.0), "pod 13: metadata.uid of another type"),
     "phase-number.json": (with_field("status", "phase", 1.0), "pod 13: status.phase of another type"),
     "status-string.json": (status_string, "pod 13: status not an object"),
+    "excluded-and-counted-pods-bad.json": (excluded_and_counted_pods_bad,
+                                           "pod 13: status.phase of another type"),
     "item-kind-nan.json": (item_kind_nan, "a list holding a kind null"),
 }
 # Read as the events (kind Event).

@@ -328,6 +328,9 @@ bad_snapshot! {
     uid_number: "uid-number.json", ": pod 13 (gpu-operator/gpu-operator-hgwp95j2kt-9s5wt): metadata.uid is a number, not a string";
     phase_number: "phase-number.json", ": pod 13 (gpu-operator/gpu-operator-hgwp95j2kt-9s5wt): status.phase is a number, not a string";
     status_string: "status-string.json", ": pod 13 (gpu-operator/gpu-operator-hgwp95j2kt-9s5wt): status is a string, not an object";
+    // The counted pod is named, not the excluded one before it (parity.rs
+    // runs it with the workloads read, which check that one too).
+    excluded_and_counted_pods_bad: "excluded-and-counted-pods-bad.json", ": pod 13 (gpu-operator/gpu-operator-hgwp95j2kt-9s5wt): status.phase is a number, not a string";
     // JSON has no NaN; jq reads it and its kin as numbers, and so does the
     // reader: refused as a number where a string belongs, in both drivers.
     nodename_nan: "nodename-nan.json", ": pod 13 (gpu-operator/gpu-operator-hgwp95j2kt-9s5wt): spec.nodeName is a number, not a string";

@@ -827,11 +827,21 @@ fn saved_report(engine: &Engine, live: &LiveRun, list_limit: u64) -> Option<(Vec
 /// verdict stands, the same text and report. With `same_words`, both say
 /// the same on stderr too, but for their own prefix ([`said`]).
 fn bad_output_parity(served: &Served, must_refuse: bool, same_words: bool) -> Vec<String> {
+    bad_output_parity_with(served, must_refuse, same_words, &[])
+}
+
+/// [`bad_output_parity`] with settings `env` for both drivers.
+fn bad_output_parity_with(
+    served: &Served,
+    must_refuse: bool,
+    same_words: bool,
+    env: &[(&str, String)],
+) -> Vec<String> {
     let engine = Engine::new().expect("programs compile");
     let scratch = tempfile::tempdir().expect("scratch");
     let limit = contract::LIST_LIMIT.default;
-    let bash = bash_live(served, scratch.path(), &[]);
-    let checker = checker_live(served, scratch.path(), &[]);
+    let bash = bash_live(served, scratch.path(), env);
+    let checker = checker_live(served, scratch.path(), env);
     let name = format!(
         "pods={} events={}",
         served.pods.display(),
@@ -983,6 +993,28 @@ fn bad_kubectl_output_is_handled_alike_by_bash_and_checker() {
         })
         .collect();
     assert_no_problems("bad kubectl output", &problems);
+}
+
+/// With the workloads read, every pod's node and phase are checked for the
+/// owners, not only the counted pods'. A snapshot with a refused field in an
+/// excluded namespace's pod and another in a counted pod after it: both
+/// drivers name the counted pod (the checker runs the two parts apart and
+/// tells the counted pods' refusal first; the bash runs them in one program).
+#[test]
+fn with_the_workloads_both_drivers_name_the_same_refused_pod() {
+    let bad = corpus::bad_dir().join("excluded-and-counted-pods-bad.json");
+    let served = Served {
+        pods: bad,
+        events: corpus::case("empty-list").events(),
+    };
+    let workloads = corpus::case("workloads-all-created").workloads();
+    assert!(
+        workloads.is_some(),
+        "workloads-all-created has its workloads"
+    );
+    let env = verify_pods_tests::stub_workloads_env(workloads.as_deref());
+    let problems = bad_output_parity_with(&served, true, true, &env);
+    assert_no_problems("a refused pod with the workloads", &problems);
 }
 
 /// README, "JSON that jq reads": invalid UTF-8 is a deliberate difference.
