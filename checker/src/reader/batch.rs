@@ -23,7 +23,7 @@
 //! same document a single thread reads, which `tests/` check.
 
 use super::fast_parser::{parse_fast, Workspace};
-use super::shape::Plan;
+use super::plan::Plan;
 use jaq_json::Val;
 
 /// A thread's own workspace (interned strings, what it saw of each field,

@@ -11,8 +11,8 @@
 //! (whitespace, strings and their escapes, numbers, literals).
 
 use super::intern::Interner;
+use super::plan::{push_entry, Field, Plan};
 use super::scan::Scanner;
-use super::shape::{push_entry, Field, Plan};
 pub(crate) use super::tokens::Stop;
 use super::tokens::{escape, literal, non_finite_value, skip_number, whitespace};
 use jaq_json::{Map, Num, Val};

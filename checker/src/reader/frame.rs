@@ -8,7 +8,7 @@
 
 use super::fault::Fault;
 use super::input::Input;
-use super::shape::{key_val, Plan};
+use super::plan::{key_val, Plan};
 use crate::contract::words;
 use jaq_json::{Map, Val};
 use std::io::Read;

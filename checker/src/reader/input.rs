@@ -7,9 +7,9 @@
 use super::batch::{self, Lane};
 use super::fast_parser::{parse_fast, parse_key, Stop, Workspace};
 use super::fault::Fault;
+use super::plan::Plan;
 use super::scan::Scanner;
 use super::serde_fallback::{non_finite_as_zeros, Key, KeySeed, Planned};
-use super::shape::Plan;
 use super::BOM;
 use jaq_json::Val;
 use serde::de::{DeserializeSeed, IgnoredAny};

@@ -1,7 +1,7 @@
 //! Interning: kept strings and small objects that repeat from pod to pod
 //! share one copy, while the fast parser builds them.
 
-use super::shape::Field;
+use super::plan::Field;
 use jaq_json::Val;
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -129,7 +129,7 @@ fn object_key(entries: &[(Val, Val)], out: &mut Vec<u8>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reader::shape::Plan;
+    use crate::reader::plan::Plan;
     use crate::reader::Shape;
 
     /// A plan of two kept string fields, `a` and `b`.

@@ -32,6 +32,7 @@ mod frame;
 mod input;
 mod intern;
 pub mod page;
+mod plan;
 mod scan;
 mod serde_fallback;
 mod shape;

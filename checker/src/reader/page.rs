@@ -10,8 +10,8 @@
 //! seen (a page that writes `items` first is still read right, only slower).
 
 use super::fast_parser::{parse_fast, parse_key, Stop, Workspace};
+use super::plan::Plan;
 use super::serde_fallback::non_finite_as_zeros;
-use super::shape::Plan;
 use super::BOM;
 use crate::contract::words;
 use jaq_json::Val;

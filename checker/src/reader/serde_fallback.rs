@@ -2,7 +2,7 @@
 //! The frame walker uses them for every value the fast parser doubts, so
 //! that serde_json words every syntax error and its position.
 
-use super::shape::{key_val, push_entry, Plan};
+use super::plan::{key_val, push_entry, Plan};
 use super::tokens::NON_FINITE;
 use jaq_json::{Map, Num, Val};
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};

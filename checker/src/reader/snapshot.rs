@@ -26,7 +26,8 @@ pub use super::fault::SnapshotError;
 use super::frame::{document, documents};
 use super::input::Input;
 pub use super::input::ReadOptions;
-use super::shape::{Plan, Shape};
+use super::plan::Plan;
+use super::shape::Shape;
 use jaq_json::Val;
 use std::io::Read;
 

@@ -182,7 +182,7 @@ mod tests {
     use super::*;
     use crate::reader::fast_parser::tests::{keep, parse_at, serde, shape};
     use crate::reader::fast_parser::{parse_fast, parse_key, Workspace};
-    use crate::reader::shape::Plan;
+    use crate::reader::plan::Plan;
     use crate::reader::Shape;
     use jaq_json::{Num, Val};
 
