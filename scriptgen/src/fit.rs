@@ -160,14 +160,21 @@ fn word_boundaries(line: &str) -> Vec<usize> {
 
 /// `words` joined by spaces into lines of at most `width` columns.
 pub(crate) fn wrapped(words: &[String], width: usize) -> Vec<String> {
+    packed(words, width, ' ', "")
+}
+
+/// `words` joined by `separator` into lines of at most `width` columns, each
+/// line after the first starting with `lead`.
+pub(crate) fn packed(words: &[String], width: usize, separator: char, lead: &str) -> Vec<String> {
     let mut lines: Vec<String> = Vec::new();
     for word in words {
         match lines.last_mut() {
             Some(line) if line.len() + 1 + word.len() <= width => {
-                line.push(' ');
+                line.push(separator);
                 line.push_str(word);
             }
-            _ => lines.push(word.clone()),
+            Some(_) => lines.push(format!("{lead}{word}")),
+            None => lines.push(word.clone()),
         }
     }
     lines

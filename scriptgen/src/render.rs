@@ -16,7 +16,7 @@ pub use crate::embed::{
 };
 use crate::feature::{features_lines, left_out_words, setting_default};
 pub use crate::feature::{recorded_features, Feature, FEATURES};
-use crate::fit::wrapped;
+use crate::fit::{packed, wrapped};
 pub use crate::library::{
     library_file, without_written_by, written_by, Library, GENERATOR, WRITTEN_BY,
 };
@@ -332,23 +332,6 @@ fn in_pieces(text: &str, width: usize) -> Vec<String> {
     pieces
 }
 
-/// `words` comma-joined in lines of at most `width` columns: the first
-/// line without a leading comma, each next one starting with one.
-fn comma_lines(words: &[String], width: usize) -> Vec<String> {
-    let mut lines: Vec<String> = Vec::new();
-    for word in words {
-        match lines.last_mut() {
-            Some(line) if line.len() + 1 + word.len() <= width => {
-                line.push(',');
-                line.push_str(word);
-            }
-            Some(_) => lines.push(format!(",{word}")),
-            None => lines.push(word.clone()),
-        }
-    }
-    lines
-}
-
 impl Fields {
     /// Every feature: the wrapper, generated/verify-pods.sh.
     pub fn from_checker() -> Result<Self, RenderError> {
@@ -442,7 +425,12 @@ impl Fields {
                 .iter()
                 .map(|piece| piece.replace('"', "\\\""))
                 .collect(),
-            excluded_namespaces_lines: comma_lines(&Programs::default_excluded_namespaces(), 64),
+            excluded_namespaces_lines: packed(
+                &Programs::default_excluded_namespaces(),
+                64,
+                ',',
+                ",",
+            ),
             start_line: start_line()?,
             deadline_env: contract::DEADLINE_ENV,
             knobs,
