@@ -32,25 +32,13 @@ verify_pods_sh_colour() {
 }
 
 verify_pods() {
-  local work_dir status=0 vp_job vp_host_traps vp_self vp_cleanup
-  if ! work_dir=$(mktemp -d "${TMPDIR:-/tmp}/verify-pods.XXXXXXXXXX"); then
-    if declare -F log_error >/dev/null; then
-      log_error 'verify_pods: cannot create a temporary directory' >&2
-    else
-      printf '[ERROR] %s\n' 'verify_pods: cannot create a temporary directory' >&2
-    fi
-    return 2
-  fi
+  local work_dir status=0 vp_job vp_signal='' vp_host_traps
   vp_host_traps=$(trap -p TERM INT HUP)
-  # shellcheck disable=SC2016 # expanded by that bash
-  vp_self=$(BASH_ENV='' exec "$BASH" -c 'echo "$PPID"')
-  vp_cleanup="kill -s TERM -- \"\$vp_job\" 2>/dev/null || :; wait \"\$vp_job\" 2>/dev/null || :;"
-  vp_cleanup+=" rm -rf -- \"\$work_dir\" || :; trap - TERM INT HUP; eval \"\$vp_host_traps\";"
-  for vp_job in TERM INT HUP; do
-    # shellcheck disable=SC2064 # expanded now: the trap names its signal
-    trap "$vp_cleanup kill -s $vp_job $vp_self || :" "$vp_job"
-  done
-  vp_job=
+  # A signal to the caller (how CI cancels a job) ends the wait for the check at once.
+  trap 'vp_signal=TERM' TERM
+  trap 'vp_signal=INT' INT
+  trap 'vp_signal=HUP' HUP
+  work_dir=$(mktemp -d "${TMPDIR:-/tmp}/verify-pods.XXXXXXXXXX") || work_dir=''
   # shellcheck disable=SC2317 # called indirectly (traps, vp_must, fallbacks): no dead code
   (
   local IFS=$' \t\n'
@@ -61,7 +49,7 @@ verify_pods() {
   declare -F log_warn >/dev/null || log_warn() { printf '[WARN] %s\n' "$*"; }
   declare -F log_error >/dev/null || log_error() { printf '[ERROR] %s\n' "$*" >&2; }
   local kubectl_pid='' workloads_jobs='' waiting_pid=''
-  # A cancelled call (TERM, INT, HUP) stops kubectl, removes its files, ends by that signal.
+  # A cancelled check stops what it runs in the background before it ends.
   vp_cancel() {
     trap '' TERM INT HUP
     trap - EXIT
@@ -77,10 +65,6 @@ verify_pods() {
       kill "$waiting_pid" 2>/dev/null
       wait "$waiting_pid" 2>/dev/null
     fi
-    rm -rf -- "$work_dir"
-    trap - "$1"
-    # shellcheck disable=SC2016 # expanded by that bash
-    kill -s "$1" "$(BASH_ENV='' exec "$BASH" -c 'echo "$PPID"')"
     exit $((128 + $(kill -l "$1")))
   }
   local ctrf_file=${KWOK_VERIFY_PODS_CTRF:-} junit_file=${KWOK_VERIFY_PODS_JUNIT:-}
@@ -2107,6 +2091,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
     printf -v said %s "$@"
     log_warn 'verify_pods: '"$said" >&2
   }
+  [[ -n $work_dir ]] || vp_error 2 "cannot create a temporary directory" || return
   # The check's ends, in microseconds: sets until_us to started_us plus $1 seconds.
   vp_after() {
     local seconds=$1
@@ -2851,10 +2836,20 @@ VERIFY_PODS_PAGE_HEAD_JQ
   ) &
   # shellcheck disable=SC2031 # $! of the subshell just started, here
   vp_job=$!
-  wait "$vp_job" 2>/dev/null || status=$?
+  [[ -n $vp_signal ]] || wait "$vp_job" 2>/dev/null || status=$?
+  # A cancelled check: the subshell stops its kubectl, then the caller ends by that signal.
+  if [[ -n $vp_signal ]]; then
+    kill -s TERM "$vp_job" 2>/dev/null || :
+    wait "$vp_job" 2>/dev/null || :
+  fi
   trap - TERM INT HUP
   eval "$vp_host_traps"
-  rm -rf -- "$work_dir"
+  [[ -z $work_dir ]] || rm -rf -- "$work_dir" || :
+  if [[ -n $vp_signal ]]; then
+    # shellcheck disable=SC2016 # expanded by that bash
+    kill -s "$vp_signal" "$(BASH_ENV='' exec "$BASH" -c 'echo "$PPID"')" || :
+    status=$((128 + $(kill -l "$vp_signal")))
+  fi
   return "$status"
 }
 
