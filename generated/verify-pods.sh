@@ -34,7 +34,6 @@ verify_pods_sh_colour() {
 verify_pods() {
   local work_dir status=0 vp_job vp_signal='' vp_host_traps
   vp_host_traps=$(trap -p TERM INT HUP)
-  # A signal to the caller (how CI cancels a job) ends the wait for the check at once.
   trap 'vp_signal=TERM' TERM
   trap 'vp_signal=INT' INT
   trap 'vp_signal=HUP' HUP
@@ -2352,35 +2351,25 @@ VERIFY_PODS_PAGE_HEAD_JQ
     return 1
   }
   # One runner per program: its jq options, then one value per variable, in order.
-  vp_run_report() {
-    vp_jq -c --slurp --arg excluded_namespaces "$1" --arg excluded_owner_kinds "$2" \
-      --arg namespaces "$3" --arg selector "$4" --arg workloads "$5" \
-      "$lib_program$report_program"
-  }
+  vp_run_report() { vp_jq -c --slurp --arg excluded_namespaces "$1" \
+    --arg excluded_owner_kinds "$2" --arg namespaces "$3" --arg selector "$4" \
+    --arg workloads "$5" "$lib_program$report_program"; }
   vp_run_decision() { vp_jq -r "$decision_program"; }
-  vp_run_workloads() {
-    vp_jq -r -c --slurp --arg excluded_namespaces "$1" --arg excluded_owner_kinds "$2" \
-      --arg namespaces "$3" --slurpfile report "$4" \
-      "$lib_program$workloads_program|.,($decision_program)"
-  }
-  vp_run_events() { vp_jq -c --slurp --slurpfile report "$1" "$lib_program$events_program"; }
-  vp_run_result() {
-    vp_jq -c --argjson attempts "$1" --argjson waited_seconds "$2" --slurpfile events "$3" \
-      "$result_program"
-  }
-  vp_run_render() {
-    vp_jq -r --argjson list_limit "$1" --arg namespaces "$2" --arg selector "$3" \
-      "$lib_program$render_program"
-  }
-  vp_run_progress() {
-    vp_jq -r --argjson attempts "$1" --argjson waited_seconds "$2" --arg deadline_seconds "$3" \
-      "$lib_program$progress_program"
-  }
+  vp_run_workloads() { vp_jq -r -c --slurp --arg excluded_namespaces "$1" \
+    --arg excluded_owner_kinds "$2" --arg namespaces "$3" --slurpfile report "$4" \
+    "$lib_program$workloads_program|.,($decision_program)"; }
+  vp_run_events() { vp_jq -c --slurp --slurpfile report "$1" \
+    "$lib_program$events_program"; }
+  vp_run_result() { vp_jq -c --argjson attempts "$1" --argjson waited_seconds "$2" \
+    --slurpfile events "$3" "$result_program"; }
+  vp_run_render() { vp_jq -r --argjson list_limit "$1" --arg namespaces "$2" \
+    --arg selector "$3" "$lib_program$render_program"; }
+  vp_run_progress() { vp_jq -r --argjson attempts "$1" --argjson waited_seconds "$2" \
+    --arg deadline_seconds "$3" "$lib_program$progress_program"; }
   vp_run_summary() { vp_jq -r --argjson list_limit "$1" "$lib_program$summary_program"; }
-  vp_run_ctrf() {
-    vp_jq -c --argjson list_limit "$1" --arg why "$2" --arg version "$3" --arg timestamp "$4" \
-      --argjson start_ms "$5" --argjson stop_ms "$6" "$lib_program$ctrf_program"
-  }
+  vp_run_ctrf() { vp_jq -c --argjson list_limit "$1" --arg why "$2" --arg version "$3" \
+    --arg timestamp "$4" --argjson start_ms "$5" --argjson stop_ms "$6" \
+    "$lib_program$ctrf_program"; }
   vp_run_junit() { vp_jq -r "$lib_program$junit_program"; }
   # decision.jq's verdict on the report: sets verdict, unscheduled and next.
   vp_decide() {
@@ -2624,8 +2613,9 @@ VERIFY_PODS_PAGE_HEAD_JQ
   fi
   local attempts=0 waited=0 attempt_started=0 attempt_started_us
   local started_us unscheduled next verdict url page lists list list_status pause broken
-  local report pods_at until_us deadline_us pods_until_us unfinished=false seconds pages
-  local now_us list_what pods_what settle_seconds held fetched entry
+  local report until_us deadline_us pods_until_us pods_at
+  local unfinished=false seconds pages
+  local now_us list_what settle_seconds pods_what held fetched entry
   vp_now
   started_us=$now_us
   vp_after "$deadline"
@@ -2673,11 +2663,12 @@ VERIFY_PODS_PAGE_HEAD_JQ
         [[ $workloads == false ]] || vp_workloads || fetched=$?
         if ! wait "$report"; then
           stderr_file=$lines_file vp_jq_error
+          why=$jq_error list_status=2
+          command=${pods_at#* } unfinished=false list_what=$pods_what
           page=$(jq -n 'reduce (try inputs catch empty) as $page (0; . + 1)' \
             <"$pods_file" 2>/dev/null) || page=0
           if ((page >= ${pods_at%% *})); then page=0; else page=$((page + 1)); fi
-          why=$jq_error command=${pods_at#* } unfinished=false list_status=1 list_what=$pods_what
-          ((page > 1)) || list_status=2
+          ((page <= 1)) || list_status=1
         elif [[ $workloads == true ]]; then
           vp_now
           next=stop
@@ -2836,8 +2827,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
   ) &
   # shellcheck disable=SC2031 # $! of the subshell just started, here
   vp_job=$!
-  [[ -n $vp_signal ]] || wait "$vp_job" 2>/dev/null || status=$?
-  # A cancelled check: the subshell stops its kubectl, then the caller ends by that signal.
+  if [[ -z $vp_signal ]]; then wait "$vp_job" 2>/dev/null || status=$?; fi
   if [[ -n $vp_signal ]]; then
     kill -s TERM "$vp_job" 2>/dev/null || :
     wait "$vp_job" 2>/dev/null || :

@@ -21,7 +21,6 @@
 verify_pods() {
   local work_dir status=0 vp_job vp_signal='' vp_host_traps
   vp_host_traps=$(trap -p TERM INT HUP)
-  # A signal to the caller (how CI cancels a job) ends the wait for the check at once.
   trap 'vp_signal=TERM' TERM
   trap 'vp_signal=INT' INT
   trap 'vp_signal=HUP' HUP
@@ -1443,25 +1442,19 @@ VERIFY_PODS_JOB_RULE_END_JQ
     return 1
   }
   # One runner per program: its jq options, then one value per variable, in order.
-  vp_run_report() {
-    vp_jq -c --slurp --arg excluded_namespaces "$1" --arg excluded_owner_kinds "$2" \
-      --arg namespaces "$3" --arg selector "$4" --arg workloads "$5" \
-      "$lib_program$job_rule_program$report_program$job_rule_end_program"
-  }
+  vp_run_report() { vp_jq -c --slurp --arg excluded_namespaces "$1" \
+    --arg excluded_owner_kinds "$2" --arg namespaces "$3" --arg selector "$4" \
+    --arg workloads "$5" \
+    "$lib_program$job_rule_program$report_program$job_rule_end_program"; }
   vp_run_decision() { vp_jq -r "$decision_program"; }
-  vp_run_events() { vp_jq -c --slurp --slurpfile report "$1" "$lib_program$events_program"; }
-  vp_run_result() {
-    vp_jq -c --argjson attempts "$1" --argjson waited_seconds "$2" --slurpfile events "$3" \
-      "$result_program"
-  }
-  vp_run_render() {
-    vp_jq -r --argjson list_limit "$1" --arg namespaces "$2" --arg selector "$3" \
-      "$lib_program$render_program"
-  }
-  vp_run_progress() {
-    vp_jq -r --argjson attempts "$1" --argjson waited_seconds "$2" --arg deadline_seconds "$3" \
-      "$lib_program$progress_program"
-  }
+  vp_run_events() { vp_jq -c --slurp --slurpfile report "$1" \
+    "$lib_program$events_program"; }
+  vp_run_result() { vp_jq -c --argjson attempts "$1" --argjson waited_seconds "$2" \
+    --slurpfile events "$3" "$result_program"; }
+  vp_run_render() { vp_jq -r --argjson list_limit "$1" --arg namespaces "$2" \
+    --arg selector "$3" "$lib_program$render_program"; }
+  vp_run_progress() { vp_jq -r --argjson attempts "$1" --argjson waited_seconds "$2" \
+    --arg deadline_seconds "$3" "$lib_program$progress_program"; }
   # decision.jq's verdict on the report: sets verdict, unscheduled and next.
   vp_decide() {
     vp_run_decision <"$report_file" >"$decision_file"
@@ -1573,8 +1566,9 @@ VERIFY_PODS_JOB_RULE_END_JQ
   done
   local attempts=0 waited=0 attempt_started=0 attempt_started_us
   local started_us unscheduled next verdict url page lists list list_status pause broken
-  local report pods_at until_us deadline_us pods_until_us unfinished=false seconds pages
-  local now_us list_what pods_what settle_seconds=$deadline
+  local report until_us deadline_us pods_until_us
+  local unfinished=false seconds pages
+  local now_us list_what settle_seconds=$deadline
   vp_now
   started_us=$now_us
   vp_after "$deadline"
@@ -1590,20 +1584,15 @@ VERIFY_PODS_JOB_RULE_END_JQ
     while :; do
       list_status=0
       vp_list "$pods_list" "$pods_file" || list_status=$?
-      pods_what=$list_what
       if ((list_status == 0)); then
         stderr_file=$lines_file vp_exec=exec vp_run_report "$excluded_namespaces" \
           "$excluded_owner_kinds" "$namespaces" "$selector" \
           never <"$pods_file" \
           >"$report_file" &
-        report=$! pods_at="$page $command"
+        report=$!
         if ! wait "$report"; then
           stderr_file=$lines_file vp_jq_error
-          page=$(jq -n 'reduce (try inputs catch empty) as $page (0; . + 1)' \
-            <"$pods_file" 2>/dev/null) || page=0
-          if ((page >= ${pods_at%% *})); then page=0; else page=$((page + 1)); fi
-          why=$jq_error command=${pods_at#* } unfinished=false list_status=1 list_what=$pods_what
-          ((page > 1)) || list_status=2
+          why=$jq_error list_status=2
         fi
       fi
       if ((list_status > 1)) && vp_retries; then list_status=1 page=1; fi
@@ -1693,8 +1682,7 @@ VERIFY_PODS_JOB_RULE_END_JQ
   ) &
   # shellcheck disable=SC2031 # $! of the subshell just started, here
   vp_job=$!
-  [[ -n $vp_signal ]] || wait "$vp_job" 2>/dev/null || status=$?
-  # A cancelled check: the subshell stops its kubectl, then the caller ends by that signal.
+  if [[ -z $vp_signal ]]; then wait "$vp_job" 2>/dev/null || status=$?; fi
   if [[ -n $vp_signal ]]; then
     kill -s TERM "$vp_job" 2>/dev/null || :
     wait "$vp_job" 2>/dev/null || :

@@ -32,8 +32,8 @@ pub struct Embedded {
     pub argument: String,
 }
 
-/// How wide a runner's lines are after `vp_jq `, for its ` \` to end
-/// within 100 columns.
+/// How wide a runner's lines are, for its ` \` to end within 100 columns
+/// at a host's deeper indentation too.
 const RUNNER_WIDTH: usize = 88;
 
 /// jq's options, each with its value or variable's name.
@@ -82,8 +82,9 @@ impl Embedded {
     /// Its runner's jq options and program, wrapped: None for lib.jq (and
     /// upstream's Job rule), which run in front of others only.
     pub fn runner_lines(&self) -> Option<Vec<String>> {
-        let mut words = self.options.clone()?;
-        words.push(format!("\"{}\"", self.argument));
+        let mut words = vec![format!("vp_run_{}() {{ vp_jq", self.name)];
+        words.extend(self.options.clone()?);
+        words.push(format!("\"{}\"; }}", self.argument));
         Some(wrapped(&words, RUNNER_WIDTH))
     }
 

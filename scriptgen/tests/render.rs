@@ -130,9 +130,17 @@ fn nothing_foreign_in_the_generated_bash() {
                 assert!(defines(lines[at + 1]), "a comment on no helper: {line}");
             } else if defines(line) && at > 0 && !code.starts_with("verify_pods()") {
                 let above = lines[at - 1].trim_start();
-                // A runner after another runner (its `}`, or a one-line one).
-                let one_line_runner = above.starts_with("vp_run_") && above.ends_with("; }");
-                let runner = code.starts_with("vp_run_") && (above == "}" || one_line_runner);
+                // A runner after another runner (its last line `...; }`,
+                // continued from the line that names it).
+                let named = lines[..at]
+                    .iter()
+                    .rev()
+                    .skip(1)
+                    .take_while(|l| l.ends_with('\\'))
+                    .last()
+                    .map_or(above, |first| first.trim_start());
+                let after_runner = named.starts_with("vp_run_") && above.ends_with("; }");
+                let runner = code.starts_with("vp_run_") && (above == "}" || after_runner);
                 let fallback = code.starts_with("declare -F log_") && defines(above);
                 assert!(
                     above.starts_with("# ") || runner || fallback,
