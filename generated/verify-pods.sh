@@ -8,9 +8,8 @@
 #   GITHUB_STEP_SUMMARY= KWOK_VERIFY_PODS_CTRF= KWOK_VERIFY_PODS_JUNIT= KWOK_VERIFY_PODS_NAMESPACES=
 #   KWOK_VERIFY_PODS_SELECTOR= KWOK_VERIFY_PODS_EXCLUDE_NS= KWOK_VERIFY_PODS_ARTIFACT_DIR=
 #   KWOK_VERIFY_PODS_EXCLUDE_OWNER_KINDS=Job KWOK_VERIFY_PODS_WORKLOADS=true
-# Its jq programs, verify-pods 0.1.0's:
-#   report.jq decision.jq workloads.jq events.jq result.jq render.jq progress.jq summary.jq ctrf.jq
-#   junit.jq lib.jq page-head.jq
+# Its jq programs: report.jq decision.jq workloads.jq events.jq result.jq render.jq progress.jq
+#   summary.jq ctrf.jq junit.jq lib.jq page-head.jq
 # Features: summary, results, selection, artifacts, epoch, diagnostics,
 #   paging, exact-owner-kinds, workloads, exit-2
 # Regenerate: verify-pods bash render --wrapper > verify-pods.sh
@@ -2222,7 +2221,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
   }
   # One request of a list: never past the list's end, its answer checked before it is used.
   vp_request() {
-    local now_us left_us cap=$kubectl_timeout capped=false first=''
+    local out_file=$1 now_us left_us cap=$kubectl_timeout capped=false first=''
     local waiting_what=$list_what
     vp_now
     left_us=$((10#$until_us - 10#$now_us))
@@ -2234,15 +2233,15 @@ VERIFY_PODS_PAGE_HEAD_JQ
       capped=true
       printf -v cap '%d.%06d' $((left_us / 1000000)) $((left_us % 1000000))
     fi
-    vp_fetch "$1" get --raw "$url" || return
-    IFS= read -r -d '' -n 4096 first <"$1"
+    vp_fetch "$out_file" get --raw "$url" || return
+    IFS= read -r -d '' -n 4096 first <"$out_file"
     if ((${#first} < 4096)) && [[ -z ${first//[[:space:]]/} ]]; then
       why="empty input: expected a JSON document"
       return 2
     fi
     if [[ $first =~ $page_head ]]; then
       version=${BASH_REMATCH[1]} token=${BASH_REMATCH[3]}
-    elif vp_jq -n -r --stream "$page_head_program" <"$1" >"$head_file"; then
+    elif vp_jq -n -r --stream "$page_head_program" <"$out_file" >"$head_file"; then
       { IFS= read -r version; IFS= read -r token; } <"$head_file"
     else
       why=$jq_error
@@ -2612,9 +2611,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
     done
   fi
   local attempts=0 waited=0 attempt_started=0 attempt_started_us
-  local started_us unscheduled next verdict url page lists list list_status pause broken
-  local report until_us deadline_us pods_until_us pods_at
-  local unfinished=false seconds pages
+  local started_us unscheduled next verdict url page lists list list_status broken
+  local report until_us deadline_us pods_until_us unfinished=false seconds pages pods_at
   local now_us list_what settle_seconds pods_what held fetched entry
   vp_now
   started_us=$now_us
@@ -2742,19 +2740,17 @@ VERIFY_PODS_PAGE_HEAD_JQ
   : >"$matched_file"
   if [[ $unscheduled != 0 ]]; then
     vp_now
-    until_us=$pods_until_us seconds=10
+    local left_seconds=$(((pods_until_us - 10#$now_us) / 1000000)) retry_us=0
+    seconds=10
     if ((kubectl_timeout < seconds)); then seconds=$kubectl_timeout; fi
-    if (((until_us - 10#$now_us) / 1000000 >= seconds)); then
-      until_us=$((10#$now_us + seconds * 1000000))
-    else
-      seconds=$(((until_us - 10#$now_us) / 1000000))
-      if ((seconds < 0)); then seconds=0; fi
+    until_us=$((10#$now_us + seconds * 1000000))
+    if ((left_seconds < seconds)); then
+      seconds=$((left_seconds < 0 ? 0 : left_seconds)) until_us=$pods_until_us
     fi
     why='' lists=1 list_status=0
     vp_list "$events_list" "$events_file" || list_status=$?
-    local retry_us=$until_us
     ((interval > 1000000000000)) || retry_us=$((until_us - interval * 1000000))
-    while ((list_status > 1 && interval <= 1000000000000)) && deadline_us=$retry_us vp_retries; do
+    while ((list_status > 1)) && deadline_us=$retry_us vp_retries; do
       broken="the list broke at page $page ($why)"
       lists=$((lists + 1)) list=$lists
       vp_warn "$broken: listing again from the start (list $list)"

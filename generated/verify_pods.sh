@@ -5,8 +5,7 @@
 # Needs bash >= 3.2, jq >= 1.6 and kubectl. Settings from the environment (empty: default):
 #   KWOK_VERIFY_PODS_DEADLINE=60 KWOK_VERIFY_PODS_INTERVAL=5 KWOK_VERIFY_PODS_KUBECTL_TIMEOUT=120
 #   KWOK_VERIFY_PODS_LIST_LIMIT=10
-# Its jq programs, verify-pods 0.1.0's:
-#   report.jq decision.jq events.jq result.jq render.jq progress.jq lib.jq
+# Its jq programs: report.jq decision.jq events.jq result.jq render.jq progress.jq lib.jq
 # Features: none
 # Left out (regenerate with --with NAME,... naming every feature to keep):
 #   summary (GitHub's step summary), results (CTRF and JUnit files),
@@ -1406,9 +1405,11 @@ VERIFY_PODS_JOB_RULE_END_JQ
     done
     return 1
   }
-  # One request of a list: never past the list's end, its answer checked before it is used.
-  vp_request() {
-    local now_us left_us cap=$kubectl_timeout capped=false first=''
+  # One list ($1) in one request into a file ($2), as upstream's: bounded, its answer checked.
+  vp_list() {
+    local out_file=$2 now_us left_us cap=$kubectl_timeout capped=false first=''
+    page=1 url=$1 command="kubectl get --raw $1" fetch_error='' unfinished=false
+    list_what=${1%%\?*} list_what=${list_what##*/}
     vp_now
     left_us=$((10#$until_us - 10#$now_us))
     if ((left_us <= 0)); then
@@ -1419,18 +1420,12 @@ VERIFY_PODS_JOB_RULE_END_JQ
       capped=true
       printf -v cap '%d.%06d' $((left_us / 1000000)) $((left_us % 1000000))
     fi
-    vp_fetch "$1" get --raw "$url" || return
-    IFS= read -r -d '' -n 4096 first <"$1"
+    vp_fetch "$out_file" get --raw "$url" || return
+    IFS= read -r -d '' -n 4096 first <"$out_file"
     if ((${#first} < 4096)) && [[ -z ${first//[[:space:]]/} ]]; then
       why="empty input: expected a JSON document"
       return 2
     fi
-  }
-  # One list, in one request into a file, as upstream's function read it.
-  vp_list() {
-    page=1 url=$1 command="kubectl get --raw $1" fetch_error='' unfinished=false
-    list_what=${1%%\?*} list_what=${list_what##*/}
-    vp_request "$2" || return
   }
   # Every jq run keeps its stderr, so that an error says the program's own words.
   vp_jq() { ${vp_exec-} jq "$@" 2>"$stderr_file" || vp_jq_error; }
@@ -1565,9 +1560,8 @@ VERIFY_PODS_JOB_RULE_END_JQ
     fi
   done
   local attempts=0 waited=0 attempt_started=0 attempt_started_us
-  local started_us unscheduled next verdict url page lists list list_status pause broken
-  local report until_us deadline_us pods_until_us
-  local unfinished=false seconds pages
+  local started_us unscheduled next verdict url page lists list list_status broken
+  local report until_us deadline_us pods_until_us unfinished=false seconds pages
   local now_us list_what settle_seconds=$deadline
   vp_now
   started_us=$now_us
@@ -1632,19 +1626,17 @@ VERIFY_PODS_JOB_RULE_END_JQ
   : >"$matched_file"
   if [[ $unscheduled != 0 ]]; then
     vp_now
-    until_us=$pods_until_us seconds=10
+    local left_seconds=$(((pods_until_us - 10#$now_us) / 1000000)) retry_us=0
+    seconds=10
     if ((kubectl_timeout < seconds)); then seconds=$kubectl_timeout; fi
-    if (((until_us - 10#$now_us) / 1000000 >= seconds)); then
-      until_us=$((10#$now_us + seconds * 1000000))
-    else
-      seconds=$(((until_us - 10#$now_us) / 1000000))
-      if ((seconds < 0)); then seconds=0; fi
+    until_us=$((10#$now_us + seconds * 1000000))
+    if ((left_seconds < seconds)); then
+      seconds=$((left_seconds < 0 ? 0 : left_seconds)) until_us=$pods_until_us
     fi
     why='' lists=1 list_status=0
     vp_list "$events_list" "$events_file" || list_status=$?
-    local retry_us=$until_us
     ((interval > 1000000000000)) || retry_us=$((until_us - interval * 1000000))
-    while ((list_status > 1 && interval <= 1000000000000)) && deadline_us=$retry_us vp_retries; do
+    while ((list_status > 1)) && deadline_us=$retry_us vp_retries; do
       broken="the list broke at page $page ($why)"
       lists=$((lists + 1)) list=$lists
       vp_warn "$broken: listing again from the start (list $list)"

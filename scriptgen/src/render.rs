@@ -113,7 +113,8 @@ pub struct Fields {
     /// The settings and their defaults (`ENV=DEFAULT`), wrapped for a
     /// header comment.
     pub settings_lines: Vec<String>,
-    /// [`Self::program_files`] wrapped for a header comment.
+    /// [`Self::program_files`] wrapped for a header comment, after the
+    /// words that say what they are (the written-by line says whose).
     pub program_lines: Vec<String>,
     /// Whether the function appends GitHub's step summary.
     pub summary: bool,
@@ -468,9 +469,8 @@ impl Fields {
             without: wrapped(&left_out_words(features), HEADER_WIDTH),
             features_lines: features_lines(features),
             program_lines: wrapped(
-                &program_files
-                    .iter()
-                    .map(|f| f.to_string())
+                &std::iter::once("Its jq programs:".to_owned())
+                    .chain(program_files.iter().map(|f| f.to_string()))
                     .collect::<Vec<_>>(),
                 HEADER_WIDTH,
             ),
