@@ -182,7 +182,24 @@ impl<'a> Fast<'a, '_> {
     }
 
     /// The decoded bytes of the string at `i` (its `"` is next).
+    #[inline]
     fn string(&mut self) -> Result<Cow<'a, [u8]>, Stop> {
+        // Most strings (every key of a kept object: 77 a pod) hold no
+        // escape: their bytes are borrowed after one scan.
+        let start = self.i + 1;
+        let (stop, non_ascii) = self.scan.string_stop(self.s, start);
+        if self.s.get(stop) == Some(&b'"') {
+            self.non_ascii |= non_ascii;
+            self.i = stop + 1;
+            return Ok(Cow::Borrowed(&self.s[start..stop]));
+        }
+        self.escaped_string()
+    }
+
+    /// [`Fast::string`] for a string whose body holds an escape (or is
+    /// cut short, or invalid).
+    #[inline(never)]
+    fn escaped_string(&mut self) -> Result<Cow<'a, [u8]>, Stop> {
         self.i += 1;
         let start = self.i;
         let mut owned: Option<Vec<u8>> = None;
