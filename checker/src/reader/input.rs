@@ -58,10 +58,10 @@ impl<R: Read> Input<R> {
             threads: options.threads.max(1),
             batched: 0,
             batches: 0,
-            work: Workspace::with_scanner(if options.portable_scan {
-                Scanner::Portable
-            } else {
-                Scanner::best()
+            work: Workspace::with_scanner(match options.scan {
+                ScanPath::Best => Scanner::best(),
+                ScanPath::NoAvx2 => Scanner::without_avx2(),
+                ScanPath::Portable => Scanner::Portable,
             }),
             buf: Vec::new(),
             start: 0,
@@ -320,9 +320,9 @@ pub struct ReadOptions {
     /// Threads that parse the elements of a long array together (1: only
     /// the calling thread). Needs the fast path.
     pub threads: usize,
-    /// The fast path's byte scans eight bytes at a time on any CPU, not
-    /// with SIMD (tests compare the two; `scan.rs`).
-    pub portable_scan: bool,
+    /// The fast path's byte scans: the fastest this CPU has, or another
+    /// (tests compare them; `scan.rs`).
+    pub scan: ScanPath,
 }
 
 impl Default for ReadOptions {
@@ -331,9 +331,22 @@ impl Default for ReadOptions {
             initial_buffer: BUFFER,
             fast_path: true,
             threads: std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_THREADS)),
-            portable_scan: false,
+            scan: ScanPath::Best,
         }
     }
+}
+
+/// Which path the fast parser's byte scans take (`scan.rs`). The result
+/// never depends on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScanPath {
+    /// The fastest this CPU has: AVX2 for indentation where the CPU has
+    /// it, SSE2 on any x86_64, eight bytes at a time in a `u64` elsewhere.
+    Best,
+    /// The same without AVX2.
+    NoAvx2,
+    /// Eight bytes at a time in a `u64`, on any CPU.
+    Portable,
 }
 
 /// The first buffer size; it doubles while one value does not fit.
