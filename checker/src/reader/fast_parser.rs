@@ -324,6 +324,31 @@ impl<'a> Fast<'a, '_> {
     /// An object by `plan`; as the value of `field`, shared with an equal
     /// one made before when the field's objects repeat (see `intern.rs`).
     fn object_of(&mut self, plan: &Plan, field: Option<&Field>) -> Result<Val, Stop> {
+        let from = self.entries(plan)?;
+        Ok(self.finish_object(from, field))
+    }
+
+    /// An element of an array by `plan`, or None when the plan does not
+    /// keep it. An object a search looks into (most of a pod's conditions,
+    /// owners and container statuses are not what it looks for) is judged
+    /// by its entries, before any map is made of them.
+    fn element(&mut self, plan: &Plan) -> Result<Option<Val>, Stop> {
+        self.whitespace();
+        if plan.guarded() && self.peek()? == b'{' {
+            let from = self.entries(plan)?;
+            if !plan.keeps_entries(&self.work.entries[from..]) {
+                self.work.entries.truncate(from);
+                return Ok(None);
+            }
+            return Ok(Some(self.finish_object(from, None)));
+        }
+        let value = self.value(plan)?;
+        Ok(plan.keeps(&value).then_some(value))
+    }
+
+    /// The kept entries of the object at `i` by `plan`, pushed on the
+    /// workspace's entries from the offset returned on.
+    fn entries(&mut self, plan: &Plan) -> Result<usize, Stop> {
         self.enter(true)?;
         let from = self.work.entries.len();
         if !self.eat(b'}')? {
@@ -362,17 +387,24 @@ impl<'a> Fast<'a, '_> {
             }
         }
         self.leave(true);
+        Ok(from)
+    }
+
+    /// The object of the entries from `from` on; as the value of `field`,
+    /// shared with an equal one made before when the field's objects
+    /// repeat (see `intern.rs`).
+    fn finish_object(&mut self, from: usize, field: Option<&Field>) -> Val {
         let work = &mut *self.work;
         let Some(field) = field else {
-            return Ok(Val::obj(work.entries.drain(from..).collect::<Map>()));
+            return Val::obj(work.entries.drain(from..).collect::<Map>());
         };
         if let Some(shared) = work.interner.object(field, &work.entries[from..]) {
             work.entries.truncate(from);
-            return Ok(shared);
+            return shared;
         }
         let object = Val::obj(work.entries.drain(from..).collect::<Map>());
         work.interner.keep_object(&object);
-        Ok(object)
+        object
     }
 
     fn array(&mut self, plan: &Plan) -> Result<Val, Stop> {
@@ -381,12 +413,13 @@ impl<'a> Fast<'a, '_> {
         let from = self.work.elements.len();
         if !self.eat(b']')? {
             loop {
-                let value = match elem {
-                    Plan::Skip => self.skip_value().map(|()| Val::Null)?,
-                    elem => self.value(elem)?,
-                };
-                if elem.keeps(&value) {
-                    self.work.elements.push(value);
+                match elem {
+                    Plan::Skip => self.skip_value()?,
+                    elem => {
+                        if let Some(value) = self.element(elem)? {
+                            self.work.elements.push(value);
+                        }
+                    }
                 }
                 if self.end_of_element(b']')? {
                     break;

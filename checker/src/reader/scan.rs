@@ -427,7 +427,6 @@ mod avx2 {
 mod tests {
     use super::*;
 
-
     /// Every path finds what the byte loops find: every byte value at every
     /// offset of a block, in runs of every other kind, from every start
     /// and in slices cut at every length.
