@@ -196,6 +196,23 @@ impl<'a> Fast<'a, '_> {
         self.escaped_string()
     }
 
+    /// An object's key and the `:` after it (its `"` is next): the key's
+    /// bytes borrowed, as [`Fast::string`] reads them, with the common
+    /// case (no escape, `:` right after) inline.
+    #[inline(always)]
+    fn key(&mut self) -> Result<Cow<'a, [u8]>, Stop> {
+        let (s, start) = (self.s, self.i + 1);
+        let (stop, non_ascii) = self.scan.string_stop(s, start);
+        if s.get(stop) == Some(&b'"') && s.get(stop + 1) == Some(&b':') {
+            self.non_ascii |= non_ascii;
+            self.i = stop + 2;
+            return Ok(Cow::Borrowed(&s[start..stop]));
+        }
+        let key = self.string()?;
+        self.expect(b':')?;
+        Ok(key)
+    }
+
     /// [`Fast::string`] for a string whose body holds an escape (or is
     /// cut short, or invalid).
     #[inline(never)]
@@ -357,8 +374,7 @@ impl<'a> Fast<'a, '_> {
                 if self.peek()? != b'"' {
                     return Err(Stop::Doubt);
                 }
-                let key = self.string()?;
-                self.expect(b':')?;
+                let key = self.key()?;
                 match plan.field_entry(&key) {
                     Some((field, plan)) => {
                         self.whitespace();
