@@ -13,6 +13,7 @@
 use super::intern::Interner;
 use super::plan::{push_entry, Field, Plan};
 use super::scan::Scanner;
+use super::skip::skip_string;
 pub(crate) use super::tokens::Stop;
 use super::tokens::{escape, literal, non_finite_value, skip_number, whitespace};
 use jaq_json::{Map, Num, Val};
@@ -213,6 +214,21 @@ impl<'a> Fast<'a, '_> {
         Ok(key)
     }
 
+    /// Past the value of a key the plan drops. Most are strings (a pod's
+    /// timestamps, IPs, images): skipped here inline, without the skip
+    /// loop's call; anything else is the loop's.
+    #[inline(always)]
+    fn skip_dropped(&mut self) -> Result<(), Stop> {
+        self.whitespace();
+        if self.peek()? != b'"' {
+            return self.skip_value();
+        }
+        let mut non_ascii = false;
+        self.i = skip_string(self.s, self.i, self.scan, &mut non_ascii)?;
+        self.non_ascii |= non_ascii;
+        Ok(())
+    }
+
     /// [`Fast::string`] for a string whose body holds an escape (or is
     /// cut short, or invalid).
     #[inline(never)]
@@ -395,7 +411,7 @@ impl<'a> Fast<'a, '_> {
                         };
                         push_entry(&mut self.work.entries, from, (key, value), plan);
                     }
-                    None => self.skip_value()?,
+                    None => self.skip_dropped()?,
                 }
                 if self.end_of_element(b'}')? {
                     break;
