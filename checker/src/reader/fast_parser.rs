@@ -50,6 +50,11 @@ impl Workspace {
         }
     }
 
+    /// The path its byte scans take.
+    pub(crate) fn scanner(&self) -> Scanner {
+        self.scanner
+    }
+
     /// A workspace for another thread: nothing interned yet, but what this
     /// one saw of each field's values, so that it judges alike.
     pub(crate) fn fresh(&self) -> Self {

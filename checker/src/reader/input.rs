@@ -18,11 +18,6 @@ use std::io::{self, Read};
 /// Fewer unread bytes than this are parsed by the calling thread alone.
 pub(super) const BATCH_MIN: usize = 256 << 10;
 
-/// The number of `\n` in `bytes` (it runs over every byte of the document).
-pub(super) fn count_newlines(bytes: &[u8]) -> usize {
-    memchr::memchr_iter(b'\n', bytes).count()
-}
-
 /// The unread part of the document: `buf[start..end]`, refilled from `reader`.
 pub(super) struct Input<R> {
     pub(super) reader: R,
@@ -145,7 +140,8 @@ impl<R: Read> Input<R> {
     /// Move past `n` unread bytes, keeping track of line and column.
     pub(super) fn consume(&mut self, n: usize) {
         let bytes = &self.buf[self.start..self.start + n];
-        let newlines = count_newlines(bytes);
+        // Every byte of the document is counted here, once.
+        let newlines = self.work.scanner().newlines(bytes);
         if newlines == 0 {
             self.column += n;
         } else {
@@ -387,7 +383,10 @@ impl<R> Input<R> {
         let before = &self.buf[self.start..self.start + offset];
         let (line, column) = match before.iter().rposition(|&b| b == b'\n') {
             None => (self.line, self.column + offset + 1),
-            Some(last) => (self.line + count_newlines(before), offset - last),
+            Some(last) => (
+                self.line + self.work.scanner().newlines(before),
+                offset - last,
+            ),
         };
         Fault::Syntax {
             message: message.to_owned(),

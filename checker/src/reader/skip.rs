@@ -81,7 +81,12 @@ impl Fast<'_, '_> {
 /// Past the string whose `"` is at `s[i]`, validated: the offset after its
 /// closing `"`. Notes a byte of 0x80 or more in `non_ascii`.
 #[inline(always)]
-pub(super) fn skip_string(s: &[u8], i: usize, scan: Scanner, non_ascii: &mut bool) -> Result<usize, Stop> {
+pub(super) fn skip_string(
+    s: &[u8],
+    i: usize,
+    scan: Scanner,
+    non_ascii: &mut bool,
+) -> Result<usize, Stop> {
     let mut i = i + 1;
     loop {
         let (stop, high) = scan.string_stop(s, i);
