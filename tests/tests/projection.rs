@@ -14,7 +14,7 @@
 use checker::engine::{number, to_json};
 use checker::programs::Program;
 use checker::reader::{Projection, Reads, Shape};
-use checker::snapshot::ReadOptions;
+use checker::snapshot::{ReadOptions, ScanPath};
 use checker::{snapshot, Engine, Programs};
 use jaq_json::Val;
 use serde_json::{json, Map, Value};
@@ -1086,7 +1086,11 @@ fn escapes_read_alike_on_every_thread_and_form() {
             ..threads(2)
         },
         ReadOptions {
-            portable_scan: true,
+            scan: ScanPath::NoAvx2,
+            ..threads(2)
+        },
+        ReadOptions {
+            scan: ScanPath::Portable,
             ..threads(2)
         },
     ];
@@ -1642,18 +1646,24 @@ impl Outcomes {
     }
 }
 
-/// The reader's byte scans have a SIMD path and a portable one
-/// (checker/src/reader/scan.rs): on every document of the corpus, by every
-/// shape, whole and in a buffer refilled byte by byte, they read alike.
-/// (The escape and byte-mutation tests run both paths too.)
+/// The reader's byte scans have SIMD paths (AVX2 where the CPU has it,
+/// SSE2) and a portable one (checker/src/reader/scan.rs): on every document
+/// of the corpus, by every shape, whole and in a buffer refilled byte by
+/// byte, they read alike. (The escape and byte-mutation tests run every
+/// path too.)
 #[test]
-fn the_portable_scan_reads_what_the_simd_scan_reads() {
+fn every_scan_path_reads_what_the_fastest_reads() {
     let projection = Projection::canonical();
-    let portable = [1 << 20, 1].map(|initial_buffer| ReadOptions {
-        initial_buffer,
-        portable_scan: true,
-        ..ReadOptions::default()
-    });
+    let portable: Vec<ReadOptions> = [ScanPath::NoAvx2, ScanPath::Portable]
+        .into_iter()
+        .flat_map(|scan| {
+            [1 << 20, 1].map(|initial_buffer| ReadOptions {
+                initial_buffer,
+                scan,
+                ..ReadOptions::default()
+            })
+        })
+        .collect();
     let mut read = 0;
     for (name, pods, events) in recorded() {
         for doc in [pods, events] {
@@ -1701,10 +1711,10 @@ fn byte_mutations_are_read_alike_by_every_mode() {
         initial_buffer: 1,
         ..ReadOptions::default()
     };
-    let portable = ReadOptions {
-        portable_scan: true,
+    let [no_avx2, portable] = [ScanPath::NoAvx2, ScanPath::Portable].map(|scan| ReadOptions {
+        scan,
         ..ReadOptions::default()
-    };
+    });
     let mut rng = Rng(0xB17E);
     let mut outcomes = Outcomes::default();
     for round in 0..DOCUMENTS {
@@ -1734,7 +1744,7 @@ fn byte_mutations_are_read_alike_by_every_mode() {
         };
         let what = format!("mutation {round}");
         let expected = read_documents_opts(&doc, "doc", shape, &slow);
-        for options in [&ReadOptions::default(), &refilled, &portable] {
+        for options in [&ReadOptions::default(), &refilled, &no_avx2, &portable] {
             assert_same(
                 &read_documents_opts(&doc, "doc", shape, options),
                 &expected,

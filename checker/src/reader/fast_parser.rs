@@ -13,6 +13,7 @@
 use super::intern::Interner;
 use super::plan::{push_entry, Field, Plan};
 use super::scan::Scanner;
+use super::skip::skip_string;
 pub(crate) use super::tokens::Stop;
 use super::tokens::{escape, literal, non_finite_value, skip_number, whitespace};
 use jaq_json::{Map, Num, Val};
@@ -47,6 +48,11 @@ impl Workspace {
             scanner,
             ..Self::default()
         }
+    }
+
+    /// The path its byte scans take.
+    pub(crate) fn scanner(&self) -> Scanner {
+        self.scanner
     }
 
     /// A workspace for another thread: nothing interned yet, but what this
@@ -182,7 +188,56 @@ impl<'a> Fast<'a, '_> {
     }
 
     /// The decoded bytes of the string at `i` (its `"` is next).
+    #[inline]
     fn string(&mut self) -> Result<Cow<'a, [u8]>, Stop> {
+        // Most strings (every key of a kept object: 77 a pod) hold no
+        // escape: their bytes are borrowed after one scan.
+        let start = self.i + 1;
+        let (stop, non_ascii) = self.scan.string_stop(self.s, start);
+        if self.s.get(stop) == Some(&b'"') {
+            self.non_ascii |= non_ascii;
+            self.i = stop + 1;
+            return Ok(Cow::Borrowed(&self.s[start..stop]));
+        }
+        self.escaped_string()
+    }
+
+    /// An object's key and the `:` after it (its `"` is next): the key's
+    /// bytes borrowed, as [`Fast::string`] reads them, with the common
+    /// case (no escape, `:` right after) inline.
+    #[inline(always)]
+    fn key(&mut self) -> Result<Cow<'a, [u8]>, Stop> {
+        let (s, start) = (self.s, self.i + 1);
+        let (stop, non_ascii) = self.scan.string_stop(s, start);
+        if s.get(stop) == Some(&b'"') && s.get(stop + 1) == Some(&b':') {
+            self.non_ascii |= non_ascii;
+            self.i = stop + 2;
+            return Ok(Cow::Borrowed(&s[start..stop]));
+        }
+        let key = self.string()?;
+        self.expect(b':')?;
+        Ok(key)
+    }
+
+    /// Past the value of a key the plan drops. Most are strings (a pod's
+    /// timestamps, IPs, images): skipped here inline, without the skip
+    /// loop's call; anything else is the loop's.
+    #[inline(always)]
+    fn skip_dropped(&mut self) -> Result<(), Stop> {
+        self.whitespace();
+        if self.peek()? != b'"' {
+            return self.skip_value();
+        }
+        let mut non_ascii = false;
+        self.i = skip_string(self.s, self.i, self.scan, &mut non_ascii)?;
+        self.non_ascii |= non_ascii;
+        Ok(())
+    }
+
+    /// [`Fast::string`] for a string whose body holds an escape (or is
+    /// cut short, or invalid).
+    #[inline(never)]
+    fn escaped_string(&mut self) -> Result<Cow<'a, [u8]>, Stop> {
         self.i += 1;
         let start = self.i;
         let mut owned: Option<Vec<u8>> = None;
@@ -307,6 +362,31 @@ impl<'a> Fast<'a, '_> {
     /// An object by `plan`; as the value of `field`, shared with an equal
     /// one made before when the field's objects repeat (see `intern.rs`).
     fn object_of(&mut self, plan: &Plan, field: Option<&Field>) -> Result<Val, Stop> {
+        let from = self.entries(plan)?;
+        Ok(self.finish_object(from, field))
+    }
+
+    /// An element of an array by `plan`, or None when the plan does not
+    /// keep it. An object a search looks into (most of a pod's conditions,
+    /// owners and container statuses are not what it looks for) is judged
+    /// by its entries, before any map is made of them.
+    fn element(&mut self, plan: &Plan) -> Result<Option<Val>, Stop> {
+        self.whitespace();
+        if plan.guarded() && self.peek()? == b'{' {
+            let from = self.entries(plan)?;
+            if !plan.keeps_entries(&self.work.entries[from..]) {
+                self.work.entries.truncate(from);
+                return Ok(None);
+            }
+            return Ok(Some(self.finish_object(from, None)));
+        }
+        let value = self.value(plan)?;
+        Ok(plan.keeps(&value).then_some(value))
+    }
+
+    /// The kept entries of the object at `i` by `plan`, pushed on the
+    /// workspace's entries from the offset returned on.
+    fn entries(&mut self, plan: &Plan) -> Result<usize, Stop> {
         self.enter(true)?;
         let from = self.work.entries.len();
         if !self.eat(b'}')? {
@@ -315,8 +395,7 @@ impl<'a> Fast<'a, '_> {
                 if self.peek()? != b'"' {
                     return Err(Stop::Doubt);
                 }
-                let key = self.string()?;
-                self.expect(b':')?;
+                let key = self.key()?;
                 match plan.field_entry(&key) {
                     Some((field, plan)) => {
                         self.whitespace();
@@ -337,7 +416,7 @@ impl<'a> Fast<'a, '_> {
                         };
                         push_entry(&mut self.work.entries, from, (key, value), plan);
                     }
-                    None => self.skip_value()?,
+                    None => self.skip_dropped()?,
                 }
                 if self.end_of_element(b'}')? {
                     break;
@@ -345,17 +424,24 @@ impl<'a> Fast<'a, '_> {
             }
         }
         self.leave(true);
+        Ok(from)
+    }
+
+    /// The object of the entries from `from` on; as the value of `field`,
+    /// shared with an equal one made before when the field's objects
+    /// repeat (see `intern.rs`).
+    fn finish_object(&mut self, from: usize, field: Option<&Field>) -> Val {
         let work = &mut *self.work;
         let Some(field) = field else {
-            return Ok(Val::obj(work.entries.drain(from..).collect::<Map>()));
+            return Val::obj(work.entries.drain(from..).collect::<Map>());
         };
         if let Some(shared) = work.interner.object(field, &work.entries[from..]) {
             work.entries.truncate(from);
-            return Ok(shared);
+            return shared;
         }
         let object = Val::obj(work.entries.drain(from..).collect::<Map>());
         work.interner.keep_object(&object);
-        Ok(object)
+        object
     }
 
     fn array(&mut self, plan: &Plan) -> Result<Val, Stop> {
@@ -364,12 +450,13 @@ impl<'a> Fast<'a, '_> {
         let from = self.work.elements.len();
         if !self.eat(b']')? {
             loop {
-                let value = match elem {
-                    Plan::Skip => self.skip_value().map(|()| Val::Null)?,
-                    elem => self.value(elem)?,
-                };
-                if elem.keeps(&value) {
-                    self.work.elements.push(value);
+                match elem {
+                    Plan::Skip => self.skip_value()?,
+                    elem => {
+                        if let Some(value) = self.element(elem)? {
+                            self.work.elements.push(value);
+                        }
+                    }
                 }
                 if self.end_of_element(b']')? {
                     break;

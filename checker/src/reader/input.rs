@@ -18,11 +18,6 @@ use std::io::{self, Read};
 /// Fewer unread bytes than this are parsed by the calling thread alone.
 pub(super) const BATCH_MIN: usize = 256 << 10;
 
-/// The number of `\n` in `bytes` (it runs over every byte of the document).
-pub(super) fn count_newlines(bytes: &[u8]) -> usize {
-    memchr::memchr_iter(b'\n', bytes).count()
-}
-
 /// The unread part of the document: `buf[start..end]`, refilled from `reader`.
 pub(super) struct Input<R> {
     pub(super) reader: R,
@@ -58,10 +53,10 @@ impl<R: Read> Input<R> {
             threads: options.threads.max(1),
             batched: 0,
             batches: 0,
-            work: Workspace::with_scanner(if options.portable_scan {
-                Scanner::Portable
-            } else {
-                Scanner::best()
+            work: Workspace::with_scanner(match options.scan {
+                ScanPath::Best => Scanner::best(),
+                ScanPath::NoAvx2 => Scanner::without_avx2(),
+                ScanPath::Portable => Scanner::Portable,
             }),
             buf: Vec::new(),
             start: 0,
@@ -145,7 +140,8 @@ impl<R: Read> Input<R> {
     /// Move past `n` unread bytes, keeping track of line and column.
     pub(super) fn consume(&mut self, n: usize) {
         let bytes = &self.buf[self.start..self.start + n];
-        let newlines = count_newlines(bytes);
+        // Every byte of the document is counted here, once.
+        let newlines = self.work.scanner().newlines(bytes);
         if newlines == 0 {
             self.column += n;
         } else {
@@ -320,9 +316,9 @@ pub struct ReadOptions {
     /// Threads that parse the elements of a long array together (1: only
     /// the calling thread). Needs the fast path.
     pub threads: usize,
-    /// The fast path's byte scans eight bytes at a time on any CPU, not
-    /// with SIMD (tests compare the two; `scan.rs`).
-    pub portable_scan: bool,
+    /// The fast path's byte scans: the fastest this CPU has, or another
+    /// (tests compare them; `scan.rs`).
+    pub scan: ScanPath,
 }
 
 impl Default for ReadOptions {
@@ -331,9 +327,22 @@ impl Default for ReadOptions {
             initial_buffer: BUFFER,
             fast_path: true,
             threads: std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_THREADS)),
-            portable_scan: false,
+            scan: ScanPath::Best,
         }
     }
+}
+
+/// Which path the fast parser's byte scans take (`scan.rs`). The result
+/// never depends on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScanPath {
+    /// The fastest this CPU has: AVX2 for indentation where the CPU has
+    /// it, SSE2 on any x86_64, eight bytes at a time in a `u64` elsewhere.
+    Best,
+    /// The same without AVX2.
+    NoAvx2,
+    /// Eight bytes at a time in a `u64`, on any CPU.
+    Portable,
 }
 
 /// The first buffer size; it doubles while one value does not fit.
@@ -374,7 +383,10 @@ impl<R> Input<R> {
         let before = &self.buf[self.start..self.start + offset];
         let (line, column) = match before.iter().rposition(|&b| b == b'\n') {
             None => (self.line, self.column + offset + 1),
-            Some(last) => (self.line + count_newlines(before), offset - last),
+            Some(last) => (
+                self.line + self.work.scanner().newlines(before),
+                offset - last,
+            ),
         };
         Fault::Syntax {
             message: message.to_owned(),

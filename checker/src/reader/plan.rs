@@ -117,7 +117,7 @@ impl Plan {
     /// Whether some elements parsed by this plan may be dropped: it wants
     /// something of them ([`Shape::Equals`], [`Shape::Object`]). A nested
     /// array's wants are for its own elements.
-    fn guarded(&self) -> bool {
+    pub(crate) fn guarded(&self) -> bool {
         matches!(self, Plan::Fields(fields) if fields.iter().any(|f| f.guards))
     }
 
@@ -158,6 +158,20 @@ impl Plan {
             .iter()
             .filter(|f| f.guards)
             .all(|f| f.holds(map.get(&f.key)))
+    }
+
+    /// [`Plan::keeps`] for the object these entries make (in the order
+    /// read: a later duplicate key is the one an object keeps), judged
+    /// before the object is made.
+    pub(crate) fn keeps_entries(&self, entries: &[(Val, Val)]) -> bool {
+        let Plan::Fields(fields) = self else {
+            return true;
+        };
+        let last = |key: &Val| entries.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v);
+        fields
+            .iter()
+            .filter(|f| f.guards)
+            .all(|f| f.holds(last(&f.key)))
     }
 
     /// Whether a value parsed by this plan is left out of its object: a
@@ -301,6 +315,51 @@ mod tests {
         assert!(plan.leaves_out(&obj(json!([]))));
         assert!(!plan.leaves_out(&obj(json!([{"state": {"terminated": {}}}]))));
         assert!(!Plan::new(&shape(json!([true])).unwrap()).leaves_out(&obj(json!([]))));
+    }
+
+    /// An element is judged alike by its entries, before its map is made:
+    /// a later duplicate key is the one the map keeps.
+    #[test]
+    fn entries_are_kept_as_their_object_would_be() {
+        let list = shape(json!([{"type": "PodScheduled", "status": true,
+                                 "state": {"$is": "object", "terminated": {"$is": "object"}}}]))
+        .unwrap();
+        let plan = Plan::new(&list);
+        let elem = plan.element();
+        let key = |k: &str| Val::from(k.to_owned());
+        let cases = [
+            vec![
+                ("type", json!("PodScheduled")),
+                ("state", json!({"terminated": {}})),
+            ],
+            vec![
+                ("type", json!("Ready")),
+                ("state", json!({"terminated": {}})),
+            ],
+            vec![
+                ("type", json!("Ready")),
+                ("state", json!({"terminated": {}})),
+                ("type", json!("PodScheduled")),
+            ],
+            vec![
+                ("type", json!("PodScheduled")),
+                ("state", json!({"terminated": {}})),
+                ("type", json!("Ready")),
+            ],
+            vec![("type", json!("PodScheduled")), ("state", json!({}))],
+            vec![("type", json!("PodScheduled"))],
+            vec![],
+        ];
+        for case in cases {
+            let entries: Vec<(Val, Val)> =
+                case.iter().map(|(k, v)| (key(k), obj(v.clone()))).collect();
+            let object = Val::obj(entries.iter().cloned().collect());
+            assert_eq!(
+                elem.keeps_entries(&entries),
+                elem.keeps(&object),
+                "{case:?}"
+            );
+        }
     }
 
     /// `$except`: the value is kept, but for the one named, whose key is

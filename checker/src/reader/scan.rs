@@ -33,10 +33,29 @@
 /// Which path the scans take. The result never depends on it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Scanner {
+    /// As [`Scanner::Simd`], but a newline's indentation is read 32 bytes
+    /// at a time with AVX2 (x86_64 CPUs that have it, found at run time).
+    Avx2(Avx2),
     /// Sixteen bytes at a time with SSE2 (x86_64 only).
     Simd,
     /// Eight bytes at a time in a `u64`, on any CPU.
     Portable,
+}
+
+/// Proof that this CPU has AVX2: made only by [`Avx2::detect`], so that a
+/// [`Scanner::Avx2`] exists only where its instructions run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Avx2(());
+
+impl Avx2 {
+    /// Some on an x86_64 CPU with AVX2.
+    pub(crate) fn detect() -> Option<Self> {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            return Some(Avx2(()));
+        }
+        None
+    }
 }
 
 impl Default for Scanner {
@@ -48,11 +67,28 @@ impl Default for Scanner {
 impl Scanner {
     /// The fastest path this CPU has.
     pub(crate) fn best() -> Self {
+        match Avx2::detect() {
+            Some(avx2) => Scanner::Avx2(avx2),
+            None => Self::without_avx2(),
+        }
+    }
+
+    /// The fastest path without AVX2: SSE2 on x86_64, else the portable one.
+    pub(crate) fn without_avx2() -> Self {
         if cfg!(target_arch = "x86_64") {
             Scanner::Simd
         } else {
             Scanner::Portable
         }
+    }
+
+    /// Every path this CPU can take, the fastest first (for tests).
+    #[cfg(test)]
+    pub(crate) fn every() -> Vec<Self> {
+        let mut paths: Vec<Self> = Avx2::detect().map(Scanner::Avx2).into_iter().collect();
+        paths.extend([Self::without_avx2(), Scanner::Portable]);
+        paths.dedup();
+        paths
     }
 
     /// The first offset at or after `from` whose byte is not JSON
@@ -68,8 +104,27 @@ impl Scanner {
         }
         match self {
             #[cfg(target_arch = "x86_64")]
-            Scanner::Simd => sse2::token(s, from + 1),
+            Scanner::Simd | Scanner::Avx2(_) => sse2::token(s, from + 1),
             _ => portable::token(s, from + 1),
+        }
+    }
+
+    /// [`Scanner::token`] from a byte that is whitespace: past a newline
+    /// and its indentation (kubectl's lines start with 26 spaces on
+    /// average), then whatever whitespace follows. Not inlined: called
+    /// once a line.
+    #[inline(never)]
+    pub(crate) fn line(self, s: &[u8], from: usize) -> usize {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Scanner::Avx2(_) => avx2::line(s, from),
+            _ => {
+                let mut i = from;
+                if s.get(i) == Some(&b'\n') {
+                    i = self.spaces(s, i + 1);
+                }
+                self.token(s, i)
+            }
         }
     }
 
@@ -79,7 +134,7 @@ impl Scanner {
     pub(crate) fn spaces(self, s: &[u8], from: usize) -> usize {
         match self {
             #[cfg(target_arch = "x86_64")]
-            Scanner::Simd => sse2::spaces(s, from),
+            Scanner::Simd | Scanner::Avx2(_) => sse2::spaces(s, from),
             _ => portable::spaces(s, from),
         }
     }
@@ -91,8 +146,20 @@ impl Scanner {
     pub(crate) fn string_stop(self, s: &[u8], from: usize) -> (usize, bool) {
         match self {
             #[cfg(target_arch = "x86_64")]
-            Scanner::Simd => sse2::string_stop(s, from),
+            Scanner::Simd | Scanner::Avx2(_) => sse2::string_stop(s, from),
             _ => portable::string_stop(s, from),
+        }
+    }
+}
+
+impl Scanner {
+    /// The number of `\n` in `s`: the frame walker counts them in every
+    /// byte it consumes, for the line of an error.
+    pub(crate) fn newlines(self, s: &[u8]) -> usize {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Scanner::Avx2(_) => avx2::newlines(s),
+            _ => memchr::memchr_iter(b'\n', s).count(),
         }
     }
 }
@@ -314,11 +381,113 @@ mod sse2 {
     }
 }
 
+/// A newline's indentation 32 bytes at a time with AVX2, on x86_64 CPUs
+/// that have it: one block for most of kubectl's lines (SSE2 takes two).
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+mod avx2 {
+    use std::arch::x86_64::{
+        __m256i, _mm256_cmpeq_epi8, _mm256_extract_epi64, _mm256_movemask_epi8, _mm256_sad_epu8,
+        _mm256_set1_epi8, _mm256_set_epi64x, _mm256_setzero_si256, _mm256_sub_epi8,
+    };
+
+    /// See [`Scanner::line`](super::Scanner::line).
+    #[inline]
+    pub(super) fn line(s: &[u8], from: usize) -> usize {
+        // SAFETY: only a `Scanner::Avx2` calls this, and one holds an
+        // `Avx2`, which only `Avx2::detect` makes, once
+        // `is_x86_feature_detected!("avx2")` found AVX2 on this CPU: the
+        // only condition of calling a function that enables it. The
+        // function reads memory only through safe, bounds-checked slices.
+        unsafe { line_avx2(s, from) }
+    }
+
+    #[target_feature(enable = "avx2")]
+    fn line_avx2(s: &[u8], mut i: usize) -> usize {
+        if s.get(i) == Some(&b'\n') {
+            i += 1;
+            while let Some(v) = thirty_two(s, i) {
+                let spaces = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b' ' as i8));
+                let other = !(_mm256_movemask_epi8(spaces) as u32);
+                if other != 0 {
+                    i += other.trailing_zeros() as usize;
+                    break;
+                }
+                i += 32;
+            }
+        }
+        match s.get(i) {
+            Some(&b) if b > b' ' => i,
+            // Another whitespace byte (a blank line, `\r`), or fewer
+            // than 32 bytes left: the general scan's.
+            _ => super::sse2::token(s, i),
+        }
+    }
+
+    /// See [`Scanner::newlines`](super::Scanner::newlines).
+    pub(super) fn newlines(s: &[u8]) -> usize {
+        // SAFETY: as for `line`: a `Scanner::Avx2` proves AVX2.
+        unsafe { newlines_avx2(s) }
+    }
+
+    /// Each block's `\n` bytes subtracted from byte counters (a match is
+    /// all ones, -1), which are summed before any can overflow: three
+    /// instructions a block where memchr's count takes about eight.
+    #[target_feature(enable = "avx2")]
+    fn newlines_avx2(s: &[u8]) -> usize {
+        const BLOCKS: usize = 255;
+        let newline = _mm256_set1_epi8(b'\n' as i8);
+        let mut total = 0;
+        let mut runs = s.chunks_exact(32 * BLOCKS);
+        for run in &mut runs {
+            let mut counts = _mm256_setzero_si256();
+            for at in (0..run.len()).step_by(32) {
+                if let Some(v) = thirty_two(run, at) {
+                    counts = _mm256_sub_epi8(counts, _mm256_cmpeq_epi8(v, newline));
+                }
+            }
+            total += byte_sum(counts);
+        }
+        let rest = runs.remainder();
+        let mut counts = _mm256_setzero_si256();
+        let mut at = 0;
+        while let Some(v) = thirty_two(rest, at) {
+            counts = _mm256_sub_epi8(counts, _mm256_cmpeq_epi8(v, newline));
+            at += 32;
+        }
+        let tail = rest[at..].iter().filter(|&&b| b == b'\n').count();
+        total + byte_sum(counts) + tail
+    }
+
+    /// The sum of the 32 bytes of `v`, each unsigned.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn byte_sum(v: __m256i) -> usize {
+        let sums = _mm256_sad_epu8(v, _mm256_setzero_si256());
+        let lanes = [
+            _mm256_extract_epi64::<0>(sums),
+            _mm256_extract_epi64::<1>(sums),
+            _mm256_extract_epi64::<2>(sums),
+            _mm256_extract_epi64::<3>(sums),
+        ];
+        lanes.iter().map(|&lane| lane as usize).sum()
+    }
+
+    /// The 32 bytes at `s[at..]`, if there are that many.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn thirty_two(s: &[u8], at: usize) -> Option<__m256i> {
+        let bytes = s.get(at..at + 32)?;
+        let word = |k: usize| -> Option<i64> {
+            Some(i64::from_le_bytes(bytes[8 * k..8 * k + 8].try_into().ok()?))
+        };
+        Some(_mm256_set_epi64x(word(3)?, word(2)?, word(1)?, word(0)?))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    const PATHS: [Scanner; 2] = [Scanner::Simd, Scanner::Portable];
 
     /// Every path finds what the byte loops find: every byte value at every
     /// offset of a block, in runs of every other kind, from every start
@@ -336,10 +505,11 @@ mod tests {
                             let token = bytewise::token(s, from);
                             let spaces = bytewise::spaces(s, from);
                             let string = bytewise::string_stop(s, from);
-                            for path in PATHS {
+                            for path in Scanner::every() {
                                 let what =
                                     format!("{path:?}: {b:#x} at {at} of {len}, from {from}");
                                 assert_eq!(path.token(s, from), token, "token: {what}");
+                                assert_eq!(path.line(s, from), token, "line: {what}");
                                 assert_eq!(path.spaces(s, from), spaces, "spaces: {what}");
                                 assert_eq!(path.string_stop(s, from), string, "string: {what}");
                             }
@@ -350,9 +520,36 @@ mod tests {
         }
     }
 
+    /// Newlines are counted alike by every path, in runs long enough for
+    /// the AVX2 counters to be summed, at every length and start.
+    #[test]
+    fn every_path_counts_newlines_alike() {
+        let mut s = Vec::new();
+        for i in 0..40_000u32 {
+            s.push(if i % 7 == 0 || i % 11 == 3 {
+                b'\n'
+            } else {
+                b' '
+            });
+        }
+        s.extend(std::iter::repeat_n(b'\n', 9000));
+        let count = |s: &[u8]| s.iter().filter(|&&b| b == b'\n').count();
+        for path in Scanner::every() {
+            assert_eq!(path.newlines(&s), count(&s), "{path:?}");
+            for from in 0..70 {
+                for len in [0, 1, 31, 32, 33, 95, 8160, 8161, 8192, 20_000] {
+                    let part = &s[from..(from + len).min(s.len())];
+                    assert_eq!(path.newlines(part), count(part), "{path:?} {from} {len}");
+                }
+            }
+            let all = &s[40_000..];
+            assert_eq!(path.newlines(all), 9000, "{path:?}: every byte a newline");
+        }
+    }
+
     #[test]
     fn scans_stop_where_json_says() {
-        for path in PATHS {
+        for path in Scanner::every() {
             assert_eq!(path.token(b"  \n\t\r x", 0), 6);
             assert_eq!(path.token(b"        \n                {", 0), 25);
             assert_eq!(path.token(b"   ", 1), 3);

@@ -17,6 +17,9 @@ impl Fast<'_, '_> {
         let (mut i, mut depth) = (self.i, self.depth);
         let mut non_ascii = false;
         let mut open = OpenContainers::default();
+        // Whether the innermost open container is an object: asked after
+        // every value, changed only when a container opens or closes.
+        let mut in_object = false;
         'value: loop {
             i = whitespace(s, i, scan);
             match byte(i)? {
@@ -29,15 +32,14 @@ impl Fast<'_, '_> {
                             why: TOO_DEEP,
                         });
                     }
-                    depth += if object { 2 } else { 1 };
-                    open.push(object);
                     i = whitespace(s, i + 1, scan);
                     let close = if object { b'}' } else { b']' };
                     if byte(i)? == close {
                         i += 1;
-                        depth -= if object { 2 } else { 1 };
-                        open.pop();
                     } else {
+                        depth += if object { 2 } else { 1 };
+                        open.push(in_object);
+                        in_object = object;
                         if object {
                             i = skip_key(s, i, scan, &mut non_ascii)?;
                         }
@@ -50,23 +52,23 @@ impl Fast<'_, '_> {
                 _ => i = skip_number(s, i)?,
             }
             // A value ended: close what it ended, or go on after a comma.
-            while let Some(object) = open.top() {
+            while depth > self.depth {
                 i = whitespace(s, i, scan);
                 match byte(i)? {
                     b',' => {
                         i += 1;
-                        if object {
+                        if in_object {
                             i = skip_key(s, i, scan, &mut non_ascii)?;
                         }
                         continue 'value;
                     }
-                    b'}' if object => {}
-                    b']' if !object => {}
+                    b'}' if in_object => {}
+                    b']' if !in_object => {}
                     _ => return Err(Stop::Doubt),
                 }
                 i += 1;
-                depth -= if object { 2 } else { 1 };
-                open.pop();
+                depth -= if in_object { 2 } else { 1 };
+                in_object = open.pop();
             }
             self.i = i;
             self.depth = depth;
@@ -79,7 +81,12 @@ impl Fast<'_, '_> {
 /// Past the string whose `"` is at `s[i]`, validated: the offset after its
 /// closing `"`. Notes a byte of 0x80 or more in `non_ascii`.
 #[inline(always)]
-fn skip_string(s: &[u8], i: usize, scan: Scanner, non_ascii: &mut bool) -> Result<usize, Stop> {
+pub(super) fn skip_string(
+    s: &[u8],
+    i: usize,
+    scan: Scanner,
+    non_ascii: &mut bool,
+) -> Result<usize, Stop> {
     let mut i = i + 1;
     loop {
         let (stop, high) = scan.string_stop(s, i);
@@ -110,9 +117,10 @@ fn skip_key(s: &[u8], i: usize, scan: Scanner, non_ascii: &mut bool) -> Result<u
     }
 }
 
-/// The containers [`Fast::skip_value`] is inside, innermost last: a bit
-/// each, set for an object. jq's depth limit (each container takes at
-/// least one of its 256 slots) keeps them within the bits.
+/// The containers [`Fast::skip_value`] is inside, but the innermost
+/// (whose kind the loop keeps in a local): a bit each, set for an object.
+/// jq's depth limit (each container takes at least one of its 256 slots)
+/// keeps them within the bits.
 #[derive(Default)]
 struct OpenContainers {
     objects: [u64; 4],
@@ -120,19 +128,17 @@ struct OpenContainers {
 }
 
 impl OpenContainers {
+    /// A container opens inside one that is an object or not.
     fn push(&mut self, object: bool) {
         let (word, bit) = (self.len / 64, self.len % 64);
         self.objects[word] = self.objects[word] & !(1 << bit) | u64::from(object) << bit;
         self.len += 1;
     }
 
-    fn pop(&mut self) {
+    /// The innermost container closed: whether the one it was in is an
+    /// object (false outside any).
+    fn pop(&mut self) -> bool {
         self.len -= 1;
-    }
-
-    /// Whether the innermost container is an object; None outside any.
-    fn top(&self) -> Option<bool> {
-        let last = self.len.checked_sub(1)?;
-        Some(self.objects[last / 64] >> (last % 64) & 1 == 1)
+        self.objects[self.len / 64] >> (self.len % 64) & 1 == 1
     }
 }

@@ -25,7 +25,7 @@
 pub use super::fault::SnapshotError;
 use super::frame::{document, documents};
 use super::input::Input;
-pub use super::input::ReadOptions;
+pub use super::input::{ReadOptions, ScanPath};
 use super::plan::Plan;
 use super::shape::Shape;
 use jaq_json::Val;

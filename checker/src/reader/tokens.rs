@@ -22,26 +22,15 @@ const LONE_SURROGATE: &str =
 
 /// The first offset at or after `i` that is no JSON whitespace. Most
 /// tokens follow no whitespace (`},`) or one space (`"key": value`): those
-/// are told here, inline; a newline and its indentation go further.
+/// are told here, inline; a newline and its indentation go to
+/// [`Scanner::line`].
 #[inline(always)]
 pub(super) fn whitespace(s: &[u8], i: usize, scan: Scanner) -> usize {
     match s.get(i) {
         Some(&b) if b > b' ' => i,
         Some(b' ') if s.get(i + 1).is_some_and(|&b| b > b' ') => i + 1,
-        _ => more_whitespace(s, i, scan),
+        _ => scan.line(s, i),
     }
-}
-
-/// [`whitespace`] past more than one space: a newline and the spaces after
-/// it (kubectl indents by four per level, so a pod's lines start with 26
-/// spaces on average: two blocks of the scan that looks for spaces alone);
-/// whatever else follows is the general scan's.
-#[inline(never)]
-fn more_whitespace(s: &[u8], mut i: usize, scan: Scanner) -> usize {
-    if s.get(i) == Some(&b'\n') {
-        i = scan.spaces(s, i + 1);
-    }
-    scan.token(s, i)
 }
 
 /// The character the escape at `s[at]` (its `\`) stands for, as jq reads

@@ -51,6 +51,11 @@ fn main() -> ExitCode {
     match snapshot::read_documents_with(file, &name, &shape, &options) {
         Ok(documents) => {
             println!("{} documents read", documents.len());
+            // The check leaves the last snapshot's values unfreed as the
+            // process ends (cli/src/check.rs): so does the reader alone,
+            // whose count would otherwise hold a free per value the check
+            // never makes.
+            std::mem::forget(documents);
             ExitCode::SUCCESS
         }
         Err(e) => {
