@@ -2090,11 +2090,12 @@ VERIFY_PODS_PAGE_HEAD_JQ
     log_warn 'verify_pods: '"$said" >&2
   }
   [[ -n $work_dir ]] || vp_error 2 "cannot create a temporary directory" || return
-  # The check's ends, in microseconds: sets until_us to started_us plus $1 seconds.
+  # The check's ends, in microseconds: sets the variable $1 to started_us plus $2 seconds.
   vp_after() {
-    local seconds=$1
+    local seconds=$2
     if ((seconds > 1000000000000)); then seconds=1000000000000; fi
-    until_us=$((10#$started_us + seconds * 1000000))
+    # shellcheck disable=SC2030 # a variable the caller names (not $!)
+    printf -v "$1" %d $((10#$started_us + seconds * 1000000))
   }
   # Every kubectl call: bounded, its output in a file, a failure in the function's words.
   vp_fetch() {
@@ -2467,8 +2468,7 @@ VERIFY_PODS_PAGE_HEAD_JQ
   vp_log_lines() {
     local line level text
     while IFS= read -r line || [[ -n $line ]]; do
-      level=${line%%$'\t'*}
-      text=${line#*$'\t'}
+      level=${line%%$'\t'*} text=${line#*$'\t'}
       case $level in
         plain) printf '%s\n' "$text" ;;
         error) log_error "$text" ;;
@@ -2616,10 +2616,8 @@ VERIFY_PODS_PAGE_HEAD_JQ
   local now_us list_what settle_seconds pods_what held fetched entry
   vp_now
   started_us=$now_us
-  vp_after "$deadline"
-  deadline_us=$until_us
-  vp_after $((deadline + kubectl_timeout))
-  pods_until_us=$until_us
+  vp_after deadline_us "$deadline"
+  vp_after pods_until_us $((deadline + kubectl_timeout))
   local epoch epoch_us settle_by_epoch=false until_by_epoch=false
   if ((deadline_epoch > 0)); then
     epoch=$deadline_epoch

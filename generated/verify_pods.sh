@@ -1335,11 +1335,12 @@ VERIFY_PODS_JOB_RULE_END_JQ
     log_warn 'verify_pods: '"$said" >&2
   }
   [[ -n $work_dir ]] || vp_error 2 "cannot create a temporary directory" || return
-  # The check's ends, in microseconds: sets until_us to started_us plus $1 seconds.
+  # The check's ends, in microseconds: sets the variable $1 to started_us plus $2 seconds.
   vp_after() {
-    local seconds=$1
+    local seconds=$2
     if ((seconds > 1000000000000)); then seconds=1000000000000; fi
-    until_us=$((10#$started_us + seconds * 1000000))
+    # shellcheck disable=SC2030 # a variable the caller names (not $!)
+    printf -v "$1" %d $((10#$started_us + seconds * 1000000))
   }
   # Every kubectl call: bounded, its output in a file, a failure in the function's words.
   vp_fetch() {
@@ -1477,8 +1478,7 @@ VERIFY_PODS_JOB_RULE_END_JQ
   vp_log_lines() {
     local line level text
     while IFS= read -r line || [[ -n $line ]]; do
-      level=${line%%$'\t'*}
-      text=${line#*$'\t'}
+      level=${line%%$'\t'*} text=${line#*$'\t'}
       case $level in
         plain) printf '%s\n' "$text" ;;
         error) log_error "$text" ;;
@@ -1550,9 +1550,8 @@ VERIFY_PODS_JOB_RULE_END_JQ
   local namespaces='' selector=''
   for feature in \
     results:CTRF results:JUNIT selection:NAMESPACES selection:SELECTOR \
-    selection:EXCLUDE_NS artifacts:ARTIFACT_DIR epoch:DEADLINE_EPOCH \
-    paging:CHUNK_SIZE exact-owner-kinds:EXCLUDE_OWNER_KINDS \
-    workloads:WORKLOADS; do
+    selection:EXCLUDE_NS artifacts:ARTIFACT_DIR epoch:DEADLINE_EPOCH paging:CHUNK_SIZE \
+    exact-owner-kinds:EXCLUDE_OWNER_KINDS workloads:WORKLOADS; do
     named=KWOK_VERIFY_PODS_${feature#*:}
     if [[ -n ${!named:-} && $feature:${!named} != workloads:WORKLOADS:false ]]; then
       feature=${feature%%:*}
@@ -1565,10 +1564,8 @@ VERIFY_PODS_JOB_RULE_END_JQ
   local now_us list_what settle_seconds=$deadline
   vp_now
   started_us=$now_us
-  vp_after "$deadline"
-  deadline_us=$until_us
-  vp_after $((deadline + kubectl_timeout))
-  pods_until_us=$until_us
+  vp_after deadline_us "$deadline"
+  vp_after pods_until_us $((deadline + kubectl_timeout))
   until_us=$pods_until_us
   while :; do
     attempts=$((attempts + 1))
@@ -1649,8 +1646,6 @@ VERIFY_PODS_JOB_RULE_END_JQ
         pages=$((page - 1))
         printf -v why %s "the events list did not finish within " \
           "its ${seconds}s, $pages pages read"
-      elif ((page > 1)); then
-        why="the list broke at page $page ($why)"
       elif [[ -z $fetch_error ]]; then
         why="cannot read the output of \`$command\`: $why"
       fi

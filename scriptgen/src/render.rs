@@ -80,7 +80,7 @@ pub struct Fields {
     /// [`Self::excluded_namespaces`] in pieces of at most 64 columns, the
     /// first without a comma, the others each starting with one.
     pub excluded_namespaces_lines: Vec<String>,
-    /// [`Self::left_out`] in lines of at most 72 columns.
+    /// [`Self::left_out`] in lines of at most 86 columns (a loop's list).
     pub left_out_lines: Vec<String>,
     /// progress.jq's start line as bash words (`info$'\t''Verifying…'`):
     /// the function prints it without starting jq (see [`start_line`]).
@@ -459,7 +459,7 @@ impl Fields {
             exact_owner_kinds,
             workloads_check: has(Feature::Workloads),
             exit_2: has(Feature::Exit2),
-            left_out_lines: wrapped(&left_out, 72),
+            left_out_lines: wrapped(&left_out, 86),
             left_out,
             with: Feature::ALL
                 .into_iter()

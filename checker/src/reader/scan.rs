@@ -111,20 +111,37 @@ impl Scanner {
 
     /// [`Scanner::token`] from a byte that is whitespace: past a newline
     /// and its indentation (kubectl's lines start with 26 spaces on
-    /// average), then whatever whitespace follows. Not inlined: called
-    /// once a line.
-    #[inline(never)]
+    /// average), then whatever whitespace follows. Called once a line:
+    /// with AVX2 inline where the caller runs in [`Scanner::run`], else a
+    /// call.
+    #[inline(always)]
     pub(crate) fn line(self, s: &[u8], from: usize) -> usize {
         match self {
             #[cfg(target_arch = "x86_64")]
             Scanner::Avx2(_) => avx2::line(s, from),
-            _ => {
-                let mut i = from;
-                if s.get(i) == Some(&b'\n') {
-                    i = self.spaces(s, i + 1);
-                }
-                self.token(s, i)
-            }
+            _ => self.line_without_avx2(s, from),
+        }
+    }
+
+    #[inline(never)]
+    fn line_without_avx2(self, s: &[u8], from: usize) -> usize {
+        let mut i = from;
+        if s.get(i) == Some(&b'\n') {
+            i = self.spaces(s, i + 1);
+        }
+        self.token(s, i)
+    }
+
+    /// `f` given this scanner, run in a function compiled for its
+    /// instructions: with AVX2 where this is a [`Scanner::Avx2`], so that
+    /// the scans of a loop inlined into `f` inline too (a function
+    /// compiled without AVX2 can only call them).
+    #[inline(always)]
+    pub(crate) fn run<R>(self, f: impl FnOnce(Scanner) -> R) -> R {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Scanner::Avx2(proof) => avx2::run(proof, f),
+            other => f(other),
         }
     }
 
@@ -386,6 +403,7 @@ mod sse2 {
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 mod avx2 {
+    use super::{Avx2, Scanner};
     use std::arch::x86_64::{
         __m256i, _mm256_cmpeq_epi8, _mm256_extract_epi64, _mm256_movemask_epi8, _mm256_sad_epu8,
         _mm256_set1_epi8, _mm256_set_epi64x, _mm256_setzero_si256, _mm256_sub_epi8,
@@ -402,6 +420,22 @@ mod avx2 {
         unsafe { line_avx2(s, from) }
     }
 
+    /// See [`Scanner::run`](super::Scanner::run).
+    #[inline(always)]
+    pub(super) fn run<R>(proof: Avx2, f: impl FnOnce(Scanner) -> R) -> R {
+        // SAFETY: `proof` is an `Avx2`, which only `Avx2::detect` makes,
+        // once it found AVX2 on this CPU: the only condition of calling a
+        // function that enables it.
+        unsafe { run_avx2(proof, f) }
+    }
+
+    #[inline(never)]
+    #[target_feature(enable = "avx2")]
+    fn run_avx2<R>(proof: Avx2, f: impl FnOnce(Scanner) -> R) -> R {
+        f(Scanner::Avx2(proof))
+    }
+
+    #[inline]
     #[target_feature(enable = "avx2")]
     fn line_avx2(s: &[u8], mut i: usize) -> usize {
         if s.get(i) == Some(&b'\n') {

@@ -12,7 +12,17 @@ impl Fast<'_, '_> {
     /// than in `self`: a dropped pod part is hundreds of tokens, and the
     /// byte scans between them (`scan.rs`) are the rest.
     pub(super) fn skip_value(&mut self) -> Result<(), Stop> {
-        let (s, scan) = (self.s, self.scan);
+        // Compiled for the scanner's instructions (AVX2 where the CPU has
+        // it), so that its scans inline into the loop.
+        self.scan.run(
+            #[inline(always)]
+            |scan| self.skip_loop(scan),
+        )
+    }
+
+    #[inline(always)]
+    fn skip_loop(&mut self, scan: Scanner) -> Result<(), Stop> {
+        let s = self.s;
         let byte = |i: usize| s.get(i).copied().ok_or(Stop::End);
         let (mut i, mut depth) = (self.i, self.depth);
         let mut non_ascii = false;
