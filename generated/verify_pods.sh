@@ -96,10 +96,11 @@ def is_count: is_number and . >= 0 and . <= 2147483647 and . == floor;
 # Whether all are unset or strings, natively, without a jq step per value:
 # the strings lie between "" and [] in jq's order, so the least and the
 # greatest value but null tell. (`sort`, not `min` and `max`: jaq runs
-# those as `min_by(.)`, a jq step per value.)
-def strings_or_unset:
-  . - [null] | sort
-  | . == [] or ((.[0] | is_string) and (.[-1] | is_string));
+# those as `min_by(.)`, a jq step per value.) sorted_strings: the same test
+# on values already sorted, nulls left out, when the caller keeps them sorted
+# for counting as well.
+def sorted_strings: . == [] or ((.[0] | is_string) and (.[-1] | is_string));
+def strings_or_unset: . - [null] | sort | sorted_strings;
 # Whether all are unset or counts, in the same way. A non-integer in the
 # range prints with "." or "e" in every engine, NaN as null or NaN; jaq
 # prints an integral float as 3.0, which the caller's closer look (is_count)
@@ -441,18 +442,18 @@ def first_problem(problem):
           | [$at, $problem])
     // null;
 
-# Input: the uids of some objects (strings, or null where unset). null when
-# no uid is there twice (found by one native sort: `group_by`, not `unique`,
-# which jaq runs as a jq step per group); else [uid, the place of its first
-# object, the place of the first object that repeats an earlier one's uid],
-# places from 0.
-def repeated_uid:
+# Input: the uids of some objects (strings, or null where unset); $sorted
+# the strings among them, sorted (sorted here without it). null when no uid is there twice (found by
+# `group_by`, not `unique`, which jaq runs as a jq step per group); else
+# [uid, the place of its first object, the place of the first object that
+# repeats an earlier one's uid], places from 0.
+def repeated_uid($sorted):
   . as $uids
-  | (. - [null]) as $set
-  | if ($set | group_by(.) | length) == ($set | length) then null
+  | if ($sorted | group_by(.) | length) == ($sorted | length) then null
     else [range(0; length) as $at | select($uids[$at] != null) | [$uids[$at], $at]]
          | group_by(.[0]) | map(select(length > 1) | [.[0][0], .[0][1], .[1][1]]) | min_by(.[2])
     end;
+def repeated_uid: repeated_uid(. - [null] | sort);
 
 # ---- Each pod once, with the API's types (report.jq, on list_items'
 # output). Two copies of one list joined, or a hand-merged file, counted a
@@ -477,24 +478,28 @@ def pod_identity_problem:
   item_problem([["metadata", .metadata, an_object]];
                [["metadata.namespace", .metadata.namespace, a_string],
                 ["metadata.uid", .metadata.uid, a_string]]);
-# Input: the items of a snapshot; $namespaces their metadata.namespace (a
-# `?` path: a list shorter than the items says one is no object), which
-# report.jq then counts by. The items, or an error naming the first item
+# Input: the items of a snapshot; $metadata their metadata (`[.[].metadata?]`:
+# a list shorter than the items says one is no object), $namespaces the
+# namespaces in it (`[$metadata[].namespace?]`), which report.jq then counts
+# by, and $named_namespaces those that are set, sorted (`- [null] | sort`):
+# read and sorted once for both. The items, or an error naming the first item
 # (in the snapshot's order) that is null or no object, or whose namespace
 # or uid is of another type, else the first that repeats an earlier one's
 # uid (one state holds each pod once), and that earlier one.
-def pods_once($namespaces):
+def pods_once($metadata; $namespaces; $named_namespaces):
   . as $pods
-  | [.[].metadata?.uid?] as $uids
+  | [$metadata[].uid?] as $uids
+  | ($uids - [null] | sort) as $named_uids
   | if indices(null) == []
-       and all($uids, $namespaces; length == ($pods | length) and strings_or_unset)
+       and all($uids, $namespaces; length == ($pods | length))
+       and all($named_uids, $named_namespaces; sorted_strings)
     then .
     else first_problem(pod_identity_problem) as $found
          | if $found == null then .
            else error(($pods[$found[0]] | pod_named($found[0])) + $found[1])
            end
     end
-  | ($uids | repeated_uid) as $repeated
+  | ($uids | repeated_uid($named_uids)) as $repeated
   | if $repeated == null then .
     else $repeated[0] as $uid | $repeated[1] as $first | $repeated[2] as $again
          | error("\($pods[$first] | pod_named($first)) and \($pods[$again] | pod_named($again))"
@@ -508,15 +513,26 @@ def pod_refused($items; $problem):
 # Input: the pods counted; $node_names and $phases theirs, read by `?`
 # paths. The pods, or an error naming the first whose spec.nodeName or
 # status.phase (or spec, status) is of another type.
+def pods_state_refused($items):
+  (first(.[] | . as $pod
+         | item_problem([["spec", .spec, an_object], ["status", .status, an_object]];
+                        [["spec.nodeName", .spec.nodeName, a_string],
+                         ["status.phase", .status.phase, a_string]])
+         | select(. != null) | [$pod, .]) // null) as $found
+  | if $found == null then . else $found[0] | pod_refused($items; $found[1]) end;
 def pods_state_checked($node_names; $phases; $items):
   length as $counted
   | if all($node_names, $phases; length == $counted and strings_or_unset) then .
-    else (first(.[] | . as $pod
-                  | item_problem([["spec", .spec, an_object], ["status", .status, an_object]];
-                                 [["spec.nodeName", .spec.nodeName, a_string],
-                                  ["status.phase", .status.phase, a_string]])
-                  | select(. != null) | [$pod, .]) // null) as $found
-         | if $found == null then . else $found[0] | pod_refused($items; $found[1]) end
+    else pods_state_refused($items)
+    end;
+# The same, with $named_nodes the node names but null and "", sorted
+# (report.jq counts the pods of each node from them).
+def pods_state_checked($node_names; $named_nodes; $phases; $items):
+  length as $counted
+  | if all($node_names, $phases; length == $counted)
+       and ($named_nodes | sorted_strings) and ($phases | strings_or_unset)
+    then .
+    else pods_state_refused($items)
     end;
 # Input: the pods counted; $names the names of those the output lists, at
 # the places $listed of the pods. The pods, or an error naming the first of
@@ -624,32 +640,61 @@ def terminated: [.status.containerStatuses[]? | .state.terminated | objects] | .
 # Input: the pods. The pods whose phase ($phases[i] is pod i's) is $phase.
 def with_phase($phases; $phase): .[$phases | indices($phase)[]];
 
-# Input: the node names. How many pods are bound to each node; unbound
-# pods (node_name "") count as "<none>". The raw names are grouped and the
-# unbound groups merged afterwards, so the work per pod is one field read and
-# group_by's sort (together ~150 M of the program's ~500 M instructions at
-# 10k pods).
-def distribution:
-  group_by(.)
-  | map({node: (.[0] // "" | if . == "" then "<none>" else . end), pods: length})
-  | group_by(.node) | map({node: .[0].node, pods: (map(.pods) | add)});
+# Input: values sorted, null and strings only. Where the run of equal values
+# that starts at $at ends: the place of the least value above them (after
+# null, false; after a string, it with "\u0000" added), which `bsearch`
+# finds in log n steps (native in jaq); when that value is there too, its
+# first place.
+def run_end($at):
+  (.[$at] | if . == null then false else . + "\u0000" end) as $above
+  | bsearch($above) as $found
+  | if $found < 0 then -1 - $found else indices($above)[0] end;
+# Input: values sorted, null and strings only. Each run of equal values as
+# {($key): the value, pods: how many}, in order. The work is per run, not
+# per value: `group_by(.)` pays a jq step and an array for each value (at
+# 50k pods on 500 nodes, 130 M instructions against 25 M).
+def counted($key):
+  . as $sorted
+  | length as $n
+  | [0 | while(. < $n; . as $at | $sorted | run_end($at))] as $starts
+  | [range(0; $starts | length) as $i
+     | {($key): $sorted[$starts[$i]], pods: (($starts[$i + 1] // $n) - $starts[$i])}];
+
+# Input: the node names of the counted pods but null and "", sorted;
+# $unbound: how many pods have no node (null or ""). How many pods are bound
+# to each node, by name; the unbound ones count as "<none>" (with the pods of
+# a node of that name, if any), in its place among the names.
+def distribution($unbound):
+  counted("node")
+  | if $unbound == 0 then .
+    else ([.[].node] | bsearch("<none>")) as $at
+         | if $at >= 0
+           then .[:$at] + [{node: "<none>", pods: (.[$at].pods + $unbound)}] + .[$at + 1:]
+           else (-1 - $at) as $at | .[:$at] + [{node: "<none>", pods: $unbound}] + .[$at:]
+           end
+    end;
 
 # Input: the phases. How many are $phase.
 def count($phase): indices($phase) | length;
 
-# Input: the pods. Those whose namespace is not one of $excluded (exact
-# match). The positions of each excluded name come from `indices` over the
-# namespaces; the pods between them are kept as slices. A membership test per
-# pod cost 40 % of this program's time at 10k pods.
+# Input: the pods. Those not at the places $dropped (sorted, each once): the
+# runs between them, each one slice, added (`add` is linear in jq and jaq).
+# The work is per run, not per pod: in jaq a slice costs what collecting some
+# ten pods one by one (`[...[]]`) does, and kubectl lists a namespace's pods
+# together, so the excluded ones leave a few runs. A membership test per pod
+# cost 40 % of this program's time at 10k pods. The places come from
+# `indices`, which jq and jaq run natively.
 def without($dropped):
   . as $all
   | if $dropped == [] then $all
     else [ range(0; ($dropped | length) + 1) as $i
-           | $all[(if $i == 0 then 0 else $dropped[$i - 1] + 1 end) : ($dropped[$i] // length)][] ]
+           | $all[(if $i == 0 then 0 else $dropped[$i - 1] + 1 end) : ($dropped[$i] // length)] ]
+         | add
     end;
-# $namespaces: the pods' namespaces, read once (pods_once checked them).
+# $namespaces: the pods' namespaces, read once (pods_once checked them). A pod
+# has one namespace: the places of distinct names are distinct.
 def outside($excluded; $namespaces):
-  without([$excluded[] as $name | $namespaces | indices($name)[]] | unique);
+  without([$excluded | unique | .[] as $name | $namespaces | indices($name)[]] | sort);
 
 # Input: owner uids as read, any value. The string ones, equal ones
 # grouped: sorted, the strings are one slice between the sentinels "" and []
@@ -752,8 +797,10 @@ def names($w):
 # namespaces read once for that and for the exclusion. The owners' part,
 # which the checker runs beside the rest and adds to it, leaves that to the
 # rest.
-| (if $workloads == "owners" then null else [.[].metadata?.namespace?] end) as $all_namespaces
-| if $all_namespaces == null then . else pods_once($all_namespaces) end
+| (if $workloads == "owners" then null else [.[].metadata?] end) as $metadata
+| (if $metadata == null then null else [$metadata[].namespace?] end) as $all_namespaces
+| (if $metadata == null then null else $all_namespaces - [null] | sort end) as $named_namespaces
+| if $metadata == null then . else pods_once($metadata; $all_namespaces; $named_namespaces) end
 # With the workloads, active_owners reads every pod's phase: every pod's node
 # and phase are checked for it (the rest checks only the counted pods'). In
 # one run (`true`) that comes after the rest, as the checker, which runs the
@@ -776,7 +823,8 @@ outside($excluded; $all_namespaces)
 # The node and phase of every pod counted, of the API's types (lib.jq).
 | [.[].status?.phase?] as $phases
 | [.[].spec?.nodeName?] as $node_names
-| pods_state_checked($node_names; $phases; $items)
+| ($node_names - [null, ""] | sort) as $named_nodes
+| pods_state_checked($node_names; $named_nodes; $phases; $items)
 | . as $pods
 # The pods without a node: each unscheduled, or excused when an owner's kind
 # is one of $owner_kinds (then said, never silent).
@@ -813,7 +861,7 @@ outside($excluded; $all_namespaces)
     unscheduled: ($unscheduled_pods | length),
     unscheduled_pods: $unscheduled_pods,
     failed_pods: $failed_pods,
-    distribution: ($node_names | distribution),
+    distribution: ($named_nodes | distribution(($node_names | length) - ($named_nodes | length))),
     # Pods without a node not counted as unscheduled (--exclude-owner-kinds),
     # shaped like unscheduled_pods, and the owner kinds that excused them.
     excused: ($excused | length),
@@ -821,14 +869,17 @@ outside($excluded; $all_namespaces)
     excused_kinds: ([$excused[].excused_by[]] | unique),
     # The namespaces that have counted pods, by name (jq's order), with
     # how many each has: ctrf.jq makes a test of each.
-    # Without a selection, from the namespaces read of every pod (grouped,
-    # the excluded ones' groups left out): one read of every pod less.
+    # Without a selection, from the namespaces read of every pod (counted,
+    # the excluded ones left out): one read of every pod less; the pods of
+    # no namespace (null sorts first) are counted apart.
     namespaces: (if $only + $terms == [] then
-                   $all_namespaces
-                   | group_by(.)
-                   | map(select(.[0] as $ns | any($excluded[]; . == $ns) | not))
-                 else [.[].metadata.namespace] | group_by(.) end
-                 | map({namespace: .[0], pods: length}))
+                   (($all_namespaces | length) - ($named_namespaces | length)) as $unset
+                   | [if $unset > 0 then {namespace: null, pods: $unset} else empty end]
+                     + ($named_namespaces
+                        | counted("namespace")
+                        | map(select(.namespace as $ns | any($excluded[]; . == $ns) | not)))
+                 else [.[].metadata.namespace] | group_by(.) | map({namespace: .[0], pods: length})
+                 end)
   }
 | . + {
     # A selection (`-n`, `-l`) that selects no pod fails, as `kubectl wait`
@@ -939,17 +990,29 @@ def units($unit; $below):
 # accepts.) jaq runs every jq operation at a cost, so the checks are few and
 # native: the 14 digits in one sort, the separators in one comparison, and a
 # UTC time (what the API server writes) compares its fields as text: only a
-# day after the 28th takes arithmetic, and an offset.
+# day after the 28th takes arithmetic, and an offset. The API server's own
+# form (`...:SSZ`) skips the search for a fraction and a zone.
 def instant:
   if (is_string | not) or length < 20 then [] else
     . as $text
     | explode as $c
     | def digit($i): $c[$i] >= 48 and $c[$i] <= 57;
       def two($i): ($c[$i] - 48) * 10 + $c[$i + 1] - 48;
-    if ($c[0:4] + $c[5:7] + $c[8:10] + $c[11:13] + $c[14:16] + $c[17:19]
-        | sort | .[0] < 48 or .[-1] > 57)
-       or $text[4:5] + $text[7:8] + $text[10:11] + $text[13:14] + $text[16:17] != "--T::"
+      # Two digits compare as text as they do as numbers.
+      def out_of_range:
+        $text[0:4] == "0000" or $text[5:7] < "01" or $text[5:7] > "12"
+        or $text[8:10] < "01"
+        or ($text[8:10] > "28" and two(8) > days_in(two(0) * 100 + two(2); two(5)))
+        or $text[11:13] > "23" or $text[14:16] > "59" or $text[17:19] > "59";
+    # The separators in place, and the 14 other code points of the first 19
+    # digits: none of them a separator (`-`, `:`, `T` left out, 14 remain),
+    # the least and the greatest of them digits.
+    if $text[4:5] + $text[7:8] + $text[10:11] + $text[13:14] + $text[16:17] != "--T::"
+       or ($c[0:19] - [45, 58, 84] | length != 14 or (sort | .[0] < 48 or .[-1] > 57))
     then []
+    # What the API server writes, "...:SSZ": UTC, no fraction.
+    elif length == 20 and $c[19] == 90 then
+      if out_of_range then [] else [$text[0:19], "000000000"] end
     else
       (if $c[19] == 46
          then ($c[20:] | map(. >= 48 and . <= 57) | (indices(false) | .[0]) // length)
@@ -966,13 +1029,7 @@ def instant:
            (two($zone_at + 1) * 60 + two($zone_at + 4)) * 60
            | if $c[$zone_at] == 43 then 0 - . else . end
          else null end) as $shift
-      # Two digits compare as text as they do as numbers.
-      | if $shift == null or $digits == 0
-           or $text[0:4] == "0000" or $text[5:7] < "01" or $text[5:7] > "12"
-           or $text[8:10] < "01"
-           or ($text[8:10] > "28" and two(8) > days_in(two(0) * 100 + two(2); two(5)))
-           or $text[11:13] > "23" or $text[14:16] > "59" or $text[17:19] > "59"
-        then []
+      | if $shift == null or $digits == 0 or out_of_range then []
         elif $shift == 0 then [$text[0:19], $fraction]
         else
           [two(0) * 100 + two(2), two(5), two(8), two(11), two(14), two(17)] as $f

@@ -75,17 +75,29 @@ def units($unit; $below):
 # accepts.) jaq runs every jq operation at a cost, so the checks are few and
 # native: the 14 digits in one sort, the separators in one comparison, and a
 # UTC time (what the API server writes) compares its fields as text: only a
-# day after the 28th takes arithmetic, and an offset.
+# day after the 28th takes arithmetic, and an offset. The API server's own
+# form (`...:SSZ`) skips the search for a fraction and a zone.
 def instant:
   if (is_string | not) or length < 20 then [] else
     . as $text
     | explode as $c
     | def digit($i): $c[$i] >= 48 and $c[$i] <= 57;
       def two($i): ($c[$i] - 48) * 10 + $c[$i + 1] - 48;
-    if ($c[0:4] + $c[5:7] + $c[8:10] + $c[11:13] + $c[14:16] + $c[17:19]
-        | sort | .[0] < 48 or .[-1] > 57)
-       or $text[4:5] + $text[7:8] + $text[10:11] + $text[13:14] + $text[16:17] != "--T::"
+      # Two digits compare as text as they do as numbers.
+      def out_of_range:
+        $text[0:4] == "0000" or $text[5:7] < "01" or $text[5:7] > "12"
+        or $text[8:10] < "01"
+        or ($text[8:10] > "28" and two(8) > days_in(two(0) * 100 + two(2); two(5)))
+        or $text[11:13] > "23" or $text[14:16] > "59" or $text[17:19] > "59";
+    # The separators in place, and the 14 other code points of the first 19
+    # digits: none of them a separator (`-`, `:`, `T` left out, 14 remain),
+    # the least and the greatest of them digits.
+    if $text[4:5] + $text[7:8] + $text[10:11] + $text[13:14] + $text[16:17] != "--T::"
+       or ($c[0:19] - [45, 58, 84] | length != 14 or (sort | .[0] < 48 or .[-1] > 57))
     then []
+    # What the API server writes, "...:SSZ": UTC, no fraction.
+    elif length == 20 and $c[19] == 90 then
+      if out_of_range then [] else [$text[0:19], "000000000"] end
     else
       (if $c[19] == 46
          then ($c[20:] | map(. >= 48 and . <= 57) | (indices(false) | .[0]) // length)
@@ -102,13 +114,7 @@ def instant:
            (two($zone_at + 1) * 60 + two($zone_at + 4)) * 60
            | if $c[$zone_at] == 43 then 0 - . else . end
          else null end) as $shift
-      # Two digits compare as text as they do as numbers.
-      | if $shift == null or $digits == 0
-           or $text[0:4] == "0000" or $text[5:7] < "01" or $text[5:7] > "12"
-           or $text[8:10] < "01"
-           or ($text[8:10] > "28" and two(8) > days_in(two(0) * 100 + two(2); two(5)))
-           or $text[11:13] > "23" or $text[14:16] > "59" or $text[17:19] > "59"
-        then []
+      | if $shift == null or $digits == 0 or out_of_range then []
         elif $shift == 0 then [$text[0:19], $fraction]
         else
           [two(0) * 100 + two(2), two(5), two(8), two(11), two(14), two(17)] as $f

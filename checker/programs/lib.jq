@@ -44,10 +44,11 @@ def is_count: is_number and . >= 0 and . <= 2147483647 and . == floor;
 # Whether all are unset or strings, natively, without a jq step per value:
 # the strings lie between "" and [] in jq's order, so the least and the
 # greatest value but null tell. (`sort`, not `min` and `max`: jaq runs
-# those as `min_by(.)`, a jq step per value.)
-def strings_or_unset:
-  . - [null] | sort
-  | . == [] or ((.[0] | is_string) and (.[-1] | is_string));
+# those as `min_by(.)`, a jq step per value.) sorted_strings: the same test
+# on values already sorted, nulls left out, when the caller keeps them sorted
+# for counting as well.
+def sorted_strings: . == [] or ((.[0] | is_string) and (.[-1] | is_string));
+def strings_or_unset: . - [null] | sort | sorted_strings;
 # Whether all are unset or counts, in the same way. A non-integer in the
 # range prints with "." or "e" in every engine, NaN as null or NaN; jaq
 # prints an integral float as 3.0, which the caller's closer look (is_count)
@@ -389,18 +390,18 @@ def first_problem(problem):
           | [$at, $problem])
     // null;
 
-# Input: the uids of some objects (strings, or null where unset). null when
-# no uid is there twice (found by one native sort: `group_by`, not `unique`,
-# which jaq runs as a jq step per group); else [uid, the place of its first
-# object, the place of the first object that repeats an earlier one's uid],
-# places from 0.
-def repeated_uid:
+# Input: the uids of some objects (strings, or null where unset); $sorted
+# the strings among them, sorted (sorted here without it). null when no uid is there twice (found by
+# `group_by`, not `unique`, which jaq runs as a jq step per group); else
+# [uid, the place of its first object, the place of the first object that
+# repeats an earlier one's uid], places from 0.
+def repeated_uid($sorted):
   . as $uids
-  | (. - [null]) as $set
-  | if ($set | group_by(.) | length) == ($set | length) then null
+  | if ($sorted | group_by(.) | length) == ($sorted | length) then null
     else [range(0; length) as $at | select($uids[$at] != null) | [$uids[$at], $at]]
          | group_by(.[0]) | map(select(length > 1) | [.[0][0], .[0][1], .[1][1]]) | min_by(.[2])
     end;
+def repeated_uid: repeated_uid(. - [null] | sort);
 
 # ---- Each pod once, with the API's types (report.jq, on list_items'
 # output). Two copies of one list joined, or a hand-merged file, counted a
@@ -425,24 +426,28 @@ def pod_identity_problem:
   item_problem([["metadata", .metadata, an_object]];
                [["metadata.namespace", .metadata.namespace, a_string],
                 ["metadata.uid", .metadata.uid, a_string]]);
-# Input: the items of a snapshot; $namespaces their metadata.namespace (a
-# `?` path: a list shorter than the items says one is no object), which
-# report.jq then counts by. The items, or an error naming the first item
+# Input: the items of a snapshot; $metadata their metadata (`[.[].metadata?]`:
+# a list shorter than the items says one is no object), $namespaces the
+# namespaces in it (`[$metadata[].namespace?]`), which report.jq then counts
+# by, and $named_namespaces those that are set, sorted (`- [null] | sort`):
+# read and sorted once for both. The items, or an error naming the first item
 # (in the snapshot's order) that is null or no object, or whose namespace
 # or uid is of another type, else the first that repeats an earlier one's
 # uid (one state holds each pod once), and that earlier one.
-def pods_once($namespaces):
+def pods_once($metadata; $namespaces; $named_namespaces):
   . as $pods
-  | [.[].metadata?.uid?] as $uids
+  | [$metadata[].uid?] as $uids
+  | ($uids - [null] | sort) as $named_uids
   | if indices(null) == []
-       and all($uids, $namespaces; length == ($pods | length) and strings_or_unset)
+       and all($uids, $namespaces; length == ($pods | length))
+       and all($named_uids, $named_namespaces; sorted_strings)
     then .
     else first_problem(pod_identity_problem) as $found
          | if $found == null then .
            else error(($pods[$found[0]] | pod_named($found[0])) + $found[1])
            end
     end
-  | ($uids | repeated_uid) as $repeated
+  | ($uids | repeated_uid($named_uids)) as $repeated
   | if $repeated == null then .
     else $repeated[0] as $uid | $repeated[1] as $first | $repeated[2] as $again
          | error("\($pods[$first] | pod_named($first)) and \($pods[$again] | pod_named($again))"
@@ -456,15 +461,26 @@ def pod_refused($items; $problem):
 # Input: the pods counted; $node_names and $phases theirs, read by `?`
 # paths. The pods, or an error naming the first whose spec.nodeName or
 # status.phase (or spec, status) is of another type.
+def pods_state_refused($items):
+  (first(.[] | . as $pod
+         | item_problem([["spec", .spec, an_object], ["status", .status, an_object]];
+                        [["spec.nodeName", .spec.nodeName, a_string],
+                         ["status.phase", .status.phase, a_string]])
+         | select(. != null) | [$pod, .]) // null) as $found
+  | if $found == null then . else $found[0] | pod_refused($items; $found[1]) end;
 def pods_state_checked($node_names; $phases; $items):
   length as $counted
   | if all($node_names, $phases; length == $counted and strings_or_unset) then .
-    else (first(.[] | . as $pod
-                  | item_problem([["spec", .spec, an_object], ["status", .status, an_object]];
-                                 [["spec.nodeName", .spec.nodeName, a_string],
-                                  ["status.phase", .status.phase, a_string]])
-                  | select(. != null) | [$pod, .]) // null) as $found
-         | if $found == null then . else $found[0] | pod_refused($items; $found[1]) end
+    else pods_state_refused($items)
+    end;
+# The same, with $named_nodes the node names but null and "", sorted
+# (report.jq counts the pods of each node from them).
+def pods_state_checked($node_names; $named_nodes; $phases; $items):
+  length as $counted
+  | if all($node_names, $phases; length == $counted)
+       and ($named_nodes | sorted_strings) and ($phases | strings_or_unset)
+    then .
+    else pods_state_refused($items)
     end;
 # Input: the pods counted; $names the names of those the output lists, at
 # the places $listed of the pods. The pods, or an error naming the first of

@@ -89,32 +89,61 @@ def terminated: [.status.containerStatuses[]? | .state.terminated | objects] | .
 # Input: the pods. The pods whose phase ($phases[i] is pod i's) is $phase.
 def with_phase($phases; $phase): .[$phases | indices($phase)[]];
 
-# Input: the node names. How many pods are bound to each node; unbound
-# pods (node_name "") count as "<none>". The raw names are grouped and the
-# unbound groups merged afterwards, so the work per pod is one field read and
-# group_by's sort (together ~150 M of the program's ~500 M instructions at
-# 10k pods).
-def distribution:
-  group_by(.)
-  | map({node: (.[0] // "" | if . == "" then "<none>" else . end), pods: length})
-  | group_by(.node) | map({node: .[0].node, pods: (map(.pods) | add)});
+# Input: values sorted, null and strings only. Where the run of equal values
+# that starts at $at ends: the place of the least value above them (after
+# null, false; after a string, it with "\u0000" added), which `bsearch`
+# finds in log n steps (native in jaq); when that value is there too, its
+# first place.
+def run_end($at):
+  (.[$at] | if . == null then false else . + "\u0000" end) as $above
+  | bsearch($above) as $found
+  | if $found < 0 then -1 - $found else indices($above)[0] end;
+# Input: values sorted, null and strings only. Each run of equal values as
+# {($key): the value, pods: how many}, in order. The work is per run, not
+# per value: `group_by(.)` pays a jq step and an array for each value (at
+# 50k pods on 500 nodes, 130 M instructions against 25 M).
+def counted($key):
+  . as $sorted
+  | length as $n
+  | [0 | while(. < $n; . as $at | $sorted | run_end($at))] as $starts
+  | [range(0; $starts | length) as $i
+     | {($key): $sorted[$starts[$i]], pods: (($starts[$i + 1] // $n) - $starts[$i])}];
+
+# Input: the node names of the counted pods but null and "", sorted;
+# $unbound: how many pods have no node (null or ""). How many pods are bound
+# to each node, by name; the unbound ones count as "<none>" (with the pods of
+# a node of that name, if any), in its place among the names.
+def distribution($unbound):
+  counted("node")
+  | if $unbound == 0 then .
+    else ([.[].node] | bsearch("<none>")) as $at
+         | if $at >= 0
+           then .[:$at] + [{node: "<none>", pods: (.[$at].pods + $unbound)}] + .[$at + 1:]
+           else (-1 - $at) as $at | .[:$at] + [{node: "<none>", pods: $unbound}] + .[$at:]
+           end
+    end;
 
 # Input: the phases. How many are $phase.
 def count($phase): indices($phase) | length;
 
-# Input: the pods. Those whose namespace is not one of $excluded (exact
-# match). The positions of each excluded name come from `indices` over the
-# namespaces; the pods between them are kept as slices. A membership test per
-# pod cost 40 % of this program's time at 10k pods.
+# Input: the pods. Those not at the places $dropped (sorted, each once): the
+# runs between them, each one slice, added (`add` is linear in jq and jaq).
+# The work is per run, not per pod: in jaq a slice costs what collecting some
+# ten pods one by one (`[...[]]`) does, and kubectl lists a namespace's pods
+# together, so the excluded ones leave a few runs. A membership test per pod
+# cost 40 % of this program's time at 10k pods. The places come from
+# `indices`, which jq and jaq run natively.
 def without($dropped):
   . as $all
   | if $dropped == [] then $all
     else [ range(0; ($dropped | length) + 1) as $i
-           | $all[(if $i == 0 then 0 else $dropped[$i - 1] + 1 end) : ($dropped[$i] // length)][] ]
+           | $all[(if $i == 0 then 0 else $dropped[$i - 1] + 1 end) : ($dropped[$i] // length)] ]
+         | add
     end;
-# $namespaces: the pods' namespaces, read once (pods_once checked them).
+# $namespaces: the pods' namespaces, read once (pods_once checked them). A pod
+# has one namespace: the places of distinct names are distinct.
 def outside($excluded; $namespaces):
-  without([$excluded[] as $name | $namespaces | indices($name)[]] | unique);
+  without([$excluded | unique | .[] as $name | $namespaces | indices($name)[]] | sort);
 
 # Input: owner uids as read, any value. The string ones, equal ones
 # grouped: sorted, the strings are one slice between the sentinels "" and []
@@ -217,8 +246,10 @@ def names($w):
 # namespaces read once for that and for the exclusion. The owners' part,
 # which the checker runs beside the rest and adds to it, leaves that to the
 # rest.
-| (if $workloads == "owners" then null else [.[].metadata?.namespace?] end) as $all_namespaces
-| if $all_namespaces == null then . else pods_once($all_namespaces) end
+| (if $workloads == "owners" then null else [.[].metadata?] end) as $metadata
+| (if $metadata == null then null else [$metadata[].namespace?] end) as $all_namespaces
+| (if $metadata == null then null else $all_namespaces - [null] | sort end) as $named_namespaces
+| if $metadata == null then . else pods_once($metadata; $all_namespaces; $named_namespaces) end
 # With the workloads, active_owners reads every pod's phase: every pod's node
 # and phase are checked for it (the rest checks only the counted pods'). In
 # one run (`true`) that comes after the rest, as the checker, which runs the
@@ -241,7 +272,8 @@ outside($excluded; $all_namespaces)
 # The node and phase of every pod counted, of the API's types (lib.jq).
 | [.[].status?.phase?] as $phases
 | [.[].spec?.nodeName?] as $node_names
-| pods_state_checked($node_names; $phases; $items)
+| ($node_names - [null, ""] | sort) as $named_nodes
+| pods_state_checked($node_names; $named_nodes; $phases; $items)
 | . as $pods
 # The pods without a node: each unscheduled, or excused when an owner's kind
 # is one of $owner_kinds (then said, never silent).
@@ -278,7 +310,7 @@ outside($excluded; $all_namespaces)
     unscheduled: ($unscheduled_pods | length),
     unscheduled_pods: $unscheduled_pods,
     failed_pods: $failed_pods,
-    distribution: ($node_names | distribution),
+    distribution: ($named_nodes | distribution(($node_names | length) - ($named_nodes | length))),
     # Pods without a node not counted as unscheduled (--exclude-owner-kinds),
     # shaped like unscheduled_pods, and the owner kinds that excused them.
     excused: ($excused | length),
@@ -286,14 +318,17 @@ outside($excluded; $all_namespaces)
     excused_kinds: ([$excused[].excused_by[]] | unique),
     # The namespaces that have counted pods, by name (jq's order), with
     # how many each has: ctrf.jq makes a test of each.
-    # Without a selection, from the namespaces read of every pod (grouped,
-    # the excluded ones' groups left out): one read of every pod less.
+    # Without a selection, from the namespaces read of every pod (counted,
+    # the excluded ones left out): one read of every pod less; the pods of
+    # no namespace (null sorts first) are counted apart.
     namespaces: (if $only + $terms == [] then
-                   $all_namespaces
-                   | group_by(.)
-                   | map(select(.[0] as $ns | any($excluded[]; . == $ns) | not))
-                 else [.[].metadata.namespace] | group_by(.) end
-                 | map({namespace: .[0], pods: length}))
+                   (($all_namespaces | length) - ($named_namespaces | length)) as $unset
+                   | [if $unset > 0 then {namespace: null, pods: $unset} else empty end]
+                     + ($named_namespaces
+                        | counted("namespace")
+                        | map(select(.namespace as $ns | any($excluded[]; . == $ns) | not)))
+                 else [.[].metadata.namespace] | group_by(.) | map({namespace: .[0], pods: length})
+                 end)
   }
 | . + {
     # A selection (`-n`, `-l`) that selects no pod fails, as `kubectl wait`
