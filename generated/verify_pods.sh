@@ -712,12 +712,14 @@ def owner_groups:
 # no workload looks up. On a large cluster this is most of the program's
 # work: jaq pays a few thousand instructions for each step it takes per pod
 # (each part of a path), so the pods are read by as few paths as there are
-# facts (the first owner, a second one, the deletion), and the rest is done
-# on their arrays by `indices`, `sort` and slices, which run natively. Per
-# owner one small object, all added at once: jq 1.6 copies the whole object
-# at each step of a reduce (0.2 s for 4,000 owners at 10k pods) and at
-# `.[k] += n` (2.5 s). Type tests and comparisons per pod cost 2.4x this
-# (BENCHMARKS.md).
+# facts (the owners, the first one, a second one, the deletion), and the
+# rest is done on their arrays by `indices`, `sort` and slices, which run
+# natively. Per owner one small object, all added at once: jq 1.6 copies
+# the whole object at each step of a reduce (0.2 s for 4,000 owners at 10k
+# pods) and at `.[k] += n` (2.5 s). (The uids sorted and looked up with
+# `bsearch`, native in jaq, cost jaq more: a search and a count took it 8
+# times a key's instructions.) Type tests and comparisons per pod cost 2.4x
+# this (BENCHMARKS.md).
 # $phases: the pods' phases as read for pods_state_checked.
 def active_owners($phases):
   [.[].metadata.deletionTimestamp] as $deletion
@@ -730,16 +732,18 @@ def active_owners($phases):
      + ([$deletion - [null] | unique[] as $at | $deletion | indices([$at])] | add // []
         | . - $by_phase)
      | sort) as $ended
-  # Each pod's first owner's uid (null for none), by the pods' places: one
-  # value a pod while every ownerReferences is an array of objects (or
-  # unset). Then, when no pod names a second owner (one path finds none),
+  # Each pod's owners as read (one value a pod), then its first owner's uid
+  # (null for none): one value a pod while every ownerReferences is an
+  # array of objects (or unset). Then, when no pod names a second owner,
   # these are all the owners, and the active pods' are this array with the
   # ended pods' places cut out. Otherwise (a second owner, or a value of
   # another type) each active pod's owners are read one by one, each named
   # once: a pod that names the same owner twice (no controller writes that)
-  # is still one pod of it.
-  | [.[].metadata.ownerReferences[0]?.uid?] as $first
-  | if ($first | length) == length and [.[].metadata.ownerReferences[1:]?[]?] == [] then
+  # is still one pod of it. (Both from the owners' array: the paths from
+  # each pod cost a third more.)
+  | [.[].metadata.ownerReferences] as $owners
+  | [$owners[][0]?.uid?] as $first
+  | if ($first | length) == length and [$owners[][1:]?[]?] == [] then
       $first | without($ended)
     else
       [without($ended)[] | [.metadata.ownerReferences[0:]?[]?.uid?] | unique[]]
@@ -791,7 +795,11 @@ def names($w):
 | ($excluded_namespaces | names("excluded namespace") - $only) as $excluded
 | ($excluded_owner_kinds | split(",") | map(select(. != ""))) as $owner_kinds
 | . as $documents
-| list_items("snapshot"; "Pod"; "kubectl get pods -A -o json")
+# The owners' part, which the checker runs beside the rest, takes the items
+# as they are: the rest refuses what list_items refuses, and its refusal
+# comes first.
+| if $workloads == "owners" then [.[].items[]]
+  else list_items("snapshot"; "Pod"; "kubectl get pods -A -o json") end
 | . as $items
 # Each pod once, its namespace and uid of the API's types (lib.jq), the
 # namespaces read once for that and for the exclusion. The owners' part,
