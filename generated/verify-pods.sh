@@ -86,6 +86,22 @@ verify_pods() {
   trap 'vp_cancel TERM' TERM
   trap 'vp_cancel INT' INT
   trap 'vp_cancel HUP' HUP
+  # Every error is one line through the host's log_error; returns the exit code it is given.
+  vp_error() {
+    local code=$1 said
+    shift
+    printf -v said %s "$@"
+    [[ -n $stopped_why ]] || stopped_why=$said
+    log_error 'verify_pods: '"$said" >&2
+    return "$code"
+  }
+  # Every warning is one line through the host's log_warn, on stderr.
+  vp_warn() {
+    local said
+    printf -v said %s "$@"
+    log_warn 'verify_pods: '"$said" >&2
+  }
+  [[ -n $work_dir ]] || vp_error 2 "cannot create a temporary directory" || return
   local lib_program report_program decision_program workloads_program events_program
   local result_program render_program progress_program summary_program ctrf_program junit_program
   local page_head_program
@@ -2139,22 +2155,6 @@ VERIFY_PODS_PAGE_HEAD_JQ
       [[ -z $line ]] || last_line=$line
     done <"$stderr_file"
   }
-  # Every error is one line through the host's log_error; returns the exit code it is given.
-  vp_error() {
-    local code=$1 said
-    shift
-    printf -v said %s "$@"
-    [[ -n $stopped_why ]] || stopped_why=$said
-    log_error 'verify_pods: '"$said" >&2
-    return "$code"
-  }
-  # Every warning is one line through the host's log_warn, on stderr.
-  vp_warn() {
-    local said
-    printf -v said %s "$@"
-    log_warn 'verify_pods: '"$said" >&2
-  }
-  [[ -n $work_dir ]] || vp_error 2 "cannot create a temporary directory" || return
   # The check's ends, in microseconds: sets the variable $1 to started_us plus $2 seconds.
   vp_after() {
     local seconds=$2

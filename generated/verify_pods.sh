@@ -47,6 +47,21 @@ verify_pods() {
   trap 'vp_cancel TERM' TERM
   trap 'vp_cancel INT' INT
   trap 'vp_cancel HUP' HUP
+  # Every error is one line through the host's log_error; returns the exit code it is given.
+  vp_error() {
+    local code=$1 said
+    shift
+    printf -v said %s "$@"
+    log_error 'verify_pods: '"$said" >&2
+    return "$code"
+  }
+  # Every warning is one line through the host's log_warn, on stderr.
+  vp_warn() {
+    local said
+    printf -v said %s "$@"
+    log_warn 'verify_pods: '"$said" >&2
+  }
+  [[ -n $work_dir ]] || vp_error 2 "cannot create a temporary directory" || return
   local lib_program report_program decision_program events_program result_program render_program
   local progress_program job_rule_program job_rule_end_program
   IFS= read -r -d '' lib_program <<'VERIFY_PODS_LIB_JQ' || true
@@ -1385,21 +1400,6 @@ VERIFY_PODS_JOB_RULE_END_JQ
       [[ -z $line ]] || last_line=$line
     done <"$stderr_file"
   }
-  # Every error is one line through the host's log_error; returns the exit code it is given.
-  vp_error() {
-    local code=$1 said
-    shift
-    printf -v said %s "$@"
-    log_error 'verify_pods: '"$said" >&2
-    return "$code"
-  }
-  # Every warning is one line through the host's log_warn, on stderr.
-  vp_warn() {
-    local said
-    printf -v said %s "$@"
-    log_warn 'verify_pods: '"$said" >&2
-  }
-  [[ -n $work_dir ]] || vp_error 2 "cannot create a temporary directory" || return
   # The check's ends, in microseconds: sets the variable $1 to started_us plus $2 seconds.
   vp_after() {
     local seconds=$2
