@@ -171,7 +171,10 @@ def owner_groups:
 # this (BENCHMARKS.md).
 # $phases: the pods' phases as read for pods_state_checked.
 def active_owners($phases):
-  [.[].metadata.deletionTimestamp] as $deletion
+  # The pods' metadata once, for the deletion and the owners: a path less
+  # from each pod.
+  [.[].metadata] as $metadata
+  | [$metadata[].deletionTimestamp] as $deletion
   # The places of the ended pods, in order, each once (`without` slices
   # between them): by phase (`indices`, natively) and by deletion (per
   # distinct deletionTimestamp, not per pod; the nulls subtracted before
@@ -190,7 +193,7 @@ def active_owners($phases):
   # once: a pod that names the same owner twice (no controller writes that)
   # is still one pod of it. (Both from the owners' array: the paths from
   # each pod cost a third more.)
-  | [.[].metadata.ownerReferences] as $owners
+  | [$metadata[].ownerReferences] as $owners
   | [$owners[][0]?.uid?] as $first
   | if ($first | length) == length and [$owners[][1:]?[]?] == [] then
       $first | without($ended)
