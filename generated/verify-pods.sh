@@ -920,14 +920,15 @@ $once.counted
 | . as $pods
 # The pods without a node: each unscheduled, or excused when an owner's kind
 # is one of $owner_kinds (then said, never silent).
+# Each as [the pod as listed, the owner kinds that excuse it].
 | [ $node_names | nodeless($phases)[] | $pods[.]
     | scheduler_verdict as $why
-    | {namespace: .metadata.namespace, name: .metadata.name,
-       uid: .metadata.uid, reason: ($why.reason | canon), message: ($why.message | canon),
-       excused_by: owner_kinds_in($owner_kinds)}
+    | [{namespace: .metadata.namespace, name: .metadata.name,
+        uid: .metadata.uid, reason: ($why.reason | canon), message: ($why.message | canon)},
+       owner_kinds_in($owner_kinds)]
   ] as $nodeless_pods
-| [ $nodeless_pods[] | select(.excused_by == []) | del(.excused_by) ] as $unscheduled_pods
-| [ $nodeless_pods[] | select(.excused_by != []) ] as $excused
+| [ $nodeless_pods[] | select(.[1] == []) | .[0] ] as $unscheduled_pods
+| [ $nodeless_pods[] | select(.[1] != []) ] as $excused
 | [ with_phase($phases; "Failed") | terminated as $t
     | {
         namespace: .metadata.namespace,
@@ -936,7 +937,7 @@ $once.counted
         message: ($t.message // .status.message // "" | canon)
       } ] as $failed_pods
 # The names of the pods listed, of the API's type (lib.jq).
-| pods_names_checked([$nodeless_pods[].name, $failed_pods[].name];
+| pods_names_checked([$nodeless_pods[][0].name, $failed_pods[].name];
                      [$node_names | nodeless($phases)[], ($phases | indices("Failed")[])]; $items)
 | ($phases | count("Running")) as $running
 | ($phases | count("Pending")) as $pending
@@ -957,8 +958,8 @@ $once.counted
     # Pods without a node not counted as unscheduled (--exclude-owner-kinds),
     # shaped like unscheduled_pods, and the owner kinds that excused them.
     excused: ($excused | length),
-    excused_pods: [$excused[] | del(.excused_by)],
-    excused_kinds: ([$excused[].excused_by[]] | unique),
+    excused_pods: [$excused[][0]],
+    excused_kinds: ([$excused[][1][]] | unique),
     # The namespaces that have counted pods, by name (jq's order), with
     # how many each has: ctrf.jq makes a test of each.
     # Without a selection, from the namespaces read of every pod (counted
