@@ -498,14 +498,24 @@ def first_problem(problem):
           | [$at, $problem])
     // null;
 
+# Input: values sorted. Whether one is there twice: found by `group_by`
+# (native; `unique` is a jq step per group in jaq), a slice at a time, so
+# that its working set (some 200 bytes a value) stays small at 150k pods.
+# Equal values lie together: a repeat is within a slice or across the
+# border of two.
+def repeats:
+  . as $sorted
+  | any(range(0; length; 4096) as $at
+        | ($sorted[$at:$at + 4096] | (group_by(.) | length) < length)
+          or ($at > 0 and $sorted[$at - 1] == $sorted[$at]);
+        .);
 # Input: the uids of some objects (strings, or null where unset); $sorted
-# the strings among them, sorted (sorted here without it). null when no uid is there twice (found by
-# `group_by`, not `unique`, which jaq runs as a jq step per group); else
-# [uid, the place of its first object, the place of the first object that
-# repeats an earlier one's uid], places from 0.
+# the strings among them, sorted (sorted here without it). null when no uid
+# is there twice; else [uid, the place of its first object, the place of
+# the first object that repeats an earlier one's uid], places from 0.
 def repeated_uid($sorted):
   . as $uids
-  | if ($sorted | group_by(.) | length) == ($sorted | length) then null
+  | if $sorted | repeats | not then null
     else [range(0; length) as $at | select($uids[$at] != null) | [$uids[$at], $at]]
          | group_by(.[0]) | map(select(length > 1) | [.[0][0], .[0][1], .[1][1]]) | min_by(.[2])
     end;
@@ -542,12 +552,13 @@ def pod_identity_problem:
 # (in the snapshot's order) that is null or no object, or whose namespace
 # or uid is of another type, else the first that repeats an earlier one's
 # uid (one state holds each pod once), and that earlier one.
+# The uids are read again only to name a pod: held, they were 50 bytes a pod
+# more at this part's peak.
 def pods_once($metadata; $namespaces; $named_namespaces):
   . as $pods
-  | [$metadata[].uid?] as $uids
-  | ($uids - [null] | sort) as $named_uids
+  | first([$metadata[].uid?] | [length, (. - [null] | sort)]) as [$uid_count, $named_uids]
   | if indices(null) == []
-       and all($uids, $namespaces; length == ($pods | length))
+       and $uid_count == length and ($namespaces | length) == length
        and all($named_uids, $named_namespaces; sorted_strings)
     then .
     else first_problem(pod_identity_problem) as $found
@@ -555,7 +566,8 @@ def pods_once($metadata; $namespaces; $named_namespaces):
            else error(($pods[$found[0]] | pod_named($found[0])) + $found[1])
            end
     end
-  | ($uids | repeated_uid($named_uids)) as $repeated
+  | (if $named_uids | repeats then [$metadata[].uid?] | repeated_uid($named_uids) else null end)
+    as $repeated
   | if $repeated == null then .
     else $repeated[0] as $uid | $repeated[1] as $first | $repeated[2] as $again
          | error("\($pods[$first] | pod_named($first)) and \($pods[$again] | pod_named($again))"
@@ -730,6 +742,16 @@ def distribution($unbound):
            end
     end;
 
+# The namespaces of the counted pods, by name, with how many each has, from
+# the namespaces read of every pod ($named: those set, sorted), the excluded
+# ones left out; the pods of no namespace (null sorts first) counted apart.
+def namespace_counts($all; $named; $excluded):
+  (($all | length) - ($named | length)) as $unset
+  | [if $unset > 0 then {namespace: null, pods: $unset} else empty end]
+    + ($named
+       | counted("namespace")
+       | map(select(.namespace as $ns | any($excluded[]; . == $ns) | not)));
+
 # Input: the phases. How many are $phase.
 def count($phase): indices($phase) | length;
 
@@ -861,13 +883,21 @@ def names($w):
   else list_items("snapshot"; "Pod"; "kubectl get pods -A -o json") end
 | . as $items
 # Each pod once, its namespace and uid of the API's types (lib.jq), the
-# namespaces read once for that and for the exclusion. The owners' part,
-# which the checker runs beside the rest and adds to it, leaves that to the
-# rest.
-| (if $workloads == "owners" then null else [.[].metadata?] end) as $metadata
-| (if $metadata == null then null else [$metadata[].namespace?] end) as $all_namespaces
-| (if $metadata == null then null else $all_namespaces - [null] | sort end) as $named_namespaces
-| if $metadata == null then . else pods_once($metadata; $all_namespaces; $named_namespaces) end
+# namespaces read once for that, for the exclusion and (without a selection)
+# for their counts. The owners' part, which the checker runs beside the rest
+# and adds to it, leaves that to the rest. (`first`: jaq keeps what a filter
+# bound while the rest of the pipe runs, unless the filter is done: the uids
+# and namespaces read here are freed before the rest's peak.)
+| (if $workloads == "owners" then null
+   else first([.[].metadata?] as $metadata
+              | [$metadata[].namespace?] as $all_namespaces
+              | ($all_namespaces - [null] | sort) as $named_namespaces
+              | pods_once($metadata; $all_namespaces; $named_namespaces)
+              | {counted: outside($excluded; $all_namespaces),
+                 namespaces: (if $only + $terms == [] then
+                                namespace_counts($all_namespaces; $named_namespaces; $excluded)
+                              else null end)})
+   end) as $once
 # With the workloads, active_owners reads every pod's phase: every pod's node
 # and phase are checked for it (the rest checks only the counted pods'). In
 # one run (`true`) that comes after the rest, as the checker, which runs the
@@ -877,7 +907,7 @@ def names($w):
     {resource_version: ($documents | list_read_at), active_owners: owners_checked($items)}
   else
 # Else the whole report.
-outside($excluded; $all_namespaces)
+$once.counted
 | if $only + $terms == [] then .
   # A pod of one of $only (none: any), whose labels match every term.
   else map(select((.metadata.namespace as $ns | $only == [] or any($only[]; . == $ns))
@@ -890,19 +920,24 @@ outside($excluded; $all_namespaces)
 # The node and phase of every pod counted, of the API's types (lib.jq).
 | [.[].status?.phase?] as $phases
 | [.[].spec?.nodeName?] as $node_names
-| ($node_names - [null, ""] | sort) as $named_nodes
-| pods_state_checked($node_names; $named_nodes; $phases; $items)
+# The distribution, from the node names but null and "", sorted for the
+# check and counted (`first`: freed before the lists below are made).
+| first(($node_names - [null, ""] | sort) as $named_nodes
+        | pods_state_checked($node_names; $named_nodes; $phases; $items)
+        | $named_nodes | distribution(($node_names | length) - ($named_nodes | length)))
+  as $distribution
 | . as $pods
 # The pods without a node: each unscheduled, or excused when an owner's kind
 # is one of $owner_kinds (then said, never silent).
+# Each as [the pod as listed, the owner kinds that excuse it].
 | [ $node_names | nodeless($phases)[] | $pods[.]
     | scheduler_verdict as $why
-    | {namespace: .metadata.namespace, name: .metadata.name,
-       uid: .metadata.uid, reason: ($why.reason | canon), message: ($why.message | canon),
-       excused_by: owner_kinds_in($owner_kinds)}
+    | [{namespace: .metadata.namespace, name: .metadata.name,
+        uid: .metadata.uid, reason: ($why.reason | canon), message: ($why.message | canon)},
+       owner_kinds_in($owner_kinds)]
   ] as $nodeless_pods
-| [ $nodeless_pods[] | select(.excused_by == []) | del(.excused_by) ] as $unscheduled_pods
-| [ $nodeless_pods[] | select(.excused_by != []) ] as $excused
+| [ $nodeless_pods[] | select(.[1] == []) | .[0] ] as $unscheduled_pods
+| [ $nodeless_pods[] | select(.[1] != []) ] as $excused
 | [ with_phase($phases; "Failed") | terminated as $t
     | {
         namespace: .metadata.namespace,
@@ -911,7 +946,7 @@ outside($excluded; $all_namespaces)
         message: ($t.message // .status.message // "" | canon)
       } ] as $failed_pods
 # The names of the pods listed, of the API's type (lib.jq).
-| pods_names_checked([$nodeless_pods[].name, $failed_pods[].name];
+| pods_names_checked([$nodeless_pods[][0].name, $failed_pods[].name];
                      [$node_names | nodeless($phases)[], ($phases | indices("Failed")[])]; $items)
 | ($phases | count("Running")) as $running
 | ($phases | count("Pending")) as $pending
@@ -928,23 +963,17 @@ outside($excluded; $all_namespaces)
     unscheduled: ($unscheduled_pods | length),
     unscheduled_pods: $unscheduled_pods,
     failed_pods: $failed_pods,
-    distribution: ($named_nodes | distribution(($node_names | length) - ($named_nodes | length))),
+    distribution: $distribution,
     # Pods without a node not counted as unscheduled (--exclude-owner-kinds),
     # shaped like unscheduled_pods, and the owner kinds that excused them.
     excused: ($excused | length),
-    excused_pods: [$excused[] | del(.excused_by)],
-    excused_kinds: ([$excused[].excused_by[]] | unique),
+    excused_pods: [$excused[][0]],
+    excused_kinds: ([$excused[][1][]] | unique),
     # The namespaces that have counted pods, by name (jq's order), with
     # how many each has: ctrf.jq makes a test of each.
-    # Without a selection, from the namespaces read of every pod (counted,
-    # the excluded ones left out): one read of every pod less; the pods of
-    # no namespace (null sorts first) are counted apart.
-    namespaces: (if $only + $terms == [] then
-                   (($all_namespaces | length) - ($named_namespaces | length)) as $unset
-                   | [if $unset > 0 then {namespace: null, pods: $unset} else empty end]
-                     + ($named_namespaces
-                        | counted("namespace")
-                        | map(select(.namespace as $ns | any($excluded[]; . == $ns) | not)))
+    # Without a selection, from the namespaces read of every pod (counted
+    # beside the check of them): one read of every pod less.
+    namespaces: (if $only + $terms == [] then $once.namespaces
                  else [.[].metadata.namespace] | group_by(.) | map({namespace: .[0], pods: length})
                  end)
   }

@@ -390,14 +390,24 @@ def first_problem(problem):
           | [$at, $problem])
     // null;
 
+# Input: values sorted. Whether one is there twice: found by `group_by`
+# (native; `unique` is a jq step per group in jaq), a slice at a time, so
+# that its working set (some 200 bytes a value) stays small at 150k pods.
+# Equal values lie together: a repeat is within a slice or across the
+# border of two.
+def repeats:
+  . as $sorted
+  | any(range(0; length; 4096) as $at
+        | ($sorted[$at:$at + 4096] | (group_by(.) | length) < length)
+          or ($at > 0 and $sorted[$at - 1] == $sorted[$at]);
+        .);
 # Input: the uids of some objects (strings, or null where unset); $sorted
-# the strings among them, sorted (sorted here without it). null when no uid is there twice (found by
-# `group_by`, not `unique`, which jaq runs as a jq step per group); else
-# [uid, the place of its first object, the place of the first object that
-# repeats an earlier one's uid], places from 0.
+# the strings among them, sorted (sorted here without it). null when no uid
+# is there twice; else [uid, the place of its first object, the place of
+# the first object that repeats an earlier one's uid], places from 0.
 def repeated_uid($sorted):
   . as $uids
-  | if ($sorted | group_by(.) | length) == ($sorted | length) then null
+  | if $sorted | repeats | not then null
     else [range(0; length) as $at | select($uids[$at] != null) | [$uids[$at], $at]]
          | group_by(.[0]) | map(select(length > 1) | [.[0][0], .[0][1], .[1][1]]) | min_by(.[2])
     end;
@@ -434,12 +444,13 @@ def pod_identity_problem:
 # (in the snapshot's order) that is null or no object, or whose namespace
 # or uid is of another type, else the first that repeats an earlier one's
 # uid (one state holds each pod once), and that earlier one.
+# The uids are read again only to name a pod: held, they were 50 bytes a pod
+# more at this part's peak.
 def pods_once($metadata; $namespaces; $named_namespaces):
   . as $pods
-  | [$metadata[].uid?] as $uids
-  | ($uids - [null] | sort) as $named_uids
+  | first([$metadata[].uid?] | [length, (. - [null] | sort)]) as [$uid_count, $named_uids]
   | if indices(null) == []
-       and all($uids, $namespaces; length == ($pods | length))
+       and $uid_count == length and ($namespaces | length) == length
        and all($named_uids, $named_namespaces; sorted_strings)
     then .
     else first_problem(pod_identity_problem) as $found
@@ -447,7 +458,8 @@ def pods_once($metadata; $namespaces; $named_namespaces):
            else error(($pods[$found[0]] | pod_named($found[0])) + $found[1])
            end
     end
-  | ($uids | repeated_uid($named_uids)) as $repeated
+  | (if $named_uids | repeats then [$metadata[].uid?] | repeated_uid($named_uids) else null end)
+    as $repeated
   | if $repeated == null then .
     else $repeated[0] as $uid | $repeated[1] as $first | $repeated[2] as $again
          | error("\($pods[$first] | pod_named($first)) and \($pods[$again] | pod_named($again))"

@@ -123,6 +123,16 @@ def distribution($unbound):
            end
     end;
 
+# The namespaces of the counted pods, by name, with how many each has, from
+# the namespaces read of every pod ($named: those set, sorted), the excluded
+# ones left out; the pods of no namespace (null sorts first) counted apart.
+def namespace_counts($all; $named; $excluded):
+  (($all | length) - ($named | length)) as $unset
+  | [if $unset > 0 then {namespace: null, pods: $unset} else empty end]
+    + ($named
+       | counted("namespace")
+       | map(select(.namespace as $ns | any($excluded[]; . == $ns) | not)));
+
 # Input: the phases. How many are $phase.
 def count($phase): indices($phase) | length;
 
@@ -254,13 +264,21 @@ def names($w):
   else list_items("snapshot"; "Pod"; "kubectl get pods -A -o json") end
 | . as $items
 # Each pod once, its namespace and uid of the API's types (lib.jq), the
-# namespaces read once for that and for the exclusion. The owners' part,
-# which the checker runs beside the rest and adds to it, leaves that to the
-# rest.
-| (if $workloads == "owners" then null else [.[].metadata?] end) as $metadata
-| (if $metadata == null then null else [$metadata[].namespace?] end) as $all_namespaces
-| (if $metadata == null then null else $all_namespaces - [null] | sort end) as $named_namespaces
-| if $metadata == null then . else pods_once($metadata; $all_namespaces; $named_namespaces) end
+# namespaces read once for that, for the exclusion and (without a selection)
+# for their counts. The owners' part, which the checker runs beside the rest
+# and adds to it, leaves that to the rest. (`first`: jaq keeps what a filter
+# bound while the rest of the pipe runs, unless the filter is done: the uids
+# and namespaces read here are freed before the rest's peak.)
+| (if $workloads == "owners" then null
+   else first([.[].metadata?] as $metadata
+              | [$metadata[].namespace?] as $all_namespaces
+              | ($all_namespaces - [null] | sort) as $named_namespaces
+              | pods_once($metadata; $all_namespaces; $named_namespaces)
+              | {counted: outside($excluded; $all_namespaces),
+                 namespaces: (if $only + $terms == [] then
+                                namespace_counts($all_namespaces; $named_namespaces; $excluded)
+                              else null end)})
+   end) as $once
 # With the workloads, active_owners reads every pod's phase: every pod's node
 # and phase are checked for it (the rest checks only the counted pods'). In
 # one run (`true`) that comes after the rest, as the checker, which runs the
@@ -270,7 +288,7 @@ def names($w):
     {resource_version: ($documents | list_read_at), active_owners: owners_checked($items)}
   else
 # Else the whole report.
-outside($excluded; $all_namespaces)
+$once.counted
 | if $only + $terms == [] then .
   # A pod of one of $only (none: any), whose labels match every term.
   else map(select((.metadata.namespace as $ns | $only == [] or any($only[]; . == $ns))
@@ -283,19 +301,24 @@ outside($excluded; $all_namespaces)
 # The node and phase of every pod counted, of the API's types (lib.jq).
 | [.[].status?.phase?] as $phases
 | [.[].spec?.nodeName?] as $node_names
-| ($node_names - [null, ""] | sort) as $named_nodes
-| pods_state_checked($node_names; $named_nodes; $phases; $items)
+# The distribution, from the node names but null and "", sorted for the
+# check and counted (`first`: freed before the lists below are made).
+| first(($node_names - [null, ""] | sort) as $named_nodes
+        | pods_state_checked($node_names; $named_nodes; $phases; $items)
+        | $named_nodes | distribution(($node_names | length) - ($named_nodes | length)))
+  as $distribution
 | . as $pods
 # The pods without a node: each unscheduled, or excused when an owner's kind
 # is one of $owner_kinds (then said, never silent).
+# Each as [the pod as listed, the owner kinds that excuse it].
 | [ $node_names | nodeless($phases)[] | $pods[.]
     | scheduler_verdict as $why
-    | {namespace: .metadata.namespace, name: .metadata.name,
-       uid: .metadata.uid, reason: ($why.reason | canon), message: ($why.message | canon),
-       excused_by: owner_kinds_in($owner_kinds)}
+    | [{namespace: .metadata.namespace, name: .metadata.name,
+        uid: .metadata.uid, reason: ($why.reason | canon), message: ($why.message | canon)},
+       owner_kinds_in($owner_kinds)]
   ] as $nodeless_pods
-| [ $nodeless_pods[] | select(.excused_by == []) | del(.excused_by) ] as $unscheduled_pods
-| [ $nodeless_pods[] | select(.excused_by != []) ] as $excused
+| [ $nodeless_pods[] | select(.[1] == []) | .[0] ] as $unscheduled_pods
+| [ $nodeless_pods[] | select(.[1] != []) ] as $excused
 | [ with_phase($phases; "Failed") | terminated as $t
     | {
         namespace: .metadata.namespace,
@@ -304,7 +327,7 @@ outside($excluded; $all_namespaces)
         message: ($t.message // .status.message // "" | canon)
       } ] as $failed_pods
 # The names of the pods listed, of the API's type (lib.jq).
-| pods_names_checked([$nodeless_pods[].name, $failed_pods[].name];
+| pods_names_checked([$nodeless_pods[][0].name, $failed_pods[].name];
                      [$node_names | nodeless($phases)[], ($phases | indices("Failed")[])]; $items)
 | ($phases | count("Running")) as $running
 | ($phases | count("Pending")) as $pending
@@ -321,23 +344,17 @@ outside($excluded; $all_namespaces)
     unscheduled: ($unscheduled_pods | length),
     unscheduled_pods: $unscheduled_pods,
     failed_pods: $failed_pods,
-    distribution: ($named_nodes | distribution(($node_names | length) - ($named_nodes | length))),
+    distribution: $distribution,
     # Pods without a node not counted as unscheduled (--exclude-owner-kinds),
     # shaped like unscheduled_pods, and the owner kinds that excused them.
     excused: ($excused | length),
-    excused_pods: [$excused[] | del(.excused_by)],
-    excused_kinds: ([$excused[].excused_by[]] | unique),
+    excused_pods: [$excused[][0]],
+    excused_kinds: ([$excused[][1][]] | unique),
     # The namespaces that have counted pods, by name (jq's order), with
     # how many each has: ctrf.jq makes a test of each.
-    # Without a selection, from the namespaces read of every pod (counted,
-    # the excluded ones left out): one read of every pod less; the pods of
-    # no namespace (null sorts first) are counted apart.
-    namespaces: (if $only + $terms == [] then
-                   (($all_namespaces | length) - ($named_namespaces | length)) as $unset
-                   | [if $unset > 0 then {namespace: null, pods: $unset} else empty end]
-                     + ($named_namespaces
-                        | counted("namespace")
-                        | map(select(.namespace as $ns | any($excluded[]; . == $ns) | not)))
+    # Without a selection, from the namespaces read of every pod (counted
+    # beside the check of them): one read of every pod less.
+    namespaces: (if $only + $terms == [] then $once.namespaces
                  else [.[].metadata.namespace] | group_by(.) | map({namespace: .[0], pods: length})
                  end)
   }

@@ -22,9 +22,9 @@
 //!     r#"{"total":1,"running":1,"pending":0,"failed":0,"succeeded":0,"other":0,"unscheduled":0,"unscheduled_pods":[],"failed_pods":[],"distribution":[{"node":"kwok-node-0","pods":1}],"excused":0,"excused_pods":[],"excused_kinds":[],"namespaces":[{"namespace":"default","pods":1}],"verdict":"pass","resource_version":null,"missing":null,"missing_workloads":null,"active_owners":{}}"#
 //! );
 //! ```
-// No unsafe code, but for one module that allows it: the SSE2 path of the
-// reader's byte scans (reader/scan.rs, where its safety argument is written
-// down). `deny` rather than `forbid`, which no module could allow.
+// No unsafe code, but for one module that allows it: the SSE2 and AVX2
+// paths of the reader's byte scans (reader/scan.rs, where their safety
+// arguments are written down). `deny` rather than `forbid`, which no module could allow.
 #![deny(unsafe_code)]
 
 pub mod api;

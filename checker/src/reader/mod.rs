@@ -17,8 +17,9 @@
 //!   serde_json, for every value the fast parser doubts (it words the
 //!   errors).
 //! - `scan.rs`: the fast parser's byte scans (to the next token, to the end
-//!   of a string's body), with SSE2 where the CPU has it and a portable
-//!   path that gives the same answers; the crate's only `unsafe`.
+//!   of a string's body, the newline count), with SSE2 and AVX2 where the
+//!   CPU has them and a portable path that gives the same answers; the
+//!   crate's only `unsafe`.
 //! - `page.rs`: the head of a raw list page (its resourceVersion and
 //!   continue token), read before its items.
 //! - `shape.rs`: what to keep ([`Shape`], [`Projection`]) and the plan it

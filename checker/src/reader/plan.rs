@@ -167,7 +167,10 @@ impl Plan {
         let Plan::Fields(fields) = self else {
             return true;
         };
-        let last = |key: &Val| entries.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v);
+        let last = |key: &Val| {
+            let entry = entries.iter().rev().find(|(k, _)| same_key(k, key));
+            entry.map(|(_, v)| v)
+        };
         fields
             .iter()
             .filter(|f| f.guards)
@@ -220,6 +223,15 @@ pub(crate) fn push_entry(
         }
     } else {
         entries.push((key, value));
+    }
+}
+
+/// Whether two keys are equal. A kept entry's key is its field's shared
+/// key, the very bytes: told by their address before their contents.
+fn same_key(a: &Val, b: &Val) -> bool {
+    match (a, b) {
+        (Val::TStr(x), Val::TStr(y)) if x.as_ptr() == y.as_ptr() && x.len() == y.len() => true,
+        _ => a == b,
     }
 }
 

@@ -1,28 +1,31 @@
-//! The two byte scans every byte of a snapshot goes through: to the next
-//! token past whitespace, and to where a string's body stops. Most of a
-//! kubectl snapshot is indentation and the bodies of strings the projection
-//! drops, so these two loops are where the reader's time goes.
+//! The byte scans every byte of a snapshot goes through: to the next token
+//! past whitespace (a newline's indentation first), to where a string's
+//! body stops, and the newline count of what the frame walker consumes.
+//! Most of a kubectl snapshot is indentation and the bodies of strings the
+//! projection drops, so these loops are where the reader's time goes.
 //!
-//! Each scan has two paths that give the same answers on every input: SIMD
-//! sixteen bytes at a time where the CPU has it (SSE2, which every x86_64
-//! CPU has, so no runtime detection), and a portable one eight bytes at a
-//! time in a `u64` (SWAR) everywhere. [`Scanner`] chooses; tests run both
-//! paths on every byte value at every offset, and on the corpus and the
-//! escape fuzz cases (tests/tests/projection.rs).
+//! Each scan has paths that give the same answers on every input: SIMD
+//! sixteen bytes at a time (SSE2, which every x86_64 CPU has, so no runtime
+//! detection), 32 at a time for indentation and newlines with AVX2 (found
+//! at run time: a [`Scanner::Avx2`] holds the proof, [`Avx2`]), and a
+//! portable one eight bytes at a time in a `u64` (SWAR) everywhere.
+//! [`Scanner`] chooses; tests run every path on every byte value at every
+//! offset, and on the corpus and the escape fuzz cases
+//! (tests/tests/projection.rs).
 //!
-//! The crate's only `unsafe` is here, in the three calls of the SSE2 path
-//! (see the safety argument in `sse2`): a function that uses SSE2 is marked
-//! so (`#[target_feature]`), and Rust asks for `unsafe` to call it from one
-//! that is not, even where the build enables SSE2 for every function. The
-//! intrinsics inside are safe; the sixteen bytes are loaded as two `u64`s
-//! from a bounds-checked slice (the compiler makes that one unaligned
-//! load), so no pointer is read.
+//! The crate's only `unsafe` is here, in the calls of the SSE2 and AVX2
+//! paths (see the safety arguments in `sse2` and `avx2`): a function that
+//! uses them is marked so (`#[target_feature]`), and Rust asks for `unsafe`
+//! to call it from one that is not, even where the build enables SSE2 for
+//! every function. The intrinsics inside are safe; the 16 and 32 bytes are
+//! loaded as `u64`s from a bounds-checked slice (the compiler makes that
+//! one unaligned load), so no pointer is read. [`Scanner::run`] runs a loop
+//! in a function compiled with AVX2, so that the AVX2 scans inline there.
 //!
 //! The string scan also tells whether the body held a byte of 0x80 or
 //! more: UTF-8 is validated only where one was seen, so a snapshot of ASCII
 //! (all of kubectl's JSON but names and messages in other scripts) never
-//! takes a pass of its own for it. (Newlines are still counted by the frame
-//! walker, `input.rs`, a vectorized count over what it consumes.)
+//! takes a pass of its own for it.
 //!
 //! Tried and measured slower (BENCHMARKS.md, the reader): classifying 64
 //! bytes at once into bit masks kept by the parser (simdjson's first
