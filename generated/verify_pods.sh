@@ -11,7 +11,8 @@
 #   summary (GitHub's step summary), results (CTRF and JUnit files),
 #   selection (namespaces and a label selector), artifacts (a failed verdict's inputs saved),
 #   epoch (a deadline as a unix time), diagnostics (slow and failed kubectl said more of),
-#   paging (lists read in pages), exact-owner-kinds (only the listed owner kinds excuse a pod),
+#   paging (lists read in pages), retries (failures that may pass asked again),
+#   exact-owner-kinds (only the listed owner kinds excuse a pod),
 #   workloads (pods not yet created fail), exit-2 (exit 2 when it could not observe).
 # Regenerate: verify-pods bash render > verify_pods.sh
 # Check:      verify-pods bash render | diff - verify_pods.sh
@@ -1421,7 +1422,7 @@ VERIFY_PODS_JOB_RULE_END_JQ
   local report_file=$work_dir/report.json decision_file=$work_dir/decision.txt
   local matched_file=$work_dir/matched-events.json result_file=$work_dir/result.json
   local lines_file=$work_dir/lines.txt stderr_file=$work_dir/stderr.txt
-  local last_line fetch_error failed_why jq_error why command
+  local last_line fetch_error jq_error why command
   # Errors quote a tool's last words on stderr: sets last_line to them.
   vp_last_stderr_line() {
     local line
@@ -1443,7 +1444,7 @@ VERIFY_PODS_JOB_RULE_END_JQ
   vp_fetch() {
     local out_file=$1 status=0 program=kubectl command code seconds started_us now_us
     shift
-    command="kubectl $*" failed_why=''
+    command="kubectl $*"
     vp_now
     started_us=$now_us
     if [[ $have_timeout == true ]]; then
@@ -1479,29 +1480,13 @@ VERIFY_PODS_JOB_RULE_END_JQ
         fetch_error="cannot run $program: $why"
         ;;
       *)
-        code=$status why=$last_line failed_why=$last_line
+        code=$status why=$last_line
         if [[ -z $why ]]; then why="no error message"; fi
         fetch_error="\`$command\` failed (exit status: $code): $why"
         ;;
     esac
     why=$fetch_error
     return 2
-  }
-  # A failure that may pass (5xx, 429, a connection cut) is asked again before the deadline.
-  vp_retries() {
-    local now_us said last_words failure
-    vp_now
-    [[ $unfinished != true ]] && ((10#$now_us < deadline_us)) || return 1
-    last_words=$why
-    failure="cannot read the output of \`$command\`: $why"
-    if [[ -n $fetch_error ]]; then last_words=$failed_why failure=$fetch_error; fi
-    for said in '(InternalError)' '(ServiceUnavailable)' '(TooManyRequests)' '(ServerTimeout)' \
-      '(Timeout)' EOF 'connection reset by peer' 'broken pipe'; do
-      [[ $last_words == *"$said"* ]] || continue
-      why=$failure
-      return 0
-    done
-    return 1
   }
   # One list ($1) in one request into a file ($2), as upstream's: bounded, its answer checked.
   vp_list() {
@@ -1587,6 +1572,31 @@ VERIFY_PODS_JOB_RULE_END_JQ
       }
     done
   }
+  # The pods list and report.jq's pass over it: a snapshot, or the error that ends the check.
+  vp_pods_snapshot() {
+    list_status=0
+    vp_list "$pods_list" "$pods_file" || list_status=$?
+    if ((list_status == 0)); then
+      stderr_file=$lines_file vp_exec=exec vp_run_report "$excluded_namespaces" \
+        "$excluded_owner_kinds" "$namespaces" "$selector" \
+        never <"$pods_file" \
+        >"$report_file" &
+      report=$!
+      if ! wait "$report"; then
+        stderr_file=$lines_file vp_jq_error
+        why=$jq_error list_status=2
+      fi
+    fi
+    ((list_status != 0)) || return 0
+    if [[ $unfinished == true ]]; then
+      seconds=$((deadline + kubectl_timeout)) pages=$((page - 1)) what=$list_what
+      printf -v why %s "the list did not finish within ${seconds}s (the deadline " \
+        "plus the kubectl timeout), $pages pages read"
+      vp_error 2 "no list of the $what by the deadline: $why" || return
+    fi
+    [[ -z $fetch_error ]] || vp_error "$list_status" "$fetch_error" || return
+    vp_error 2 "cannot read the output of \`$command\`: $why" || return
+  }
   # The wait between attempts: never past the deadline, and a signal ends it at once.
   vp_sleep() {
     local now_us left_us rest_us pause=$interval sleep_status=0
@@ -1656,7 +1666,7 @@ VERIFY_PODS_JOB_RULE_END_JQ
     fi
   done
   local attempts=0 waited=0 attempt_started=0 attempt_started_us
-  local started_us unscheduled next verdict url page lists list list_status broken
+  local started_us unscheduled next verdict url page list_status
   local report until_us deadline_us pods_until_us unfinished=false seconds pages
   local now_us list_what settle_seconds=$deadline
   vp_now
@@ -1668,44 +1678,7 @@ VERIFY_PODS_JOB_RULE_END_JQ
     attempts=$((attempts + 1))
     vp_elapsed
     attempt_started=$waited attempt_started_us=$now_us
-    lists=1
-    while :; do
-      list_status=0
-      vp_list "$pods_list" "$pods_file" || list_status=$?
-      if ((list_status == 0)); then
-        stderr_file=$lines_file vp_exec=exec vp_run_report "$excluded_namespaces" \
-          "$excluded_owner_kinds" "$namespaces" "$selector" \
-          never <"$pods_file" \
-          >"$report_file" &
-        report=$!
-        if ! wait "$report"; then
-          stderr_file=$lines_file vp_jq_error
-          why=$jq_error list_status=2
-        fi
-      fi
-      if ((list_status > 1)) && vp_retries; then list_status=1 page=1; fi
-      ((list_status != 0)) || break
-      if ((list_status > 1)); then
-        if [[ $unfinished == true ]]; then
-          seconds=$((deadline + kubectl_timeout)) pages=$((page - 1)) what=$list_what
-          printf -v why %s "the list did not finish within ${seconds}s (the deadline " \
-            "plus the kubectl timeout), $pages pages read"
-          vp_error 2 "no list of the $what by the deadline: $why" || return
-        fi
-        [[ -z $fetch_error ]] || vp_error "$list_status" "$fetch_error" || return
-        vp_error 2 "cannot read the output of \`$command\`: $why" || return
-      fi
-      broken="the list broke at page $page ($why)"
-      vp_elapsed
-      if ((10#$now_us >= deadline_us)); then
-        what=$list_what
-        vp_error 2 "no coherent list of the $what before the deadline: " \
-          "$lists lists broke, the last one $broken" || return
-      fi
-      lists=$((lists + 1)) list=$lists
-      vp_warn "$broken: listing again from the start (list $list)"
-      vp_sleep || return
-    done
+    vp_pods_snapshot || return
     vp_one_document "$report_file" || vp_error 2 "cannot read the output of \`$command\`: $why" \
       || return
     vp_elapsed
@@ -1720,24 +1693,15 @@ VERIFY_PODS_JOB_RULE_END_JQ
   : >"$matched_file"
   if [[ $unscheduled != 0 ]]; then
     vp_now
-    local left_seconds=$(((pods_until_us - 10#$now_us) / 1000000)) retry_us=0
+    local left_seconds=$(((pods_until_us - 10#$now_us) / 1000000))
     seconds=10
     if ((kubectl_timeout < seconds)); then seconds=$kubectl_timeout; fi
     until_us=$((10#$now_us + seconds * 1000000))
     if ((left_seconds < seconds)); then
       seconds=$((left_seconds < 0 ? 0 : left_seconds)) until_us=$pods_until_us
     fi
-    why='' lists=1 list_status=0
+    why='' list_status=0
     vp_list "$events_list" "$events_file" || list_status=$?
-    ((interval > 1000000000000)) || retry_us=$((until_us - interval * 1000000))
-    while ((list_status > 1)) && deadline_us=$retry_us vp_retries; do
-      broken="the list broke at page $page ($why)"
-      lists=$((lists + 1)) list=$lists
-      vp_warn "$broken: listing again from the start (list $list)"
-      deadline_us=$until_us vp_sleep || return
-      list_status=0 why=''
-      vp_list "$events_list" "$events_file" || list_status=$?
-    done
     if ((list_status != 0)); then
       if [[ $unfinished == true ]]; then
         pages=$((page - 1))

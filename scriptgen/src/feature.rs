@@ -35,6 +35,10 @@ pub enum Feature {
     /// resourceVersion. Without it one request a list, as upstream's one
     /// `kubectl get` (the default chunk size, 0, asks the same).
     Paging,
+    /// A verdict change: a list whose failure may pass (a 5xx, a 429, a
+    /// connection cut) is asked again until the deadline, as the checker
+    /// does. Without it, upstream's: the first failure ends the check.
+    Retries,
     /// A verdict change: only pods owned by one of the listed kinds
     /// (KWOK_VERIFY_PODS_EXCLUDE_OWNER_KINDS, default Job) are excused.
     /// Without it, upstream's rule: every kind whose name contains `Job`
@@ -53,7 +57,7 @@ pub enum Feature {
 
 impl Feature {
     /// Every feature, in the order headers list them.
-    pub const ALL: [Feature; 10] = [
+    pub const ALL: [Feature; 11] = [
         Feature::Summary,
         Feature::Results,
         Feature::Selection,
@@ -61,6 +65,7 @@ impl Feature {
         Feature::Epoch,
         Feature::Diagnostics,
         Feature::Paging,
+        Feature::Retries,
         Feature::ExactOwnerKinds,
         Feature::Workloads,
         Feature::Exit2,
@@ -76,6 +81,7 @@ impl Feature {
             Feature::Epoch => "epoch",
             Feature::Diagnostics => "diagnostics",
             Feature::Paging => "paging",
+            Feature::Retries => "retries",
             Feature::ExactOwnerKinds => "exact-owner-kinds",
             Feature::Workloads => "workloads",
             Feature::Exit2 => "exit-2",
@@ -92,6 +98,7 @@ impl Feature {
             Feature::Epoch => "a deadline as a unix time",
             Feature::Diagnostics => "slow and failed kubectl said more of",
             Feature::Paging => "lists read in pages",
+            Feature::Retries => "failures that may pass asked again",
             Feature::ExactOwnerKinds => "only the listed owner kinds excuse a pod",
             Feature::Workloads => "pods not yet created fail",
             Feature::Exit2 => "exit 2 when it could not observe",
@@ -103,7 +110,7 @@ impl Feature {
     /// summary must not warn about it.
     pub fn settings(self) -> Vec<&'static str> {
         match self {
-            Feature::Summary | Feature::Diagnostics | Feature::Exit2 => vec![],
+            Feature::Summary | Feature::Diagnostics | Feature::Retries | Feature::Exit2 => vec![],
             Feature::ExactOwnerKinds => vec![contract::EXCLUDE_OWNER_KINDS.env],
             Feature::Workloads => vec![contract::WORKLOADS.env],
             Feature::Results => vec![contract::CTRF.env, contract::JUNIT.env],

@@ -135,6 +135,12 @@ pub struct Fields {
     /// token): for the pages, and for the workloads, read at the pods
     /// list's resourceVersion.
     pub reads_page_head: bool,
+    /// Whether a list whose failure may pass is asked again (vp_retries).
+    pub retries: bool,
+    /// Whether a pods list is ever listed again: one that broke (paging,
+    /// a workloads list at an expired version) or failed in a way that may
+    /// pass (retries).
+    pub lists_again: bool,
     /// Whether only the listed owner kinds excuse a pod; else upstream's
     /// substring rule ([`JOB_RULE`] in front of report.jq).
     pub exact_owner_kinds: bool,
@@ -456,6 +462,8 @@ impl Fields {
             diagnostics: has(Feature::Diagnostics),
             paging,
             reads_page_head,
+            retries: has(Feature::Retries),
+            lists_again: paging || has(Feature::Workloads) || has(Feature::Retries),
             exact_owner_kinds,
             workloads_check: has(Feature::Workloads),
             exit_2: has(Feature::Exit2),

@@ -19,6 +19,12 @@ use verify_pods_tests::{code, text};
 /// The host fixture in `dir` with its lib/, and `run.sh`: the host with
 /// its `main "$@"` replaced by a checked call of verify_pods.
 fn host_in(dir: &Path, splice: bool) -> PathBuf {
+    host_with(dir, splice, None)
+}
+
+/// [`host_in`], the library spliced `--with` the features `with` names
+/// when it is given.
+fn host_with(dir: &Path, splice: bool, with: Option<&str>) -> PathBuf {
     let fixture = verify_pods_tests::sandbox::scriptgen_fixture("validate-scheduling.sh");
     let script = dir.join("validate-scheduling.sh");
     fs::copy(&fixture, &script).unwrap();
@@ -34,6 +40,7 @@ fn host_in(dir: &Path, splice: bool) -> PathBuf {
             .arg("splice")
             .arg(&script)
             .args(["--lib", "lib/verify-pods.sh", "--write"])
+            .args(with.iter().flat_map(|features| ["--with", features]))
             .output()
             .unwrap();
         assert!(output.status.success(), "{}", text(&output.stderr));
@@ -504,4 +511,68 @@ fn without_timeout_kubectl_is_still_bounded() {
     assert!(!stderr.contains("timeout not found"), "{stderr}");
     assert!(stderr.contains("did not finish within"), "{stderr}");
     assert!(elapsed.as_secs() < 20, "{elapsed:?}: {stderr}");
+}
+
+/// A 500 that passes (the first pods list only): upstream's function ends
+/// at once with exit 1, and so does a library spliced without `--with`,
+/// in one line naming the failed call; a library `--with retries` and the
+/// wrapper (every feature, as the checker) list again and pass.
+#[test]
+fn a_transient_500_ends_the_default_library_and_is_asked_again_with_retries() {
+    let dir = tempfile::tempdir().unwrap();
+    let [original, spliced, retries, wrapper] =
+        ["original", "spliced", "retries", "wrapper"].map(|name| dir.path().join(name));
+    for directory in [&original, &spliced, &retries, &wrapper] {
+        fs::create_dir(directory).unwrap();
+    }
+    let original = host_in(&original, false);
+    let spliced = host_in(&spliced, true);
+    let retries = host_with(&retries, true, Some("retries"));
+    let wrapper = wrapper.join("verify-pods.sh");
+    fs::copy(verify_pods_tests::sandbox::wrapper(), &wrapper).unwrap();
+    let case = Case {
+        name: "a 500 once",
+        states: vec![State::new(
+            pods(&[Pod::running("ml", "web-0", "kwok-node-0")]),
+            vec![],
+        )],
+        fault: Some(FaultRule::once(Target::PodsList, Fault::internal_error())),
+        closed: false,
+        // A deadline long enough that ending "at once" means something.
+        env: &[("KWOK_VERIFY_PODS_DEADLINE", "30")],
+        differs: &[],
+    };
+    let runs = in_parallel(vec![&original, &spliced, &retries, &wrapper], 2, |script| {
+        let started = std::time::Instant::now();
+        (run(&case, script), started.elapsed())
+    });
+    let said = |output: &Output| format!("{}{}", text(&output.stdout), text(&output.stderr));
+    let [(original, _), (spliced, spliced_took), (retries, _), (wrapper, _)] =
+        <[(Output, std::time::Duration); 4]>::try_from(runs).unwrap();
+    assert_eq!(code(&original), 1, "upstream's:\n{}", said(&original));
+    assert_eq!(code(&spliced), 1, "spliced:\n{}", said(&spliced));
+    assert!(
+        spliced_took.as_secs() < 10,
+        "{spliced_took:?}: {}",
+        said(&spliced)
+    );
+    let stderr = text(&spliced.stderr);
+    let ours: Vec<&str> = stderr
+        .lines()
+        .filter(|line| words(line).starts_with("verify_pods: "))
+        .collect();
+    assert_eq!(ours.len(), 1, "{stderr}");
+    assert!(
+        ours[0].contains("`kubectl get --raw /api/v1/pods` failed"),
+        "{stderr}"
+    );
+    assert!(ours[0].contains("(InternalError)"), "{stderr}");
+    for (name, output) in [("--with retries", &retries), ("the wrapper", &wrapper)] {
+        assert_eq!(code(output), 0, "{name}:\n{}", said(output));
+        assert!(
+            text(&output.stderr).contains("listing again from the start (list 2)"),
+            "{name}:\n{}",
+            said(output)
+        );
+    }
 }
