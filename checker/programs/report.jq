@@ -52,16 +52,32 @@
 # pod listed) name are strings or null; only the reasons and messages may be
 # numbers (canon).
 
-# An owner of one of $kinds (exact match). The default list is `Job`
-# (checker/programs/excluded-owner-kinds): only pods of a batch/v1 Job may
-# stay unscheduled. Upstream's `map(.kind) | contains(["Job"])` is a substring
-# test (PyTorchJob, MPIJob, CronJob, JobSet... owners escape it too): the
-# docs/migrating.md (The Job rule) names the list that reproduces it.
-def owned_by($kinds): any(.metadata.ownerReferences[]?; .kind as $kind | any($kinds[]; . == $kind));
-
-# The kinds of $kinds among the pod's owners.
+# The owners of one of $kinds (exact match) excuse a pod without a node. The
+# default list is `Job` (checker/programs/excluded-owner-kinds): only pods of
+# a batch/v1 Job may stay unscheduled. Upstream's `map(.kind) |
+# contains(["Job"])` is a substring test (PyTorchJob, MPIJob, CronJob,
+# JobSet... owners escape it too): the docs/migrating.md (The Job rule) names
+# the list that reproduces it.
+# Input: a pod. The kinds of $kinds among its owners.
 def owner_kinds_in($kinds):
   [.metadata.ownerReferences[]? | .kind as $kind | select(any($kinds[]; . == $kind)) | $kind];
+# Input: the pods without a node. The pods that an owner excuses, as
+# {at: their places, in order, kinds: the kinds that excuse them}. A pod
+# names one owner at most (the checker's reader keeps only the owners of
+# $kinds, and a controller writes one): then each pod's first owner's kind
+# is read by one path, and `indices` finds the excused ones natively. Else
+# (two owners, or an owner that is no object) pod by pod, as the rule says.
+def excused_by($kinds):
+  [.[].metadata.ownerReferences] as $owners
+  | [$owners[][0]?.kind?] as $first_kinds
+  | if ($first_kinds | length) == length and [$owners[][1:]?[]?] == [] then
+      [$kinds | unique[] as $kind | $first_kinds | indices($kind)[]] | sort
+      | {at: ., kinds: [$first_kinds[.[]]]}
+    else
+      [.[] | owner_kinds_in($kinds)] as $found
+      | [range(0; length) | select($found[.] != [])]
+      | {at: ., kinds: [$found[.[]][]]}
+    end;
 
 # Input: the node names (spec.nodeName) and $phases the phases of the pods.
 # The positions of the pods that no node runs and that still should be:
@@ -82,12 +98,49 @@ def scheduler_verdict:
   [.status.conditions | arrays | .[] | objects
    | select(.type == "PodScheduled" and .status == "False")]
   | .[0] // {};
+# Input: values read (null where unset). Each through canon: natively, when
+# all are unset or strings (canon keeps those as they are).
+def canon_each: if strings_or_unset then . else map(canon) end;
+# Input: the pods without a node. Their scheduler_verdict's reasons and
+# messages (canon), as [reasons, messages], in the pods' order. A pod without
+# a node has that one condition or none (the checker's reader keeps no other):
+# then each pod's first condition is read by one path, the rest natively.
+# Else pod by pod.
+def scheduler_verdicts:
+  [.[].status.conditions] as $conditions
+  | [$conditions[][0]?] as $firsts
+  | ($firsts - [null]) as $found
+  | if ($firsts | length) == length and [$conditions[][1:]?[]?] == []
+       and ([$found[].type?] | indices("PodScheduled") | length) == ($found | length)
+       and ([$found[].status?] | indices("False") | length) == ($found | length)
+    then $firsts
+    else [.[] | scheduler_verdict]
+    end
+  | [([.[].reason] | canon_each), ([.[].message] | canon_each)];
 
 # The first terminated container state, if any.
 def terminated: [.status.containerStatuses[]? | .state.terminated | objects] | .[0];
-
-# Input: the pods. The pods whose phase ($phases[i] is pod i's) is $phase.
-def with_phase($phases; $phase): .[$phases | indices($phase)[]];
+# Input: the failed pods. Each one's terminated state (null for none), in
+# order. A failed pod of one container or none (the checker's reader keeps
+# only the terminated ones) has its one state read by one path, each checked
+# natively to be an object or null. Else pod by pod.
+def terminated_each:
+  [.[].status.containerStatuses] as $statuses
+  | [$statuses[][0]?.state?.terminated?] as $states
+  | ($states - [null]) as $set
+  | if ($states | length) == length and [$statuses[][1:]?[]?] == []
+       and ([$set[].reason?] | length) == ($set | length)
+    then $states
+    else [.[] | terminated]
+    end;
+# Input: values. Each, or where it is null or false, the value at its place
+# in `second` (an array), or where that is too, $last: `//` in turn. No value
+# at a time when none is null or false.
+def or_else(second; $last):
+  if indices(null) + indices(false) == [] then .
+  else . as $first | second as $second
+       | [range(0; length) as $i | $first[$i] // $second[$i] // $last]
+  end;
 
 # Input: values sorted, null and strings only. Where the run of equal values
 # that starts at $at ends: the place of the least value above them (after
@@ -309,26 +362,32 @@ $once.counted
   as $distribution
 | . as $pods
 # The pods without a node: each unscheduled, or excused when an owner's kind
-# is one of $owner_kinds (then said, never silent).
-# Each as [the pod as listed, the owner kinds that excuse it].
-| [ $node_names | nodeless($phases)[] | $pods[.]
-    | scheduler_verdict as $why
-    | [{namespace: .metadata.namespace, name: .metadata.name,
-        uid: .metadata.uid, reason: ($why.reason | canon), message: ($why.message | canon)},
-       owner_kinds_in($owner_kinds)]
-  ] as $nodeless_pods
-| [ $nodeless_pods[] | select(.[1] == []) | .[0] ] as $unscheduled_pods
-| [ $nodeless_pods[] | select(.[1] != []) ] as $excused
-| [ with_phase($phases; "Failed") | terminated as $t
-    | {
-        namespace: .metadata.namespace,
-        name: .metadata.name,
-        reason: ($t.reason // .status.reason // "Unknown" | canon),
-        message: ($t.message // .status.message // "" | canon)
-      } ] as $failed_pods
+# is one of $owner_kinds (then said, never silent). Their fields are read by
+# one path each over them all, each output object built once.
+| ($node_names | nodeless($phases)) as $nodeless_at
+| [$pods[$nodeless_at[]]] as $nodeless
+| ($nodeless | excused_by($owner_kinds)) as $excused
+| ($nodeless | scheduler_verdicts) as [$reasons, $messages]
+| [range(0; $nodeless | length) as $i
+   | $nodeless[$i].metadata
+   | {namespace: .namespace, name: .name, uid: .uid,
+      reason: $reasons[$i], message: $messages[$i]}] as $nodeless_pods
+| ($nodeless_pods | without($excused.at)) as $unscheduled_pods
+# The failed pods, read as the pods without a node are: each one's first
+# terminated container's reason and message, else its own, else words.
+| ($phases | indices("Failed")) as $failed_at
+| [$pods[$failed_at[]]] as $failed
+| ($failed | terminated_each) as $states
+| ([$states[].reason] | or_else([$failed[].status.reason]; "Unknown") | canon_each) as $failed_reasons
+| ([$states[].message] | or_else([$failed[].status.message]; "") | canon_each)
+  as $failed_messages
+| [range(0; $failed | length) as $i
+   | $failed[$i].metadata
+   | {namespace: .namespace, name: .name,
+      reason: $failed_reasons[$i], message: $failed_messages[$i]}] as $failed_pods
 # The names of the pods listed, of the API's type (lib.jq).
-| pods_names_checked([$nodeless_pods[][0].name, $failed_pods[].name];
-                     [$node_names | nodeless($phases)[], ($phases | indices("Failed")[])]; $items)
+| pods_names_checked([$nodeless_pods[].name, $failed_pods[].name];
+                     $nodeless_at + $failed_at; $items)
 | ($phases | count("Running")) as $running
 | ($phases | count("Pending")) as $pending
 | ($phases | count("Succeeded")) as $succeeded
@@ -347,9 +406,9 @@ $once.counted
     distribution: $distribution,
     # Pods without a node not counted as unscheduled (--exclude-owner-kinds),
     # shaped like unscheduled_pods, and the owner kinds that excused them.
-    excused: ($excused | length),
-    excused_pods: [$excused[][0]],
-    excused_kinds: ([$excused[][1][]] | unique),
+    excused: ($excused.at | length),
+    excused_pods: [$nodeless_pods[$excused.at[]]],
+    excused_kinds: ($excused.kinds | unique),
     # The namespaces that have counted pods, by name (jq's order), with
     # how many each has: ctrf.jq makes a test of each.
     # Without a selection, from the namespaces read of every pod (counted
