@@ -13,9 +13,8 @@
 use super::intern::Interner;
 use super::plan::{push_entry, Field, Plan};
 use super::scan::Scanner;
-use super::skip::skip_string;
 pub(crate) use super::tokens::Stop;
-use super::tokens::{escape, literal, non_finite_value, skip_number, whitespace};
+use super::tokens::{escape, literal, non_finite_value, skip_number, skip_string, whitespace};
 use jaq_json::{Map, Num, Val};
 use std::borrow::Cow;
 

@@ -3,7 +3,7 @@
 
 use super::fast_parser::{Fast, Stop, JQ_MAX_DEPTH, TOO_DEEP};
 use super::scan::Scanner;
-use super::tokens::{escape, literal, skip_number, whitespace};
+use super::tokens::{literal, skip_number, skip_string, whitespace};
 
 impl Fast<'_, '_> {
     /// Past one value, validated as [`Fast::value`] validates it, building
@@ -84,28 +84,6 @@ impl Fast<'_, '_> {
             self.depth = depth;
             self.non_ascii |= non_ascii;
             return Ok(());
-        }
-    }
-}
-
-/// Past the string whose `"` is at `s[i]`, validated: the offset after its
-/// closing `"`. Notes a byte of 0x80 or more in `non_ascii`.
-#[inline(always)]
-pub(super) fn skip_string(
-    s: &[u8],
-    i: usize,
-    scan: Scanner,
-    non_ascii: &mut bool,
-) -> Result<usize, Stop> {
-    let mut i = i + 1;
-    loop {
-        let (stop, high) = scan.string_stop(s, i);
-        *non_ascii |= high;
-        match s.get(stop) {
-            Some(b'"') => return Ok(stop + 1),
-            Some(b'\\') => i = escape(s, stop)?.1,
-            Some(_) => return Err(Stop::Doubt),
-            None => return Err(Stop::End),
         }
     }
 }

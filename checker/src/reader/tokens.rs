@@ -166,6 +166,28 @@ fn simple_escape(b: u8) -> Option<u8> {
     })
 }
 
+/// Past the string whose `"` is at `s[i]`, validated: the offset after its
+/// closing `"`. Notes a byte of 0x80 or more in `non_ascii`.
+#[inline(always)]
+pub(super) fn skip_string(
+    s: &[u8],
+    i: usize,
+    scan: Scanner,
+    non_ascii: &mut bool,
+) -> Result<usize, Stop> {
+    let mut i = i + 1;
+    loop {
+        let (stop, high) = scan.string_stop(s, i);
+        *non_ascii |= high;
+        match s.get(stop) {
+            Some(b'"') => return Ok(stop + 1),
+            Some(b'\\') => i = escape(s, stop)?.1,
+            Some(_) => return Err(Stop::Doubt),
+            None => return Err(Stop::End),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
