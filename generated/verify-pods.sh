@@ -997,7 +997,8 @@ $once.counted
 | ($phases | indices("Failed")) as $failed_at
 | [$pods[$failed_at[]]] as $failed
 | ($failed | terminated_each) as $states
-| ([$states[].reason] | or_else([$failed[].status.reason]; "Unknown") | canon_each) as $failed_reasons
+| ([$states[].reason] | or_else([$failed[].status.reason]; "Unknown") | canon_each)
+  as $failed_reasons
 | ([$states[].message] | or_else([$failed[].status.message]; "") | canon_each)
   as $failed_messages
 | [range(0; $failed | length) as $i
