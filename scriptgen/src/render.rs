@@ -268,15 +268,6 @@ impl Fields {
         let words: Vec<String> = message.text.split('|').map(shell_word).collect();
         words.join(" ")
     }
-
-    /// The exit code the host sees for error `id`: 2 (could not observe)
-    /// is upstream's 1 unless the function has the feature exit-2.
-    pub fn host_exit(&self, id: &str) -> u8 {
-        match self.exit(id) {
-            2 if !self.exit_2 => 1,
-            code => code,
-        }
-    }
 }
 
 /// The path every workloads list is under, its word appended: the bash
